@@ -1,0 +1,291 @@
+// The project's error hierarchy. Each class has a const `name`, a short message with
+// context (namespace/name, verb, resource) and the original error in `cause`. Messages
+// never contain a token, client key or certificate: the client's own error (which embeds
+// response bodies and headers) is only ever attached as `cause`.
+
+export interface RolloutStatusLike {
+  readonly state: string;
+  readonly reason: string;
+  readonly message: string;
+}
+
+export class KubeProvisionerError extends Error {
+  override readonly name: string = 'KubeProvisionerError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+// ---- input -------------------------------------------------------------------------
+
+export interface SpecIssue {
+  /** Dotted field path, e.g. `env.MY_VAR` or `image`. */
+  readonly path: string;
+  readonly message: string;
+}
+
+export class InvalidSpecError extends KubeProvisionerError {
+  override readonly name = 'InvalidSpecError';
+  readonly issues: readonly SpecIssue[];
+  constructor(issues: readonly SpecIssue[]) {
+    super(
+      `Invalid workload spec: ${issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ')}`,
+    );
+    this.issues = issues;
+  }
+}
+
+// ---- configuration -----------------------------------------------------------------
+
+export class KubeconfigNotFoundError extends KubeProvisionerError {
+  override readonly name = 'KubeconfigNotFoundError';
+  readonly path: string;
+  constructor(path: string, options?: { cause?: unknown }) {
+    super(`Kubeconfig not found at ${path}`, options);
+    this.path = path;
+  }
+}
+
+export class KubeconfigInvalidError extends KubeProvisionerError {
+  override readonly name = 'KubeconfigInvalidError';
+  readonly path: string;
+  constructor(path: string, detail: string, options?: { cause?: unknown }) {
+    super(`Kubeconfig at ${path} is invalid: ${detail}`, options);
+    this.path = path;
+  }
+}
+
+export class UnknownContextError extends KubeProvisionerError {
+  override readonly name = 'UnknownContextError';
+  readonly context: string;
+  readonly available: readonly string[];
+  constructor(context: string, available: readonly string[]) {
+    super(
+      `Context "${context}" is not in the kubeconfig (available: ${available.length ? available.join(', ') : 'none'})`,
+    );
+    this.context = context;
+    this.available = available;
+  }
+}
+
+// ---- talking to the API server -----------------------------------------------------
+
+/** What was being attempted when the API answered, for messages and RBAC hints. */
+export interface RequestTarget {
+  readonly verb: string;
+  readonly resource: string;
+  readonly namespace?: string;
+  readonly name?: string;
+}
+
+export function describeTarget(target: RequestTarget): string {
+  const where = target.namespace
+    ? target.name
+      ? `${target.namespace}/${target.name}`
+      : `namespace ${target.namespace}`
+    : target.name ?? 'cluster scope';
+  return `${target.verb} ${target.resource} (${where})`;
+}
+
+export interface ApiErrorOptions {
+  readonly statusCode?: number;
+  /** The Kubernetes Status `reason` (AlreadyExists, Conflict, NotFound, Expired, ...). */
+  readonly reason?: string;
+  readonly target?: RequestTarget;
+  readonly cause?: unknown;
+}
+
+export class ApiError extends KubeProvisionerError {
+  override readonly name: string = 'ApiError';
+  readonly statusCode: number | undefined;
+  readonly reason: string | undefined;
+  readonly target: RequestTarget | undefined;
+  constructor(message: string, options: ApiErrorOptions) {
+    super(message, { cause: options.cause });
+    this.statusCode = options.statusCode;
+    this.reason = options.reason;
+    this.target = options.target;
+  }
+}
+
+export class ApiUnreachableError extends ApiError {
+  override readonly name = 'ApiUnreachableError';
+  constructor(server: string, detail: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(`Kubernetes API at ${server} is unreachable: ${detail}`, options);
+  }
+}
+
+export class ApiTimeoutError extends ApiError {
+  override readonly name = 'ApiTimeoutError';
+  constructor(server: string, timeoutMs: number, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(
+      `Kubernetes API at ${server} did not answer ${options.target ? describeTarget(options.target) : 'the request'} within ${timeoutMs} ms`,
+      options,
+    );
+  }
+}
+
+export class TlsError extends ApiError {
+  override readonly name = 'TlsError';
+  constructor(server: string, detail: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(`TLS verification failed for ${server}: ${detail}`, options);
+  }
+}
+
+export class UnauthorizedError extends ApiError {
+  override readonly name = 'UnauthorizedError';
+  constructor(server: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(`Unauthorized (401) by ${server}: the credentials in the kubeconfig were rejected`, {
+      ...options,
+      statusCode: 401,
+    });
+  }
+}
+
+export class ForbiddenError extends ApiError {
+  override readonly name = 'ForbiddenError';
+  readonly verb: string;
+  readonly resource: string;
+  constructor(target: RequestTarget, options: { cause?: unknown } = {}) {
+    super(
+      `Forbidden (403): the user may not ${target.verb} ${target.resource}` +
+        (target.namespace ? ` in namespace ${target.namespace}` : '') +
+        `; grant the "${target.verb}" verb on "${target.resource}" in its RBAC Role`,
+      { ...options, statusCode: 403, target },
+    );
+    this.verb = target.verb;
+    this.resource = target.resource;
+  }
+}
+
+export class NotFoundError extends ApiError {
+  override readonly name = 'NotFoundError';
+  constructor(what: string, options: Omit<ApiErrorOptions, 'statusCode'> = {}) {
+    super(`Not found (404): ${what}`, { ...options, statusCode: 404 });
+  }
+}
+
+export class ConflictError extends ApiError {
+  override readonly name = 'ConflictError';
+  constructor(message: string, options: Omit<ApiErrorOptions, 'statusCode'> = {}) {
+    super(message, { ...options, statusCode: 409 });
+  }
+}
+
+/** 410 Gone: the resourceVersion a watch asked for is too old; relist. */
+export class ResourceExpiredError extends ApiError {
+  override readonly name = 'ResourceExpiredError';
+  constructor(options: Omit<ApiErrorOptions, 'statusCode'> = {}) {
+    super(
+      `Resource version expired (410 Gone)${options.target ? ` during ${describeTarget(options.target)}` : ''}: relisting`,
+      { ...options, statusCode: 410, reason: options.reason ?? 'Expired' },
+    );
+  }
+}
+
+/** 429: the API server asks us to slow down, for `retryAfterMs` if it said. */
+export class TooManyRequestsError extends ApiError {
+  override readonly name = 'TooManyRequestsError';
+  readonly retryAfterMs: number | undefined;
+  constructor(retryAfterMs: number | undefined, options: Omit<ApiErrorOptions, 'statusCode'> = {}) {
+    super(
+      `Too many requests (429)${options.target ? ` for ${describeTarget(options.target)}` : ''}` +
+        (retryAfterMs !== undefined ? `; retry after ${retryAfterMs} ms` : ''),
+      { ...options, statusCode: 429 },
+    );
+    this.retryAfterMs = retryAfterMs;
+  }
+}
+
+export interface FieldCause {
+  readonly field: string;
+  readonly reason: string;
+  readonly message: string;
+}
+
+export class InvalidObjectError extends ApiError {
+  override readonly name = 'InvalidObjectError';
+  readonly causes: readonly FieldCause[];
+  constructor(
+    summary: string,
+    causes: readonly FieldCause[],
+    options: { target?: RequestTarget; cause?: unknown } = {},
+  ) {
+    super(
+      `Rejected by the API server (422): ${
+        causes.length ? causes.map((c) => `${c.field}: ${c.message}`).join('; ') : summary
+      }`,
+      { ...options, statusCode: 422 },
+    );
+    this.causes = causes;
+  }
+}
+
+// ---- the rollout -------------------------------------------------------------------
+
+export interface FailureContext {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export class RolloutFailedError extends KubeProvisionerError {
+  override readonly name = 'RolloutFailedError';
+  readonly namespace: string;
+  readonly deployment: string;
+  /** Machine-readable reason, e.g. ProgressDeadlineExceeded, ImagePullBackOff. */
+  readonly reason: string;
+  /** The controller's, kubelet's or scheduler's own words. */
+  readonly detail: string;
+  readonly pod: string | undefined;
+  readonly container: string | undefined;
+  constructor(
+    where: FailureContext,
+    reason: string,
+    detail: string,
+    options: { pod?: string; container?: string; cause?: unknown } = {},
+  ) {
+    const who = options.container ? ` (container ${options.container}${options.pod ? ` in pod ${options.pod}` : ''})` : options.pod ? ` (pod ${options.pod})` : '';
+    super(`Rollout of ${where.namespace}/${where.name} failed: ${reason}${who}${detail ? `: ${detail}` : ''}`, {
+      cause: options.cause,
+    });
+    this.namespace = where.namespace;
+    this.deployment = where.name;
+    this.reason = reason;
+    this.detail = detail;
+    this.pod = options.pod;
+    this.container = options.container;
+  }
+}
+
+export class RolloutTimeoutError extends KubeProvisionerError {
+  override readonly name = 'RolloutTimeoutError';
+  readonly timeoutMs: number;
+  readonly lastStatus: RolloutStatusLike | undefined;
+  constructor(where: FailureContext, timeoutMs: number, lastStatus: RolloutStatusLike | undefined) {
+    super(
+      `Rollout of ${where.namespace}/${where.name} did not complete within ${timeoutMs} ms` +
+        (lastStatus ? `; last status: ${lastStatus.state} (${lastStatus.reason}) ${lastStatus.message}` : ''),
+    );
+    this.timeoutMs = timeoutMs;
+    this.lastStatus = lastStatus;
+  }
+}
+
+export class ProvisionAbortedError extends KubeProvisionerError {
+  override readonly name = 'ProvisionAbortedError';
+  constructor(where: FailureContext | undefined, reason: unknown) {
+    super(`Provisioning${where ? ` of ${where.namespace}/${where.name}` : ''} was aborted`, { cause: reason });
+  }
+}
+
+// ---- informers ---------------------------------------------------------------------
+
+/** A watch stayed silent longer than the inactivity limit: treated as a dead connection. */
+export class WatchInactiveError extends KubeProvisionerError {
+  override readonly name = 'WatchInactiveError';
+  readonly inactiveMs: number;
+  constructor(resource: string, namespace: string, inactiveMs: number) {
+    super(`Watch on ${resource} in namespace ${namespace} was silent for ${inactiveMs} ms; reconnecting`);
+    this.inactiveMs = inactiveMs;
+  }
+}
