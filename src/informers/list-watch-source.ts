@@ -1,0 +1,63 @@
+// Adapts a KubernetesClient to the two cold Observables a reflector needs. Unsubscribing
+// aborts the request or watch, so nothing outlives the subscription.
+import { Observable } from 'rxjs';
+import type { KindMap, KubernetesClient, ObjectList, WatchedKind, WatchEventType } from '../kube/client.js';
+
+export interface WatchEvent<T> {
+  readonly type: Exclude<WatchEventType, 'ERROR'>;
+  readonly object: T;
+}
+
+export interface WatchRequest {
+  readonly resourceVersion: string;
+  readonly timeoutSeconds?: number;
+  readonly allowWatchBookmarks?: boolean;
+}
+
+export interface ListWatchSource<T> {
+  /** What it lists and watches, for messages. */
+  readonly resource: string;
+  readonly namespace: string;
+  list$(): Observable<ObjectList<T>>;
+  /** Completes when the server ends the watch cleanly; errors with a project error otherwise. */
+  watch$(request: WatchRequest): Observable<WatchEvent<T>>;
+}
+
+export function listWatchSource<K extends WatchedKind>(
+  client: KubernetesClient,
+  kind: K,
+  namespace: string,
+  labelSelector: string | undefined,
+): ListWatchSource<KindMap[K]> {
+  return {
+    resource: kind,
+    namespace,
+    list$: () =>
+      new Observable<ObjectList<KindMap[K]>>((subscriber) => {
+        const controller = new AbortController();
+        client.list(kind, namespace, labelSelector, { signal: controller.signal }).then(
+          (list) => {
+            subscriber.next(list);
+            subscriber.complete();
+          },
+          (error: unknown) => subscriber.error(error),
+        );
+        return () => controller.abort();
+      }),
+    watch$: (request) =>
+      new Observable<WatchEvent<KindMap[K]>>((subscriber) => {
+        const handle = client.watch(
+          kind,
+          namespace,
+          { ...request, ...(labelSelector !== undefined ? { labelSelector } : {}) },
+          {
+            onEvent: (type, object) => {
+              if (type !== 'ERROR') subscriber.next({ type, object });
+            },
+            onClose: (error) => (error ? subscriber.error(error) : subscriber.complete()),
+          },
+        );
+        return () => handle.abort();
+      }),
+  };
+}

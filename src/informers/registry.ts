@@ -1,0 +1,52 @@
+// One SharedInformer per (client, kind, namespace, label selector, routing key): every
+// concurrent provisioning in a namespace shares one Deployment watch and one Pod watch.
+// Entries remove themselves when their last consumer leaves, so nothing stays open.
+import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
+import { listWatchSource } from './list-watch-source.js';
+import { reflect, type ReflectorOptions } from './reflector.js';
+import { SharedInformer, type RoutingKey } from './shared-informer.js';
+
+export interface InformerRequest<K extends WatchedKind> {
+  readonly kind: K;
+  readonly namespace: string;
+  readonly labelSelector: string;
+  /** Names the routing key function, so two different keyings never share an entry. */
+  readonly routingKeyName: string;
+  readonly routingKey: RoutingKey<KindMap[K]>;
+}
+
+export class InformerRegistry {
+  private readonly byClient = new WeakMap<KubernetesClient, Map<string, SharedInformer<never>>>();
+
+  constructor(private readonly reflectorOptions: ReflectorOptions = {}) {}
+
+  informer<K extends WatchedKind>(client: KubernetesClient, request: InformerRequest<K>): SharedInformer<KindMap[K]> {
+    let informers = this.byClient.get(client);
+    if (!informers) {
+      informers = new Map();
+      this.byClient.set(client, informers);
+    }
+    const id = `${request.kind}\u0000${request.namespace}\u0000${request.labelSelector}\u0000${request.routingKeyName}`;
+    const existing = informers.get(id) as SharedInformer<KindMap[K]> | undefined;
+    if (existing) return existing;
+
+    const source = listWatchSource(client, request.kind, request.namespace, request.labelSelector);
+    const created: SharedInformer<KindMap[K]> = new SharedInformer(
+      reflect(source, this.reflectorOptions),
+      request.routingKey,
+      () => {
+        if (informers.get(id) === (created as unknown)) informers.delete(id);
+      },
+    );
+    informers.set(id, created as unknown as SharedInformer<never>);
+    return created;
+  }
+
+  /** Informers currently registered for a client (running or about to run). */
+  count(client: KubernetesClient): number {
+    return this.byClient.get(client)?.size ?? 0;
+  }
+}
+
+/** The process-wide registry used when a caller injects none. */
+export const defaultInformerRegistry = new InformerRegistry();

@@ -1,0 +1,36 @@
+// watchdog(): errors when the source stays silent for `inactivityMs`. A half-open TCP
+// connection can keep a watch silent forever; this turns that silence into an error the
+// reflector retries. One periodic check per subscription, not a timer per event: each
+// value only records the time it arrived.
+import { Observable, asyncScheduler, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+
+export function watchdog<T>(
+  inactivityMs: number,
+  silenceError: () => Error,
+  scheduler: SchedulerLike = asyncScheduler,
+): MonoTypeOperatorFunction<T> {
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      let lastActivity = scheduler.now();
+      const checkEveryMs = Math.max(1, Math.floor(inactivityMs / 4));
+      const check = scheduler.schedule(function () {
+        if (scheduler.now() - lastActivity >= inactivityMs) {
+          subscriber.error(silenceError());
+          return;
+        }
+        this.schedule(undefined, checkEveryMs);
+      }, checkEveryMs);
+      const inner = source.subscribe({
+        next: (value) => {
+          lastActivity = scheduler.now();
+          subscriber.next(value);
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => subscriber.complete(),
+      });
+      return () => {
+        check.unsubscribe();
+        inner.unsubscribe();
+      };
+    });
+}

@@ -1,0 +1,255 @@
+// HTTP to the API server over node:http(s), with client-node's KubeConfig supplying TLS
+// material and credentials (tokens, client certificates, exec plugins) per request.
+// We speak plain JSON instead of going through client-node's generated API because the
+// informer needs the wire objects as they are, every request must be bounded in time
+// (client-node sets no timeout), and a watch must be abortable at any moment, also before
+// the server answers (client-node's Watch returns its AbortController only after that).
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiTimeoutError, type RequestTarget } from '../errors.js';
+import type { WatchEventType, WatchHandle } from './client.js';
+import { errorFromNetwork, errorFromResponse, errorFromWatchStatus, parseStatus, type KubeStatus } from './translate-error.js';
+
+export interface RequestInfo {
+  readonly method: string;
+  readonly path: string;
+  readonly watch: boolean;
+}
+
+export interface TransportOptions {
+  /** Bound on every request; for a watch, on the time until the server answers. */
+  readonly requestTimeoutMs: number;
+  /** Called once per request sent (benchmarks count API calls with it). */
+  readonly onRequest?: (info: RequestInfo) => void;
+}
+
+export interface JsonRequest {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  readonly query?: Record<string, string | number | boolean | undefined>;
+  readonly body?: unknown;
+  readonly target: RequestTarget;
+  readonly signal?: AbortSignal;
+}
+
+export interface StreamHandlers {
+  onEvent(type: WatchEventType, object: unknown): void;
+  onClose(error: Error | undefined): void;
+}
+
+// Lists of thousands of objects are a few MB; anything far larger is not an API answer.
+const MAX_BODY_BYTES = 256 * 1024 * 1024;
+
+export class HttpTransport {
+  constructor(
+    private readonly kubeconfig: KubeConfig,
+    readonly server: string,
+    private readonly options: TransportOptions,
+  ) {}
+
+  async requestJson<T>(request: JsonRequest): Promise<T> {
+    request.signal?.throwIfAborted();
+    const { transportOptions, url } = await this.prepare(request.path, request.query);
+    this.options.onRequest?.({ method: request.method, path: request.path, watch: false });
+    const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
+
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const settle = (outcome: () => void): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        request.signal?.removeEventListener('abort', onAbort);
+        outcome();
+      };
+      const req = this.module(url).request(url, {
+        ...transportOptions,
+        method: request.method,
+        headers: {
+          ...transportOptions.headers,
+          Accept: 'application/json',
+          ...(payload !== undefined
+            ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }
+            : {}),
+        },
+      });
+      const timer = setTimeout(() => {
+        const error = new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target });
+        settle(() => reject(error));
+        req.destroy();
+      }, this.options.requestTimeoutMs);
+      const onAbort = (): void => {
+        settle(() => reject(request.signal?.reason));
+        req.destroy();
+      };
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+
+      req.on('error', (error) => settle(() => reject(errorFromNetwork(this.server, error, request.target))));
+      req.on('response', (res) => {
+        readBody(res)
+          .then((text) => {
+            const statusCode = res.statusCode ?? 0;
+            if (statusCode >= 200 && statusCode < 300) {
+              settle(() => resolve(JSON.parse(text) as T));
+              return;
+            }
+            const error = errorFromResponse({
+              server: this.server,
+              statusCode,
+              status: parseStatus(text),
+              retryAfterHeader: headerValue(res.headers['retry-after']),
+              target: request.target,
+            });
+            settle(() => reject(error));
+          })
+          .catch((error: unknown) => settle(() => reject(errorFromNetwork(this.server, error, request.target))));
+      });
+      req.end(payload);
+    });
+  }
+
+  /**
+   * Opens a watch and streams its events. `onClose` runs once: with `undefined` when the
+   * server ends the watch cleanly, with a project error otherwise; never after abort().
+   */
+  watch(path: string, query: Record<string, string | number | boolean | undefined>, target: RequestTarget, handlers: StreamHandlers): WatchHandle {
+    let aborted = false;
+    let closed = false;
+    let req: http.ClientRequest | undefined;
+    let connectTimer: NodeJS.Timeout | undefined;
+    const close = (error: Error | undefined): void => {
+      if (aborted || closed) return;
+      closed = true;
+      clearTimeout(connectTimer);
+      req?.destroy();
+      handlers.onClose(error);
+    };
+
+    this.prepare(path, { ...query, watch: true })
+      .then(({ transportOptions, url }) => {
+        if (aborted) return;
+        this.options.onRequest?.({ method: 'GET', path, watch: true });
+        req = this.module(url).request(url, {
+          ...transportOptions,
+          method: 'GET',
+          headers: { ...transportOptions.headers, Accept: 'application/json' },
+        });
+        connectTimer = setTimeout(
+          () => close(new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target })),
+          this.options.requestTimeoutMs,
+        );
+        req.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
+        req.on('response', (res) => {
+          clearTimeout(connectTimer);
+          const statusCode = res.statusCode ?? 0;
+          if (statusCode !== 200) {
+            readBody(res)
+              .then((text) =>
+                close(
+                  errorFromResponse({
+                    server: this.server,
+                    statusCode,
+                    status: parseStatus(text),
+                    retryAfterHeader: headerValue(res.headers['retry-after']),
+                    target,
+                  }),
+                ),
+              )
+              .catch((error: unknown) => close(errorFromNetwork(this.server, error, target)));
+            return;
+          }
+          streamEvents(res, (type, object) => {
+            if (aborted || closed) return;
+            if (type === 'ERROR') {
+              // The server reports e.g. 410 Expired in-band and then ends the stream.
+              close(errorFromWatchStatus(this.server, object as KubeStatus, target));
+              return;
+            }
+            handlers.onEvent(type, object);
+          });
+          res.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
+          res.on('close', () => {
+            if (res.complete) close(undefined);
+            else close(errorFromNetwork(this.server, Object.assign(new Error('watch stream cut'), { code: 'ECONNRESET' }), target));
+          });
+        });
+        req.end();
+      })
+      .catch((error: unknown) => close(error instanceof Error ? error : new Error(String(error))));
+
+    return {
+      abort: () => {
+        if (aborted) return;
+        aborted = true;
+        clearTimeout(connectTimer);
+        req?.destroy();
+      },
+    };
+  }
+
+  private async prepare(
+    path: string,
+    query: Record<string, string | number | boolean | undefined> | undefined,
+  ): Promise<{ transportOptions: https.RequestOptions & { headers: http.OutgoingHttpHeaders }; url: URL }> {
+    const url = new URL(this.server + path);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    const transportOptions: https.RequestOptions = {};
+    // Fills headers (Authorization), TLS material and a fresh agent from the current context.
+    await this.kubeconfig.applyToHTTPSOptions(transportOptions);
+    const headers = (transportOptions.headers ?? {}) as http.OutgoingHttpHeaders;
+    return { transportOptions: { ...transportOptions, headers: { ...headers } }, url };
+  }
+
+  private module(url: URL): typeof https | typeof http {
+    return url.protocol === 'http:' ? http : https;
+  }
+}
+
+function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        res.destroy(new Error(`response larger than ${MAX_BODY_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+/** Splits the newline-delimited JSON of a watch response into events. */
+function streamEvents(res: http.IncomingMessage, onEvent: (type: WatchEventType, object: unknown) => void): void {
+  res.setEncoding('utf8');
+  let pending = '';
+  res.on('data', (chunk: string) => {
+    pending += chunk;
+    let newline = pending.indexOf('\n');
+    while (newline >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      if (line.trim()) {
+        let event: { type: WatchEventType; object: unknown };
+        try {
+          event = JSON.parse(line) as { type: WatchEventType; object: unknown };
+        } catch (error) {
+          res.destroy(Object.assign(new Error('malformed watch event', { cause: error }), { code: 'EBADWATCHEVENT' }));
+          return;
+        }
+        onEvent(event.type, event.object);
+      }
+      newline = pending.indexOf('\n');
+    }
+  });
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

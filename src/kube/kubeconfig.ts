@@ -1,0 +1,120 @@
+// Loads and validates a kubeconfig up front, so a wrong path, broken YAML or unknown
+// context is reported before any request, with the project's error types. Unlike
+// client-node's loadFromDefault() this never falls back to http://localhost:8080.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors.js';
+
+export interface KubeconfigOptions {
+  /** Path to a kubeconfig; default: $KUBECONFIG (first existing of its list), then ~/.kube/config. */
+  readonly kubeconfigPath?: string;
+  /** Context to use; default: the kubeconfig's current-context. */
+  readonly context?: string;
+  /** Namespace for specs that name none; default: the context's namespace, else `default`. */
+  readonly namespace?: string;
+  /**
+   * TLS verification of the API server. On unless explicitly `false`: a kubeconfig's
+   * `insecure-skip-tls-verify` alone does not turn it off.
+   */
+  readonly tlsVerify?: boolean;
+}
+
+export interface LoadedKubeconfig {
+  readonly config: KubeConfig;
+  readonly path: string;
+  readonly context: string;
+  readonly namespace: string;
+  readonly server: string;
+}
+
+export function resolveKubeconfigPath(explicit: string | undefined, env = process.env): string {
+  if (explicit) return explicit;
+  const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).filter(Boolean);
+  if (fromEnv.length > 0) return fromEnv.find((candidate) => existsSync(candidate)) ?? fromEnv[0]!;
+  return join(homedir(), '.kube', 'config');
+}
+
+export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfig {
+  const path = resolveKubeconfigPath(options.kubeconfigPath);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new KubeconfigNotFoundError(path, { cause: error });
+    throw new KubeconfigInvalidError(path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
+      cause: error,
+    });
+  }
+  if (!text.trim()) throw new KubeconfigInvalidError(path, 'the file is empty');
+
+  const config = new KubeConfig();
+  try {
+    config.loadFromString(text);
+  } catch (error) {
+    // js-yaml's message quotes the offending lines, which may hold a token: keep only
+    // its reason and position.
+    throw new KubeconfigInvalidError(path, yamlProblem(error), { cause: error });
+  }
+  // Relative certificate and key paths are relative to the kubeconfig's folder (as kubectl does).
+  config.makePathsAbsolute(join(path, '..'));
+
+  const contextNames = config.getContexts().map((context) => context.name);
+  const contextName = options.context ?? config.getCurrentContext();
+  if (!contextName) {
+    throw new KubeconfigInvalidError(path, 'no current-context is set and no context was given');
+  }
+  const context = config.getContextObject(contextName);
+  if (!context) throw new UnknownContextError(contextName, contextNames);
+  config.setCurrentContext(contextName);
+
+  const cluster = config.getCluster(context.cluster);
+  if (!cluster) {
+    throw new KubeconfigInvalidError(path, `context "${contextName}" names cluster "${context.cluster}", which is not defined`);
+  }
+  if (!cluster.server) throw new KubeconfigInvalidError(path, `cluster "${cluster.name}" has no server URL`);
+  if (context.user && !config.getUser(context.user)) {
+    throw new KubeconfigInvalidError(path, `context "${contextName}" names user "${context.user}", which is not defined`);
+  }
+  let server: URL;
+  try {
+    server = new URL(cluster.server);
+  } catch (error) {
+    throw new KubeconfigInvalidError(path, `cluster "${cluster.name}" has an invalid server URL`, { cause: error });
+  }
+  if (server.username || server.password) {
+    throw new KubeconfigInvalidError(path, `cluster "${cluster.name}" server URL must not embed credentials`);
+  }
+
+  const skipTlsVerify = options.tlsVerify === false;
+  if (server.protocol === 'http:' && !skipTlsVerify) {
+    throw new KubeconfigInvalidError(
+      path,
+      `cluster "${cluster.name}" uses plain http; that is only allowed with TLS verification explicitly off`,
+    );
+  }
+  if (cluster.skipTLSVerify !== skipTlsVerify) {
+    config.clusters = config.clusters.map((c) => (c.name === cluster.name ? { ...c, skipTLSVerify: skipTlsVerify } : c));
+  }
+
+  return {
+    config,
+    path,
+    context: contextName,
+    namespace: options.namespace ?? context.namespace ?? 'default',
+    server: server.origin + server.pathname.replace(/\/$/, ''),
+  };
+}
+
+function yamlProblem(error: unknown): string {
+  const yaml = error as { name?: string; reason?: string; mark?: { line?: number; column?: number } };
+  if (yaml?.name === 'YAMLException') {
+    const where = yaml.mark?.line !== undefined ? ` at line ${yaml.mark.line + 1}` : '';
+    return `not valid YAML${where}${yaml.reason ? ` (${yaml.reason})` : ''}`;
+  }
+  // client-node's structural checks name a field path only ("clusters[0].cluster.server is missing").
+  const message = error instanceof Error ? error.message : '';
+  if (/^(clusters|users|contexts)\[\d+\][\w.]* is missing$/.test(message)) return message;
+  return 'not a valid kubeconfig (expected clusters, contexts and users)';
+}

@@ -1,0 +1,160 @@
+// Turns what the API server (or the network) answered into the project's error types.
+// Messages are built from the server's metav1.Status fields and the request target only;
+// the raw response, request headers and client error objects go to `cause` and never
+// into a message (they can carry bearer tokens and certificates).
+import {
+  ApiError,
+  ApiUnreachableError,
+  ConflictError,
+  ForbiddenError,
+  InvalidObjectError,
+  NotFoundError,
+  ResourceExpiredError,
+  TlsError,
+  TooManyRequestsError,
+  UnauthorizedError,
+  describeTarget,
+  type FieldCause,
+  type RequestTarget,
+} from '../errors.js';
+
+/** The fields of a metav1.Status we read. */
+export interface KubeStatus {
+  readonly kind?: string;
+  readonly code?: number;
+  readonly reason?: string;
+  readonly message?: string;
+  readonly details?: {
+    readonly name?: string;
+    readonly kind?: string;
+    readonly causes?: readonly { readonly field?: string; readonly reason?: string; readonly message?: string }[];
+    readonly retryAfterSeconds?: number;
+  };
+}
+
+export function parseStatus(body: string | undefined): KubeStatus | undefined {
+  if (!body) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed && typeof parsed === 'object' && (parsed as KubeStatus).kind === 'Status') {
+      return parsed as KubeStatus;
+    }
+  } catch {
+    // Not JSON (a proxy's HTML page, say): fall through to the status code alone.
+  }
+  return undefined;
+}
+
+export interface ResponseFacts {
+  readonly server: string;
+  readonly statusCode: number;
+  readonly status: KubeStatus | undefined;
+  readonly retryAfterHeader?: string | undefined;
+  readonly target: RequestTarget;
+  readonly cause?: unknown;
+}
+
+export function errorFromResponse(facts: ResponseFacts): ApiError {
+  const { server, statusCode, status, target, cause } = facts;
+  const reason = status?.reason;
+  const serverMessage = oneLine(status?.message);
+  switch (statusCode) {
+    case 401:
+      return new UnauthorizedError(server, { target, cause });
+    case 403:
+      return new ForbiddenError(target, { cause });
+    case 404:
+      return new NotFoundError(serverMessage || describeTarget(target), { target, reason, cause });
+    case 409:
+      return new ConflictError(`Conflict (409) on ${describeTarget(target)}: ${serverMessage || reason || 'conflict'}`, {
+        target,
+        reason,
+        cause,
+      });
+    case 410:
+      return new ResourceExpiredError({ target, reason, cause });
+    case 422:
+      return new InvalidObjectError(serverMessage || 'invalid object', fieldCauses(status), { target, cause });
+    case 429:
+      return new TooManyRequestsError(retryAfterMs(status, facts.retryAfterHeader), { target, reason, cause });
+    default:
+      return new ApiError(
+        `Kubernetes API answered ${statusCode}${reason ? ` ${reason}` : ''} to ${describeTarget(target)}` +
+          (serverMessage ? `: ${serverMessage}` : ''),
+        { statusCode, reason, target, cause },
+      );
+  }
+}
+
+/** A watch stream can also report failure in-band, as an ERROR event carrying a Status. */
+export function errorFromWatchStatus(server: string, status: KubeStatus, target: RequestTarget): ApiError {
+  return errorFromResponse({ server, statusCode: status.code ?? 500, status, target });
+}
+
+const TLS_CODES = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'EPROTO',
+]);
+
+const TLS_EXPLANATIONS: Record<string, string> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the server presented a self-signed certificate the kubeconfig does not trust',
+  SELF_SIGNED_CERT_IN_CHAIN: 'the certificate chain ends in a CA the kubeconfig does not trust',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's certificate is not signed by a trusted CA",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the server's certificate issuer is not trusted",
+  CERT_HAS_EXPIRED: "the server's certificate has expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's certificate does not name this host",
+};
+
+/** A failure before any HTTP answer: refused, reset, DNS, TLS handshake. */
+export function errorFromNetwork(server: string, error: unknown, target: RequestTarget): ApiError {
+  const code = networkCode(error);
+  if (code && TLS_CODES.has(code)) {
+    const why = TLS_EXPLANATIONS[code] ?? `TLS handshake failed (${code})`;
+    return new TlsError(server, `${why}; check certificate-authority-data in the kubeconfig (or pass tlsVerify: false to disable verification explicitly)`, {
+      target,
+      cause: error,
+    });
+  }
+  return new ApiUnreachableError(server, `${code ?? 'network error'} during ${describeTarget(target)}`, {
+    target,
+    cause: error,
+  });
+}
+
+function networkCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function fieldCauses(status: KubeStatus | undefined): FieldCause[] {
+  return (status?.details?.causes ?? []).map((cause) => ({
+    field: cause.field ?? '',
+    reason: cause.reason ?? '',
+    message: oneLine(cause.message) || cause.reason || 'invalid',
+  }));
+}
+
+function retryAfterMs(status: KubeStatus | undefined, header: string | undefined): number | undefined {
+  const seconds = status?.details?.retryAfterSeconds ?? (header !== undefined ? Number(header) : undefined);
+  return seconds !== undefined && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
+}
+
+function oneLine(text: string | undefined): string {
+  return (text ?? '').replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,73 @@
+// Progress events of one provisioning: plain JSON-serializable objects, discriminated by
+// `type`, each stamped with the ISO time it was produced. A UI can render them live; the
+// CLI prints one line per event.
+
+export type RolloutState = 'InProgress' | 'Complete' | 'Failed';
+
+export interface ReplicaCounts {
+  readonly desired: number;
+  readonly total: number;
+  readonly updated: number;
+  readonly ready: number;
+  readonly available: number;
+}
+
+/** The value rolloutStatus() computes from one Deployment object (kstatus style). */
+export interface RolloutStatus {
+  readonly state: RolloutState;
+  /** Short machine-readable reason: e.g. NewReplicaSetAvailable, ProgressDeadlineExceeded, WaitingForAvailable. */
+  readonly reason: string;
+  /** One human sentence. */
+  readonly message: string;
+  readonly generation: number;
+  readonly observedGeneration: number;
+  readonly replicas: ReplicaCounts;
+}
+
+/** What a Pod of the current rollout is doing, or why it cannot run (diagnosePod()). */
+export interface PodDiagnosis {
+  /** `waiting` while it may still succeed; `failed` when Kubernetes reports a failure. */
+  readonly severity: 'waiting' | 'failed';
+  /** Kubernetes' own reason: ImagePullBackOff, CrashLoopBackOff, Unschedulable, OOMKilled, ... */
+  readonly reason: string;
+  /** The kubelet's or scheduler's message, when it gives one. */
+  readonly message: string;
+  readonly pod: string;
+  readonly container?: string;
+  /** Restart count of that container, for back-off policies. */
+  readonly restartCount?: number;
+}
+
+interface EventBase {
+  /** ISO-8601 time the event was produced. */
+  readonly at: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly providerId: string;
+}
+
+export interface CreatedEvent extends EventBase {
+  readonly type: 'created';
+  readonly uid: string;
+}
+
+export interface AdoptedEvent extends EventBase {
+  readonly type: 'adopted';
+  readonly uid: string;
+}
+
+export interface ProgressEvent extends EventBase {
+  readonly type: 'progress';
+  readonly status: RolloutStatus;
+  /** Plain words for a UI line: "waiting to be scheduled", "pulling the image", "0/1 ready". */
+  readonly message: string;
+  readonly pod?: PodDiagnosis;
+}
+
+export interface ReadyEvent extends EventBase {
+  readonly type: 'ready';
+  readonly adopted: boolean;
+  readonly durationMs: number;
+}
+
+export type ProvisionEvent = CreatedEvent | AdoptedEvent | ProgressEvent | ReadyEvent;

@@ -1,0 +1,148 @@
+// The fail-fast policy: when a Pod problem ends the provisioning instead of waiting for
+// the Deployment's progress deadline (10 minutes by default). A pure function of the
+// previous tracking state, the current diagnoses and the time.
+//
+//   fail at once      InvalidImageName, ErrImageNeverPull, CreateContainerConfigError, and
+//                     an image pull error saying the image does not exist ("not found",
+//                     "manifest unknown", ...): waiting cannot help.
+//   image pull        ErrImagePull / ImagePullBackOff: after `maxBackOffs` back-offs or
+//                     `graceMs` of failing continuously; a registry hiccup (one back-off,
+//                     then a successful pull) never fails a provisioning.
+//   crash loop        CrashLoopBackOff or a non-zero exit (OOMKilled included): after
+//                     `maxRestarts` restarts or `graceMs`.
+//   unschedulable     PodScheduled=False/Unschedulable for `graceMs` (kstatus uses 15 s):
+//                     an autoscaler may still add room.
+//   container error   CreateContainerError, RunContainerError, hook errors: after `graceMs`.
+// A failed Pod (evicted, say) is reported but not fatal: its ReplicaSet replaces it, and
+// if that cannot work the Deployment's own progress deadline says so.
+import type { PodDiagnosis } from './events.js';
+
+export interface FailurePolicy {
+  readonly imagePull: { readonly maxBackOffs: number; readonly graceMs: number };
+  readonly crashLoop: { readonly maxRestarts: number; readonly graceMs: number };
+  readonly unschedulable: { readonly graceMs: number };
+  readonly containerError: { readonly graceMs: number };
+  readonly failAtOnceReasons: readonly string[];
+  /** An image pull message matching this means the image does not exist. */
+  readonly imageNotFound: RegExp;
+}
+
+export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
+  imagePull: { maxBackOffs: 3, graceMs: 120_000 },
+  crashLoop: { maxRestarts: 3, graceMs: 180_000 },
+  unschedulable: { graceMs: 15_000 },
+  containerError: { graceMs: 30_000 },
+  failAtOnceReasons: ['InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError'],
+  imageNotFound: /not found|manifest unknown|name unknown|repository does not exist|no such host/i,
+};
+
+export interface FailurePolicyOverrides {
+  readonly imagePull?: Partial<FailurePolicy['imagePull']>;
+  readonly crashLoop?: Partial<FailurePolicy['crashLoop']>;
+  readonly unschedulable?: Partial<FailurePolicy['unschedulable']>;
+  readonly containerError?: Partial<FailurePolicy['containerError']>;
+  readonly failAtOnceReasons?: readonly string[];
+  readonly imageNotFound?: RegExp;
+}
+
+export function resolveFailurePolicy(overrides: FailurePolicyOverrides = {}): FailurePolicy {
+  const d = DEFAULT_FAILURE_POLICY;
+  return {
+    imagePull: { ...d.imagePull, ...overrides.imagePull },
+    crashLoop: { ...d.crashLoop, ...overrides.crashLoop },
+    unschedulable: { ...d.unschedulable, ...overrides.unschedulable },
+    containerError: { ...d.containerError, ...overrides.containerError },
+    failAtOnceReasons: overrides.failAtOnceReasons ?? d.failAtOnceReasons,
+    imageNotFound: overrides.imageNotFound ?? d.imageNotFound,
+  };
+}
+
+type TrackKind = 'imagePull' | 'crashLoop' | 'unschedulable' | 'containerError';
+
+interface Track {
+  readonly kind: TrackKind;
+  /** When this problem was first seen (scheduler time, ms). */
+  readonly since: number;
+  readonly backOffs: number;
+  readonly lastReason: string;
+}
+
+/** Problems being tracked, per pod/container. Treat as opaque. */
+export type PolicyState = ReadonlyMap<string, Track>;
+
+export const INITIAL_POLICY_STATE: PolicyState = new Map();
+
+export interface PolicyVerdict {
+  readonly state: PolicyState;
+  /** The problem that ends the provisioning, if one does now. */
+  readonly failure?: PodDiagnosis;
+  /** When a grace window ends, if one is open: evaluate again then. */
+  readonly recheckAt?: number;
+}
+
+export function applyFailurePolicy(
+  policy: FailurePolicy,
+  previous: PolicyState,
+  diagnoses: readonly PodDiagnosis[],
+  now: number,
+): PolicyVerdict {
+  const state = new Map<string, Track>();
+  let failure: PodDiagnosis | undefined;
+  let recheckAt: number | undefined;
+
+  for (const diagnosis of diagnoses) {
+    const kind = trackKind(policy, diagnosis);
+    if (kind === 'failAtOnce') {
+      failure ??= diagnosis;
+      continue;
+    }
+    if (!kind) continue;
+    const key = `${diagnosis.pod}/${diagnosis.container ?? ''}`;
+    const before = previous.get(key);
+    const same = before?.kind === kind ? before : undefined;
+    const enteredBackOff = diagnosis.reason === 'ImagePullBackOff' && same?.lastReason !== 'ImagePullBackOff';
+    const track: Track = {
+      kind,
+      since: same?.since ?? now,
+      backOffs: (same?.backOffs ?? 0) + (enteredBackOff ? 1 : 0),
+      lastReason: diagnosis.reason,
+    };
+    state.set(key, track);
+
+    const deadline = track.since + graceMs(policy, kind);
+    if (now >= deadline || exceedsCount(policy, track, diagnosis)) {
+      failure ??= diagnosis;
+    } else {
+      recheckAt = recheckAt === undefined ? deadline : Math.min(recheckAt, deadline);
+    }
+  }
+  return { state, ...(failure ? { failure } : {}), ...(!failure && recheckAt !== undefined ? { recheckAt } : {}) };
+}
+
+function trackKind(policy: FailurePolicy, diagnosis: PodDiagnosis): TrackKind | 'failAtOnce' | undefined {
+  const { reason, message } = diagnosis;
+  if (policy.failAtOnceReasons.includes(reason)) return 'failAtOnce';
+  if (reason === 'ErrImagePull' || reason === 'ImagePullBackOff') {
+    return policy.imageNotFound.test(message) ? 'failAtOnce' : 'imagePull';
+  }
+  if (reason === 'Unschedulable') return 'unschedulable';
+  if (reason === 'CrashLoopBackOff') return 'crashLoop';
+  if (reason === 'CreateContainerError' || reason === 'RunContainerError' || reason.endsWith('HookError')) {
+    return 'containerError';
+  }
+  // A container that exited non-zero and has not been restarted yet.
+  if (diagnosis.severity === 'failed' && diagnosis.container !== undefined) return 'crashLoop';
+  return undefined;
+}
+
+function graceMs(policy: FailurePolicy, kind: TrackKind): number {
+  return policy[kind].graceMs;
+}
+
+function exceedsCount(policy: FailurePolicy, track: Track, diagnosis: PodDiagnosis): boolean {
+  if (track.kind === 'imagePull') return track.backOffs >= policy.imagePull.maxBackOffs;
+  if (track.kind === 'crashLoop') {
+    return diagnosis.reason === 'CrashLoopBackOff' && (diagnosis.restartCount ?? 0) >= policy.crashLoop.maxRestarts;
+  }
+  return false;
+}

@@ -1,0 +1,115 @@
+// diagnosePod(): what one Pod is doing, or why it cannot run, as a value; undefined when
+// it is running and ready. Reads only the Pod's status, in the order a user would look:
+// failed pod, scheduling, init containers, then the containers.
+import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import type { PodDiagnosis } from './events.js';
+
+/** Waiting reasons that mean Kubernetes failed to start the container (the policy decides when to give up). */
+export const FAILURE_WAITING_REASONS: ReadonlySet<string> = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+  'CrashLoopBackOff',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+  'PreStartHookError',
+  'PostStartHookError',
+]);
+
+export function diagnosePod(pod: V1Pod): PodDiagnosis | undefined {
+  const name = pod.metadata?.name ?? '';
+  const status = pod.status;
+  const diagnosis = (
+    severity: PodDiagnosis['severity'],
+    reason: string,
+    message: string,
+    container?: V1ContainerStatus,
+  ): PodDiagnosis => ({
+    severity,
+    reason,
+    message: oneLine(message),
+    pod: name,
+    ...(container ? { container: container.name, restartCount: container.restartCount ?? 0 } : {}),
+  });
+
+  if (status?.phase === 'Failed') {
+    return diagnosis('failed', status.reason || 'Failed', status.message || 'the pod failed');
+  }
+  if (pod.metadata?.deletionTimestamp) {
+    return diagnosis('waiting', 'Terminating', 'the pod is terminating');
+  }
+
+  const scheduled = status?.conditions?.find((condition) => condition.type === 'PodScheduled');
+  if (scheduled?.status === 'False') {
+    return diagnosis('waiting', scheduled.reason || 'Unschedulable', scheduled.message || 'the pod cannot be scheduled yet');
+  }
+  if (!pod.spec?.nodeName && scheduled?.status !== 'True') {
+    return diagnosis('waiting', 'Pending', 'waiting to be scheduled');
+  }
+
+  for (const init of status?.initContainerStatuses ?? []) {
+    if (init.state?.terminated?.exitCode === 0) continue;
+    const found = diagnoseContainer(init, true);
+    if (found) return diagnosis(found.severity, found.reason, found.message, init);
+  }
+  for (const container of status?.containerStatuses ?? []) {
+    const found = diagnoseContainer(container, false);
+    if (found) return diagnosis(found.severity, found.reason, found.message, container);
+  }
+  if (!status?.containerStatuses?.length) {
+    return diagnosis('waiting', 'ContainerCreating', 'waiting for the kubelet to start the containers');
+  }
+  return undefined;
+}
+
+interface ContainerFinding {
+  readonly severity: PodDiagnosis['severity'];
+  readonly reason: string;
+  readonly message: string;
+}
+
+function diagnoseContainer(container: V1ContainerStatus, isInit: boolean): ContainerFinding | undefined {
+  const waiting = container.state?.waiting;
+  const terminated = container.state?.terminated;
+  const last = container.lastState?.terminated;
+  const lastExit = last ? `last exit: ${last.reason || 'Error'} (exit code ${last.exitCode})` : '';
+
+  if (waiting) {
+    const reason = waiting.reason || 'Waiting';
+    if (FAILURE_WAITING_REASONS.has(reason)) {
+      const message = [waiting.message, reason === 'CrashLoopBackOff' ? lastExit : ''].filter(Boolean).join('; ');
+      return { severity: 'failed', reason, message: message || reason };
+    }
+    return { severity: 'waiting', reason, message: waiting.message || describeWaiting(reason, isInit) };
+  }
+  if (terminated && (terminated.exitCode !== 0 || !isInit)) {
+    const reason = terminated.reason || (terminated.exitCode === 0 ? 'Completed' : 'Error');
+    return {
+      severity: terminated.exitCode === 0 ? 'waiting' : 'failed',
+      reason,
+      message: terminated.message || `the container exited with code ${terminated.exitCode}`,
+    };
+  }
+  if (isInit && !terminated) {
+    return { severity: 'waiting', reason: 'PodInitializing', message: `init container ${container.name} is running` };
+  }
+  if (container.state?.running && !container.ready) {
+    const message = last?.reason === 'OOMKilled' || (last && last.exitCode !== 0)
+      ? `running, not ready yet (restarted after ${lastExit})`
+      : 'running, not ready yet';
+    return { severity: 'waiting', reason: 'ContainerNotReady', message };
+  }
+  return undefined;
+}
+
+function describeWaiting(reason: string, isInit: boolean): string {
+  if (reason === 'ContainerCreating') return 'pulling the image and creating the container';
+  if (reason === 'PodInitializing') return 'running init containers';
+  return isInit ? `init container waiting (${reason})` : `container waiting (${reason})`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,27 @@
+// currentRolloutPods(): the Pods that belong to the Deployment's newest ReplicaSet, so a
+// Pod of an older revision (still terminating, or crash-looping before an update) never
+// fails a new rollout. The deployment controller names the new ReplicaSet in its
+// Progressing condition ("ReplicaSet \"web-5d8f\" is progressing." and similar); when it
+// has not yet, only an unambiguous set of Pods (one pod-template-hash) is used.
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+
+const POD_TEMPLATE_HASH = 'pod-template-hash';
+const QUOTED_REPLICASET = /(?:ReplicaSet|replica set) "([^"]+)"/;
+
+export function newReplicaSetName(deployment: V1Deployment): string | undefined {
+  const generation = deployment.metadata?.generation ?? 0;
+  if ((deployment.status?.observedGeneration ?? 0) < generation) return undefined;
+  const progressing = deployment.status?.conditions?.find((condition) => condition.type === 'Progressing');
+  return progressing?.message?.match(QUOTED_REPLICASET)?.[1];
+}
+
+export function currentRolloutPods(deployment: V1Deployment, pods: readonly V1Pod[]): V1Pod[] {
+  const replicaSet = newReplicaSetName(deployment);
+  if (replicaSet) {
+    return pods.filter((pod) =>
+      pod.metadata?.ownerReferences?.some((owner) => owner.kind === 'ReplicaSet' && owner.name === replicaSet),
+    );
+  }
+  const hashes = new Set(pods.map((pod) => pod.metadata?.labels?.[POD_TEMPLATE_HASH]));
+  return hashes.size === 1 ? [...pods] : [];
+}

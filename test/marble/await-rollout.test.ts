@@ -1,0 +1,301 @@
+// Marble tests (RxJS TestScheduler, virtual time) for the readiness pipeline. The informer
+// streams are hot marbles carrying hand-built Deployment and Pod objects shaped like the
+// deployment controller's and kubelet's writes; no cluster is involved.
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { map } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+import { RolloutFailedError } from '../../src/errors.js';
+import { awaitRollout, type RolloutTarget } from '../../src/streams/await-rollout.js';
+import type { ProgressEvent } from '../../src/streams/events.js';
+import { resolveFailurePolicy } from '../../src/streams/failure-policy.js';
+
+const target: RolloutTarget = { namespace: 'default', name: 'web', uid: 'uid-web', providerId: 'default/web' };
+const RS = 'web-5d8f7c';
+
+function deployment(fields: {
+  uid?: string;
+  generation?: number;
+  observedGeneration?: number;
+  ready?: number;
+  available?: number;
+  updated?: number;
+  progressing?: string;
+  progressingMessage?: string;
+  availableCondition?: 'True' | 'False';
+  replicaFailure?: string;
+  deleting?: boolean;
+}): V1Deployment {
+  return {
+    metadata: {
+      name: 'web',
+      namespace: 'default',
+      uid: fields.uid ?? 'uid-web',
+      generation: fields.generation ?? 1,
+      ...(fields.deleting ? { deletionTimestamp: new Date(0) } : {}),
+    },
+    spec: { replicas: 1, progressDeadlineSeconds: 600, selector: {}, template: {} },
+    status: {
+      observedGeneration: fields.observedGeneration ?? 1,
+      replicas: 1,
+      updatedReplicas: fields.updated ?? 1,
+      readyReplicas: fields.ready ?? 0,
+      availableReplicas: fields.available ?? 0,
+      conditions: [
+        { type: 'Available', status: fields.availableCondition ?? 'False', reason: 'MinimumReplicas' },
+        {
+          type: 'Progressing',
+          status: 'True',
+          reason: fields.progressing ?? 'ReplicaSetUpdated',
+          message: fields.progressingMessage ?? `ReplicaSet "${RS}" is progressing.`,
+        },
+        ...(fields.replicaFailure
+          ? [{ type: 'ReplicaFailure', status: 'True', reason: fields.replicaFailure, message: 'pods "web-" is forbidden: exceeded quota: compute' }]
+          : []),
+      ],
+    },
+  };
+}
+
+const inProgress = deployment({});
+const complete = deployment({ ready: 1, available: 1, availableCondition: 'True', progressing: 'NewReplicaSetAvailable', progressingMessage: `ReplicaSet "${RS}" has successfully progressed.` });
+const staleComplete = { ...complete, metadata: { ...complete.metadata, generation: 2 } };
+const otherUidComplete = deployment({ uid: 'uid-old', ready: 1, available: 1, availableCondition: 'True', progressing: 'NewReplicaSetAvailable' });
+
+function pod(waiting: { reason: string; message?: string } | 'ready', restartCount = 0, name = `${RS}-a1`, owner = RS): V1Pod {
+  return {
+    metadata: { name, labels: { 'pod-template-hash': owner.split('-').pop()! }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: owner, uid: 'rs' }] },
+    spec: { nodeName: 'node-0', containers: [{ name: 'web' }] },
+    status: {
+      phase: waiting === 'ready' ? 'Running' : 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'True' }],
+      containerStatuses: [
+        {
+          name: 'web',
+          image: 'nginx',
+          imageID: '',
+          ready: waiting === 'ready',
+          restartCount,
+          state: waiting === 'ready' ? { running: {} } : { waiting },
+        },
+      ],
+    },
+  };
+}
+
+function unschedulablePod(): V1Pod {
+  return {
+    metadata: { name: `${RS}-a1`, labels: { 'pod-template-hash': '5d8f7c' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: RS, uid: 'rs' }] },
+    spec: { containers: [{ name: 'web' }] },
+    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Insufficient cpu.' }] },
+  };
+}
+
+function newScheduler(): TestScheduler {
+  return new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+}
+
+/** Reduces progress events to what the marble assertions compare. */
+const summary = (event: ProgressEvent): string => `${event.status.state}:${event.pod?.reason ?? event.status.reason}`;
+
+describe('awaitRollout (marble)', () => {
+  it('completes on the event that completes the rollout, emitting progress on the way', () => {
+    newScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const deployments = hot('-a--b--c', { a: [inProgress], b: [inProgress], c: [complete] });
+      const pods = hot<V1Pod[]>('------');
+      const result = awaitRollout(target, deployments, pods);
+      expectObservable(result.pipe(map(summary))).toBe('-a-----(c|)', {
+        a: 'InProgress:WaitingForReady',
+        c: 'Complete:NewReplicaSetAvailable',
+      });
+      expectSubscriptions(deployments.subscriptions).toBe('^------!');
+      expectSubscriptions(pods.subscriptions).toBe('^------!');
+    });
+  });
+
+  it('never completes on a status whose observedGeneration is behind (stale)', () => {
+    newScheduler().run(({ hot, expectObservable }) => {
+      const deployments = hot('-s--s--c', { s: [staleComplete], c: [complete] });
+      const result = awaitRollout(target, deployments, hot<V1Pod[]>('-'));
+      expectObservable(result.pipe(map(summary))).toBe('-s-----(c|)', {
+        s: 'InProgress:ObservedGenerationBehind',
+        c: 'Complete:NewReplicaSetAvailable',
+      });
+    });
+  });
+
+  it('ignores a cached object of the same name with another UID (an older, deleted Deployment)', () => {
+    newScheduler().run(({ hot, expectObservable }) => {
+      const deployments = hot('-o--a--c', { o: [otherUidComplete], a: [inProgress], c: [complete] });
+      const result = awaitRollout(target, deployments, hot<V1Pod[]>('-'));
+      expectObservable(result.pipe(map(summary))).toBe('----a--(c|)', {
+        a: 'InProgress:WaitingForReady',
+        c: 'Complete:NewReplicaSetAvailable',
+      });
+    });
+  });
+
+  it('errors with the controller message on ProgressDeadlineExceeded, and unsubscribes', () => {
+    newScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const failed = deployment({ progressing: 'ProgressDeadlineExceeded', progressingMessage: `ReplicaSet "${RS}" has timed out progressing.` });
+      const deployments = hot('-a--f', { a: [inProgress], f: [failed] });
+      const pods = hot<V1Pod[]>('-');
+      expectObservable(awaitRollout(target, deployments, pods).pipe(map(summary))).toBe(
+        '-a--#',
+        { a: 'InProgress:WaitingForReady' },
+        new RolloutFailedError(target, 'ProgressDeadlineExceeded', `ReplicaSet "${RS}" has timed out progressing.`),
+      );
+      expectSubscriptions(deployments.subscriptions).toBe('^---!');
+      expectSubscriptions(pods.subscriptions).toBe('^---!');
+    });
+  });
+
+  it('errors on ReplicaFailure FailedCreate (quota), which kubectl never stops on', () => {
+    newScheduler().run(({ hot, expectObservable }) => {
+      const deployments = hot('-f', { f: [deployment({ replicaFailure: 'FailedCreate', updated: 0 })] });
+      expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-'))).toBe(
+        '-#',
+        undefined,
+        new RolloutFailedError(target, 'FailedCreate', 'pods "web-" is forbidden: exceeded quota: compute'),
+      );
+    });
+  });
+
+  it('errors when the Deployment is deleted while waiting (gone from the cache, or being deleted)', () => {
+    newScheduler().run(({ hot, expectObservable }) => {
+      const gone = hot('-a--g', { a: [inProgress], g: [] });
+      expectObservable(awaitRollout(target, gone, hot<V1Pod[]>('-')).pipe(map(summary))).toBe(
+        '-a--#',
+        { a: 'InProgress:WaitingForReady' },
+        new RolloutFailedError(target, 'Deleted', 'the Deployment was deleted while waiting for its rollout'),
+      );
+      const deleting = hot('-d', { d: [deployment({ deleting: true })] });
+      expectObservable(awaitRollout(target, deleting, hot<V1Pod[]>('-'))).toBe(
+        '-#',
+        undefined,
+        new RolloutFailedError(target, 'Deleting', 'the Deployment is being deleted'),
+      );
+    });
+  });
+
+  it('does not treat "not in the cache yet" as deleted before the Deployment was ever seen', () => {
+    newScheduler().run(({ hot, expectObservable }) => {
+      const deployments = hot('-e--c', { e: [], c: [complete] });
+      expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-')).pipe(map(summary))).toBe('----(c|)', {
+        c: 'Complete:NewReplicaSetAvailable',
+      });
+    });
+  });
+
+  it('passes the informer error through (e.g. a fatal 403) and unsubscribes the other stream', () => {
+    newScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const forbidden = new Error('forbidden');
+      const deployments = hot('-a', { a: [inProgress] });
+      const pods = hot<V1Pod[]>('---#', undefined, forbidden);
+      expectObservable(awaitRollout(target, deployments, pods).pipe(map(summary))).toBe('-a-#', { a: 'InProgress:WaitingForReady' }, forbidden);
+      expectSubscriptions(deployments.subscriptions).toBe('^--!');
+    });
+  });
+
+  it('unsubscribes from both streams when the consumer unsubscribes (timeout, abort)', () => {
+    newScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+      const deployments = hot('-a------', { a: [inProgress] });
+      const pods = hot<V1Pod[]>('--------');
+      expectObservable(awaitRollout(target, deployments, pods).pipe(map(summary)), '^--!').toBe('-a-', { a: 'InProgress:WaitingForReady' });
+      expectSubscriptions(deployments.subscriptions).toBe('^--!');
+      expectSubscriptions(pods.subscriptions).toBe('^--!');
+    });
+  });
+
+  describe('failure policy timing, from pod events', () => {
+    const policy = resolveFailurePolicy({ imagePull: { maxBackOffs: 3, graceMs: 100_000 }, unschedulable: { graceMs: 15_000 }, crashLoop: { maxRestarts: 3, graceMs: 100_000 } });
+    const pull = pod({ reason: 'ErrImagePull', message: 'rpc error: dial tcp 10.0.0.1:443: i/o timeout' });
+    const backOff = pod({ reason: 'ImagePullBackOff', message: 'Back-off pulling image "registry.example/app:1"' });
+
+    it('fails image pulls at the third back-off, naming reason, pod and container', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const deployments = hot('a', { a: [inProgress] });
+        const pods = hot('-p-b-p-b-p-b', { p: [pull], b: [backOff] });
+        expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe(
+          'ap-b-p-b-p-#',
+          { a: 'InProgress:WaitingForReady', p: 'InProgress:ErrImagePull', b: 'InProgress:ImagePullBackOff' },
+          new RolloutFailedError(target, 'ImagePullBackOff', 'Back-off pulling image "registry.example/app:1"', { pod: `${RS}-a1`, container: 'web' }),
+        );
+      });
+    });
+
+    it('a single transient back-off followed by a running pod still completes', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const deployments = hot('a------c', { a: [inProgress], c: [complete] });
+        const pods = hot('-p-b-r', { p: [pull], b: [backOff], r: [pod('ready')] });
+        expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe('ap-b-r-(c|)', {
+          a: 'InProgress:WaitingForReady',
+          p: 'InProgress:ErrImagePull',
+          b: 'InProgress:ImagePullBackOff',
+          r: 'InProgress:WaitingForReady',
+          c: 'Complete:NewReplicaSetAvailable',
+        });
+      });
+    });
+
+    it('fails at once when the image does not exist', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const notFound = pod({ reason: 'ErrImagePull', message: 'failed to resolve reference "registry.example/app:1": not found' });
+        expectObservable(awaitRollout(target, hot('a', { a: [inProgress] }), hot('--n', { n: [notFound] }), { failurePolicy: policy })).toBe(
+          'a-#',
+          { a: expect.anything() },
+          expect.objectContaining({ name: 'RolloutFailedError', reason: 'ErrImagePull' }),
+        );
+      });
+    });
+
+    it('fails Unschedulable only after its grace window, with the scheduler message, on a timer (no new event needed)', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const pods = hot('-u', { u: [unschedulablePod()] });
+        expectObservable(awaitRollout(target, hot('a', { a: [inProgress] }), pods, { failurePolicy: policy }).pipe(map(summary))).toBe(
+          'au 14999ms #',
+          { a: 'InProgress:WaitingForReady', u: 'InProgress:Unschedulable' },
+          new RolloutFailedError(target, 'Unschedulable', '0/1 nodes are available: 1 Insufficient cpu.', { pod: `${RS}-a1` }),
+        );
+      });
+    });
+
+    it('an Unschedulable pod that gets scheduled within the window cancels the timer', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const pods = hot('-u 5s r', { u: [unschedulablePod()], r: [pod('ready')] });
+        const deployments = hot('a 10s c', { a: [inProgress], c: [complete] });
+        expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe('au 5s r 4998ms (c|)', {
+          a: 'InProgress:WaitingForReady',
+          u: 'InProgress:Unschedulable',
+          r: 'InProgress:WaitingForReady',
+          c: 'Complete:NewReplicaSetAvailable',
+        });
+      });
+    });
+
+    it('fails a crash loop at maxRestarts', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const crash = (restarts: number): V1Pod[] => [pod({ reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=web' }, restarts)];
+        const pods = hot('-1-2-3', { 1: crash(1), 2: crash(2), 3: crash(3) });
+        expectObservable(awaitRollout(target, hot('a', { a: [inProgress] }), pods, { failurePolicy: policy }).pipe(map(summary))).toBe(
+          'a1-2-#',
+          { a: 'InProgress:WaitingForReady', 1: 'InProgress:CrashLoopBackOff', 2: 'InProgress:CrashLoopBackOff' },
+          expect.objectContaining({ reason: 'CrashLoopBackOff', pod: `${RS}-a1`, container: 'web' }),
+        );
+      });
+    });
+
+    it('ignores a failing pod of an older ReplicaSet', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const oldCrash = pod({ reason: 'CrashLoopBackOff', message: 'crashing' }, 9, 'web-old1-zz', 'web-old1');
+        const deployments = hot('a---c', { a: [inProgress], c: [complete] });
+        const pods = hot('-o', { o: [oldCrash, pod({ reason: 'ContainerCreating' })] });
+        expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe('ao--(c|)', {
+          a: 'InProgress:WaitingForReady',
+          o: 'InProgress:ContainerCreating',
+          c: 'Complete:NewReplicaSetAvailable',
+        });
+      });
+    });
+  });
+});

@@ -1,0 +1,166 @@
+// Marble tests (TestScheduler, virtual time) for the informer source: list+watch, resume,
+// relist on 410, backoff, watchdog and fatal errors. The ListWatchSource is a scripted fake
+// whose list$ and watch$ answers are cold marbles; no API server is involved.
+import { map, type Observable } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
+import { describe, expect, it } from 'vitest';
+import { ApiUnreachableError, ForbiddenError, ResourceExpiredError, TooManyRequestsError, WatchInactiveError } from '../../src/errors.js';
+import type { ObjectList } from '../../src/kube/client.js';
+import type { ListWatchSource, WatchEvent, WatchRequest } from '../../src/informers/list-watch-source.js';
+import { reflect, type KubeObject, type ReflectorEvent } from '../../src/informers/reflector.js';
+
+type Obj = KubeObject;
+const obj = (name: string, rv: string): Obj => ({ metadata: { name, resourceVersion: rv } });
+
+function scriptedSource(lists: Observable<ObjectList<Obj>>[], watches: Observable<WatchEvent<Obj>>[]) {
+  const watchRequests: WatchRequest[] = [];
+  let listCalls = 0;
+  const source: ListWatchSource<Obj> = {
+    resource: 'deployments',
+    namespace: 'default',
+    list$: () => {
+      const next = lists[listCalls++];
+      if (!next) throw new Error('unexpected list');
+      return next;
+    },
+    watch$: (request) => {
+      watchRequests.push(request);
+      const next = watches[watchRequests.length - 1];
+      if (!next) throw new Error('unexpected watch');
+      return next;
+    },
+  };
+  return { source, watchRequests, listCalls: () => listCalls };
+}
+
+const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
+const summarize = (event: ReflectorEvent<Obj>): string =>
+  event.type === 'listed' ? `listed@${event.resourceVersion}:${event.items.length}` : `${event.type}:${event.object.metadata?.name}`;
+const mapSummary = map(summarize);
+const noJitter = { random: () => 0, watchTimeoutSeconds: () => 300 };
+const forbidden = new ForbiddenError({ verb: 'watch', resource: 'deployments', namespace: 'default' });
+const networkDown = () => new ApiUnreachableError('https://x', 'ECONNRESET');
+
+describe('reflect (marble)', () => {
+  it('lists, then watches from the list resourceVersion, asking for bookmarks and a server timeout', () => {
+    const scheduler = newScheduler();
+    let script!: ReturnType<typeof scriptedSource>;
+    scheduler.run(({ cold, expectObservable }) => {
+      script = scriptedSource(
+        [cold('-(l|)', { l: { items: [obj('a', '5')], resourceVersion: '10' } })],
+        [cold('--m-', { m: { type: 'MODIFIED', object: obj('a', '11') } })],
+      );
+      const events = reflect(script.source, { ...noJitter, scheduler, inactivityMs: 60_000 });
+      expectObservable(events.pipe(mapSummary), '^------!').toBe('-l-m', { l: 'listed@10:1', m: 'MODIFIED:a' });
+    });
+    expect(script.watchRequests).toEqual([{ resourceVersion: '10', timeoutSeconds: 300, allowWatchBookmarks: true }]);
+  });
+
+  it('resumes from the last resourceVersion (bookmarks included) after a clean close, without relisting', () => {
+    const scheduler = newScheduler();
+    let script!: ReturnType<typeof scriptedSource>;
+    scheduler.run(({ cold, expectObservable }) => {
+      script = scriptedSource(
+        [cold('(l|)', { l: { items: [], resourceVersion: '10' } })],
+        [
+          cold('-a-b 2s |', { a: { type: 'ADDED', object: obj('a', '11') }, b: { type: 'BOOKMARK', object: obj('', '15') } }),
+          cold('-m', { m: { type: 'MODIFIED', object: obj('a', '16') } }),
+        ],
+      );
+      const events = reflect(script.source, { ...noJitter, scheduler, inactivityMs: 60_000 });
+      expectObservable(events.pipe(mapSummary), '^ 3s !').toBe('la 2003ms m', { l: 'listed@10:0', a: 'ADDED:a', m: 'MODIFIED:a' });
+    });
+    expect(script.listCalls()).toBe(1);
+    expect(script.watchRequests.map((request) => request.resourceVersion)).toEqual(['10', '15']);
+  });
+
+  it('relists at once on 410 Gone and watches from the new list', () => {
+    const scheduler = newScheduler();
+    let script!: ReturnType<typeof scriptedSource>;
+    scheduler.run(({ cold, expectObservable }) => {
+      script = scriptedSource(
+        [
+          cold('(l|)', { l: { items: [obj('a', '5')], resourceVersion: '10' } }),
+          cold('-(l|)', { l: { items: [], resourceVersion: '90' } }),
+        ],
+        [cold('--#', undefined, new ResourceExpiredError()), cold('-')],
+      );
+      expectObservable(reflect(script.source, { ...noJitter, scheduler }).pipe(mapSummary), '^----!').toBe('l--r', { l: 'listed@10:1', r: 'listed@90:0' });
+    });
+    expect(script.watchRequests.map((request) => request.resourceVersion)).toEqual(['10', '90']);
+  });
+
+  it('retries transient failures with exponential backoff, reset after progress', () => {
+    const scheduler = newScheduler();
+    let script!: ReturnType<typeof scriptedSource>;
+    scheduler.run(({ cold, expectObservable }) => {
+      script = scriptedSource(
+        [cold('(l|)', { l: { items: [], resourceVersion: '10' } })],
+        [
+          cold('#', undefined, networkDown()), // fails at 0 -> retry after 500 ms
+          cold('#', undefined, networkDown()), // fails at 500 -> retry after 1000 ms
+          cold('-a#', { a: { type: 'ADDED', object: obj('a', '11') } }, networkDown()), // progress, then fails: back to 500 ms
+          cold('-'),
+        ],
+      );
+      expectObservable(reflect(script.source, { ...noJitter, scheduler }).pipe(mapSummary), '^ 3s !').toBe('l 1500ms a', {
+        l: 'listed@10:0',
+        a: 'ADDED:a',
+      });
+    });
+    expect(script.watchRequests.map((request) => request.resourceVersion)).toEqual(['10', '10', '10', '11']);
+  });
+
+  it('waits at least Retry-After on 429', () => {
+    const scheduler = newScheduler();
+    let script!: ReturnType<typeof scriptedSource>;
+    let retries: number[] = [];
+    scheduler.run(({ cold, expectObservable }) => {
+      script = scriptedSource(
+        [cold('(l|)', { l: { items: [], resourceVersion: '10' } })],
+        [cold('#', undefined, new TooManyRequestsError(7000)), cold('-a', { a: { type: 'ADDED', object: obj('a', '11') } })],
+      );
+      retries = [];
+      const events = reflect(script.source, { ...noJitter, scheduler, onRetry: (_error, delay) => retries.push(delay) });
+      expectObservable(events.pipe(mapSummary), '^ 8s !').toBe('l 7000ms a', { l: 'listed@10:0', a: 'ADDED:a' });
+    });
+    expect(retries).toEqual([7000]);
+  });
+
+  it('cuts a silent watch with the watchdog and reconnects', () => {
+    const scheduler = newScheduler();
+    let script!: ReturnType<typeof scriptedSource>;
+    const errors: unknown[] = [];
+    scheduler.run(({ cold, expectObservable }) => {
+      script = scriptedSource([cold('(l|)', { l: { items: [], resourceVersion: '10' } })], [cold('-'), cold('-a', { a: { type: 'ADDED', object: obj('a', '11') } })]);
+      const events = reflect(script.source, { ...noJitter, scheduler, inactivityMs: 4000, onRetry: (error) => errors.push(error) });
+      // silent from 0; checks every 1000 ms; declared dead at 4000; retry after 500; event 1 ms later
+      expectObservable(events.pipe(mapSummary), '^ 5s !').toBe('l 4500ms a', { l: 'listed@10:0', a: 'ADDED:a' });
+    });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(WatchInactiveError);
+  });
+
+  it('ends with the error on a fatal failure (403 on watch), without retrying', () => {
+    const scheduler = newScheduler();
+    let script!: ReturnType<typeof scriptedSource>;
+    scheduler.run(({ cold, expectObservable }) => {
+      script = scriptedSource([cold('(l|)', { l: { items: [], resourceVersion: '10' } })], [cold('--#', undefined, forbidden)]);
+      expectObservable(reflect(script.source, { ...noJitter, scheduler }).pipe(mapSummary)).toBe('l-#', { l: 'listed@10:0' }, forbidden);
+    });
+    expect(script.watchRequests).toHaveLength(1);
+  });
+
+  it('treats a watch that closes at once with nothing delivered as a failure (no hot loop)', () => {
+    const scheduler = newScheduler();
+    let script!: ReturnType<typeof scriptedSource>;
+    scheduler.run(({ cold, expectObservable }) => {
+      script = scriptedSource(
+        [cold('(l|)', { l: { items: [], resourceVersion: '10' } })],
+        [cold('|'), cold('|'), cold('-a', { a: { type: 'ADDED', object: obj('a', '11') } })],
+      );
+      expectObservable(reflect(script.source, { ...noJitter, scheduler }).pipe(mapSummary), '^ 2s !').toBe('l 1500ms a', { l: 'listed@10:0', a: 'ADDED:a' });
+    });
+    expect(script.watchRequests).toHaveLength(3);
+  });
+});

@@ -1,0 +1,127 @@
+// Unit tests for SharedInformer routing, caching and ref-counting. The reflector stream is
+// a Subject driven by the test (a fake source); no API server is involved.
+import { Observable, Subject } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject, ReflectorEvent } from '../../src/informers/reflector.js';
+import { SharedInformer, type KeyedSnapshot } from '../../src/informers/shared-informer.js';
+
+interface Obj extends KubeObject {
+  readonly metadata: { readonly name: string; readonly resourceVersion?: string; readonly labels?: Record<string, string> };
+}
+const obj = (name: string, owner = name, rv = '1'): Obj => ({ metadata: { name, resourceVersion: rv, labels: { owner } } });
+
+function setup() {
+  const events = new Subject<ReflectorEvent<Obj>>();
+  let starts = 0;
+  let stops = 0;
+  let idles = 0;
+  const source = new Observable<ReflectorEvent<Obj>>((subscriber) => {
+    starts += 1;
+    const inner = events.subscribe(subscriber);
+    return () => {
+      stops += 1;
+      inner.unsubscribe();
+    };
+  });
+  const informer = new SharedInformer<Obj>(source, (o) => o.metadata.labels?.owner, () => (idles += 1));
+  return { events, informer, counts: () => ({ starts, stops, idles }) };
+}
+
+function collect(informer: SharedInformer<Obj>, key: string) {
+  const seen: KeyedSnapshot<Obj>[] = [];
+  const errors: unknown[] = [];
+  const subscription = informer.observe(key).subscribe({ next: (s) => seen.push(s), error: (e) => errors.push(e) });
+  return { seen, errors, subscription, names: () => seen.map((s) => `${s.cause}:${s.objects.map((o) => o.metadata.name).join(',')}`) };
+}
+
+describe('SharedInformer', () => {
+  it('starts one source for many subscribers and stops it when the last one leaves', () => {
+    const { informer, counts } = setup();
+    const a = collect(informer, 'a');
+    const b = collect(informer, 'b');
+    expect(counts()).toEqual({ starts: 1, stops: 0, idles: 0 });
+    expect(informer.consumers).toBe(2);
+    a.subscription.unsubscribe();
+    expect(counts().stops).toBe(0);
+    b.subscription.unsubscribe();
+    expect(counts()).toEqual({ starts: 1, stops: 1, idles: 1 });
+    expect(informer.running).toBe(false);
+  });
+
+  it('delivers nothing before the first list, then every waiter its own key after it', () => {
+    const { events, informer } = setup();
+    const a = collect(informer, 'a');
+    const b = collect(informer, 'b');
+    events.next({ type: 'ADDED', object: obj('a') }); // before sync: cached, not delivered
+    expect(a.seen).toHaveLength(0);
+    events.next({ type: 'listed', items: [obj('a'), obj('b')], resourceVersion: '5' });
+    expect(a.names()).toEqual(['resync:a']);
+    expect(b.names()).toEqual(['resync:b']);
+  });
+
+  it('routes an event only to the waiters of its key', () => {
+    const { events, informer } = setup();
+    const a = collect(informer, 'a');
+    const b = collect(informer, 'b');
+    events.next({ type: 'listed', items: [], resourceVersion: '5' });
+    events.next({ type: 'ADDED', object: obj('a', 'a', '6') });
+    events.next({ type: 'MODIFIED', object: obj('a', 'a', '7') });
+    expect(a.names()).toEqual(['resync:', 'event:a', 'event:a']);
+    expect(b.names()).toEqual(['resync:']);
+  });
+
+  it('groups several objects under one key (pods of one container) and reports deletions', () => {
+    const { events, informer } = setup();
+    const pods = collect(informer, 'c1');
+    events.next({ type: 'listed', items: [obj('p1', 'c1')], resourceVersion: '5' });
+    events.next({ type: 'ADDED', object: obj('p2', 'c1', '6') });
+    events.next({ type: 'DELETED', object: obj('p1', 'c1', '7') });
+    expect(pods.names()).toEqual(['resync:p1', 'event:p1,p2', 'event:p2']);
+  });
+
+  it('serves a late subscriber from the cache at once (nothing missed between create and subscribe)', () => {
+    const { events, informer } = setup();
+    const first = collect(informer, 'x');
+    events.next({ type: 'listed', items: [], resourceVersion: '5' });
+    events.next({ type: 'ADDED', object: obj('late') });
+    const late = collect(informer, 'late');
+    expect(late.names()).toEqual(['cache:late']);
+    first.subscription.unsubscribe();
+  });
+
+  it('re-evaluates every waiter after a relist (a change missed while disconnected)', () => {
+    const { events, informer } = setup();
+    const a = collect(informer, 'a');
+    events.next({ type: 'listed', items: [obj('a', 'a', '1')], resourceVersion: '5' });
+    events.next({ type: 'listed', items: [obj('a', 'a', '9')], resourceVersion: '90' });
+    expect(a.seen.map((s) => s.objects[0]?.metadata.resourceVersion)).toEqual(['1', '9']);
+    events.next({ type: 'listed', items: [], resourceVersion: '95' });
+    expect(a.names().at(-1)).toBe('resync:');
+  });
+
+  it('fails every waiter at once on a fatal source error, and releases itself', () => {
+    const { events, informer, counts } = setup();
+    const a = collect(informer, 'a');
+    const b = collect(informer, 'b');
+    const fatal = new Error('forbidden');
+    events.error(fatal);
+    expect(a.errors).toEqual([fatal]);
+    expect(b.errors).toEqual([fatal]);
+    expect(informer.consumers).toBe(0);
+    expect(counts().idles).toBe(1);
+  });
+
+  it('tolerates a waiter that unsubscribes while being notified', () => {
+    const { events, informer } = setup();
+    const seen: string[] = [];
+    const subscription = informer.observe('a').subscribe((snapshot) => {
+      seen.push(snapshot.cause);
+      subscription.unsubscribe();
+    });
+    const other = collect(informer, 'a');
+    events.next({ type: 'listed', items: [obj('a')], resourceVersion: '5' });
+    events.next({ type: 'MODIFIED', object: obj('a', 'a', '6') });
+    expect(seen).toEqual(['resync']);
+    expect(other.names()).toEqual(['resync:a', 'event:a']);
+  });
+});
