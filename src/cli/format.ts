@@ -1,0 +1,33 @@
+// One line per progress event for humans (and Manager's job log), or one JSON object per
+// line with -o json.
+import { InvalidSpecError, KubeProvisionerError, RolloutFailedError, RolloutTimeoutError } from '../errors.js';
+import type { ProvisionEvent } from '../streams/events.js';
+
+export function formatEventLine(event: ProvisionEvent): string {
+  const time = event.at.slice(11, 23);
+  switch (event.type) {
+    case 'created':
+      return `${time} ${event.providerId} created Deployment`;
+    case 'adopted':
+      return `${time} ${event.providerId} adopted existing Deployment (same container-id)`;
+    case 'progress':
+      return `${time} ${event.providerId} ${event.message}`;
+    case 'ready':
+      return `${time} ${event.providerId} ready in ${(event.durationMs / 1000).toFixed(1)}s`;
+  }
+}
+
+/** The error as plain JSON: name, message and the fields a UI can act on (no cause). */
+export function errorRecord(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: 'error', name: 'Error', message: String(error) };
+  const record: Record<string, unknown> = { type: 'error', name: error.name, message: error.message };
+  if (error instanceof InvalidSpecError) record.issues = error.issues;
+  if (error instanceof RolloutFailedError) Object.assign(record, { reason: error.reason, detail: error.detail, pod: error.pod, container: error.container });
+  if (error instanceof RolloutTimeoutError) Object.assign(record, { timeoutMs: error.timeoutMs, lastStatus: error.lastStatus });
+  return record;
+}
+
+export function formatErrorLine(error: unknown): string {
+  if (error instanceof KubeProvisionerError || error instanceof Error) return `error: ${error.name}: ${error.message}`;
+  return `error: ${String(error)}`;
+}
