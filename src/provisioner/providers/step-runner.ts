@@ -1,0 +1,72 @@
+// Turns a provider written as plain async steps (Manager's Proxmox and Docker clients are
+// Promise APIs) into a cold Observable of step events ending in one `provisioned` event.
+// Unsubscribing stops the steps: the call in flight finishes, no further call is made.
+import { Observable } from 'rxjs';
+import type { SchedulerLike } from 'rxjs';
+import { ProviderStepError } from '../create-flow-errors.js';
+import { isoTime } from './clock-time.js';
+import type { ContainerId, ProviderEvent, ProvisionedEvent, StepEvent } from './types.js';
+
+/** The `provisioned` event without what the runner stamps on it. */
+export type ProvisionOutcome = Omit<ProvisionedEvent, 'type' | 'at' | 'provider'>;
+
+export interface StepRunner {
+  /** Aborted when the subscriber unsubscribes. */
+  readonly signal: AbortSignal;
+  report(step: string, message: string, severity?: StepEvent['severity']): void;
+  /**
+   * One client call. Refuses to start once stopped; a rejection becomes a
+   * ProviderStepError naming the step (and the provider ID, once known).
+   */
+  call<T>(step: string, invoke: () => Promise<T> | T): Promise<T>;
+  /** The resource now exists: failures from here on name its provider ID. */
+  resourceCreated(providerId: string): void;
+}
+
+export interface StepProgram {
+  readonly provider: string;
+  readonly containerId: ContainerId;
+  readonly clock: SchedulerLike;
+  run(steps: StepRunner): Promise<ProvisionOutcome>;
+}
+
+/** Thrown into the steps after unsubscription; nobody is listening for it any more. */
+class StepsStopped extends Error {
+  override readonly name = 'StepsStopped';
+}
+
+export function runSteps(program: StepProgram): Observable<ProviderEvent> {
+  return new Observable<ProviderEvent>((subscriber) => {
+    const controller = new AbortController();
+    let providerId: string | undefined;
+
+    const steps: StepRunner = {
+      signal: controller.signal,
+      report(step, message, severity = 'info') {
+        if (controller.signal.aborted) return;
+        subscriber.next({ type: 'step', at: isoTime(program.clock), provider: program.provider, step, message, severity });
+      },
+      async call(step, invoke) {
+        if (controller.signal.aborted) throw new StepsStopped();
+        try {
+          return await invoke();
+        } catch (error) {
+          throw new ProviderStepError(program.provider, step, program.containerId, { providerId, cause: error });
+        }
+      },
+      resourceCreated(id) {
+        providerId = id;
+      },
+    };
+
+    program.run(steps).then(
+      (outcome) => {
+        subscriber.next({ ...outcome, type: 'provisioned', at: isoTime(program.clock), provider: program.provider });
+        subscriber.complete();
+      },
+      (error: unknown) => subscriber.error(error),
+    );
+
+    return () => controller.abort();
+  });
+}
