@@ -43,3 +43,33 @@ export type { KubernetesClient, WatchedKind } from './kube/client.js';
 export { InformerRegistry, defaultInformerRegistry } from './informers/registry.js';
 export type { ReflectorOptions } from './informers/reflector.js';
 export * from './errors.js';
+
+// The shared create flow (one provider per node type; Kubernetes never runs Proxmox steps).
+export {
+  createContainer,
+  createContainerAsync,
+  type CreateContainerOptions,
+  type CreateContainerResult,
+  type CreateFlowEvent,
+  type SavedEvent,
+} from './provisioner/create-flow.js';
+export * from './provisioner/create-flow-errors.js';
+export { ProviderRegistry } from './provisioner/providers/registry.js';
+export { createKubernetesProvider, type KubernetesProviderOptions, type KubernetesNodeConfig } from './provisioner/providers/kubernetes.js';
+export { createProxmoxProvider, type ProxmoxProviderOptions } from './provisioner/providers/proxmox.js';
+export { createDockerProvider, type DockerProviderOptions } from './provisioner/providers/docker.js';
+export { createDummyProvider, type DummyProviderOptions } from './provisioner/providers/dummy.js';
+export type {
+  ContainerId,
+  ContainerRecord,
+  NodeRecord,
+  Provider,
+  ProviderContext,
+  ProviderEvent,
+  ProvisionedEvent,
+  StepEvent,
+} from './provisioner/providers/types.js';
+export type { NodeApi, ProxmoxCreateApi, DockerCreateApi } from './provisioner/providers/node-api.js';
+export type { ContainerStore } from './provisioner/store/container-store.js';
+export { MemoryContainerStore } from './provisioner/store/memory-store.js';
+export { SequelizeContainerStore, type SequelizeContainerStoreOptions } from './provisioner/store/sequelize-store.js';

@@ -49,8 +49,13 @@ export function diagnosePod(pod: V1Pod): PodDiagnosis | undefined {
     return diagnosis('waiting', 'Pending', 'waiting to be scheduled');
   }
 
+  const sidecars = new Set(
+    (pod.spec?.initContainers ?? []).filter((init) => init.restartPolicy === 'Always').map((init) => init.name),
+  );
   for (const init of status?.initContainerStatuses ?? []) {
     if (init.state?.terminated?.exitCode === 0) continue;
+    // A native sidecar (restartable init container) is meant to keep running.
+    if (sidecars.has(init.name) && init.state?.running) continue;
     const found = diagnoseContainer(init, true);
     if (found) return diagnosis(found.severity, found.reason, found.message, init);
   }

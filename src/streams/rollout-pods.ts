@@ -16,6 +16,8 @@ export function newReplicaSetName(deployment: V1Deployment): string | undefined 
 }
 
 export function currentRolloutPods(deployment: V1Deployment, pods: readonly V1Pod[]): V1Pod[] {
+  // Until the controller has seen the current spec, no Pod is known to belong to it.
+  if ((deployment.status?.observedGeneration ?? 0) < (deployment.metadata?.generation ?? 0)) return [];
   const replicaSet = newReplicaSetName(deployment);
   if (replicaSet) {
     return pods.filter((pod) =>
