@@ -53,9 +53,9 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfi
   try {
     config.loadFromString(text);
   } catch (error) {
-    // js-yaml's message quotes the offending lines, which may hold a token: keep only
-    // its reason and position.
-    throw new KubeconfigInvalidError(path, yamlProblem(error), { cause: error });
+    // js-yaml's message and reason quote the offending text, which may hold a token or a
+    // password: keep only the position, and attach no cause that could be logged.
+    throw new KubeconfigInvalidError(path, yamlProblem(error));
   }
   // Relative certificate and key paths are relative to the kubeconfig's folder (as kubectl does).
   config.makePathsAbsolute(join(path, '..'));
@@ -76,6 +76,13 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfi
   if (!cluster.server) throw new KubeconfigInvalidError(path, `cluster "${cluster.name}" has no server URL`);
   if (context.user && !config.getUser(context.user)) {
     throw new KubeconfigInvalidError(path, `context "${contextName}" names user "${context.user}", which is not defined`);
+  }
+  if (!context.user) {
+    // client-node applies the cluster's CA and TLS settings only when the context has a
+    // user; give anonymous contexts an empty one so their CA is trusted all the same.
+    const anonymous = `${contextName}-anonymous`;
+    config.users = [...config.users, { name: anonymous }];
+    config.contexts = config.contexts.map((c) => (c.name === contextName ? { ...c, user: anonymous } : c));
   }
   let server: URL;
   try {
@@ -108,10 +115,9 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfi
 }
 
 function yamlProblem(error: unknown): string {
-  const yaml = error as { name?: string; reason?: string; mark?: { line?: number; column?: number } };
+  const yaml = error as { name?: string; mark?: { line?: number } };
   if (yaml?.name === 'YAMLException') {
-    const where = yaml.mark?.line !== undefined ? ` at line ${yaml.mark.line + 1}` : '';
-    return `not valid YAML${where}${yaml.reason ? ` (${yaml.reason})` : ''}`;
+    return `not valid YAML${yaml.mark?.line !== undefined ? ` at line ${yaml.mark.line + 1}` : ''}`;
   }
   // client-node's structural checks name a field path only ("clusters[0].cluster.server is missing").
   const message = error instanceof Error ? error.message : '';

@@ -151,7 +151,7 @@ function fieldCauses(status: KubeStatus | undefined): FieldCause[] {
 }
 
 function retryAfterMs(status: KubeStatus | undefined, header: string | undefined): number | undefined {
-  const seconds = status?.details?.retryAfterSeconds ?? (header !== undefined ? Number(header) : undefined);
+  const seconds = status?.details?.retryAfterSeconds ?? (header !== undefined && header.trim() !== '' ? Number(header) : undefined);
   return seconds !== undefined && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
 }
 

@@ -62,6 +62,7 @@ export function awaitRollout(
       );
 
     const emit = (status: RolloutStatus, pod: PodDiagnosis | undefined): void => {
+      const resourceVersion = deployment?.metadata?.resourceVersion;
       const message = describeProgress(status, pod);
       const line = `${status.state}|${status.reason}|${message}`;
       if (line === lastLine) return;
@@ -73,6 +74,7 @@ export function awaitRollout(
         name: target.name,
         providerId: target.providerId,
         status,
+        ...(resourceVersion ? { resourceVersion } : {}),
         message,
         ...(pod ? { pod } : {}),
       });

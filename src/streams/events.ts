@@ -59,6 +59,8 @@ export interface AdoptedEvent extends EventBase {
 export interface ProgressEvent extends EventBase {
   readonly type: 'progress';
   readonly status: RolloutStatus;
+  /** The Deployment's resourceVersion this status was read from. */
+  readonly resourceVersion?: string;
   /** Plain words for a UI line: "waiting to be scheduled", "pulling the image", "0/1 ready". */
   readonly message: string;
   readonly pod?: PodDiagnosis;

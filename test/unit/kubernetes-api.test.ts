@@ -1,0 +1,605 @@
+// KubernetesApi.fromConfig(...) against LOCAL servers started in each test: node:https
+// with an openssl self-signed certificate for 127.0.0.1 (it also asks for the client
+// certificate) and node:http. The servers stand in for kube-apiserver: they answer with
+// metav1.Status bodies and newline-delimited watch events as kube-apiserver writes them,
+// and record what they received, so the bearer token and client certificate are proven
+// to be sent. Every error produced is checked for secret material (token, client key
+// and certificate, in PEM lines or base64).
+import { execFileSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { inspect } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  ApiTimeoutError,
+  ApiUnreachableError,
+  ConflictError,
+  ForbiddenError,
+  InvalidObjectError,
+  KubeconfigInvalidError,
+  ResourceExpiredError,
+  TlsError,
+  UnauthorizedError,
+} from '../../src/errors.js';
+import type { WatchEventType } from '../../src/kube/client.js';
+import { KubernetesApi, type KubernetesApiOptions } from '../../src/kube/kubernetes-api.js';
+import { deployment } from '../support/fixtures.js';
+
+// ---- certificates, token, secret fragments -------------------------------------------
+
+let dir: string;
+let token: string;
+let serverCertPem: string;
+let serverKeyPem: string;
+let otherCertPem: string;
+let clientCertPem: string;
+let clientKeyPem: string;
+let clientCertFingerprint: string;
+let secretFragments: string[];
+
+function openssl(args: string[]): void {
+  execFileSync('openssl', args, { stdio: 'ignore' });
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'kp-api-'));
+  token = `kp-secret-token-${randomBytes(16).toString('hex')}`;
+  const selfSigned = (name: string, subject: string, keyType: string[], san?: string) =>
+    openssl([
+      'req', '-x509', '-newkey', ...keyType, '-nodes',
+      '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.crt`),
+      '-days', '2', '-subj', subject, ...(san ? ['-addext', `subjectAltName=${san}`] : []),
+    ]);
+  const ec = ['ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
+  selfSigned('server', '/CN=127.0.0.1', ec, 'IP:127.0.0.1');
+  selfSigned('other', '/CN=127.0.0.1', ec, 'IP:127.0.0.1');
+  selfSigned('client', '/O=system:masters/CN=kp-test-user', ['rsa:2048']);
+  serverCertPem = readFileSync(join(dir, 'server.crt'), 'utf8');
+  serverKeyPem = readFileSync(join(dir, 'server.key'), 'utf8');
+  otherCertPem = readFileSync(join(dir, 'other.crt'), 'utf8');
+  clientCertPem = readFileSync(join(dir, 'client.crt'), 'utf8');
+  clientKeyPem = readFileSync(join(dir, 'client.key'), 'utf8');
+  clientCertFingerprint = fingerprint(clientCertPem);
+
+  secretFragments = [token];
+  for (const pem of [clientKeyPem, clientCertPem]) {
+    for (const line of pem.split('\n')) if (line.length >= 16 && !line.startsWith('-----')) secretFragments.push(line);
+    const b64 = Buffer.from(pem).toString('base64');
+    for (let i = 0; i + 48 <= b64.length; i += 48) secretFragments.push(b64.slice(i, i + 48));
+  }
+});
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  // Every server, client socket and TLS connection of this file is closed by now.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(process.getActiveResourcesInfo().filter((resource) => /TCP|TLS/.test(resource))).toEqual([]);
+});
+
+function fingerprint(pem: string): string {
+  const der = Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+  return createHash('sha256').update(der).digest('hex');
+}
+
+/**
+ * No secret in message, String(), stack, the JSON of the error's own enumerable fields,
+ * nor in util.inspect of the whole error (which prints the `cause` chain).
+ */
+function expectNoSecrets(error: unknown): void {
+  expect(error).toBeInstanceOf(Error);
+  const e = error as Error;
+  const places: Record<string, string> = {
+    message: e.message,
+    string: String(e),
+    stack: e.stack ?? '',
+    json: JSON.stringify(e),
+    inspect: inspect(e, { depth: 10 }),
+  };
+  for (const [where, text] of Object.entries(places)) {
+    const leaked = secretFragments.filter((fragment) => text.includes(fragment));
+    expect(leaked.length, `secret material found in the error's ${where}`).toBe(0);
+  }
+}
+
+// ---- local servers -------------------------------------------------------------------
+
+interface Received {
+  readonly method: string;
+  readonly url: string;
+  readonly authorization: string | undefined;
+  readonly clientCert: string | undefined;
+  readonly body: string;
+}
+
+interface LocalServer {
+  readonly url: string;
+  readonly received: Received[];
+  close(): Promise<void>;
+}
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
+
+const openServers: LocalServer[] = [];
+
+afterEach(async () => {
+  await Promise.all(openServers.splice(0).map((server) => server.close()));
+});
+
+async function startServer(kind: 'https' | 'http', handler: Handler): Promise<LocalServer> {
+  const received: Received[] = [];
+  const sockets = new Set<Socket>();
+  const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const peer = kind === 'https' ? (req.socket as TLSSocket).getPeerCertificate() : undefined;
+      received.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        authorization: req.headers.authorization,
+        clientCert: peer?.raw ? createHash('sha256').update(peer.raw).digest('hex') : undefined,
+        body,
+      });
+      handler(req, res, body);
+    });
+  };
+  const server =
+    kind === 'https'
+      ? https.createServer({ key: serverKeyPem, cert: serverCertPem, requestCert: true, rejectUnauthorized: false }, listener)
+      : http.createServer(listener);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const local: LocalServer = {
+    url: `${kind}://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+  openServers.push(local);
+  return local;
+}
+
+function sendStatus(res: http.ServerResponse, code: number, reason: string, message: string, details?: object): void {
+  res.writeHead(code, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code }));
+}
+
+function sendJson(res: http.ServerResponse, object: unknown): void {
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(object));
+}
+
+// ---- kubeconfigs ---------------------------------------------------------------------
+
+interface ConfigOptions {
+  readonly caPem?: string | null;
+  readonly insecure?: boolean;
+  /** A context without a user (anonymous access). */
+  readonly anonymous?: boolean;
+}
+
+let configCounter = 0;
+function writeKubeconfig(server: string, options: ConfigOptions = {}): string {
+  const ca = options.caPem === undefined ? serverCertPem : options.caPem;
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  const text = [
+    'apiVersion: v1',
+    'kind: Config',
+    'clusters:',
+    '- name: local',
+    '  cluster:',
+    `    server: ${server}`,
+    ...(ca ? [`    certificate-authority-data: ${b64(ca)}`] : []),
+    ...(options.insecure ? ['    insecure-skip-tls-verify: true'] : []),
+    ...(options.anonymous
+      ? ['users: []']
+      : [
+          'users:',
+          '- name: local-admin',
+          '  user:',
+          `    token: ${token}`,
+          `    client-certificate-data: ${b64(clientCertPem)}`,
+          `    client-key-data: ${b64(clientKeyPem)}`,
+        ]),
+    'contexts:',
+    '- name: local',
+    '  context:',
+    '    cluster: local',
+    ...(options.anonymous ? [] : ['    user: local-admin']),
+    '    namespace: team-a',
+    'current-context: local',
+    '',
+  ].join('\n');
+  const path = join(dir, `config-${++configCounter}`);
+  writeFileSync(path, text, { mode: 0o600 });
+  return path;
+}
+
+function api(server: LocalServer | string, options: ConfigOptions & Omit<KubernetesApiOptions, 'kubeconfigPath'> = {}): KubernetesApi {
+  const { caPem, insecure, anonymous, ...apiOptions } = options;
+  const url = typeof server === 'string' ? server : server.url;
+  return KubernetesApi.fromConfig({
+    kubeconfigPath: writeKubeconfig(url, {
+      ...(caPem !== undefined ? { caPem } : {}),
+      ...(insecure ? { insecure } : {}),
+      ...(anonymous ? { anonymous } : {}),
+    }),
+    requestTimeoutMs: 5_000,
+    ...apiOptions,
+  });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    expectNoSecrets(error);
+    return error as Error;
+  }
+  throw new Error('expected the request to fail');
+}
+
+const body = deployment({ name: 'web', namespace: 'team-a', observedGeneration: null });
+
+// ---- requests ------------------------------------------------------------------------
+
+describe('KubernetesApi requests over https', () => {
+  it('sends the bearer token and the client certificate from the kubeconfig, and returns the object', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
+    const result = await api(server).readDeployment('team-a', 'web');
+    expect(result.metadata?.name).toBe('web');
+    expect(server.received).toHaveLength(1);
+    expect(server.received[0]).toMatchObject({
+      method: 'GET',
+      url: '/apis/apps/v1/namespaces/team-a/deployments/web',
+      authorization: `Bearer ${token}`,
+      clientCert: clientCertFingerprint,
+    });
+  });
+
+  it('POSTs the Deployment as JSON with fieldManager on create', async () => {
+    const server = await startServer('https', (_req, res, received) => sendJson(res, JSON.parse(received)));
+    const created = await api(server).createDeployment('team-a', body);
+    expect(created.metadata?.name).toBe('web');
+    expect(server.received[0]?.method).toBe('POST');
+    expect(server.received[0]?.url).toBe('/apis/apps/v1/namespaces/team-a/deployments?fieldManager=kube-provisioner');
+    expect(JSON.parse(server.received[0]!.body)).toEqual(JSON.parse(JSON.stringify(body)));
+  });
+
+  it('401 -> UnauthorizedError', async () => {
+    const server = await startServer('https', (_req, res) => sendStatus(res, 401, 'Unauthorized', 'Unauthorized'));
+    const error = await rejection(api(server).readDeployment('team-a', 'web'));
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect((error as UnauthorizedError).statusCode).toBe(401);
+    expect(error.message).toContain(server.url);
+    expect(server.received[0]?.authorization).toBe(`Bearer ${token}`);
+  });
+
+  it('403 -> ForbiddenError naming the verb and the resource', async () => {
+    const server = await startServer('https', (_req, res) =>
+      sendStatus(
+        res,
+        403,
+        'Forbidden',
+        'deployments.apps is forbidden: User "kp-test-user" cannot create resource "deployments" in API group "apps" in the namespace "team-a"',
+        { group: 'apps', kind: 'deployments' },
+      ),
+    );
+    const error = await rejection(api(server).createDeployment('team-a', body));
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect((error as ForbiddenError).verb).toBe('create');
+    expect((error as ForbiddenError).resource).toBe('deployments');
+    expect(error.message).toContain('may not create deployments in namespace team-a');
+  });
+
+  it('409 AlreadyExists -> ConflictError with reason AlreadyExists', async () => {
+    const server = await startServer('https', (_req, res) =>
+      sendStatus(res, 409, 'AlreadyExists', 'deployments.apps "web" already exists', { name: 'web', group: 'apps', kind: 'deployments' }),
+    );
+    const error = await rejection(api(server).createDeployment('team-a', body));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as ConflictError).reason).toBe('AlreadyExists');
+    expect(error.message).toContain('deployments.apps "web" already exists');
+  });
+
+  it('422 with causes -> InvalidObjectError listing each field message', async () => {
+    const server = await startServer('https', (_req, res) =>
+      sendStatus(res, 422, 'Invalid', 'Deployment.apps "web" is invalid: [spec.template.spec.containers[0].image: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]', {
+        name: 'web',
+        group: 'apps',
+        kind: 'Deployment',
+        causes: [
+          { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.template.spec.containers[0].image' },
+          { reason: 'FieldValueInvalid', message: 'Invalid value: -1: must be greater than or equal to 0', field: 'spec.replicas' },
+        ],
+      }),
+    );
+    const error = await rejection(api(server).createDeployment('team-a', body));
+    expect(error).toBeInstanceOf(InvalidObjectError);
+    expect((error as InvalidObjectError).causes.map((c) => c.field)).toEqual(['spec.template.spec.containers[0].image', 'spec.replicas']);
+    expect(error.message).toContain('spec.template.spec.containers[0].image: Required value');
+    expect(error.message).toContain('spec.replicas: Invalid value: -1: must be greater than or equal to 0');
+  });
+
+  it('500 -> ApiError with status code and reason', async () => {
+    const server = await startServer('https', (_req, res) =>
+      sendStatus(res, 500, 'InternalError', 'Internal error occurred: etcdserver: request timed out'),
+    );
+    const error = await rejection(api(server).readDeployment('team-a', 'web'));
+    expect(error.constructor).toBe(ApiError);
+    expect((error as ApiError).statusCode).toBe(500);
+    expect((error as ApiError).reason).toBe('InternalError');
+    expect(error.message).toContain('etcdserver: request timed out');
+  });
+
+  it('a server that never answers -> ApiTimeoutError within requestTimeoutMs', async () => {
+    const server = await startServer('https', () => {
+      // accept the request, never answer
+    });
+    const started = Date.now();
+    const error = await rejection(api(server, { requestTimeoutMs: 300 }).readDeployment('team-a', 'web'));
+    const elapsed = Date.now() - started;
+    expect(error).toBeInstanceOf(ApiTimeoutError);
+    expect(error.message).toContain('within 300 ms');
+    expect(elapsed).toBeGreaterThanOrEqual(290);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+
+  it('a closed port -> ApiUnreachableError', async () => {
+    const server = await startServer('https', () => undefined);
+    const url = server.url;
+    await server.close();
+    const error = await rejection(api(url).readDeployment('team-a', 'web'));
+    expect(error).toBeInstanceOf(ApiUnreachableError);
+    expect(error.message).toContain('ECONNREFUSED');
+  });
+
+  it('a certificate the kubeconfig CA does not match -> TlsError, and nothing reaches the handler', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, {}));
+    const error = await rejection(api(server, { caPem: otherCertPem }).readDeployment('team-a', 'web'));
+    expect(error).toBeInstanceOf(TlsError);
+    expect(server.received).toHaveLength(0);
+  });
+
+  it('insecure-skip-tls-verify in the kubeconfig still verifies (TlsError) unless tlsVerify is false', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
+    const error = await rejection(api(server, { caPem: null, insecure: true }).readDeployment('team-a', 'web'));
+    expect(error).toBeInstanceOf(TlsError);
+    expect(server.received).toHaveLength(0);
+
+    const result = await api(server, { caPem: null, insecure: true, tlsVerify: false }).readDeployment('team-a', 'web');
+    expect(result.metadata?.name).toBe('web');
+    expect(server.received).toHaveLength(1);
+  });
+
+  it("trusts the kubeconfig's certificate-authority-data for a context without a user (anonymous access)", async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
+    const result = await api(server, { anonymous: true }).readDeployment('team-a', 'web');
+    expect(result.metadata?.name).toBe('web');
+    expect(server.received[0]?.authorization).toBeUndefined();
+  });
+
+  it('follows continue tokens when listing, keeping the first page resourceVersion', async () => {
+    const server = await startServer('https', (req, res) => {
+      const url = new URL(req.url ?? '', 'https://x');
+      if (!url.searchParams.get('continue')) {
+        sendJson(res, { kind: 'PodList', metadata: { resourceVersion: '500', continue: 'page-2' }, items: [{ metadata: { name: 'a' } }] });
+      } else {
+        sendJson(res, { kind: 'PodList', metadata: { resourceVersion: '501' }, items: [{ metadata: { name: 'b' } }] });
+      }
+    });
+    const list = await api(server).list('pods', 'team-a', 'app=web');
+    expect(list.items.map((p) => p.metadata?.name)).toEqual(['a', 'b']);
+    expect(list.resourceVersion).toBe('500');
+    expect(server.received.map((r) => new URL(r.url, 'https://x').searchParams.get('labelSelector'))).toEqual(['app=web', 'app=web']);
+  });
+});
+
+describe('KubernetesApi over plain http', () => {
+  it('is refused at load time unless tlsVerify is false', async () => {
+    const server = await startServer('http', (_req, res) => sendJson(res, {}));
+    const requests: unknown[] = [];
+    let error: unknown;
+    try {
+      api(server, { caPem: null, onRequest: (info) => requests.push(info) });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(KubeconfigInvalidError);
+    expectNoSecrets(error);
+    expect(requests).toEqual([]);
+  });
+
+  it('with tlsVerify false, sends the token and maps 500 to ApiError', async () => {
+    const server = await startServer('http', (_req, res) => sendStatus(res, 500, 'InternalError', 'boom'));
+    const error = await rejection(api(server, { caPem: null, tlsVerify: false }).readDeployment('team-a', 'web'));
+    expect(error.constructor).toBe(ApiError);
+    expect((error as ApiError).statusCode).toBe(500);
+    expect(server.received[0]?.authorization).toBe(`Bearer ${token}`);
+  });
+
+  it('with tlsVerify false, a server that never answers -> ApiTimeoutError', async () => {
+    const server = await startServer('http', () => undefined);
+    const error = await rejection(api(server, { caPem: null, tlsVerify: false, requestTimeoutMs: 200 }).readDeployment('team-a', 'web'));
+    expect(error).toBeInstanceOf(ApiTimeoutError);
+  });
+});
+
+// ---- watch ---------------------------------------------------------------------------
+
+interface WatchOutcome {
+  readonly events: [WatchEventType, unknown][];
+  readonly closed: Promise<Error | undefined>;
+  readonly closeCalls: () => number;
+  readonly abort: () => void;
+}
+
+function startWatch(client: KubernetesApi, onEvent?: (type: WatchEventType) => void): WatchOutcome {
+  const events: [WatchEventType, unknown][] = [];
+  let calls = 0;
+  let resolveClosed!: (error: Error | undefined) => void;
+  const closed = new Promise<Error | undefined>((resolve) => (resolveClosed = resolve));
+  const handle = client.watch('deployments', 'team-a', { resourceVersion: '1000', labelSelector: 'app=web' }, {
+    onEvent: (type, object) => {
+      events.push([type, object]);
+      onEvent?.(type);
+    },
+    onClose: (error) => {
+      calls++;
+      resolveClosed(error);
+    },
+  });
+  return { events, closed, closeCalls: () => calls, abort: () => handle.abort() };
+}
+
+function watchLine(type: string, object: unknown): string {
+  return `${JSON.stringify({ type, object })}\n`;
+}
+
+describe('KubernetesApi.watch', () => {
+  it('streams events through onEvent and closes with undefined when the server ends the watch', async () => {
+    const server = await startServer('https', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+      const added = deployment({ name: 'web', namespace: 'team-a', resourceVersion: '1001' });
+      const modified = deployment({ name: 'web', namespace: 'team-a', resourceVersion: '1002' });
+      // One event split across two writes, the next two in one write.
+      const first = watchLine('ADDED', added);
+      res.write(first.slice(0, 40));
+      setTimeout(() => {
+        res.write(first.slice(40) + watchLine('MODIFIED', modified) + watchLine('BOOKMARK', { kind: 'Deployment', metadata: { resourceVersion: '1003' } }));
+        res.end();
+      }, 20);
+    });
+    const watch = startWatch(api(server));
+    expect(await watch.closed).toBeUndefined();
+    expect(watch.events.map(([type]) => type)).toEqual(['ADDED', 'MODIFIED', 'BOOKMARK']);
+    expect((watch.events[1]?.[1] as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe('1002');
+    const query = new URL(server.received[0]!.url, 'https://x').searchParams;
+    expect(query.get('watch')).toBe('true');
+    expect(query.get('resourceVersion')).toBe('1000');
+    expect(query.get('labelSelector')).toBe('app=web');
+    expect(server.received[0]?.authorization).toBe(`Bearer ${token}`);
+    expect(watch.closeCalls()).toBe(1);
+  });
+
+  it('a non-200 answer -> onClose(ForbiddenError naming watch deployments)', async () => {
+    const server = await startServer('https', (_req, res) =>
+      sendStatus(res, 403, 'Forbidden', 'deployments.apps is forbidden: User "kp-test-user" cannot watch resource "deployments"'),
+    );
+    const watch = startWatch(api(server));
+    const error = await watch.closed;
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect((error as ForbiddenError).verb).toBe('watch');
+    expect((error as ForbiddenError).resource).toBe('deployments');
+    expectNoSecrets(error);
+    expect(watch.events).toEqual([]);
+  });
+
+  it('a 401 answer -> onClose(UnauthorizedError)', async () => {
+    const server = await startServer('https', (_req, res) => sendStatus(res, 401, 'Unauthorized', 'Unauthorized'));
+    const error = await startWatch(api(server)).closed;
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expectNoSecrets(error);
+  });
+
+  it('an in-band ERROR event with a 410 Status -> onClose(ResourceExpiredError), after the earlier events', async () => {
+    const server = await startServer('https', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(watchLine('ADDED', deployment({ name: 'web', namespace: 'team-a' })));
+      res.write(
+        watchLine('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version: 1000 (1500)', reason: 'Expired', code: 410 }),
+      );
+      res.end();
+    });
+    const watch = startWatch(api(server));
+    const error = await watch.closed;
+    expect(error).toBeInstanceOf(ResourceExpiredError);
+    expect((error as ResourceExpiredError).statusCode).toBe(410);
+    expectNoSecrets(error);
+    expect(watch.events.map(([type]) => type)).toEqual(['ADDED']);
+    expect(watch.closeCalls()).toBe(1);
+  });
+
+  it('a stream cut mid-way -> onClose(ApiUnreachableError)', async () => {
+    const server = await startServer('https', (req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(watchLine('ADDED', deployment({ name: 'web', namespace: 'team-a' })));
+      setTimeout(() => req.socket.destroy(), 20);
+    });
+    const watch = startWatch(api(server));
+    const error = await watch.closed;
+    expect(error).toBeInstanceOf(ApiUnreachableError);
+    expectNoSecrets(error);
+    expect(watch.events).toHaveLength(1);
+  });
+
+  it('a watch the server never answers -> onClose(ApiTimeoutError)', async () => {
+    const server = await startServer('https', () => undefined);
+    const error = await startWatch(api(server, { requestTimeoutMs: 200 })).closed;
+    expect(error).toBeInstanceOf(ApiTimeoutError);
+    expectNoSecrets(error);
+  });
+
+  it('a closed port -> onClose(ApiUnreachableError)', async () => {
+    const server = await startServer('https', () => undefined);
+    const url = server.url;
+    await server.close();
+    const error = await startWatch(api(url)).closed;
+    expect(error).toBeInstanceOf(ApiUnreachableError);
+    expectNoSecrets(error);
+  });
+
+  it('an untrusted certificate -> onClose(TlsError)', async () => {
+    const server = await startServer('https', () => undefined);
+    const error = await startWatch(api(server, { caPem: otherCertPem })).closed;
+    expect(error).toBeInstanceOf(TlsError);
+    expectNoSecrets(error);
+  });
+
+  it('abort() stops the stream and releases the connection without calling onClose', async () => {
+    let serverSawClose!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => (serverSawClose = resolve));
+    let firstEvent!: () => void;
+    const gotEvent = new Promise<void>((resolve) => (firstEvent = resolve));
+    const server = await startServer('https', (req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.write(watchLine('ADDED', deployment({ name: 'web', namespace: 'team-a' })));
+      req.socket.on('close', () => serverSawClose());
+      // Keep streaming: anything after abort() must not reach onEvent.
+      const timer = setInterval(() => res.write(watchLine('MODIFIED', deployment({ name: 'web', namespace: 'team-a' }))), 30);
+      res.on('close', () => clearInterval(timer));
+    });
+    const watch = startWatch(api(server), () => firstEvent());
+    await gotEvent;
+    watch.abort();
+    const eventsAtAbort = watch.events.length;
+    await connectionClosed;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(watch.closeCalls()).toBe(0);
+    expect(watch.events.length).toBe(eventsAtAbort);
+  });
+
+  it('abort() before the server answers sends nothing further and never calls onClose', async () => {
+    const server = await startServer('https', () => undefined);
+    const watch = startWatch(api(server, { requestTimeoutMs: 150 }));
+    watch.abort();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(watch.closeCalls()).toBe(0);
+  });
+});

@@ -1,0 +1,229 @@
+// rolloutStatus(): one test per row of the readiness predicate and per failure signal in
+// shared/reference/readiness.md. The Deployments come from test/support/fixtures.ts,
+// shaped and worded as the deployment controller writes them (no fakes of any service).
+import { describe, expect, it } from 'vitest';
+import { rolloutStatus } from '../../src/streams/rollout-status.js';
+import { conditions, deployment, progressingDeployment, quotaMessage, replicaSetName } from '../support/fixtures.js';
+
+const RS = replicaSetName();
+
+describe('rolloutStatus: the observed generation gate', () => {
+  it('is InProgress, not Complete, when observedGeneration is behind even though the old status looks complete', () => {
+    const status = rolloutStatus(deployment({ generation: 3, observedGeneration: 2, replicas: 2 }));
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('ObservedGenerationBehind');
+    expect(status.message).toContain('generation 3');
+    expect(status.generation).toBe(3);
+    expect(status.observedGeneration).toBe(2);
+  });
+
+  it('is InProgress, not Failed, when observedGeneration is behind and the stale status says ProgressDeadlineExceeded', () => {
+    const status = rolloutStatus(
+      deployment({
+        generation: 2,
+        observedGeneration: 1,
+        readyReplicas: 0,
+        availableReplicas: 0,
+        conditions: [conditions.unavailable(), conditions.progressDeadlineExceeded(replicaSetName('web', '5b6d8c'))],
+      }),
+    );
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('ObservedGenerationBehind');
+  });
+
+  it('is InProgress, not Failed, when observedGeneration is behind and the stale status has ReplicaFailure', () => {
+    const status = rolloutStatus(
+      deployment({
+        generation: 2,
+        observedGeneration: 1,
+        conditions: [conditions.available(), conditions.replicaSetUpdated(RS), conditions.replicaFailure()],
+      }),
+    );
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('ObservedGenerationBehind');
+  });
+
+  it('is InProgress when the controller has written no status at all yet (just created)', () => {
+    const status = rolloutStatus(deployment({ observedGeneration: null }));
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('ObservedGenerationBehind');
+    expect(status.observedGeneration).toBe(0);
+  });
+});
+
+describe('rolloutStatus: replica counts', () => {
+  it('is InProgress while updatedReplicas < spec.replicas', () => {
+    const status = rolloutStatus(
+      deployment({ replicas: 3, statusReplicas: 3, updatedReplicas: 1, readyReplicas: 3, availableReplicas: 3 }),
+    );
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('WaitingForUpdatedReplicas');
+    expect(status.message).toBe('1 of 3 updated replicas created');
+  });
+
+  it('is InProgress while old replicas are still counted (status.replicas > updatedReplicas)', () => {
+    const status = rolloutStatus(
+      deployment({ replicas: 2, statusReplicas: 3, updatedReplicas: 2, readyReplicas: 3, availableReplicas: 3 }),
+    );
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('WaitingForOldReplicas');
+    expect(status.message).toContain('1 old replica');
+  });
+
+  it('is InProgress while readyReplicas < spec.replicas', () => {
+    const status = rolloutStatus(deployment({ replicas: 2, readyReplicas: 1, availableReplicas: 1 }));
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('WaitingForReady');
+    expect(status.message).toBe('1/2 ready');
+  });
+
+  it('is InProgress when pods are ready but not yet available (minReadySeconds not elapsed)', () => {
+    const status = rolloutStatus(
+      deployment({
+        replicas: 2,
+        minReadySeconds: 30,
+        readyReplicas: 2,
+        availableReplicas: 0,
+        conditions: [conditions.unavailable(), conditions.replicaSetUpdated(RS)],
+      }),
+    );
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('WaitingForAvailable');
+    expect(status.message).toBe('0/2 available');
+  });
+
+  it('returns the desired, total, updated, ready and available counts from spec and status', () => {
+    const status = rolloutStatus(
+      deployment({ replicas: 4, statusReplicas: 5, updatedReplicas: 3, readyReplicas: 2, availableReplicas: 1 }),
+    );
+    expect(status.replicas).toEqual({ desired: 4, total: 5, updated: 3, ready: 2, available: 1 });
+  });
+
+  it('treats absent spec.replicas as the API default of 1 and absent status counts as 0', () => {
+    const d = deployment({ observedGeneration: null });
+    delete d.spec!.replicas;
+    expect(rolloutStatus(d).replicas).toEqual({ desired: 1, total: 0, updated: 0, ready: 0, available: 0 });
+  });
+});
+
+describe('rolloutStatus: conditions', () => {
+  it('is InProgress when the counts are met but Available is False', () => {
+    const status = rolloutStatus(deployment({ conditions: [conditions.unavailable(), conditions.newReplicaSetAvailable(RS)] }));
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('WaitingForAvailableCondition');
+  });
+
+  it('is InProgress when the counts are met but there is no Available condition', () => {
+    const status = rolloutStatus(deployment({ conditions: [conditions.newReplicaSetAvailable(RS)] }));
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('WaitingForAvailableCondition');
+  });
+
+  it('is InProgress when a progress deadline is set and Progressing is still ReplicaSetUpdated', () => {
+    const status = rolloutStatus(deployment({ conditions: [conditions.available(), conditions.replicaSetUpdated(RS)] }));
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('WaitingForNewReplicaSetAvailable');
+  });
+
+  it('is InProgress when a progress deadline is set and there is no Progressing condition', () => {
+    const status = rolloutStatus(deployment({ conditions: [conditions.available()] }));
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('WaitingForNewReplicaSetAvailable');
+  });
+
+  it('completes without NewReplicaSetAvailable when progressDeadlineSeconds is absent (the controller keeps no Progressing)', () => {
+    const status = rolloutStatus(deployment({ progressDeadlineSeconds: null, conditions: [conditions.available()] }));
+    expect(status.state).toBe('Complete');
+  });
+});
+
+describe('rolloutStatus: failure signals', () => {
+  it('is Failed with the controller message on Progressing ProgressDeadlineExceeded', () => {
+    const status = rolloutStatus(
+      progressingDeployment({ conditions: [conditions.unavailable(), conditions.progressDeadlineExceeded(RS)] }),
+    );
+    expect(status).toMatchObject({
+      state: 'Failed',
+      reason: 'ProgressDeadlineExceeded',
+      message: `ReplicaSet "${RS}" has timed out progressing.`,
+    });
+  });
+
+  it('is Failed on Progressing=False ReplicaSetCreateError, with its message', () => {
+    const condition = conditions.replicaSetCreateError(RS);
+    const status = rolloutStatus(
+      deployment({
+        statusReplicas: 0,
+        updatedReplicas: 0,
+        readyReplicas: 0,
+        availableReplicas: 0,
+        conditions: [conditions.unavailable(), condition],
+      }),
+    );
+    expect(status).toMatchObject({ state: 'Failed', reason: 'ReplicaSetCreateError', message: condition.message });
+    expect(status.message).toContain('exceeded quota');
+  });
+
+  it('is Failed with reason FailedCreate and the quota message on ReplicaFailure=True', () => {
+    const status = rolloutStatus(
+      progressingDeployment({
+        statusReplicas: 0,
+        updatedReplicas: 0,
+        conditions: [conditions.unavailable(), conditions.replicaSetUpdated(RS), conditions.replicaFailure()],
+      }),
+    );
+    expect(status).toMatchObject({ state: 'Failed', reason: 'FailedCreate', message: quotaMessage() });
+  });
+
+  it('is not Failed when the ReplicaFailure condition is False (the controller cleared it)', () => {
+    const cleared = { ...conditions.replicaFailure(), status: 'False' };
+    const status = rolloutStatus(deployment({ conditions: [conditions.available(), conditions.newReplicaSetAvailable(RS), cleared] }));
+    expect(status.state).toBe('Complete');
+  });
+
+  it('falls back to a generic message when the controller gave none', () => {
+    const condition = { ...conditions.progressDeadlineExceeded(RS), message: '  ' };
+    const status = rolloutStatus(progressingDeployment({ conditions: [condition] }));
+    expect(status.state).toBe('Failed');
+    expect(status.message).toBe('progress deadline exceeded');
+  });
+
+  it('is never Complete while paused: InProgress, and the message says paused', () => {
+    const status = rolloutStatus(
+      deployment({ paused: true, conditions: [conditions.available(), conditions.deploymentPaused()] }),
+    );
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('DeploymentPaused');
+    expect(status.message).toMatch(/paused/);
+  });
+
+  it('is paused, not Complete, even when every count and the stale conditions look complete', () => {
+    const status = rolloutStatus(deployment({ paused: true }));
+    expect(status.state).toBe('InProgress');
+    expect(status.reason).toBe('DeploymentPaused');
+  });
+
+  it('is Failed with reason Deleting when the Deployment has a deletionTimestamp, even if otherwise complete', () => {
+    const status = rolloutStatus(deployment({ deletionTimestamp: new Date('2025-01-15T10:05:00Z') }));
+    expect(status).toMatchObject({ state: 'Failed', reason: 'Deleting' });
+    expect(status.message).toMatch(/deleted/);
+  });
+});
+
+describe('rolloutStatus: complete', () => {
+  it('is Complete when generation is observed, all counts meet spec.replicas, Available=True and NewReplicaSetAvailable', () => {
+    const status = rolloutStatus(deployment({ generation: 4, observedGeneration: 4, replicas: 3 }));
+    expect(status).toEqual({
+      state: 'Complete',
+      reason: 'NewReplicaSetAvailable',
+      message: '3/3 available, rollout complete',
+      generation: 4,
+      observedGeneration: 4,
+      replicas: { desired: 3, total: 3, updated: 3, ready: 3, available: 3 },
+    });
+  });
+
+  it('is Complete when observedGeneration is ahead of a stale generation read (observed >= generation)', () => {
+    expect(rolloutStatus(deployment({ generation: 2, observedGeneration: 3 })).state).toBe('Complete');
+  });
+});
