@@ -1,0 +1,80 @@
+// How integration tests find the cluster that test/integration/global-setup.ts started:
+// through vitest's provide/inject (`inject('cluster')`), and, for child processes such as
+// the CLI, through KUBE_PROVISIONER_TEST_* environment variables.
+import { inject } from 'vitest';
+
+export type ClusterUserName = 'admin' | 'restricted' | 'viewer';
+
+export interface ClusterEnv {
+  /** Admin kubeconfig (system:masters), TLS verification on, context kube-provisioner-local. */
+  readonly kubeconfigPath: string;
+  /** One kubeconfig per user: admin, restricted (no RBAC grants), viewer (ClusterRole view). */
+  readonly kubeconfigs: Readonly<Record<ClusterUserName, string>>;
+  /** https://127.0.0.1:<port> */
+  readonly server: string;
+  readonly binDir: string;
+  readonly workDir: string;
+  /** The KWOK-simulated node pods are scheduled to. */
+  readonly nodeName: string;
+  /** Scheduling to Ready takes this long (jittered up to +20 %). */
+  readonly podReadyDelayMs: number;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    cluster: ClusterEnv;
+  }
+}
+
+export const CLUSTER_ENV_VARS = {
+  kubeconfigPath: 'KUBE_PROVISIONER_TEST_KUBECONFIG',
+  kubeconfigs: 'KUBE_PROVISIONER_TEST_KUBECONFIGS',
+  server: 'KUBE_PROVISIONER_TEST_SERVER',
+  binDir: 'KUBE_PROVISIONER_TEST_BIN_DIR',
+  workDir: 'KUBE_PROVISIONER_TEST_WORK_DIR',
+  nodeName: 'KUBE_PROVISIONER_TEST_NODE_NAME',
+  podReadyDelayMs: 'KUBE_PROVISIONER_TEST_POD_READY_DELAY_MS',
+} as const satisfies Record<keyof ClusterEnv, string>;
+
+/** The environment variables that describe `env` (kubeconfigs as JSON). */
+export function clusterEnvToVars(env: ClusterEnv): Record<string, string> {
+  return {
+    [CLUSTER_ENV_VARS.kubeconfigPath]: env.kubeconfigPath,
+    [CLUSTER_ENV_VARS.kubeconfigs]: JSON.stringify(env.kubeconfigs),
+    [CLUSTER_ENV_VARS.server]: env.server,
+    [CLUSTER_ENV_VARS.binDir]: env.binDir,
+    [CLUSTER_ENV_VARS.workDir]: env.workDir,
+    [CLUSTER_ENV_VARS.nodeName]: env.nodeName,
+    [CLUSTER_ENV_VARS.podReadyDelayMs]: String(env.podReadyDelayMs),
+  };
+}
+
+/** Reads the cluster back from environment variables (e.g. in a child process). */
+export function clusterEnvFromVars(vars: NodeJS.ProcessEnv = process.env): ClusterEnv | undefined {
+  const kubeconfigPath = vars[CLUSTER_ENV_VARS.kubeconfigPath];
+  const kubeconfigs = vars[CLUSTER_ENV_VARS.kubeconfigs];
+  const server = vars[CLUSTER_ENV_VARS.server];
+  if (kubeconfigPath === undefined || kubeconfigs === undefined || server === undefined) return undefined;
+  return {
+    kubeconfigPath,
+    kubeconfigs: JSON.parse(kubeconfigs) as Record<ClusterUserName, string>,
+    server,
+    binDir: vars[CLUSTER_ENV_VARS.binDir] ?? '',
+    workDir: vars[CLUSTER_ENV_VARS.workDir] ?? '',
+    nodeName: vars[CLUSTER_ENV_VARS.nodeName] ?? '',
+    podReadyDelayMs: Number(vars[CLUSTER_ENV_VARS.podReadyDelayMs] ?? '0'),
+  };
+}
+
+/**
+ * The running test cluster. Throws (never skips) when there is none: integration tests
+ * must run under the `integration` project, whose global setup starts it.
+ */
+export function clusterEnv(): ClusterEnv {
+  const provided = inject('cluster') as ClusterEnv | undefined;
+  const env = provided ?? clusterEnvFromVars();
+  if (env === undefined) {
+    throw new Error('no test cluster: run integration tests with `vitest run --project integration` (test/integration/global-setup.ts starts it)');
+  }
+  return env;
+}
