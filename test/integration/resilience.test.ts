@@ -1,0 +1,142 @@
+// Surviving the network, on a real control plane of its own (so restarting its apiserver
+// disturbs no other test file): kube-apiserver killed and restarted mid-rollout, 410 Gone
+// forced on the watch, a silent half-open watch, and 403 on watch for a restricted user.
+// A loopback HTTPS proxy (test/support/api-proxy.ts) injects the network faults. Each
+// test prints its recovery time.
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ForbiddenError } from '../../src/errors.js';
+import { InformerRegistry } from '../../src/informers/registry.js';
+import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
+import { provision$ } from '../../src/provisioner/provision.js';
+import type { ProvisionEvent, ProvisionResult } from '../../src/index.js';
+import { startCluster, type LocalCluster } from '../../scripts/control-plane/cluster.js';
+import { ApiProxy, GONE_STATUS } from '../support/api-proxy.js';
+import { sampleSpec } from '../support/kube.js';
+
+const POD_READY_DELAY_MS = 4000;
+let cluster: LocalCluster;
+
+beforeAll(async () => {
+  cluster = await startCluster({ podReadyDelayMs: POD_READY_DELAY_MS, log: () => {} });
+}, 300_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** Provisions, resolving with the result and every event; `onEvent` may inject faults. */
+function run(
+  api: KubernetesApi,
+  registry: InformerRegistry,
+  onEvent: (event: ProvisionEvent) => void = () => {},
+  input = sampleSpec(),
+): Promise<{ result: ProvisionResult; events: ProvisionEvent[]; resolvedAt: number }> {
+  const events: ProvisionEvent[] = [];
+  return new Promise((resolve, reject) =>
+    provision$(api, input, { timeoutMs: 120_000, informers: registry }).subscribe({
+      next: (event) => {
+        events.push(event);
+        onEvent(event);
+      },
+      error: reject,
+      complete: () => {
+        const ready = events.at(-1);
+        if (ready?.type !== 'ready') return reject(new Error('completed without ready'));
+        resolve({ result: { providerId: ready.providerId, namespace: ready.namespace, name: ready.name, adopted: ready.adopted, durationMs: ready.durationMs }, events, resolvedAt: Date.now() });
+      },
+    }),
+  );
+}
+
+const quickRetries = () => new InformerRegistry({ backoff: { initialMs: 200, maxMs: 2000, factor: 2, jitter: 0.2 } });
+
+describe('resilience on a real control plane', () => {
+  it('kube-apiserver killed and restarted mid-rollout: the provisioning still resolves correctly', async () => {
+    const api = KubernetesApi.fromConfig({ kubeconfigPath: cluster.kubeconfigPath });
+    let restartedAt = 0;
+    let restart: Promise<void> | undefined;
+    const outcome = await run(api, quickRetries(), (event) => {
+      if (event.type === 'created' && !restart) {
+        restart = (async () => {
+          await cluster.stopApiserver();
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          await cluster.startApiserver();
+          restartedAt = Date.now();
+        })();
+      }
+    });
+    await restart;
+    expect(outcome.result.providerId).toMatch(/^default\/ct-/);
+    expect(outcome.events.at(-2)).toMatchObject({ type: 'progress', status: { state: 'Complete' } });
+    process.stderr.write(`[resilience] apiserver restart: resolved ${outcome.resolvedAt - restartedAt} ms after /readyz\n`);
+    expect(restartedAt).toBeGreaterThan(0);
+  });
+
+  it('410 Gone on the watch (HTTP status and in-band ERROR event): relists and resolves', async () => {
+    const proxy = await ApiProxy.start(cluster.kubeconfigPath);
+    try {
+      let gone = 0;
+      proxy.intercept = (request) => {
+        if (!request.watch || !request.path.endsWith('/deployments') || gone >= 2) return undefined;
+        gone += 1;
+        return gone === 1 ? { status: 410, body: GONE_STATUS } : { watchEvents: [{ type: 'ERROR', object: GONE_STATUS }] };
+      };
+      const api = KubernetesApi.fromConfig({ kubeconfigPath: proxy.writeKubeconfig(cluster.kubeconfigPath) });
+      const started = Date.now();
+      const outcome = await run(api, quickRetries());
+      expect(outcome.result.providerId).toMatch(/^default\/ct-/);
+      expect(gone).toBe(2);
+      // Every 410 was followed by a fresh list before the next watch.
+      const sequence = proxy.log.filter((r) => r.method === 'GET' && r.path.endsWith('/deployments')).map((r) => (r.watch ? 'watch' : 'list'));
+      expect(sequence.slice(0, 6)).toEqual(['list', 'watch', 'list', 'watch', 'list', 'watch']);
+      process.stderr.write(`[resilience] 410: resolved in ${Date.now() - started} ms with ${proxy.counts.lists} lists\n`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a silent, half-open watch is noticed by the watchdog and replaced', async () => {
+    const proxy = await ApiProxy.start(cluster.kubeconfigPath);
+    try {
+      const api = KubernetesApi.fromConfig({ kubeconfigPath: proxy.writeKubeconfig(cluster.kubeconfigPath) });
+      const registry = new InformerRegistry({ inactivityMs: 2000, backoff: { initialMs: 100, maxMs: 1000, factor: 2, jitter: 0 } });
+      let silencedAt = 0;
+      const outcome = await run(api, registry, (event) => {
+        if (event.type === 'created' && !silencedAt) {
+          // Let the watches open, then cut them silently; new connections work again.
+          setTimeout(() => {
+            proxy.goSilent();
+            silencedAt = Date.now();
+            setTimeout(() => proxy.recover(), 100);
+          }, 300);
+        }
+      });
+      expect(silencedAt).toBeGreaterThan(0);
+      expect(outcome.result.providerId).toMatch(/^default\/ct-/);
+      const watches = proxy.log.filter((r) => r.watch && /\/deployments$/.test(r.path)).length;
+      expect(watches).toBeGreaterThanOrEqual(2);
+      process.stderr.write(`[resilience] silent drop: resolved ${outcome.resolvedAt - silencedAt} ms after the watch went silent (watchdog 2000 ms)\n`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('403 on watch for a restricted user fails every waiter at once, naming the missing verb', async () => {
+    const api = KubernetesApi.fromConfig({ kubeconfigPath: cluster.kubeconfigFor('restricted') });
+    const kubectl = (...args: string[]) => execFileSync('kubectl', ['--kubeconfig', cluster.kubeconfigPath, ...args], { encoding: 'utf8' });
+    kubectl('create', 'role', 'create-no-watch', '--verb=create,get,list', '--resource=deployments', '--resource=pods');
+    kubectl('create', 'rolebinding', 'create-no-watch', '--role=create-no-watch', '--user=restricted');
+    const registry = quickRetries();
+    const started = Date.now();
+    const outcomes = await Promise.allSettled([run(api, registry), run(api, registry), run(api, registry)]);
+    const elapsed = Date.now() - started;
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe('rejected');
+      const reason = (outcome as PromiseRejectedResult).reason as Error;
+      expect(reason).toBeInstanceOf(ForbiddenError);
+      expect(reason.message).toMatch(/may not watch (deployments|pods) in namespace default/);
+    }
+    expect(elapsed).toBeLessThan(10_000);
+    process.stderr.write(`[resilience] 403 on watch: 3 waiters failed in ${elapsed} ms\n`);
+  });
+});
