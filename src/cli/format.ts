@@ -4,16 +4,20 @@ import { InvalidSpecError, KubeProvisionerError, RolloutFailedError, RolloutTime
 import type { ProvisionEvent } from '../streams/events.js';
 
 export function formatEventLine(event: ProvisionEvent): string {
-  const time = event.at.slice(11, 23);
+  return `${event.at.slice(11, 23)} ${describeEvent(event)}`;
+}
+
+/** The event in words, without its time. */
+export function describeEvent(event: ProvisionEvent): string {
   switch (event.type) {
     case 'created':
-      return `${time} ${event.providerId} created Deployment`;
+      return `${event.providerId} created Deployment`;
     case 'adopted':
-      return `${time} ${event.providerId} adopted existing Deployment (same container-id)`;
+      return `${event.providerId} adopted existing Deployment (same container-id)`;
     case 'progress':
-      return `${time} ${event.providerId} ${event.message}`;
+      return `${event.providerId} ${event.message}`;
     case 'ready':
-      return `${time} ${event.providerId} ready in ${(event.durationMs / 1000).toFixed(1)}s`;
+      return `${event.providerId} ready in ${(event.durationMs / 1000).toFixed(1)}s`;
   }
 }
 

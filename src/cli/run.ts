@@ -7,7 +7,7 @@ import { parseWorkloadSpec } from '../spec.js';
 import type { ProvisionEvent } from '../streams/events.js';
 import { CREATE_USAGE, parseCreateArgs } from './args.js';
 import { EXIT, UsageError, exitCodeFor } from './exit-codes.js';
-import { errorRecord, formatErrorLine, formatEventLine } from './format.js';
+import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
 
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -52,10 +52,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     });
     const providerId = await new Promise<string>((resolve, reject) => {
       let last: ProvisionEvent | undefined;
+      let lastText = '';
       events$.subscribe({
         next: (event) => {
           last = event;
-          io.stdout(json ? JSON.stringify(event) : formatEventLine(event));
+          if (json) {
+            io.stdout(JSON.stringify(event));
+            return;
+          }
+          // A status change that reads the same in words is one line for a human.
+          const text = describeEvent(event);
+          if (text !== lastText) io.stdout(formatEventLine(event));
+          lastText = text;
         },
         error: reject,
         complete: () => resolve(last?.providerId ?? ''),

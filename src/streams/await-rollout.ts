@@ -61,9 +61,9 @@ export function awaitRollout(
         new RolloutFailedError(target, reason, detail, pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}) } : {}),
       );
 
-    const emit = (status: RolloutStatus, pod: PodDiagnosis | undefined): void => {
+    const emit = (status: RolloutStatus, pod: PodDiagnosis | undefined, podsReady = false): void => {
       const resourceVersion = deployment?.metadata?.resourceVersion;
-      const message = describeProgress(status, pod);
+      const message = describeProgress(status, pod, { podsReady });
       const line = `${status.state}|${status.reason}|${message}`;
       if (line === lastLine) return;
       lastLine = line;
@@ -102,7 +102,8 @@ export function awaitRollout(
         subscriber.complete();
         return;
       }
-      const diagnoses = currentRolloutPods(deployment, pods)
+      const current = currentRolloutPods(deployment, pods);
+      const diagnoses = current
         .map(diagnosePod)
         .filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
       const verdict = applyFailurePolicy(policy, policyState, diagnoses, scheduler.now());
@@ -112,7 +113,7 @@ export function awaitRollout(
         return;
       }
       scheduleRecheck(verdict.recheckAt);
-      emit(status, mostTelling(diagnoses));
+      emit(status, mostTelling(diagnoses), current.length > 0 && diagnoses.length === 0);
     };
 
     const deploymentSubscription = deployments$.subscribe({

@@ -3,10 +3,19 @@
 // scheduler's own reason and message.
 import type { PodDiagnosis, RolloutStatus } from './events.js';
 
-export function describeProgress(status: RolloutStatus, pod: PodDiagnosis | undefined): string {
+export interface ProgressContext {
+  /** The rollout's pods exist and all are running and ready (the Deployment may lag). */
+  readonly podsReady?: boolean;
+}
+
+export function describeProgress(status: RolloutStatus, pod: PodDiagnosis | undefined, context: ProgressContext = {}): string {
   const { ready, desired } = status.replicas;
   if (status.state === 'Complete') return `${ready}/${desired} ready: rollout complete`;
-  if (!pod) return status.message;
+  if (!pod) {
+    return context.podsReady && status.reason.startsWith('WaitingFor')
+      ? 'container ready, waiting for the Deployment to count it available'
+      : status.message;
+  }
   const detail = pod.message && pod.message !== pod.reason ? `: ${pod.message}` : '';
   switch (pod.reason) {
     case 'Pending':

@@ -54,7 +54,7 @@ export function rolloutStatus(deployment: V1Deployment): RolloutStatus {
 
   const { desired, total, updated, ready, available } = replicas;
   if (updated < desired) {
-    return status('InProgress', 'WaitingForUpdatedReplicas', `${updated} of ${desired} updated replicas created`);
+    return status('InProgress', 'WaitingForUpdatedReplicas', `waiting for the new pods to be created (${updated}/${desired} updated)`);
   }
   if (total > updated) {
     return status(

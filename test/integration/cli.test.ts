@@ -52,6 +52,8 @@ describe('kube-provision create (CLI, real cluster)', () => {
     expect(lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} ${namespace}/${hostname} created Deployment$`));
     expect(lines.at(-2)).toMatch(/ready in \d+\.\ds$/);
     expect(lines.length).toBeGreaterThanOrEqual(4);
+    const words = lines.slice(0, -1).map((line) => line.slice(line.indexOf(' ') + 1));
+    expect(words.filter((text, i) => text === words[i - 1])).toEqual([]); // no line repeats the one before
     const live = kubectlJson<{ spec: { template: { spec: { containers: { env: unknown[] }[] } } } }>(['get', 'deployment', hostname, '-n', namespace]);
     expect(live.spec.template.spec.containers[0]?.env).toEqual([{ name: 'MODE', value: 'demo' }]);
   });

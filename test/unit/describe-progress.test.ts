@@ -47,6 +47,10 @@ describe('describeProgress: status only', () => {
     expect(describeProgress(inProgress, undefined)).toBe('1/2 ready');
   });
 
+  it('says the container is ready when its pods are but the Deployment has not counted them yet', () => {
+    expect(describeProgress(inProgress, undefined, { podsReady: true })).toBe('container ready, waiting for the Deployment to count it available');
+  });
+
   it('uses the status message for a paused Deployment', () => {
     const paused = rolloutStatus(deployment({ paused: true, conditions: [conditions.deploymentPaused()] }));
     expect(describeProgress(paused, undefined)).toMatch(/paused/);

@@ -58,7 +58,7 @@ describe('rolloutStatus: replica counts', () => {
     );
     expect(status.state).toBe('InProgress');
     expect(status.reason).toBe('WaitingForUpdatedReplicas');
-    expect(status.message).toBe('1 of 3 updated replicas created');
+    expect(status.message).toBe('waiting for the new pods to be created (1/3 updated)');
   });
 
   it('is InProgress while old replicas are still counted (status.replicas > updatedReplicas)', () => {
