@@ -265,6 +265,19 @@ describe('provision (shared informers, recovery)', () => {
     expect(fake.calls.filter((c) => c.method === 'list' && c.kind === 'deployments').length).toBeGreaterThanOrEqual(2);
   });
 
+  it('a Deployment deleted while disconnected fails the waiter after the relist (not at its timeout)', async () => {
+    const fake = new FakeKubernetes();
+    const pending = provision(fake, input, { informers: fastInformers(), timeoutMs: 60_000 });
+    await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
+    startRollout(fake, 'web');
+    fake.dropWatches(new ResourceExpiredError());
+    fake.delete('deployments', 'web');
+    fake.compact();
+    const started = Date.now();
+    await expect(pending).rejects.toMatchObject({ name: 'RolloutFailedError', reason: 'Deleted' });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('is cold: nothing happens until subscribed, and each subscription provisions once', async () => {
     const fake = new FakeKubernetes();
     const observable = provision$(fake, input, { informers: fastInformers() });
