@@ -5,6 +5,8 @@
 import { concatMap, defer, from, switchMap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import type { KubernetesClient } from '../../kube/client.js';
+import { KubernetesApi } from '../../kube/kubernetes-api.js';
+import { provision$ as libraryProvision$ } from '../provision.js';
 import type { ProvisionEvent, ReadyEvent } from '../../streams/events.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import type { ContainerRecord, NodeRecord, Provider, ProviderContext, ProviderEvent, ProvisionedEvent } from './types.js';
@@ -29,7 +31,11 @@ export type KubernetesClientFactory = (config: KubernetesNodeConfig) => Kubernet
 export interface KubernetesProviderOptions {
   /** Default: `provision$` from ../provision.js. */
   readonly provision$?: ProvisionFunction;
-  /** Default: `KubernetesApi.fromConfig` from ../../kube/kubernetes-api.js. */
+  /**
+   * Default: `KubernetesApi.fromConfig`, one client per distinct node config for the
+   * provider's lifetime, so every provisioning on a node shares its informers (one
+   * Deployment watch and one Pod watch per namespace).
+   */
   readonly clientFor?: KubernetesClientFactory;
   /** Bound on the rollout; default: provision$'s own (300 s). */
   readonly timeoutMs?: number;
@@ -64,22 +70,24 @@ export function workloadInput(record: ContainerRecord, config: KubernetesNodeCon
 
 export function createKubernetesProvider(options: KubernetesProviderOptions = {}): Provider {
   const nodeType = options.nodeType ?? 'kubernetes';
+  const clientFor = options.clientFor ?? sharedClientFactory();
+  const provision$ = options.provision$ ?? libraryProvision$;
   return {
     nodeType,
-    provision$: (record, context) => provisionDeployment(record, context, options, nodeType),
+    provision$: (record, context) => provisionDeployment(record, context, { ...options, clientFor, provision$ }, nodeType),
   };
 }
 
 function provisionDeployment(
   record: ContainerRecord,
   context: ProviderContext,
-  options: KubernetesProviderOptions,
+  options: KubernetesProviderOptions & { clientFor: KubernetesClientFactory; provision$: ProvisionFunction },
   nodeType: string,
 ): Observable<ProviderEvent> {
   const config = kubernetesNodeConfig(record.node);
-  return defer(() => from(prepare(config, options))).pipe(
-    switchMap(({ api, provision$ }) =>
-      provision$(api, workloadInput(record, config), {
+  return defer(() => from(Promise.resolve(options.clientFor(config)))).pipe(
+    switchMap((api) =>
+      options.provision$(api, workloadInput(record, config), {
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
         scheduler: context.clock,
@@ -90,24 +98,23 @@ function provisionDeployment(
   );
 }
 
-async function prepare(
-  config: KubernetesNodeConfig,
-  options: KubernetesProviderOptions,
-): Promise<{ api: KubernetesClient; provision$: ProvisionFunction }> {
-  const provision$ = options.provision$ ?? (await import('../provision.js')).provision$;
-  const api = await (options.clientFor ?? defaultClientFor)(config);
-  return { api, provision$ };
-}
-
-/** Loaded on first use, so non-Kubernetes callers never load the Kubernetes client. */
-async function defaultClientFor(config: KubernetesNodeConfig): Promise<KubernetesClient> {
-  const { KubernetesApi } = await import('../../kube/kubernetes-api.js');
-  return KubernetesApi.fromConfig({
-    kubeconfigPath: config.kubeconfigPath,
-    context: config.kubeContext,
-    namespace: config.kubeNamespace,
-    tlsVerify: config.tlsVerify,
-  });
+/** One KubernetesApi per distinct node config (informers are shared per client). */
+function sharedClientFactory(): KubernetesClientFactory {
+  const clients = new Map<string, KubernetesClient>();
+  return (config) => {
+    const key = JSON.stringify([config.kubeconfigPath, config.kubeContext, config.kubeNamespace, config.tlsVerify]);
+    let client = clients.get(key);
+    if (!client) {
+      client = KubernetesApi.fromConfig({
+        ...(config.kubeconfigPath !== undefined ? { kubeconfigPath: config.kubeconfigPath } : {}),
+        ...(config.kubeContext !== undefined ? { context: config.kubeContext } : {}),
+        namespace: config.kubeNamespace,
+        tlsVerify: config.tlsVerify,
+      });
+      clients.set(key, client);
+    }
+    return client;
+  };
 }
 
 function provisionedFrom(ready: ReadyEvent, provider: string): ProvisionedEvent {

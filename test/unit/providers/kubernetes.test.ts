@@ -1,6 +1,9 @@
 // Unit tests of the Kubernetes provider with an injected fake provision$ and a fake client
 // factory (no cluster): the record's mapping to the workload spec, the node config
 // defaults, and that the library's events pass through unchanged.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { asyncScheduler, lastValueFrom, of, throwError, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
@@ -202,5 +205,34 @@ describe('kubernetes provider', () => {
     const failure = lastValueFrom(provider.provision$(containerRecord({ node: kubeNode, template: null }), { clock: asyncScheduler }));
     await expect(failure).rejects.toBeInstanceOf(InvalidSpecError);
     await expect(failure).rejects.toMatchObject({ issues: [expect.objectContaining({ path: 'image' })] });
+  });
+});
+
+describe('kubernetes provider: one client per node config', () => {
+  it('reuses one KubernetesApi for every provisioning on the same node, so they share informers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kp-provider-'));
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    writeFileSync(
+      kubeconfigPath,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'east-admin',
+        clusters: [{ name: 'east', cluster: { server: 'https://east.example:6443' } }],
+        users: [{ name: 'admin', user: { token: 'kp-test-token' } }],
+        contexts: [{ name: 'east-admin', context: { cluster: 'east', user: 'admin' } }],
+      }),
+    );
+    const calls: ProvisionCall[] = [];
+    const provider = createKubernetesProvider({ provision$: fakeProvision(() => of(...libraryEvents()), calls) });
+    const node = { ...kubeNode, kubeconfigPath };
+    const otherNamespace = { ...node, kubeNamespace: 'team-b' };
+    for (const n of [node, node, otherNamespace]) {
+      await lastValueFrom(provider.provision$(containerRecord({ node: n }), { clock: asyncScheduler }).pipe(toArray()));
+    }
+    expect(calls[0]?.api).toBe(calls[1]?.api);
+    expect(calls[2]?.api).not.toBe(calls[0]?.api);
+    expect(calls[0]?.api.namespace).toBe('team-a');
+    expect(calls[2]?.api.namespace).toBe('team-b');
   });
 });
