@@ -7,6 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import pTimeout from 'p-timeout';
 import { ApiTimeoutError, type RequestTarget } from '../errors.js';
 import type { WatchEventType, WatchHandle } from './client.js';
 import { errorFromNetwork, errorFromResponse, errorFromWatchStatus, parseStatus, type KubeStatus } from './translate-error.js';
@@ -53,60 +54,43 @@ export class HttpTransport {
     const { transportOptions, url } = await this.prepare(request.path, request.query);
     this.options.onRequest?.({ method: request.method, path: request.path, watch: false });
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
-
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      const settle = (outcome: () => void): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        request.signal?.removeEventListener('abort', onAbort);
-        outcome();
-      };
-      const req = this.module(url).request(url, {
-        ...transportOptions,
-        method: request.method,
-        headers: {
-          ...transportOptions.headers,
-          Accept: 'application/json',
-          ...(payload !== undefined
-            ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }
-            : {}),
-        },
-      });
-      const timer = setTimeout(() => {
-        const error = new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target });
-        settle(() => reject(error));
-        req.destroy();
-      }, this.options.requestTimeoutMs);
-      const onAbort = (): void => {
-        settle(() => reject(request.signal?.reason));
-        req.destroy();
-      };
-      request.signal?.addEventListener('abort', onAbort, { once: true });
-
-      req.on('error', (error) => settle(() => reject(errorFromNetwork(this.server, error, request.target))));
+    const req = this.module(url).request(url, {
+      ...transportOptions,
+      method: request.method,
+      headers: {
+        ...transportOptions.headers,
+        Accept: 'application/json',
+        ...(payload !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
+      },
+    });
+    const answer = new Promise<T>((resolve, reject) => {
+      req.on('error', (error) => reject(errorFromNetwork(this.server, error, request.target)));
       req.on('response', (res) => {
         readBody(res)
           .then((text) => {
             const statusCode = res.statusCode ?? 0;
-            if (statusCode >= 200 && statusCode < 300) {
-              settle(() => resolve(JSON.parse(text) as T));
-              return;
-            }
-            const error = errorFromResponse({
-              server: this.server,
-              statusCode,
-              status: parseStatus(text),
-              retryAfterHeader: headerValue(res.headers['retry-after']),
-              target: request.target,
-            });
-            settle(() => reject(error));
+            if (statusCode >= 200 && statusCode < 300) return resolve(JSON.parse(text) as T);
+            reject(
+              errorFromResponse({
+                server: this.server,
+                statusCode,
+                status: parseStatus(text),
+                retryAfterHeader: headerValue(res.headers['retry-after']),
+                target: request.target,
+              }),
+            );
           })
-          .catch((error: unknown) => settle(() => reject(errorFromNetwork(this.server, error, request.target))));
+          .catch((error: unknown) => reject(errorFromNetwork(this.server, error, request.target)));
       });
       req.end(payload);
     });
+    // The p-timeout way: bounded in time, an abort rejects with the signal's reason, and the
+    // timer and listener go away once settled. Either way out destroys the request.
+    return pTimeout(answer, {
+      milliseconds: this.options.requestTimeoutMs,
+      message: new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target }),
+      ...(request.signal ? { signal: request.signal } : {}),
+    }).finally(() => req.destroy());
   }
 
   /**
