@@ -41,7 +41,10 @@ export type ReflectorEvent<T> =
 
 export interface ReflectorOptions {
   readonly backoff?: BackoffPolicy;
-  /** A watch silent this long is considered dead. Default 120 s (bookmarks arrive about every minute). */
+  /**
+   * A watch silent this long is considered dead. Default 150 s: on an idle watch, kube-apiserver
+   * v1.36 sends its first bookmark after about 120 s and then one a minute (measured here).
+   */
   readonly inactivityMs?: number;
   /** Server-side watch timeout per connection; default 300-600 s, randomised. */
   readonly watchTimeoutSeconds?: () => number;
@@ -52,7 +55,7 @@ export interface ReflectorOptions {
   readonly onRetry?: (error: unknown, delayMs: number) => void;
 }
 
-export const DEFAULT_INACTIVITY_MS = 120_000;
+export const DEFAULT_INACTIVITY_MS = 150_000;
 /** A watch that ends this fast without delivering anything counts as a failure. */
 const MIN_HEALTHY_WATCH_MS = 1_000;
 
