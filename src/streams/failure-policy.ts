@@ -86,6 +86,8 @@ export function applyFailurePolicy(
   diagnoses: readonly PodDiagnosis[],
   now: number,
 ): PolicyVerdict {
+  // The common case on the hot path: no Pod problem now, none tracked before.
+  if (diagnoses.length === 0 && previous.size === 0) return { state: previous };
   const state = new Map<string, Track>();
   let failure: PodDiagnosis | undefined;
   let recheckAt: number | undefined;

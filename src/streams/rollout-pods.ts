@@ -15,7 +15,8 @@ export function newReplicaSetName(deployment: V1Deployment): string | undefined 
   return progressing?.message?.match(QUOTED_REPLICASET)?.[1];
 }
 
-export function currentRolloutPods(deployment: V1Deployment, pods: readonly V1Pod[]): V1Pod[] {
+export function currentRolloutPods(deployment: V1Deployment, pods: readonly V1Pod[]): readonly V1Pod[] {
+  if (pods.length === 0) return pods;
   // Until the controller has seen the current spec, no Pod is known to belong to it.
   if ((deployment.status?.observedGeneration ?? 0) < (deployment.metadata?.generation ?? 0)) return [];
   const replicaSet = newReplicaSetName(deployment);

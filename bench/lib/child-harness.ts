@@ -1,0 +1,145 @@
+// The measuring half of a provisioning child: CPU time, peak RSS, heap per waiter, event
+// loop stalls, TLS connections opened, and the handles left open at the end. Both the
+// provisioner child and the poller child use it, so their figures are taken the same way.
+import { readFileSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type * as Library from '../../src/index.js';
+import type { ChildInput, ChildResult, ProvisioningRecord } from './protocol.js';
+import { hrNow } from './stats.js';
+
+export type LibraryModule = typeof Library;
+
+const MiB = 2 ** 20;
+
+export function readChildInput(): ChildInput {
+  const path = process.argv[2];
+  if (!path) throw new Error('usage: <child> <input.json>');
+  return JSON.parse(readFileSync(path, 'utf8')) as ChildInput;
+}
+
+/** The library as the child is told to load it: the built package, or the TypeScript source. */
+export async function loadLibrary(impl: ChildInput['impl']): Promise<LibraryModule> {
+  const specifier = impl === 'dist' ? 'kube-provisioner' : '../../src/index.js';
+  return (await import(specifier)) as LibraryModule;
+}
+
+/** The spec of provisioning `index` (same for every waiter kind). */
+export function benchSpec(input: ChildInput, index: number): Record<string, unknown> {
+  return {
+    containerId: `${index + 1}`,
+    nodeId: 1,
+    hostname: deploymentName(index),
+    image: input.image,
+    cpus: 0.01,
+    memoryMb: 16,
+    namespace: input.namespace,
+  };
+}
+
+export function deploymentName(index: number): string {
+  return `bench-${String(index).padStart(4, '0')}`;
+}
+
+export class ChildMeter {
+  requests = 0;
+  connections = 0;
+  private readonly loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  private cpuStart: NodeJS.CpuUsage = process.cpuUsage();
+  private startedAt = 0;
+  private startRss = 0;
+  private heapBaseline = 0;
+  private heapSample = 0;
+  private gcPauseMs = 0;
+  /** CPU the forced GC of the heap sample used: the benchmark's own, not the waiters'. */
+  private gcCpuMicros = 0;
+  private settledAtSample = -1;
+
+  constructor() {
+    // Every TLS connection a client opens goes through an https.Agent.
+    const original = https.Agent.prototype.createConnection;
+    const count = (): void => {
+      this.connections += 1;
+    };
+    https.Agent.prototype.createConnection = function (this: https.Agent, ...args: Parameters<typeof original>) {
+      count();
+      return original.apply(this, args);
+    } as typeof original;
+  }
+
+  get gcAvailable(): boolean {
+    return typeof globalThis.gc === 'function';
+  }
+
+  /** A full GC if available; returns how long it blocked. */
+  collect(): number {
+    const gc = globalThis.gc;
+    if (typeof gc !== 'function') return 0;
+    const started = performance.now();
+    gc();
+    gc();
+    return performance.now() - started;
+  }
+
+  /** Call right before the first create. */
+  begin(): void {
+    this.collect();
+    this.heapBaseline = process.memoryUsage().heapUsed;
+    this.startRss = process.memoryUsage().rss;
+    this.loopDelay.enable();
+    this.cpuStart = process.cpuUsage();
+    this.startedAt = hrNow();
+  }
+
+  /** Call once every waiter has been created and is waiting. */
+  sampleHeap(settled: number): void {
+    if (this.settledAtSample >= 0) return;
+    const cpuBefore = process.cpuUsage();
+    this.gcPauseMs = this.collect();
+    const gcCpu = process.cpuUsage(cpuBefore);
+    this.gcCpuMicros = gcCpu.user + gcCpu.system;
+    this.heapSample = process.memoryUsage().heapUsed;
+    this.settledAtSample = settled;
+    // The forced GC is the benchmark's own stall; report the pipeline's stalls without it.
+    this.loopDelay.reset();
+  }
+
+  /** Call when the last waiter settled; writes the result file. */
+  async finish(input: ChildInput, records: readonly ProvisioningRecord[]): Promise<void> {
+    const wallMs = hrNow() - this.startedAt;
+    const cpu = process.cpuUsage(this.cpuStart);
+    this.loopDelay.disable();
+    const processCpu = process.cpuUsage();
+    const usage = process.resourceUsage();
+    // Let aborted sockets and cleared timers go, then see what is still open.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const activeHandlesAfter = process.getActiveResourcesInfo().filter((name) => /TCP|TLS|Timeout|Immediate/.test(name));
+    const result: ChildResult = {
+      kind: input.kind,
+      count: input.count,
+      records,
+      wallMs,
+      cpuMs: (cpu.user + cpu.system - this.gcCpuMicros) / 1000,
+      processCpuMs: (processCpu.user + processCpu.system) / 1000,
+      peakRssMiB: usage.maxRSS / 1024,
+      startRssMiB: this.startRss / MiB,
+      heapBytesPerWaiter: this.settledAtSample >= 0 ? (this.heapSample - this.heapBaseline) / input.count : Number.NaN,
+      heapBaselineBytes: this.heapBaseline,
+      heapSampleBytes: this.heapSample,
+      gcAvailable: this.gcAvailable,
+      gcPauseMs: this.gcPauseMs,
+      settledBeforeHeapSample: Math.max(0, this.settledAtSample),
+      requestsSent: this.requests,
+      connectionsOpened: this.connections,
+      eventLoopDelayMaxMs: this.loopDelay.max / 1e6,
+      eventLoopDelayP99Ms: this.loopDelay.percentile(99) / 1e6,
+      activeHandlesAfter,
+    };
+    writeFileSync(input.resultPath, JSON.stringify(result));
+  }
+}
+
+/** The message of anything thrown, with its name (project errors have a stable one). */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

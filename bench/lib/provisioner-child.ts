@@ -1,0 +1,67 @@
+// Child process: N concurrent provisionings with our library (provision$, the Observable
+// form of provision(), so the progress events' resourceVersion can be recorded). Run by
+// bench/run.ts as `node --expose-gc --import tsx bench/lib/provisioner-child.ts <input.json>`.
+import type { MutableRecord } from './protocol.js';
+import { ChildMeter, benchSpec, deploymentName, describeError, loadLibrary, readChildInput } from './child-harness.js';
+import { hrNow } from './stats.js';
+
+const input = readChildInput();
+const meter = new ChildMeter();
+const library = await loadLibrary(input.impl);
+const api = library.KubernetesApi.fromConfig({
+  kubeconfigPath: input.kubeconfigPath,
+  namespace: input.namespace,
+  onRequest: () => (meter.requests += 1),
+});
+
+const records: MutableRecord[] = [];
+let created = 0;
+let failedBeforeCreate = 0;
+let settled = 0;
+
+meter.begin();
+await new Promise<void>((resolve) => {
+  // Once every provisioning is created (subscribed to the shared informers and waiting),
+  // or failed before it could be, the heap is sampled (after the current callbacks).
+  const maybeSampleHeap = (): void => {
+    if (created + failedBeforeCreate === input.count) setImmediate(() => meter.sampleHeap(settled));
+  };
+  const settle = (): void => {
+    settled += 1;
+    if (settled === input.count) resolve();
+  };
+  for (let index = 0; index < input.count; index += 1) {
+    const record: MutableRecord = { name: deploymentName(index), startedAt: hrNow(), steps: 0 };
+    records.push(record);
+    library.provision$(api, benchSpec(input, index), { timeoutMs: input.timeoutMs }).subscribe({
+      next: (event) => {
+        switch (event.type) {
+          case 'created':
+          case 'adopted':
+            record.createdAt = hrNow();
+            created += 1;
+            maybeSampleHeap();
+            break;
+          case 'progress':
+            record.steps += 1;
+            record.completeResourceVersion = event.resourceVersion;
+            break;
+          case 'ready':
+            record.readyAt = hrNow();
+            break;
+        }
+      },
+      error: (error: unknown) => {
+        record.error = describeError(error);
+        if (record.createdAt === undefined) {
+          failedBeforeCreate += 1;
+          maybeSampleHeap();
+        }
+        settle();
+      },
+      complete: settle,
+    });
+  }
+});
+await meter.finish(input, records);
+// No process.exit(): the parent reports whether this process ends on its own.

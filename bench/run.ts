@@ -1,0 +1,222 @@
+// npm run bench: the cluster benchmark. Starts its own local control plane and, for each
+// N, runs side by side (one after another, same cluster, fresh namespace each):
+//   a. our provisioner in a child process: N concurrent provision$() calls;
+//   b. a Helm-3-style baseline in a child process: the same creates, then GET every 2 s;
+//   c. (N = 1 only) `kubectl rollout status` for single provisionings, 5 repetitions;
+// while an independent observer in this process watches the namespace's Deployments
+// straight from the apiserver. Writes bench/results/cluster.md and cluster.json.
+//
+// Flags (or environment):
+//   --sizes 1,10,100,500      BENCH_SIZES          the N to run
+//   --pod-ready-ms 3000       BENCH_POD_READY_MS   KWOK's scheduling-to-Ready delay
+//   --kinds provisioner,poller,kubectl  BENCH_KINDS
+//   --kubectl-reps 5          BENCH_KUBECTL_REPS
+//   --impl src|dist           BENCH_IMPL           the library the children load (default src, via tsx)
+//   --poll-ms 2000            BENCH_POLL_MS        the baseline's interval
+//   --timeout-ms 300000       BENCH_TIMEOUT_MS     per provisioning
+//   --out bench/results       BENCH_OUT
+import { mkdirSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startCluster, type LocalCluster } from '../scripts/control-plane/cluster.js';
+import {
+  WAITER_LABELS,
+  apiCounts,
+  checkTargets,
+  childFigures,
+  clusterMarkdown,
+  kubectlFigures,
+  type ClusterReport,
+  type RunFigures,
+  type WaiterKind,
+} from './lib/cluster-report.js';
+import { machineInfo, type MachineInfo } from './lib/machine.js';
+import { Namespaces } from './lib/namespaces.js';
+import { DeploymentObserver } from './lib/observer.js';
+import type { Implementation } from './lib/protocol.js';
+import { killChildren, runChild, runKubectl, startProxy } from './lib/runners.js';
+import { fmt } from './lib/stats.js';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const IMAGE = 'registry.example.com/manager:1.0';
+/** Let trailing watch events reach the observer before the numbers are computed. */
+const SETTLE_MS = 500;
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string' },
+    'pod-ready-ms': { type: 'string' },
+    kinds: { type: 'string' },
+    'kubectl-reps': { type: 'string' },
+    impl: { type: 'string' },
+    'poll-ms': { type: 'string' },
+    'timeout-ms': { type: 'string' },
+    out: { type: 'string' },
+  },
+  strict: true,
+});
+
+const env = process.env;
+const sizes = (values.sizes ?? env.BENCH_SIZES ?? '1,10,100,500').split(',').map((size) => Number.parseInt(size.trim(), 10));
+const podReadyDelayMs = Number(values['pod-ready-ms'] ?? env.BENCH_POD_READY_MS ?? 3000);
+const kinds = (values.kinds ?? env.BENCH_KINDS ?? 'provisioner,poller,kubectl').split(',').map((kind) => kind.trim()) as WaiterKind[];
+const kubectlReps = Number(values['kubectl-reps'] ?? env.BENCH_KUBECTL_REPS ?? 5);
+const impl = (values.impl ?? env.BENCH_IMPL ?? 'src') as Implementation;
+const pollIntervalMs = Number(values['poll-ms'] ?? env.BENCH_POLL_MS ?? 2000);
+const timeoutMs = Number(values['timeout-ms'] ?? env.BENCH_TIMEOUT_MS ?? 300_000);
+const outDir = resolve(REPO_ROOT, values.out ?? env.BENCH_OUT ?? 'bench/results');
+
+for (const size of sizes) if (!Number.isSafeInteger(size) || size < 1) throw new Error(`--sizes: not a positive integer: ${size}`);
+for (const kind of kinds) if (!(kind in WAITER_LABELS)) throw new Error(`--kinds: unknown kind ${kind}`);
+if (impl !== 'dist' && impl !== 'src') throw new Error(`--impl must be dist or src, got ${impl}`);
+
+const log = (line: string): void => {
+  process.stderr.write(`[bench] ${line}\n`);
+};
+const notes: string[] = [];
+
+/** The children import dist/ by default: warn when it is older than the sources. */
+function checkDistFreshness(): void {
+  if (impl !== 'dist') return;
+  let distTime: number;
+  try {
+    distTime = statSync(join(REPO_ROOT, 'dist', 'index.js')).mtimeMs;
+  } catch {
+    throw new Error('dist/index.js is missing: run `npm run build` first, or pass --impl src');
+  }
+  const newest = (dir: string): number =>
+    readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
+      const path = join(dir, entry.name);
+      return Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+    }, 0);
+  if (newest(join(REPO_ROOT, 'src')) > distTime) {
+    const warning = 'dist/ is older than src/: the children measured the last build, not the current sources (run `npm run build`, or --impl src)';
+    log(`WARNING: ${warning}`);
+    notes.push(warning);
+  }
+}
+
+async function runOne(cluster: LocalCluster, namespaces: Namespaces, kind: WaiterKind, n: number): Promise<RunFigures> {
+  const namespace = await namespaces.create(`bench-${kind.slice(0, 4)}-${n}`);
+  let figures: RunFigures | undefined;
+  try {
+    const observer = await DeploymentObserver.start(cluster.kubeconfigPath, namespace);
+    try {
+      const proxy = await startProxy(cluster.kubeconfigPath);
+      try {
+        const { kubeconfigPath } = proxy;
+        if (kind === 'kubectl') {
+          const reps = await runKubectl({ kubeconfigPath, namespace, image: IMAGE, repetitions: kubectlReps, timeoutMs });
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+          observer.stop();
+          const { counts, log: requests } = await proxy.report();
+          figures = kubectlFigures(reps, observer, apiCounts(counts, requests, namespace), namespace, false);
+        } else {
+          const run = await runChild({ kind, impl, kubeconfigPath, namespace, count: n, image: IMAGE, timeoutMs, pollIntervalMs });
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+          observer.stop();
+          const { counts, log: requests } = await proxy.report();
+          figures = childFigures(kind, run, observer, apiCounts(counts, requests, namespace), namespace, false);
+          if (run.exitCode !== 0 && run.exitedOnItsOwn) {
+            notes.push(`${kind} N=${n}: child exited with code ${run.exitCode}: ${run.stderrTail.trim().slice(-500)}`);
+          }
+        }
+      } finally {
+        proxy.kill();
+      }
+    } finally {
+      observer.stop();
+    }
+  } finally {
+    const deleted = await namespaces.delete(namespace);
+    if (!deleted) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);
+    if (figures) figures = { ...figures, namespaceDeleted: deleted };
+  }
+  return figures;
+}
+
+function printRun(run: RunFigures): void {
+  log(
+    `${run.kind} N=${run.n}: ok ${run.succeeded}/${run.succeeded + run.failed}; detection p50/p95/p99 ` +
+      `${fmt(run.detectionMs.p50, 2)}/${fmt(run.detectionMs.p95, 2)}/${fmt(run.detectionMs.p99, 2)} ms (unmatched ${run.unmatched}); ` +
+      `requests ${run.api.requests} (watches ${run.api.deploymentWatches} deploy + ${run.api.podWatches} pod); ` +
+      `CPU ${fmt(run.cpuMs, 0)} ms; peak RSS ${fmt(run.peakRssMiB, 0)} MiB; heap/waiter ${fmt((run.heapBytesPerWaiter ?? Number.NaN) / 1024, 1)} KiB; ` +
+      `wall ${fmt(run.wallMs / 1000, 2)} s`,
+  );
+  for (const error of run.errors.slice(0, 3)) log(`  error: ${error}`);
+}
+
+function writeReport(machine: MachineInfo, cluster: LocalCluster, runs: readonly RunFigures[]): ClusterReport {
+  const report: ClusterReport = {
+    machine,
+    options: { sizes, kinds, podReadyDelayMs, kubectlReps, impl, pollIntervalMs, timeoutMs },
+    clusterVersions: { ...cluster.versions },
+    clusterStartMs: cluster.startedInMs,
+    runs,
+    targets: checkTargets(runs),
+    notes,
+  };
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'cluster.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(outDir, 'cluster.md'), `${clusterMarkdown(report)}\n`);
+  return report;
+}
+
+async function main(): Promise<void> {
+  checkDistFreshness();
+  const machine = machineInfo();
+  const maxN = Math.max(...sizes);
+  log(`sizes ${sizes.join(',')}; kinds ${kinds.join(',')}; pod ready delay ${podReadyDelayMs} ms; children load ${impl}`);
+  // Children are ours: whatever happens to this process, they go too.
+  process.on('exit', killChildren);
+  let interrupted = false;
+  const interrupt = (): void => {
+    interrupted = true;
+    process.exitCode = 130;
+    killChildren();
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  const cluster = await startCluster({
+    podReadyDelayMs,
+    nodeCapacity: { pods: String(Math.max(3000, maxN * 2 + 100)) },
+    log: (line) => log(`[cluster] ${line}`),
+  });
+  const runs: RunFigures[] = [];
+  let report: ClusterReport | undefined;
+  try {
+    const namespaces = new Namespaces(cluster.kubeconfigPath);
+    for (const n of sizes) {
+      for (const kind of kinds) {
+        if (interrupted) break;
+        if (kind === 'kubectl' && n !== 1) continue;
+        log(`running ${kind} N=${n}...`);
+        try {
+          const figures = await runOne(cluster, namespaces, kind, n);
+          printRun(figures);
+          runs.push(figures);
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          log(`${kind} N=${n} FAILED: ${message}`);
+          notes.push(`${kind} N=${n} failed, no figures: ${message.slice(0, 1000)}`);
+        }
+        // Written after every run, so a late failure keeps the earlier figures.
+        report = writeReport(machine, cluster, runs);
+      }
+    }
+  } finally {
+    killChildren();
+    await cluster.stop();
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+  }
+  for (const check of report?.targets ?? []) log(`target N=${check.n}: ${check.met ? 'met' : 'MISSED'}: ${check.target}: ${check.evidence}`);
+  log(`wrote ${join(outDir, 'cluster.md')} and cluster.json`);
+}
+
+main().catch((error: unknown) => {
+  killChildren();
+  process.stderr.write(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
