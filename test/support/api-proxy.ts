@@ -150,12 +150,15 @@ export class ApiProxy {
     upstreamRequest.on('response', (upstream) => {
       this.openUpstreams.set(upstream, res);
       upstream.on('close', () => this.openUpstreams.delete(upstream));
+      // An upstream reset (apiserver overloaded or restarting) ends this response only.
+      upstream.on('error', () => res.destroy());
       res.writeHead(upstream.statusCode ?? 502, upstream.headers);
       upstream.pipe(res);
       if (this.silent) silence(upstream, res);
     });
     upstreamRequest.on('error', () => res.destroy());
     res.on('close', () => upstreamRequest.destroy());
+    req.on('error', () => upstreamRequest.destroy());
     req.pipe(upstreamRequest);
   }
 
