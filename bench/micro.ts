@@ -25,9 +25,10 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { NEVER, Subject, filter, map, type Observable, type Subscription } from 'rxjs';
-import type { ReflectorEvent } from '../src/informers/reflector.js';
-import { SharedInformer } from '../src/informers/shared-informer.js';
-import { awaitRollout } from '../src/streams/await-rollout.js';
+import type { ReflectorEvent } from '../dist/informers/reflector.js';
+// The built package (tsc output), as users run it: `npm run bench:micro` builds first.
+import { SharedInformer } from '../dist/informers/shared-informer.js';
+import { awaitRollout } from '../dist/streams/await-rollout.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { fmt, markdownTable, median } from './lib/stats.js';
 

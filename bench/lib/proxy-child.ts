@@ -22,8 +22,11 @@ const close = (): Promise<void> => (closing ??= proxy.close());
 process.on('message', (message: { type?: string }) => {
   if (message.type !== 'report') return;
   const log: ProxyRequestSummary[] = proxy.log.map((request) => ({ method: request.method, path: request.path, watch: request.watch }));
-  send({ type: 'report', counts: { ...proxy.counts }, log });
-  void close().then(() => process.disconnect());
+  // Disconnect only once the report is flushed: a large report (thousands of requests)
+  // is still queued when close() resolves, and disconnecting would drop it.
+  process.send?.({ type: 'report', counts: { ...proxy.counts }, log } satisfies ProxyMessage, undefined, {}, () => {
+    void close().then(() => process.disconnect());
+  });
 });
 // Once the channel is gone (report sent, or the parent died), or on a signal (Ctrl-C
 // reaches the whole process group), close (removing the proxy's temp dir) and leave.
