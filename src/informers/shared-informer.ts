@@ -101,19 +101,19 @@ export class SharedInformer<T extends KubeObject> {
     const name = event.object.metadata?.name;
     if (!name) return;
     const previous = this.byName.get(name);
+    const previousKey = previous ? this.routingKey(previous) : undefined;
+    const key = this.routingKey(event.object);
     if (event.type === 'DELETED') {
       this.byName.delete(name);
-      this.unindex(name, previous ?? event.object);
+      this.unindex(name, previous ? previousKey : key);
     } else {
       this.byName.set(name, event.object);
       // Only a changed routing key moves the object: deleting and re-adding the same key
       // of a large Map on every event is slow in V8 (measured by bench/micro.ts).
-      if (previous && this.routingKey(previous) !== this.routingKey(event.object)) this.unindex(name, previous);
-      this.index(name, event.object);
+      if (previous && previousKey !== key) this.unindex(name, previousKey);
+      this.index(name, key, event.object);
     }
-    const key = this.routingKey(event.object);
     if (key !== undefined) this.notify(key, 'event');
-    const previousKey = previous ? this.routingKey(previous) : undefined;
     if (previousKey !== undefined && previousKey !== key) this.notify(previousKey, 'event');
   }
 
@@ -125,14 +125,13 @@ export class SharedInformer<T extends KubeObject> {
       const name = item.metadata?.name;
       if (!name) continue;
       this.byName.set(name, item);
-      this.index(name, item);
+      this.index(name, this.routingKey(item), item);
     }
     this.synced = true;
     for (const key of [...this.waiters.keys()]) this.notify(key, 'resync');
   }
 
-  private index(name: string, object: T): void {
-    const key = this.routingKey(object);
+  private index(name: string, key: string | undefined, object: T): void {
     if (key === undefined) return;
     let objects = this.byKey.get(key);
     if (!objects) {
@@ -142,8 +141,7 @@ export class SharedInformer<T extends KubeObject> {
     objects.set(name, object);
   }
 
-  private unindex(name: string, object: T): void {
-    const key = this.routingKey(object);
+  private unindex(name: string, key: string | undefined): void {
     if (key === undefined) return;
     const objects = this.byKey.get(key);
     objects?.delete(name);

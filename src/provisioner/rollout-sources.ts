@@ -4,44 +4,24 @@
 // provisioning in it.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { defer, map, type Observable } from 'rxjs';
-import type { InformerRegistry } from '../informers/registry.js';
-import type { KubernetesClient } from '../kube/client.js';
+import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
+import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
 import { MANAGED_SELECTOR, containerIdOf } from './labels.js';
 
-export function deploymentSnapshots(
-  registry: InformerRegistry,
-  client: KubernetesClient,
-  namespace: string,
-  name: string,
-): Observable<readonly V1Deployment[]> {
-  return defer(() =>
-    registry
-      .informer(client, {
-        kind: 'deployments',
-        namespace,
-        labelSelector: MANAGED_SELECTOR,
-        routingKeyName: 'name',
-        routingKey: (deployment) => deployment.metadata?.name,
-      })
-      .observe(name),
-  ).pipe(map((snapshot) => snapshot.objects));
+export function deploymentSnapshots(registry: InformerRegistry, client: KubernetesClient, namespace: string, name: string): Observable<readonly V1Deployment[]> {
+  return snapshots(registry, client, { kind: 'deployments', namespace, labelSelector: MANAGED_SELECTOR, routingKeyName: 'name', routingKey: (d) => d.metadata?.name }, name);
 }
 
-export function podSnapshots(
+export function podSnapshots(registry: InformerRegistry, client: KubernetesClient, namespace: string, containerId: string): Observable<readonly V1Pod[]> {
+  return snapshots(registry, client, { kind: 'pods', namespace, labelSelector: MANAGED_SELECTOR, routingKeyName: 'container-id', routingKey: containerIdOf }, containerId);
+}
+
+/** The informer is looked up at subscription time, so an idle one is never kept around. */
+function snapshots<K extends WatchedKind>(
   registry: InformerRegistry,
   client: KubernetesClient,
-  namespace: string,
-  containerId: string,
-): Observable<readonly V1Pod[]> {
-  return defer(() =>
-    registry
-      .informer(client, {
-        kind: 'pods',
-        namespace,
-        labelSelector: MANAGED_SELECTOR,
-        routingKeyName: 'container-id',
-        routingKey: containerIdOf,
-      })
-      .observe(containerId),
-  ).pipe(map((snapshot) => snapshot.objects));
+  request: InformerRequest<K>,
+  key: string,
+): Observable<readonly KindMap[K][]> {
+  return defer(() => registry.informer(client, request).observe(key)).pipe(map((snapshot) => snapshot.objects));
 }
