@@ -25,14 +25,19 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { NEVER, Subject, filter, map, type Observable, type Subscription } from 'rxjs';
-import type { ReflectorEvent } from '../dist/informers/reflector.js';
-// The built package (tsc output), as users run it: `npm run bench:micro` builds first.
-import { SharedInformer } from '../dist/informers/shared-informer.js';
-import { awaitRollout } from '../dist/streams/await-rollout.js';
+import type { ReflectorEvent } from '../src/informers/reflector.js';
+import type * as SharedInformerModule from '../src/informers/shared-informer.js';
+import type * as AwaitRolloutModule from '../src/streams/await-rollout.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { fmt, markdownTable, median } from './lib/stats.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+// The built package (tsc output), as users run it, not tsx's transpilation of src/:
+// `npm run bench:micro` builds first. Typed from src/, which dist/ is built from.
+const fromDist = (path: string): Promise<unknown> => import(resolve(REPO_ROOT, 'dist', path));
+const { SharedInformer } = (await fromDist('informers/shared-informer.js')) as typeof SharedInformerModule;
+const { awaitRollout } = (await fromDist('streams/await-rollout.js')) as typeof AwaitRolloutModule;
 
 const { values } = parseArgs({
   options: {
