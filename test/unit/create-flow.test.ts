@@ -112,7 +112,7 @@ describe('createContainer on a kubernetes node', () => {
     expect(provisionInputs[0]).toMatchObject({ image: 'docker.io/library/nginx:latest', namespace: 'team-a' });
   });
 
-  it("calls none of the Proxmox (or Docker) client's methods, nor builds those clients", async () => {
+  it("Kubernetes creation does not execute Proxmox storage/VMID paths: calls none of the Proxmox (or Docker) client's methods, nor builds those clients", async () => {
     const { registry, lxcCalls } = allProviders();
     const store = new MemoryContainerStore([kubeRecord({ nvidiaRequested: true, template: 'docker.io/library/nginx:latest' })]);
     await collect(42, { providers: registry, store });

@@ -35,7 +35,7 @@ function onlyContainer(deployment: V1Deployment): V1Container {
   return containers[0] as V1Container;
 }
 
-describe('buildDeployment', () => {
+describe('buildDeployment: a Manager Container maps to a Deployment', () => {
   it('Manager Container maps to an apps/v1 Deployment named after the hostname', () => {
     const deployment = buildDeployment(spec());
     expect(deployment.apiVersion).toBe('apps/v1');

@@ -44,7 +44,7 @@ function run(record: ContainerRecord, client: ReturnType<typeof recordingClient>
   return lastValueFrom(provider.provision$(record, { clock: asyncScheduler }).pipe(toArray()));
 }
 
-describe('docker provider', () => {
+describe('Existing providers continue to work: docker', () => {
   it("calls DockerApi in Manager's order; the engine's ID (after recreation) is the provider ID", async () => {
     const client = dockerNode();
     const events = await run(dockerRecord(), client);

@@ -89,7 +89,7 @@ function managerTail(envUpdate: Record<string, unknown>, extra: RecordedCall[] =
   ];
 }
 
-describe('proxmox provider: OCI image path', () => {
+describe('Existing providers continue to work: proxmox, OCI image path', () => {
   it("calls Manager's methods in Manager's order with Manager's arguments", async () => {
     const client = healthyNode();
     await run(containerRecord(), client);
@@ -203,7 +203,7 @@ describe('proxmox provider: OCI image path', () => {
   });
 });
 
-describe('proxmox provider: template clone path', () => {
+describe('Existing providers continue to work: proxmox, template clone path', () => {
   it("clones, configures and attaches the NVIDIA hook in Manager's order", async () => {
     const client = healthyNode({
       storageContents: async () => [{ volid: 'local:snippets/nvidia' }],

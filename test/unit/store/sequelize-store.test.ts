@@ -143,7 +143,7 @@ afterEach(async () => {
 });
 
 describe('SequelizeContainerStore with Manager-shaped models', () => {
-  it('provisions through createContainer and stores namespace/name in containerId', async () => {
+  it('Stable Deployment provider ID is stored: provisions through createContainer and stores namespace/name in containerId', async () => {
     const result = await createContainerAsync(containerId, { providers: providers(), store });
 
     expect(result).toMatchObject({ providerId: 'team-a/web-42', macAddress: null, ipAddress: null });
