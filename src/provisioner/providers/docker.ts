@@ -8,7 +8,7 @@ import { dockerContainerIdOf } from './docker-task.js';
 import { isImageReference } from './image-reference.js';
 import { applyEnvironment, startAndDiscover } from './lxc-steps.js';
 import type { DockerCreateApi, NodeApiFactory } from './node-api.js';
-import { runSteps } from './step-runner.js';
+import { stepsProvider } from './step-runner.js';
 import type { ProvisionOutcome, StepRunner } from './step-runner.js';
 import type { ContainerRecord, Provider } from './types.js';
 
@@ -23,16 +23,7 @@ const DOCKER_STORAGE = 'docker';
 
 export function createDockerProvider(options: DockerProviderOptions): Provider {
   const nodeType = options.nodeType ?? 'docker';
-  return {
-    nodeType,
-    provision$: (record, context) =>
-      runSteps({
-        provider: nodeType,
-        containerId: record.id,
-        clock: context.clock,
-        run: (steps) => provisionDockerContainer(steps, record, options, nodeType),
-      }),
-  };
+  return stepsProvider(nodeType, (steps, record) => provisionDockerContainer(steps, record, options, nodeType));
 }
 
 async function provisionDockerContainer(

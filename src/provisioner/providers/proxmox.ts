@@ -8,7 +8,7 @@ import { imageArchiveName, isImageReference, parseImageReference } from './image
 import { applyEnvironment, startAndDiscover } from './lxc-steps.js';
 import type { NodeApiFactory, ProxmoxCreateApi, Vmid } from './node-api.js';
 import { grantOwnerAccess } from './proxmox-acl.js';
-import { runSteps } from './step-runner.js';
+import { stepsProvider } from './step-runner.js';
 import type { ProvisionOutcome, StepRunner } from './step-runner.js';
 import { resolveStorage } from './storage.js';
 import type { ContainerRecord, Provider, SiteRecord } from './types.js';
@@ -46,16 +46,7 @@ interface LxcJob {
 
 export function createProxmoxProvider(options: ProxmoxProviderOptions): Provider {
   const nodeType = options.nodeType ?? 'proxmox';
-  return {
-    nodeType,
-    provision$: (record, context) =>
-      runSteps({
-        provider: nodeType,
-        containerId: record.id,
-        clock: context.clock,
-        run: (steps) => provisionLxc(steps, record, options, nodeType),
-      }),
-  };
+  return stepsProvider(nodeType, (steps, record) => provisionLxc(steps, record, options, nodeType));
 }
 
 async function provisionLxc(

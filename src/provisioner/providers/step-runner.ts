@@ -5,7 +5,7 @@ import { Observable } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import { ProviderStepError } from '../create-flow-errors.js';
 import { isoTime } from './clock-time.js';
-import type { ContainerId, ProviderEvent, ProvisionedEvent, StepEvent } from './types.js';
+import type { ContainerId, ContainerRecord, Provider, ProviderEvent, ProvisionedEvent, StepEvent } from './types.js';
 
 /** The `provisioned` event without what the runner stamps on it. */
 export type ProvisionOutcome = Omit<ProvisionedEvent, 'type' | 'at' | 'provider'>;
@@ -69,4 +69,16 @@ export function runSteps(program: StepProgram): Observable<ProviderEvent> {
 
     return () => controller.abort();
   });
+}
+
+/** A Provider whose work is plain async steps over a node client (Proxmox, Docker). */
+export function stepsProvider(
+  nodeType: string,
+  run: (steps: StepRunner, record: ContainerRecord) => Promise<ProvisionOutcome>,
+): Provider {
+  return {
+    nodeType,
+    provision$: (record, context) =>
+      runSteps({ provider: nodeType, containerId: record.id, clock: context.clock, run: (steps) => run(steps, record) }),
+  };
 }
