@@ -1,7 +1,7 @@
 // Marble tests (RxJS TestScheduler, virtual time) for the readiness pipeline. The informer
-// streams are hot marbles carrying hand-built Deployment and Pod objects shaped like the
-// deployment controller's and kubelet's writes; no cluster is involved.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+// streams are hot marbles carrying Deployment and Pod objects from test/support/fixtures.ts,
+// shaped like the deployment controller's and kubelet's writes; no cluster is involved.
+import type { V1Pod } from '@kubernetes/client-node';
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
@@ -9,86 +9,36 @@ import { RolloutFailedError } from '../../src/errors.js';
 import { awaitRollout, type RolloutTarget } from '../../src/streams/await-rollout.js';
 import type { ProgressEvent } from '../../src/streams/events.js';
 import { resolveFailurePolicy } from '../../src/streams/failure-policy.js';
+import {
+  OLD_HASH,
+  UNSCHEDULABLE_MESSAGE,
+  conditions,
+  deployment,
+  progressingDeployment,
+  quotaMessage,
+  readyPod,
+  replicaSetName,
+  unschedulablePod,
+  waitingPod,
+} from '../support/fixtures.js';
 
-const target: RolloutTarget = { namespace: 'default', name: 'web', uid: 'uid-web', providerId: 'default/web' };
-const RS = 'web-5d8f7c';
+const UID = 'uid-web';
+const target: RolloutTarget = { namespace: 'default', name: 'web', uid: UID, providerId: 'default/web' };
+const RS = replicaSetName();
+const POD = `${RS}-a1`;
+const CONTAINER = 'manager';
 
-function deployment(fields: {
-  uid?: string;
-  generation?: number;
-  observedGeneration?: number;
-  ready?: number;
-  available?: number;
-  updated?: number;
-  progressing?: string;
-  progressingMessage?: string;
-  availableCondition?: 'True' | 'False';
-  replicaFailure?: string;
-  deleting?: boolean;
-}): V1Deployment {
-  return {
-    metadata: {
-      name: 'web',
-      namespace: 'default',
-      uid: fields.uid ?? 'uid-web',
-      generation: fields.generation ?? 1,
-      ...(fields.deleting ? { deletionTimestamp: new Date(0) } : {}),
-    },
-    spec: { replicas: 1, progressDeadlineSeconds: 600, selector: {}, template: {} },
-    status: {
-      observedGeneration: fields.observedGeneration ?? 1,
-      replicas: 1,
-      updatedReplicas: fields.updated ?? 1,
-      readyReplicas: fields.ready ?? 0,
-      availableReplicas: fields.available ?? 0,
-      conditions: [
-        { type: 'Available', status: fields.availableCondition ?? 'False', reason: 'MinimumReplicas' },
-        {
-          type: 'Progressing',
-          status: 'True',
-          reason: fields.progressing ?? 'ReplicaSetUpdated',
-          message: fields.progressingMessage ?? `ReplicaSet "${RS}" is progressing.`,
-        },
-        ...(fields.replicaFailure
-          ? [{ type: 'ReplicaFailure', status: 'True', reason: fields.replicaFailure, message: 'pods "web-" is forbidden: exceeded quota: compute' }]
-          : []),
-      ],
-    },
-  };
-}
+const notReady = { uid: UID, readyReplicas: 0, availableReplicas: 0 };
+const inProgress = progressingDeployment({ uid: UID });
+const complete = deployment({ uid: UID });
+const staleComplete = deployment({ uid: UID, generation: 2, observedGeneration: 1 });
+const otherUidComplete = deployment({ uid: 'uid-old' });
 
-const inProgress = deployment({});
-const complete = deployment({ ready: 1, available: 1, availableCondition: 'True', progressing: 'NewReplicaSetAvailable', progressingMessage: `ReplicaSet "${RS}" has successfully progressed.` });
-const staleComplete = { ...complete, metadata: { ...complete.metadata, generation: 2 } };
-const otherUidComplete = deployment({ uid: 'uid-old', ready: 1, available: 1, availableCondition: 'True', progressing: 'NewReplicaSetAvailable' });
-
-function pod(waiting: { reason: string; message?: string } | 'ready', restartCount = 0, name = `${RS}-a1`, owner = RS): V1Pod {
-  return {
-    metadata: { name, labels: { 'pod-template-hash': owner.split('-').pop()! }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: owner, uid: 'rs' }] },
-    spec: { nodeName: 'node-0', containers: [{ name: 'web' }] },
-    status: {
-      phase: waiting === 'ready' ? 'Running' : 'Pending',
-      conditions: [{ type: 'PodScheduled', status: 'True' }],
-      containerStatuses: [
-        {
-          name: 'web',
-          image: 'nginx',
-          imageID: '',
-          ready: waiting === 'ready',
-          restartCount,
-          state: waiting === 'ready' ? { running: {} } : { waiting },
-        },
-      ],
-    },
-  };
-}
-
-function unschedulablePod(): V1Pod {
-  return {
-    metadata: { name: `${RS}-a1`, labels: { 'pod-template-hash': '5d8f7c' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: RS, uid: 'rs' }] },
-    spec: { containers: [{ name: 'web' }] },
-    status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Insufficient cpu.' }] },
-  };
+/** One pod of the current ReplicaSet (or, with `hash`, of an older one), by the kubelet's state. */
+function pod(state: { reason: string; message?: string } | 'ready', restartCount = 0, options: { name?: string; hash?: string } = {}): V1Pod {
+  const name = options.name ?? POD;
+  if (state === 'ready') return readyPod({ name });
+  return waitingPod(state.reason, state.message, { name, restartCount, ...(options.hash ? { hash: options.hash } : {}) });
 }
 
 function newScheduler(): TestScheduler {
@@ -137,7 +87,7 @@ describe('awaitRollout (marble)', () => {
 
   it('errors with the controller message on ProgressDeadlineExceeded, and unsubscribes', () => {
     newScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
-      const failed = deployment({ progressing: 'ProgressDeadlineExceeded', progressingMessage: `ReplicaSet "${RS}" has timed out progressing.` });
+      const failed = deployment({ ...notReady, conditions: [conditions.unavailable(), conditions.progressDeadlineExceeded(RS)] });
       const deployments = hot('-a--f', { a: [inProgress], f: [failed] });
       const pods = hot<V1Pod[]>('-');
       expectObservable(awaitRollout(target, deployments, pods).pipe(map(summary))).toBe(
@@ -152,11 +102,12 @@ describe('awaitRollout (marble)', () => {
 
   it('errors on ReplicaFailure FailedCreate (quota), which kubectl never stops on', () => {
     newScheduler().run(({ hot, expectObservable }) => {
-      const deployments = hot('-f', { f: [deployment({ replicaFailure: 'FailedCreate', updated: 0 })] });
+      const quota = deployment({ ...notReady, updatedReplicas: 0, conditions: [conditions.unavailable(), conditions.replicaSetUpdated(RS), conditions.replicaFailure()] });
+      const deployments = hot('-f', { f: [quota] });
       expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-'))).toBe(
         '-#',
         undefined,
-        new RolloutFailedError(target, 'FailedCreate', 'pods "web-" is forbidden: exceeded quota: compute'),
+        new RolloutFailedError(target, 'FailedCreate', quotaMessage()),
       );
     });
   });
@@ -169,7 +120,7 @@ describe('awaitRollout (marble)', () => {
         { a: 'InProgress:WaitingForReady' },
         new RolloutFailedError(target, 'Deleted', 'the Deployment was deleted while waiting for its rollout'),
       );
-      const deleting = hot('-d', { d: [deployment({ deleting: true })] });
+      const deleting = hot('-d', { d: [deployment({ ...notReady, deletionTimestamp: new Date(0) })] });
       expectObservable(awaitRollout(target, deleting, hot<V1Pod[]>('-'))).toBe(
         '-#',
         undefined,
@@ -219,7 +170,7 @@ describe('awaitRollout (marble)', () => {
         expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe(
           'ap-b-p-b-p-#',
           { a: 'InProgress:WaitingForReady', p: 'InProgress:ErrImagePull', b: 'InProgress:ImagePullBackOff' },
-          new RolloutFailedError(target, 'ImagePullBackOff', 'Back-off pulling image "registry.example/app:1"', { pod: `${RS}-a1`, container: 'web' }),
+          new RolloutFailedError(target, 'ImagePullBackOff', 'Back-off pulling image "registry.example/app:1"', { pod: POD, container: CONTAINER }),
         );
       });
     });
@@ -251,18 +202,18 @@ describe('awaitRollout (marble)', () => {
 
     it('fails Unschedulable only after its grace window, with the scheduler message, on a timer (no new event needed)', () => {
       newScheduler().run(({ hot, expectObservable }) => {
-        const pods = hot('-u', { u: [unschedulablePod()] });
+        const pods = hot('-u', { u: [unschedulablePod(UNSCHEDULABLE_MESSAGE, { name: POD })] });
         expectObservable(awaitRollout(target, hot('a', { a: [inProgress] }), pods, { failurePolicy: policy }).pipe(map(summary))).toBe(
           'au 14999ms #',
           { a: 'InProgress:WaitingForReady', u: 'InProgress:Unschedulable' },
-          new RolloutFailedError(target, 'Unschedulable', '0/1 nodes are available: 1 Insufficient cpu.', { pod: `${RS}-a1` }),
+          new RolloutFailedError(target, 'Unschedulable', UNSCHEDULABLE_MESSAGE, { pod: POD }),
         );
       });
     });
 
     it('an Unschedulable pod that gets scheduled within the window cancels the timer', () => {
       newScheduler().run(({ hot, expectObservable }) => {
-        const pods = hot('-u 5s r', { u: [unschedulablePod()], r: [pod('ready')] });
+        const pods = hot('-u 5s r', { u: [unschedulablePod(UNSCHEDULABLE_MESSAGE, { name: POD })], r: [pod('ready')] });
         const deployments = hot('a 10s c', { a: [inProgress], c: [complete] });
         expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe('au 5s r 4998ms (c|)', {
           a: 'InProgress:WaitingForReady',
@@ -280,14 +231,14 @@ describe('awaitRollout (marble)', () => {
         expectObservable(awaitRollout(target, hot('a', { a: [inProgress] }), pods, { failurePolicy: policy }).pipe(map(summary))).toBe(
           'a1-2-#',
           { a: 'InProgress:WaitingForReady', 1: 'InProgress:CrashLoopBackOff', 2: 'InProgress:CrashLoopBackOff' },
-          expect.objectContaining({ reason: 'CrashLoopBackOff', pod: `${RS}-a1`, container: 'web' }),
+          expect.objectContaining({ reason: 'CrashLoopBackOff', pod: POD, container: CONTAINER }),
         );
       });
     });
 
     it('ignores a failing pod of an older ReplicaSet', () => {
       newScheduler().run(({ hot, expectObservable }) => {
-        const oldCrash = pod({ reason: 'CrashLoopBackOff', message: 'crashing' }, 9, 'web-old1-zz', 'web-old1');
+        const oldCrash = pod({ reason: 'CrashLoopBackOff', message: 'crashing' }, 9, { name: `${replicaSetName('web', OLD_HASH)}-zz`, hash: OLD_HASH });
         const deployments = hot('a---c', { a: [inProgress], c: [complete] });
         const pods = hot('-o', { o: [oldCrash, pod({ reason: 'ContainerCreating' })] });
         expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe('ao--(c|)', {

@@ -4,6 +4,7 @@
 // unit tests; the integration suite uses the real control plane.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { ConflictError, NotFoundError, ResourceExpiredError } from '../../src/errors.js';
+import { HASH, conditions, replicaSetName } from './fixtures.js';
 import type {
   KindMap,
   KubernetesClient,
@@ -208,17 +209,13 @@ export function completeRollout(fake: FakeKubernetes, name: string, namespace = 
     'deployments',
     name,
     (deployment) => {
-      const replicaSet = `${name}-5d8f7c`;
       deployment.status = {
         observedGeneration: deployment.metadata?.generation ?? 1,
         replicas: 1,
         updatedReplicas: 1,
         readyReplicas: 1,
         availableReplicas: 1,
-        conditions: [
-          { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' },
-          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: `ReplicaSet "${replicaSet}" has successfully progressed.` },
-        ],
+        conditions: [conditions.available(), conditions.newReplicaSetAvailable(replicaSetName(name))],
       };
     },
     namespace,
@@ -236,10 +233,7 @@ export function startRollout(fake: FakeKubernetes, name: string, namespace = fak
         replicas: 1,
         updatedReplicas: 1,
         unavailableReplicas: 1,
-        conditions: [
-          { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' },
-          { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${name}-5d8f7c" is progressing.` },
-        ],
+        conditions: [conditions.unavailable(), conditions.replicaSetUpdated(replicaSetName(name))],
       };
     },
     namespace,
@@ -249,11 +243,11 @@ export function startRollout(fake: FakeKubernetes, name: string, namespace = fak
 /** A Pod of the Deployment's ReplicaSet, as the ReplicaSet controller creates it. */
 export function podOf(deployment: V1Deployment, status: V1Pod['status'], suffix = 'x1'): V1Pod {
   const name = deployment.metadata?.name ?? '';
-  const replicaSet = `${name}-5d8f7c`;
+  const replicaSet = replicaSetName(name);
   return {
     metadata: {
       name: `${replicaSet}-${suffix}`,
-      labels: { ...deployment.spec?.template.metadata?.labels, 'pod-template-hash': '5d8f7c' },
+      labels: { ...deployment.spec?.template.metadata?.labels, 'pod-template-hash': HASH },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: replicaSet, uid: 'rs-uid', controller: true }],
     },
     spec: { nodeName: 'kwok-node-0', containers: deployment.spec?.template.spec?.containers ?? [] },

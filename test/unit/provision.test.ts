@@ -18,6 +18,7 @@ import { provision, provision$ } from '../../src/provisioner/provision.js';
 import { parseWorkloadSpec } from '../../src/spec.js';
 import type { ProvisionEvent } from '../../src/streams/events.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
+import { replicaSetName } from '../support/fixtures.js';
 
 const input = {
   containerId: 42,
@@ -94,7 +95,7 @@ describe('provision (creation)', () => {
     completeRollout(fake, 'web');
     const resolved = await result;
     expect(resolved).toEqual({ providerId: 'default/web', namespace: 'default', name: 'web', adopted: false, durationMs: expect.any(Number) });
-    expect(resolved.providerId).not.toMatch(/5d8f7c/); // never a ReplicaSet or Pod name
+    expect(resolved.providerId).not.toContain(replicaSetName('web')); // never a ReplicaSet or Pod name
   });
 
   it('uses the spec namespace over the client default', async () => {
@@ -205,7 +206,7 @@ describe('provision (readiness, bounded)', () => {
     );
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RolloutFailedError);
-    expect(error).toMatchObject({ reason: 'ErrImagePull', detail: 'manifest unknown', container: 'web', pod: 'web-5d8f7c-x1' });
+    expect(error).toMatchObject({ reason: 'ErrImagePull', detail: 'manifest unknown', container: 'web', pod: `${replicaSetName('web')}-x1` });
   });
 });
 
