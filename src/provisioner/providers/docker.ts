@@ -5,7 +5,7 @@
 // recreates the container under a new ID), start, discover MAC and IP.
 import { InvalidContainerRecordError, ProviderStepError, UnsupportedTemplateError } from '../create-flow-errors.js';
 import { dockerContainerIdOf } from './docker-task.js';
-import { isImageReference } from './image-reference.js';
+import { isImageReference } from './template-reference.js';
 import { applyEnvironment, startAndDiscover } from './lxc-steps.js';
 import type { DockerCreateApi, NodeApiFactory } from './node-api.js';
 import { stepsProvider } from './step-runner.js';

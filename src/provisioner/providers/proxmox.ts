@@ -4,7 +4,7 @@
 // and configure it; apply env and entrypoint; attach the NVIDIA hook script when asked;
 // grant the owner access; start; discover MAC and IP. The provider ID is the VMID.
 import { InvalidContainerRecordError, ProviderStepError, TemplateNotFoundError } from '../create-flow-errors.js';
-import { imageArchiveName, isImageReference, parseImageReference } from './image-reference.js';
+import { imageArchiveName, isImageReference, parseImageReference } from './template-reference.js';
 import { applyEnvironment, startAndDiscover } from './lxc-steps.js';
 import type { NodeApiFactory, ProxmoxCreateApi, Vmid } from './node-api.js';
 import { grantOwnerAccess } from './proxmox-acl.js';

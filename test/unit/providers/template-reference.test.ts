@@ -3,7 +3,7 @@ import {
   imageArchiveName,
   isImageReference,
   parseImageReference,
-} from '../../../src/provisioner/providers/image-reference.js';
+} from '../../../src/provisioner/providers/template-reference.js';
 
 describe('image references in the template field', () => {
   it('tells image references (with a "/") from LXC template names', () => {
