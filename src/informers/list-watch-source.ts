@@ -12,6 +12,7 @@ export interface WatchRequest {
   readonly resourceVersion: string;
   readonly timeoutSeconds?: number;
   readonly allowWatchBookmarks?: boolean;
+  readonly sendInitialEvents?: boolean;
 }
 
 export interface ListWatchSource<T> {

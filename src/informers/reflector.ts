@@ -1,17 +1,17 @@
-// reflect(): the source half of an informer (client-go's Reflector). Lists, then watches
-// from the list's resourceVersion, forever:
+// reflect(): the source half of an informer (client-go's Reflector). Gets the current
+// objects, then watches from their resourceVersion, forever:
+//   - the current objects come from a streaming list (one watch request with
+//     sendInitialEvents, KEP-3157: a consistent read, then changes on the same
+//     connection); a server that rejects it gets a paginated list and a separate watch;
 //   - a clean server close re-watches from the last resourceVersion seen;
-//   - 410 Gone relists at once;
+//   - 410 Gone starts over with fresh objects at once;
 //   - other transient failures retry with jittered exponential backoff, reset by progress
 //     (a successful list or any watch event, bookmarks included);
 //   - a silent watch is cut by the watchdog and retried like a network failure;
 //   - fatal failures (401, 403, 400, TLS) end the stream with the error.
 // The server is asked to end each watch after 5-10 minutes and to send bookmarks, so
 // reconnects resume from a fresh resourceVersion instead of relisting.
-import type {
-  Observable} from 'rxjs';
 import {
-  EMPTY,
   asyncScheduler,
   concat,
   defer,
@@ -20,26 +20,43 @@ import {
   of,
   repeat,
   retry,
-  tap,
   throwError,
   timer,
+  type Observable,
   type SchedulerLike,
 } from 'rxjs';
-import { WatchInactiveError } from '../errors.js';
+import { ApiError, InvalidObjectError, WatchInactiveError } from '../errors.js';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from './backoff.js';
 import { classifyInformerError } from './classify-error.js';
 import type { ListWatchSource } from './list-watch-source.js';
 import { watchdog } from './watchdog.js';
 
 export interface KubeObject {
-  readonly metadata?: { readonly name?: string; readonly resourceVersion?: string; readonly uid?: string };
+  readonly metadata?: {
+    readonly name?: string;
+    readonly resourceVersion?: string;
+    readonly uid?: string;
+    readonly annotations?: Readonly<Record<string, string>>;
+  };
 }
+
+/**
+ * How the reflector gets the current objects: `watch-list` streams them on the watch
+ * itself (one request; servers from Kubernetes 1.32 on, where the WatchList feature is
+ * beta and on), `list` makes a paginated list and then a watch (two requests).
+ */
+export type InitialState = 'watch-list' | 'list';
+
+/** The annotation of the BOOKMARK that ends a streaming list's initial objects. */
+export const INITIAL_EVENTS_END_ANNOTATION = 'k8s.io/initial-events-end';
 
 export type ReflectorEvent<T> =
   | { readonly type: 'listed'; readonly items: readonly T[]; readonly resourceVersion: string }
   | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: T };
 
 export interface ReflectorOptions {
+  /** Default `watch-list`, falling back to `list` for good when the server rejects it. */
+  readonly initialState?: InitialState;
   readonly backoff?: BackoffPolicy;
   /**
    * A watch silent this long is considered dead. Default 150 s: on an idle watch, kube-apiserver
@@ -68,44 +85,69 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
 
   return defer(() => {
     let resourceVersion = '';
+    let streamLists = (options.initialState ?? 'watch-list') === 'watch-list';
     let failures = 0;
     let watchStartedAt = 0;
     let watchDelivered = false;
 
-    const list$ = defer(() =>
-      resourceVersion
-        ? EMPTY
-        : source.list$().pipe(
-            map((list): ReflectorEvent<T> => {
-              resourceVersion = list.resourceVersion;
-              failures = 0;
-              return { type: 'listed', items: list.items, resourceVersion: list.resourceVersion };
-            }),
-          ),
+    const list$ = defer(() => source.list$()).pipe(
+      map((list): ReflectorEvent<T> => {
+        resourceVersion = list.resourceVersion;
+        failures = 0;
+        return { type: 'listed', items: list.items, resourceVersion: list.resourceVersion };
+      }),
     );
 
-    const watch$ = defer(() => {
-      watchStartedAt = scheduler.now();
-      watchDelivered = false;
-      return source
-        .watch$({
-          resourceVersion,
-          timeoutSeconds: watchTimeoutSeconds(),
-          allowWatchBookmarks: options.allowWatchBookmarks ?? true,
-        })
-        .pipe(
-          watchdog(inactivityMs, () => new WatchInactiveError(source.resource, source.namespace, inactivityMs), scheduler),
-          tap((event) => {
-            const version = event.object.metadata?.resourceVersion;
-            if (version) resourceVersion = version;
-            failures = 0;
-            watchDelivered = true;
-          }),
-          filter((event): event is { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T } => event.type !== 'BOOKMARK'),
-        );
+    /** With `streaming`, a streaming list: its initial objects come out as one `listed`. */
+    const watch$ = (streaming: boolean) =>
+      defer(() => {
+        watchStartedAt = scheduler.now();
+        watchDelivered = false;
+        // Until the end bookmark, the objects so far; a stream cut before it starts over,
+        // since resourceVersion is only taken from the end bookmark.
+        let initial: Map<string, T> | undefined = streaming ? new Map() : undefined;
+        return source
+          .watch$({
+            resourceVersion: streaming ? '' : resourceVersion,
+            timeoutSeconds: watchTimeoutSeconds(),
+            // A streaming list marks its end with a bookmark, so it always asks for them.
+            allowWatchBookmarks: streaming || (options.allowWatchBookmarks ?? true),
+            ...(streaming ? { sendInitialEvents: true } : {}),
+          })
+          .pipe(
+            watchdog(inactivityMs, () => new WatchInactiveError(source.resource, source.namespace, inactivityMs), scheduler),
+            map((event): ReflectorEvent<T> | undefined => {
+              failures = 0;
+              watchDelivered = true;
+              const version = event.object.metadata?.resourceVersion;
+              if (initial) {
+                if (event.type === 'BOOKMARK') {
+                  if (!version || event.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== 'true') return undefined;
+                  const items = [...initial.values()];
+                  initial = undefined;
+                  resourceVersion = version;
+                  return { type: 'listed', items, resourceVersion: version };
+                }
+                const name = event.object.metadata?.name;
+                if (name !== undefined) {
+                  if (event.type === 'DELETED') initial.delete(name);
+                  else initial.set(name, event.object);
+                }
+                return undefined;
+              }
+              if (version) resourceVersion = version;
+              return event.type === 'BOOKMARK' ? undefined : { type: event.type, object: event.object };
+            }),
+            filter((event): event is ReflectorEvent<T> => event !== undefined),
+          );
+      });
+
+    const cycle$ = defer(() => {
+      if (resourceVersion) return watch$(false);
+      return streamLists ? watch$(true) : concat(list$, watch$(false));
     });
 
-    return concat(list$, watch$).pipe(
+    return cycle$.pipe(
       repeat({
         // The server ended the watch cleanly: resume at once, unless it keeps ending
         // watches immediately, which is a failure in disguise.
@@ -117,6 +159,12 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
       }),
       retry({
         delay: (error: unknown) => {
+          if (streamLists && !resourceVersion && rejectsStreamingList(error)) {
+            // An older server, or the WatchList feature turned off: list, then watch.
+            streamLists = false;
+            options.onRetry?.(error, 0);
+            return of(0);
+          }
           const decision = classifyInformerError(error);
           if (decision.action === 'fail') return throwError(() => error);
           if (decision.action === 'relist') {
@@ -132,4 +180,13 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
       }),
     );
   });
+}
+
+/**
+ * Servers without streaming lists refuse `sendInitialEvents` or `resourceVersionMatch` on
+ * a watch as invalid (422, or 400 from some proxies). Any other cause of a 400 or 422
+ * fails the list that follows as well, so it still surfaces.
+ */
+function rejectsStreamingList(error: unknown): boolean {
+  return error instanceof InvalidObjectError || (error instanceof ApiError && error.statusCode === 400);
 }

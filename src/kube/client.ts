@@ -22,6 +22,13 @@ export interface WatchParams {
   /** Ask the server to end the watch cleanly after this long (client-go style). */
   readonly timeoutSeconds?: number;
   readonly allowWatchBookmarks?: boolean;
+  /**
+   * A streaming list (KEP-3157): the server first sends the current objects as ADDED
+   * events, read consistently (never from a stale cache), then a BOOKMARK annotated
+   * `k8s.io/initial-events-end`, then changes, all on this one request. Needs an empty
+   * resourceVersion here.
+   */
+  readonly sendInitialEvents?: boolean;
 }
 
 export interface WatchHandlers<T> {

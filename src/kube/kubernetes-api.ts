@@ -113,6 +113,7 @@ export class KubernetesApi implements KubernetesClient {
         resourceVersion: params.resourceVersion || undefined,
         timeoutSeconds: params.timeoutSeconds,
         allowWatchBookmarks: params.allowWatchBookmarks,
+        ...(params.sendInitialEvents ? { sendInitialEvents: true, resourceVersionMatch: 'NotOlderThan' } : {}),
       },
       { verb: 'watch', resource: kind, namespace },
       {

@@ -1,6 +1,6 @@
 // Surviving the network, on a real control plane of its own (so restarting its apiserver
 // disturbs no other test file): kube-apiserver killed and restarted mid-rollout, 410 Gone
-// forced on the watch, a silent half-open watch, and 403 on watch for a restricted user.
+// forced on the watch, streaming lists refused, a silent half-open watch, and 403 on watch for a restricted user.
 // A loopback HTTPS proxy (test/support/api-proxy.ts) injects the network faults. Each
 // test prints its recovery time.
 import { execFileSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { provision$ } from '../../src/provisioner/provision.js';
 import type { ProvisionEvent, ProvisionResult } from '../../src/index.js';
 import { startCluster, type LocalCluster } from '../../scripts/control-plane/cluster.js';
-import { ApiProxy, GONE_STATUS } from '../support/api-proxy.js';
+import { ApiProxy, GONE_STATUS, type ProxiedRequest } from '../support/api-proxy.js';
 import { sampleSpec } from '../support/kube.js';
 
 const POD_READY_DELAY_MS = 4000;
@@ -48,6 +48,20 @@ function run(
   );
 }
 
+const isStreamingList = (request: ProxiedRequest): boolean => request.watch && request.query.get('sendInitialEvents') === 'true';
+
+/** What kube-apiserver answers when the WatchList feature is off. */
+const STREAMING_LIST_REFUSED = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'Invalid value: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+  reason: 'Invalid',
+  details: { causes: [{ reason: 'FieldValueForbidden', message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled', field: 'sendInitialEvents' }] },
+  code: 422,
+};
+
 const quickRetries = () => new InformerRegistry({ backoff: { initialMs: 200, maxMs: 2000, factor: 2, jitter: 0.2 } });
 
 describe('resilience on a real control plane', () => {
@@ -76,24 +90,43 @@ describe('resilience on a real control plane', () => {
     expect(restartedAt).toBeGreaterThan(0);
   });
 
-  it('410 Gone on the watch (HTTP status and in-band ERROR event): relists and resolves', async () => {
+  it('410 Gone on the watch (HTTP status and in-band ERROR event): starts over with a streaming list and resolves', async () => {
     const proxy = await ApiProxy.start(cluster.kubeconfigPath);
     try {
       let gone = 0;
+      // Resumed watches (not streaming lists) of Deployments answer 410, twice.
       proxy.intercept = (request) => {
-        if (!request.watch || !request.path.endsWith('/deployments') || gone >= 2) return undefined;
+        if (!request.watch || !request.path.endsWith('/deployments') || isStreamingList(request) || gone >= 2) return undefined;
         gone += 1;
         return gone === 1 ? { status: 410, body: GONE_STATUS } : { watchEvents: [{ type: 'ERROR', object: GONE_STATUS }] };
       };
       const api = KubernetesApi.fromConfig({ kubeconfigPath: proxy.writeKubeconfig(cluster.kubeconfigPath) });
+      // The server ends every watch after 1 s, so the informer resumes (and meets the 410s) mid-rollout.
+      const registry = new InformerRegistry({ watchTimeoutSeconds: () => 1, backoff: { initialMs: 200, maxMs: 2000, factor: 2, jitter: 0.2 } });
       const started = Date.now();
-      const outcome = await run(api, quickRetries());
+      const outcome = await run(api, registry);
       expect(outcome.result.providerId).toMatch(/^default\/ct-/);
       expect(gone).toBe(2);
-      // Every 410 was followed by a fresh list before the next watch.
-      const sequence = proxy.log.filter((r) => r.method === 'GET' && r.path.endsWith('/deployments')).map((r) => (r.watch ? 'watch' : 'list'));
-      expect(sequence.slice(0, 6)).toEqual(['list', 'watch', 'list', 'watch', 'list', 'watch']);
-      process.stderr.write(`[resilience] 410: resolved in ${Date.now() - started} ms with ${proxy.counts.lists} lists\n`);
+      // Every 410 was followed by a fresh streaming list before the next resumed watch.
+      const sequence = proxy.log.filter((r) => r.watch && r.path.endsWith('/deployments')).map((r) => (isStreamingList(r) ? 'streaming list' : `watch from ${r.query.get('resourceVersion')}`));
+      expect(sequence.slice(0, 5).map((step) => step.replace(/\d+$/, 'N'))).toEqual(['streaming list', 'watch from N', 'streaming list', 'watch from N', 'streaming list']);
+      expect(proxy.counts.lists).toBe(0);
+      process.stderr.write(`[resilience] 410: resolved in ${Date.now() - started} ms; Deployment requests: ${sequence.join(', ')}\n`);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a server that refuses streaming lists (422): falls back to list and watch and resolves', async () => {
+    const proxy = await ApiProxy.start(cluster.kubeconfigPath);
+    try {
+      proxy.intercept = (request) => (isStreamingList(request) ? { status: 422, body: STREAMING_LIST_REFUSED } : undefined);
+      const api = KubernetesApi.fromConfig({ kubeconfigPath: proxy.writeKubeconfig(cluster.kubeconfigPath) });
+      const outcome = await run(api, quickRetries());
+      expect(outcome.result.providerId).toMatch(/^default\/ct-/);
+      const deploymentRequests = proxy.log.filter((r) => r.path.endsWith('/deployments') && r.method === 'GET').map((r) => (isStreamingList(r) ? 'streaming list' : r.watch ? 'watch' : 'list'));
+      expect(deploymentRequests.slice(0, 3)).toEqual(['streaming list', 'list', 'watch']);
+      expect(proxy.counts.lists).toBe(2); // one Deployment list and one Pod list
     } finally {
       await proxy.close();
     }

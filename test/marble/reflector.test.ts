@@ -1,13 +1,13 @@
-// Marble tests (TestScheduler, virtual time) for the informer source: list+watch, resume,
-// relist on 410, backoff, watchdog and fatal errors. The ListWatchSource is a scripted fake
+// Marble tests (TestScheduler, virtual time) for the informer source: list+watch and
+// streaming lists, resume, relist on 410, backoff, watchdog and fatal errors. The ListWatchSource is a scripted fake
 // whose list$ and watch$ answers are cold marbles; no API server is involved.
 import { map, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { ApiUnreachableError, ForbiddenError, ResourceExpiredError, TooManyRequestsError, WatchInactiveError } from '../../src/errors.js';
+import { ApiUnreachableError, ForbiddenError, InvalidObjectError, ResourceExpiredError, TooManyRequestsError, WatchInactiveError } from '../../src/errors.js';
 import type { ObjectList } from '../../src/kube/client.js';
 import type { ListWatchSource, WatchEvent, WatchRequest } from '../../src/informers/list-watch-source.js';
-import { reflect, type KubeObject, type ReflectorEvent } from '../../src/informers/reflector.js';
+import { INITIAL_EVENTS_END_ANNOTATION, reflect, type KubeObject, type ReflectorEvent } from '../../src/informers/reflector.js';
 
 type Obj = KubeObject;
 const obj = (name: string, rv: string): Obj => ({ metadata: { name, resourceVersion: rv } });
@@ -38,6 +38,9 @@ const summarize = (event: ReflectorEvent<Obj>): string =>
   event.type === 'listed' ? `listed@${event.resourceVersion}:${event.items.length}` : `${event.type}:${event.object.metadata?.name}`;
 const mapSummary = map(summarize);
 const noJitter = { random: () => 0, watchTimeoutSeconds: () => 300 };
+/** The classic start: a paginated list, then a watch from its resourceVersion. */
+const listThenWatch = { ...noJitter, initialState: 'list' as const };
+const endOfInitialEvents = (rv: string): Obj => ({ metadata: { resourceVersion: rv, annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } });
 const forbidden = new ForbiddenError({ verb: 'watch', resource: 'deployments', namespace: 'default' });
 const networkDown = () => new ApiUnreachableError('https://x', 'ECONNRESET');
 
@@ -50,7 +53,7 @@ describe('reflect (marble)', () => {
         [cold('-(l|)', { l: { items: [obj('a', '5')], resourceVersion: '10' } })],
         [cold('--m-', { m: { type: 'MODIFIED', object: obj('a', '11') } })],
       );
-      const events = reflect(script.source, { ...noJitter, scheduler, inactivityMs: 60_000 });
+      const events = reflect(script.source, { ...listThenWatch, scheduler, inactivityMs: 60_000 });
       expectObservable(events.pipe(mapSummary), '^------!').toBe('-l-m', { l: 'listed@10:1', m: 'MODIFIED:a' });
     });
     expect(script.watchRequests).toEqual([{ resourceVersion: '10', timeoutSeconds: 300, allowWatchBookmarks: true }]);
@@ -67,7 +70,7 @@ describe('reflect (marble)', () => {
           cold('-m', { m: { type: 'MODIFIED', object: obj('a', '16') } }),
         ],
       );
-      const events = reflect(script.source, { ...noJitter, scheduler, inactivityMs: 60_000 });
+      const events = reflect(script.source, { ...listThenWatch, scheduler, inactivityMs: 60_000 });
       expectObservable(events.pipe(mapSummary), '^ 3s !').toBe('la 2003ms m', { l: 'listed@10:0', a: 'ADDED:a', m: 'MODIFIED:a' });
     });
     expect(script.listCalls()).toBe(1);
@@ -85,7 +88,7 @@ describe('reflect (marble)', () => {
         ],
         [cold('--#', undefined, new ResourceExpiredError()), cold('-')],
       );
-      expectObservable(reflect(script.source, { ...noJitter, scheduler }).pipe(mapSummary), '^----!').toBe('l--r', { l: 'listed@10:1', r: 'listed@90:0' });
+      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary), '^----!').toBe('l--r', { l: 'listed@10:1', r: 'listed@90:0' });
     });
     expect(script.watchRequests.map((request) => request.resourceVersion)).toEqual(['10', '90']);
   });
@@ -103,7 +106,7 @@ describe('reflect (marble)', () => {
           cold('-'),
         ],
       );
-      expectObservable(reflect(script.source, { ...noJitter, scheduler }).pipe(mapSummary), '^ 3s !').toBe('l 1500ms a', {
+      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary), '^ 3s !').toBe('l 1500ms a', {
         l: 'listed@10:0',
         a: 'ADDED:a',
       });
@@ -121,7 +124,7 @@ describe('reflect (marble)', () => {
         [cold('#', undefined, new TooManyRequestsError(7000)), cold('-a', { a: { type: 'ADDED', object: obj('a', '11') } })],
       );
       retries = [];
-      const events = reflect(script.source, { ...noJitter, scheduler, onRetry: (_error, delay) => retries.push(delay) });
+      const events = reflect(script.source, { ...listThenWatch, scheduler, onRetry: (_error, delay) => retries.push(delay) });
       expectObservable(events.pipe(mapSummary), '^ 8s !').toBe('l 7000ms a', { l: 'listed@10:0', a: 'ADDED:a' });
     });
     expect(retries).toEqual([7000]);
@@ -133,7 +136,7 @@ describe('reflect (marble)', () => {
     const errors: unknown[] = [];
     scheduler.run(({ cold, expectObservable }) => {
       script = scriptedSource([cold('(l|)', { l: { items: [], resourceVersion: '10' } })], [cold('-'), cold('-a', { a: { type: 'ADDED', object: obj('a', '11') } })]);
-      const events = reflect(script.source, { ...noJitter, scheduler, inactivityMs: 4000, onRetry: (error) => errors.push(error) });
+      const events = reflect(script.source, { ...listThenWatch, scheduler, inactivityMs: 4000, onRetry: (error) => errors.push(error) });
       // silent from 0; checks every 1000 ms; declared dead at 4000; retry after 500; event 1 ms later
       expectObservable(events.pipe(mapSummary), '^ 5s !').toBe('l 4500ms a', { l: 'listed@10:0', a: 'ADDED:a' });
     });
@@ -146,7 +149,7 @@ describe('reflect (marble)', () => {
     let script!: ReturnType<typeof scriptedSource>;
     scheduler.run(({ cold, expectObservable }) => {
       script = scriptedSource([cold('(l|)', { l: { items: [], resourceVersion: '10' } })], [cold('--#', undefined, forbidden)]);
-      expectObservable(reflect(script.source, { ...noJitter, scheduler }).pipe(mapSummary)).toBe('l-#', { l: 'listed@10:0' }, forbidden);
+      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary)).toBe('l-#', { l: 'listed@10:0' }, forbidden);
     });
     expect(script.watchRequests).toHaveLength(1);
   });
@@ -159,8 +162,90 @@ describe('reflect (marble)', () => {
         [cold('(l|)', { l: { items: [], resourceVersion: '10' } })],
         [cold('|'), cold('|'), cold('-a', { a: { type: 'ADDED', object: obj('a', '11') } })],
       );
-      expectObservable(reflect(script.source, { ...noJitter, scheduler }).pipe(mapSummary), '^ 2s !').toBe('l 1500ms a', { l: 'listed@10:0', a: 'ADDED:a' });
+      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary), '^ 2s !').toBe('l 1500ms a', { l: 'listed@10:0', a: 'ADDED:a' });
     });
     expect(script.watchRequests).toHaveLength(3);
+  });
+
+  describe('streaming lists (the default)', () => {
+    const added = (name: string, rv: string) => ({ type: 'ADDED' as const, object: obj(name, rv) });
+
+    it('gets the current objects on the watch itself and emits them as one listing at the end bookmark', () => {
+      const scheduler = newScheduler();
+      let script!: ReturnType<typeof scriptedSource>;
+      scheduler.run(({ cold, expectObservable }) => {
+        script = scriptedSource(
+          [],
+          [
+            cold('-ab-c-e-m', {
+              a: added('a', '5'),
+              b: added('b', '7'),
+              // An ordinary bookmark during the initial events neither ends them nor moves the version.
+              c: { type: 'BOOKMARK', object: obj('', '8') },
+              e: { type: 'BOOKMARK', object: endOfInitialEvents('12') },
+              m: { type: 'MODIFIED', object: obj('a', '13') },
+            }),
+          ],
+        );
+        const events = reflect(script.source, { ...noJitter, scheduler, inactivityMs: 60_000 });
+        expectObservable(events.pipe(mapSummary), '^--------!').toBe('------l-m', { l: 'listed@12:2', m: 'MODIFIED:a' });
+      });
+      expect(script.listCalls()).toBe(0);
+      expect(script.watchRequests).toEqual([{ resourceVersion: '', timeoutSeconds: 300, allowWatchBookmarks: true, sendInitialEvents: true }]);
+    });
+
+    it('starts over when cut before the end bookmark, and resumes with a plain watch after it', () => {
+      const scheduler = newScheduler();
+      let script!: ReturnType<typeof scriptedSource>;
+      scheduler.run(({ cold, expectObservable }) => {
+        script = scriptedSource(
+          [],
+          [
+            cold('-a#', { a: added('a', '5') }, networkDown()), // cut mid-stream: nothing half-listed
+            cold('-ae 2s |', { a: added('a', '5'), e: { type: 'BOOKMARK', object: endOfInitialEvents('9') } }),
+            cold('-m', { m: { type: 'MODIFIED', object: obj('a', '10') } }),
+          ],
+        );
+        const events = reflect(script.source, { ...noJitter, scheduler, inactivityMs: 60_000 });
+        // cut at 2 ms, retried after 500 ms; end bookmark 2 ms later; clean close at 2505; MODIFIED 1 ms after
+        expectObservable(events.pipe(mapSummary), '^ 3s !').toBe('504ms l 2001ms m', { l: 'listed@9:1', m: 'MODIFIED:a' });
+      });
+      expect(script.watchRequests.map((request) => [request.resourceVersion, request.sendInitialEvents ?? false])).toEqual([
+        ['', true],
+        ['', true],
+        ['9', false],
+      ]);
+    });
+
+    it('falls back to list and watch for good when the server refuses streaming lists (422)', () => {
+      const scheduler = newScheduler();
+      let script!: ReturnType<typeof scriptedSource>;
+      const refused = new InvalidObjectError('sendInitialEvents is forbidden', [{ field: 'sendInitialEvents', reason: 'FieldValueForbidden', message: 'Forbidden' }]);
+      scheduler.run(({ cold, expectObservable }) => {
+        script = scriptedSource(
+          [cold('(l|)', { l: { items: [obj('a', '5')], resourceVersion: '10' } }), cold('(l|)', { l: { items: [], resourceVersion: '20' } })],
+          [cold('#', undefined, refused), cold('-#', undefined, new ResourceExpiredError()), cold('-')],
+        );
+        const events = reflect(script.source, { ...noJitter, scheduler });
+        expectObservable(events.pipe(mapSummary), '^---!').toBe('lr', { l: 'listed@10:1', r: 'listed@20:0' });
+      });
+      // After 410 it lists again rather than retrying the refused streaming list.
+      expect(script.listCalls()).toBe(2);
+      expect(script.watchRequests.map((request) => [request.resourceVersion, request.sendInitialEvents ?? false])).toEqual([
+        ['', true],
+        ['10', false],
+        ['20', false],
+      ]);
+    });
+
+    it('ends with the error when a fatal failure (403) refuses the streaming list', () => {
+      const scheduler = newScheduler();
+      let script!: ReturnType<typeof scriptedSource>;
+      scheduler.run(({ cold, expectObservable }) => {
+        script = scriptedSource([], [cold('-#', undefined, forbidden)]);
+        expectObservable(reflect(script.source, { ...noJitter, scheduler }).pipe(mapSummary)).toBe('-#', undefined, forbidden);
+      });
+      expect(script.listCalls()).toBe(0);
+    });
   });
 });

@@ -3,7 +3,8 @@
 // hooks to inject API errors and drop watches. It stands in for the API server only in
 // unit tests; the integration suite uses the real control plane.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import { ConflictError, NotFoundError, ResourceExpiredError } from '../../src/errors.js';
+import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors.js';
+import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';
 import type {
   KindMap,
@@ -45,8 +46,10 @@ export class FakeKubernetes implements KubernetesClient {
   private readonly log: LoggedEvent[] = [];
   private readonly watchers = new Set<Watcher>();
   private readonly failures = new Map<Method, Error[]>();
-  readonly calls: { method: Method; kind?: WatchedKind; namespace: string; name?: string }[] = [];
+  readonly calls: { method: Method; kind?: WatchedKind; namespace: string; name?: string; streamingList?: true }[] = [];
   watchesOpened = 0;
+  /** false: refuse streaming lists with 422, as a server without the WatchList feature does. */
+  supportsStreamingLists = true;
 
   constructor(readonly namespace = 'default') {}
 
@@ -95,12 +98,19 @@ export class FakeKubernetes implements KubernetesClient {
   }
 
   watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle {
-    this.calls.push({ method: 'watch', kind, namespace });
+    this.calls.push({ method: 'watch', kind, namespace, ...(params.sendInitialEvents ? { streamingList: true as const } : {}) });
     this.watchesOpened += 1;
     const injected = this.failures.get('watch')?.shift();
     if (injected) {
       queueMicrotask(() => handlers.onClose(injected));
       return { abort: () => {} };
+    }
+    if (params.sendInitialEvents) {
+      if (!this.supportsStreamingLists) {
+        queueMicrotask(() => handlers.onClose(new InvalidObjectError('sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled', [{ field: 'sendInitialEvents', reason: 'FieldValueForbidden', message: 'Forbidden' }])));
+        return { abort: () => {} };
+      }
+      return this.streamList(kind, namespace, params, handlers);
     }
     const from = Number(params.resourceVersion || 0);
     if (params.resourceVersion && from < this.compactedRevision) {
@@ -114,6 +124,18 @@ export class FakeKubernetes implements KubernetesClient {
         handlers.onEvent(event.type, structuredClone(event.object) as KindMap[K]);
       }
     }
+    return { abort: () => this.watchers.delete(watcher) };
+  }
+
+  /** The current objects as ADDED, the end-of-initial-events bookmark, then changes. */
+  private streamList<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle {
+    const watcher: Watcher = { kind, namespace, selector: params.labelSelector, handlers: handlers as WatchHandlers<AnyObject> };
+    this.watchers.add(watcher);
+    for (const [k, object] of this.objects) {
+      if (k.startsWith(`${kind}/${namespace}/`) && matches(object, params.labelSelector)) handlers.onEvent('ADDED', structuredClone(object) as KindMap[K]);
+    }
+    const bookmark = { metadata: { resourceVersion: String(this.resourceVersion), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } };
+    handlers.onEvent('BOOKMARK', bookmark as KindMap[K]);
     return { abort: () => this.watchers.delete(watcher) };
   }
 

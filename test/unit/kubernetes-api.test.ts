@@ -498,6 +498,23 @@ describe('KubernetesApi.watch', () => {
     expect(watch.closeCalls()).toBe(1);
   });
 
+  it('asks for a streaming list with sendInitialEvents, resourceVersionMatch=NotOlderThan and no resourceVersion', async () => {
+    const server = await startServer('https', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(watchLine('BOOKMARK', { kind: 'Deployment', metadata: { resourceVersion: '7', annotations: { 'k8s.io/initial-events-end': 'true' } } }));
+    });
+    const closed = new Promise<Error | undefined>((resolve) => {
+      api(server).watch('deployments', 'team-a', { resourceVersion: '', allowWatchBookmarks: true, sendInitialEvents: true }, { onEvent: () => {}, onClose: resolve });
+    });
+    expect(await closed).toBeUndefined();
+    const query = new URL(server.received[0]!.url, 'https://x').searchParams;
+    expect(query.get('watch')).toBe('true');
+    expect(query.get('sendInitialEvents')).toBe('true');
+    expect(query.get('resourceVersionMatch')).toBe('NotOlderThan');
+    expect(query.get('allowWatchBookmarks')).toBe('true');
+    expect(query.has('resourceVersion')).toBe(false);
+  });
+
   it('a non-200 answer -> onClose(ForbiddenError naming watch deployments)', async () => {
     const server = await startServer('https', (_req, res) =>
       sendStatus(res, 403, 'Forbidden', 'deployments.apps is forbidden: User "kp-test-user" cannot watch resource "deployments"'),

@@ -223,11 +223,27 @@ describe('provision (shared informers, recovery)', () => {
     for (let i = 0; i < count; i++) completeRollout(fake, `web-${i}`);
     const results = await Promise.all(pending);
     expect(new Set(results.map((r) => r.providerId)).size).toBe(count);
-    const opened = (method: string) => fake.calls.filter((c) => c.method === method).map((c) => c.kind).sort();
-    expect(opened('watch')).toEqual(['deployments', 'pods']);
-    expect(opened('list')).toEqual(['deployments', 'pods']);
+    // One streaming list per kind: the current objects and then the changes, on one request.
+    const opened = (method: string) => fake.calls.filter((c) => c.method === method).map((c) => `${c.kind}${c.streamingList ? ' (streaming list)' : ''}`).sort();
+    expect(opened('watch')).toEqual(['deployments (streaming list)', 'pods (streaming list)']);
+    expect(opened('list')).toEqual([]);
     expect(fake.activeWatches).toBe(0);
     expect(registry.count(fake)).toBe(0);
+  });
+
+  it('on a server without streaming lists, falls back to a list and a watch per kind, once', async () => {
+    const fake = new FakeKubernetes();
+    fake.supportsStreamingLists = false;
+    const registry = fastInformers();
+    const count = 5;
+    const pending = Array.from({ length: count }, (_, i) => provision(fake, { ...input, hostname: `web-${i}`, containerId: i + 1 }, { informers: registry }));
+    await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
+    for (let i = 0; i < count; i++) completeRollout(fake, `web-${i}`);
+    await expect(Promise.all(pending)).resolves.toHaveLength(count);
+    const opened = (method: string) => fake.calls.filter((c) => c.method === method).map((c) => `${c.kind}${c.streamingList ? ' (streaming list)' : ''}`).sort();
+    expect(opened('watch')).toEqual(['deployments', 'deployments (streaming list)', 'pods', 'pods (streaming list)']);
+    expect(opened('list')).toEqual(['deployments', 'pods']);
+    expect(fake.activeWatches).toBe(0);
   });
 
   it('a fatal 403 on the watch fails every waiter at once with ForbiddenError', async () => {
@@ -263,7 +279,8 @@ describe('provision (shared informers, recovery)', () => {
     completeRollout(fake, 'web');
     fake.compact();
     await expect(pending).resolves.toMatchObject({ providerId: 'default/web' });
-    expect(fake.calls.filter((c) => c.method === 'list' && c.kind === 'deployments').length).toBeGreaterThanOrEqual(2);
+    // After 410 the informer starts over with a fresh streaming list, not a resumed watch.
+    expect(fake.calls.filter((c) => c.method === 'watch' && c.kind === 'deployments' && c.streamingList).length).toBeGreaterThanOrEqual(2);
   });
 
   it('a Deployment deleted while disconnected fails the waiter after the relist (not at its timeout)', async () => {
