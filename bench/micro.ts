@@ -28,6 +28,7 @@ import { NEVER, Subject, filter, map, type Observable, type Subscription } from 
 import type { ReflectorEvent } from '../src/informers/reflector.js';
 import type * as SharedInformerModule from '../src/informers/shared-informer.js';
 import type * as AwaitRolloutModule from '../src/streams/await-rollout.js';
+import type * as RolloutSourcesModule from '../src/provisioner/rollout-sources.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { fmt, markdownTable, median } from './lib/stats.js';
 
@@ -38,6 +39,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const fromDist = (path: string): Promise<unknown> => import(resolve(REPO_ROOT, 'dist', path));
 const { SharedInformer } = (await fromDist('informers/shared-informer.js')) as typeof SharedInformerModule;
 const { awaitRollout } = (await fromDist('streams/await-rollout.js')) as typeof AwaitRolloutModule;
+const { DEPLOYMENTS_BY_NAME } = (await fromDist('provisioner/rollout-sources.js')) as typeof RolloutSourcesModule;
 
 const { values } = parseArgs({
   options: {
@@ -293,7 +295,8 @@ type Feed = (
 /** The library's way: one SharedInformer, routed by name (a Map lookup per event). */
 const sharedInformerFeed: Feed = (waiters, subscribe) => {
   const events = new Subject<ReflectorEvent<V1Deployment>>();
-  const informer = new SharedInformer<V1Deployment>(events, (object) => object.metadata?.name);
+  // Keyed and projected as provision() does.
+  const informer = new SharedInformer<V1Deployment>(events, { routingKey: DEPLOYMENTS_BY_NAME.routingKey, transform: DEPLOYMENTS_BY_NAME.transform });
   const subscriptions: Subscription[] = [];
   for (let index = 0; index < waiters; index += 1) {
     const name = deploymentName(index);

@@ -7,7 +7,9 @@
 //     the same with one waiter or ten thousand;
 //   - after every relist, so waiters re-evaluate what changed while disconnected.
 // The first subscriber starts the reflector, the last one stops it. A fatal reflector
-// error fails every current subscriber at once.
+// error fails every current subscriber at once. An optional transform projects each
+// object before it is cached (client-go's SetTransform), so the cache holds only what
+// consumers read.
 import { Observable, Subscription, type Subscriber } from 'rxjs';
 import type { KubeObject, ReflectorEvent } from './reflector.js';
 
@@ -22,6 +24,19 @@ export interface KeyedSnapshot<T> {
 
 export type RoutingKey<T> = (object: T) => string | undefined;
 
+/**
+ * Applied to every listed or watched object before it is cached and routed: must be pure
+ * and keep metadata.name and whatever the routing key reads.
+ */
+export type ObjectTransform<T> = (object: T) => T;
+
+export interface SharedInformerOptions<T> {
+  readonly routingKey: RoutingKey<T>;
+  readonly transform?: ObjectTransform<T>;
+  /** Called when the last consumer has left and the reflector is stopped. */
+  readonly onIdle?: () => void;
+}
+
 export class SharedInformer<T extends KubeObject> {
   private readonly byName = new Map<string, T>();
   private readonly byKey = new Map<string, Map<string, T>>();
@@ -30,11 +45,18 @@ export class SharedInformer<T extends KubeObject> {
   private connection: Subscription | undefined;
   private synced = false;
 
+  private readonly routingKey: RoutingKey<T>;
+  private readonly transform: ObjectTransform<T> | undefined;
+  private readonly onIdle: () => void;
+
   constructor(
     private readonly events$: Observable<ReflectorEvent<T>>,
-    private readonly routingKey: RoutingKey<T>,
-    private readonly onIdle: () => void = () => {},
-  ) {}
+    options: SharedInformerOptions<T>,
+  ) {
+    this.routingKey = options.routingKey;
+    this.transform = options.transform;
+    this.onIdle = options.onIdle ?? (() => {});
+  }
 
   /** Snapshots of the objects under `key`, from the cache and then per change. */
   observe(key: string): Observable<KeyedSnapshot<T>> {
@@ -98,20 +120,22 @@ export class SharedInformer<T extends KubeObject> {
       this.replace(event.items);
       return;
     }
-    const name = event.object.metadata?.name;
+    // A deleted object is not cached: no need to project it.
+    const object = event.type === 'DELETED' || !this.transform ? event.object : this.transform(event.object);
+    const name = object.metadata?.name;
     if (!name) return;
     const previous = this.byName.get(name);
     const previousKey = previous ? this.routingKey(previous) : undefined;
-    const key = this.routingKey(event.object);
+    const key = this.routingKey(object);
     if (event.type === 'DELETED') {
       this.byName.delete(name);
       this.unindex(name, previous ? previousKey : key);
     } else {
-      this.byName.set(name, event.object);
+      this.byName.set(name, object);
       // Only a changed routing key moves the object: deleting and re-adding the same key
       // of a large Map on every event is slow in V8 (measured by bench/micro.ts).
       if (previous && previousKey !== key) this.unindex(name, previousKey);
-      this.index(name, key, event.object);
+      this.index(name, key, object);
     }
     if (key !== undefined) this.notify(key, 'event');
     if (previousKey !== undefined && previousKey !== key) this.notify(previousKey, 'event');
@@ -121,7 +145,8 @@ export class SharedInformer<T extends KubeObject> {
   private replace(items: readonly T[]): void {
     this.byName.clear();
     this.byKey.clear();
-    for (const item of items) {
+    for (const listed of items) {
+      const item = this.transform ? this.transform(listed) : listed;
       const name = item.metadata?.name;
       if (!name) continue;
       this.byName.set(name, item);

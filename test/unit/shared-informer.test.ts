@@ -23,7 +23,7 @@ function setup() {
       inner.unsubscribe();
     };
   });
-  const informer = new SharedInformer<Obj>(source, (o) => o.metadata.labels?.owner, () => (idles += 1));
+  const informer = new SharedInformer<Obj>(source, { routingKey: (o) => o.metadata.labels?.owner, onIdle: () => (idles += 1) });
   return { events, informer, counts: () => ({ starts, stops, idles }) };
 }
 
@@ -123,5 +123,22 @@ describe('SharedInformer', () => {
     events.next({ type: 'MODIFIED', object: obj('a', 'a', '6') });
     expect(seen).toEqual(['resync']);
     expect(other.names()).toEqual(['resync:a', 'event:a']);
+  });
+
+  it('caches and delivers what its transform makes of listed and watched objects', () => {
+    const events = new Subject<ReflectorEvent<Obj>>();
+    const slim = (o: Obj): Obj => ({ metadata: { name: o.metadata.name, labels: { owner: o.metadata.labels?.owner ?? '' } } });
+    const informer = new SharedInformer<Obj>(events, { routingKey: (o) => o.metadata.labels?.owner, transform: slim });
+    const a = collect(informer, 'a');
+    events.next({ type: 'listed', items: [obj('a1', 'a', '1')], resourceVersion: '1' });
+    events.next({ type: 'MODIFIED', object: obj('a1', 'a', '2') });
+    events.next({ type: 'ADDED', object: obj('a2', 'a', '3') });
+    expect(a.seen.map((s) => s.objects)).toEqual([
+      [slim(obj('a1', 'a'))],
+      [slim(obj('a1', 'a'))],
+      [slim(obj('a1', 'a')), slim(obj('a2', 'a'))],
+    ]);
+    events.next({ type: 'DELETED', object: obj('a1', 'a', '4') });
+    expect(a.seen.at(-1)?.objects).toEqual([slim(obj('a2', 'a'))]);
   });
 });
