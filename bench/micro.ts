@@ -300,7 +300,7 @@ const sharedInformerFeed: Feed = (waiters, subscribe) => {
   const subscriptions: Subscription[] = [];
   for (let index = 0; index < waiters; index += 1) {
     const name = deploymentName(index);
-    subscriptions.push(subscribe(index, informer.observe(name).pipe(map((snapshot) => snapshot.objects))));
+    subscriptions.push(subscribe(index, informer.observe(name)));
   }
   return {
     push: (event) => events.next(event),

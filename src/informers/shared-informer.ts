@@ -1,6 +1,6 @@
 // SharedInformer: one reflector, one cache, many consumers (client-go's split of source,
 // store and handlers). Consumers subscribe to a routing key (a Deployment's name, a
-// container-id label) and receive snapshots of the cached objects under that key:
+// container-id label) and receive the cached objects under that key:
 //   - on subscribe, at once from the cache when it is synced (nothing is missed between
 //     a create and the subscription);
 //   - on every change to an object under the key, found by a Map lookup: an event costs
@@ -10,17 +10,12 @@
 // error fails every current subscriber at once. An optional transform projects each
 // object before it is cached (client-go's SetTransform), so the cache holds only what
 // consumers read.
+//
+// Per key, the cached objects and the subscribers are immutable arrays, replaced on
+// change (copy-on-write): an event hands its key's array to every subscriber as is,
+// and notifying needs no copy even when a subscriber leaves meanwhile.
 import { Observable, Subscription, type Subscriber } from 'rxjs';
 import type { KubeObject, ReflectorEvent } from './reflector.js';
-
-export type SnapshotCause = 'cache' | 'event' | 'resync';
-
-export interface KeyedSnapshot<T> {
-  readonly key: string;
-  /** The cached objects under the key right now (for a Deployment name: zero or one). */
-  readonly objects: readonly T[];
-  readonly cause: SnapshotCause;
-}
 
 export type RoutingKey<T> = (object: T) => string | undefined;
 
@@ -37,10 +32,12 @@ export interface SharedInformerOptions<T> {
   readonly onIdle?: () => void;
 }
 
+const NONE: readonly never[] = Object.freeze([]);
+
 export class SharedInformer<T extends KubeObject> {
   private readonly byName = new Map<string, T>();
-  private readonly byKey = new Map<string, Map<string, T>>();
-  private readonly waiters = new Map<string, Set<Subscriber<KeyedSnapshot<T>>>>();
+  private byKey = new Map<string, readonly T[]>();
+  private readonly waiters = new Map<string, readonly Subscriber<readonly T[]>[]>();
   private subscriberCount = 0;
   private connection: Subscription | undefined;
   private synced = false;
@@ -58,18 +55,16 @@ export class SharedInformer<T extends KubeObject> {
     this.onIdle = options.onIdle ?? (() => {});
   }
 
-  /** Snapshots of the objects under `key`, from the cache and then per change. */
-  observe(key: string): Observable<KeyedSnapshot<T>> {
-    return new Observable<KeyedSnapshot<T>>((subscriber) => {
-      let waitersOfKey = this.waiters.get(key);
-      if (!waitersOfKey) {
-        waitersOfKey = new Set();
-        this.waiters.set(key, waitersOfKey);
-      }
-      waitersOfKey.add(subscriber);
+  /**
+   * The cached objects under `key` (for a Deployment name: zero or one), from the cache
+   * and then per change. Each array is immutable: keep it as long as you like.
+   */
+  observe(key: string): Observable<readonly T[]> {
+    return new Observable<readonly T[]>((subscriber) => {
+      this.waiters.set(key, [...(this.waiters.get(key) ?? NONE), subscriber]);
       this.subscriberCount += 1;
       if (this.subscriberCount === 1) this.start();
-      else if (this.synced) subscriber.next(this.snapshot(key, 'cache'));
+      else if (this.synced) subscriber.next(this.byKey.get(key) ?? NONE);
 
       return () => this.remove(key, subscriber);
     });
@@ -107,10 +102,11 @@ export class SharedInformer<T extends KubeObject> {
     this.onIdle();
   }
 
-  private remove(key: string, subscriber: Subscriber<KeyedSnapshot<T>>): void {
+  private remove(key: string, subscriber: Subscriber<readonly T[]>): void {
     const waitersOfKey = this.waiters.get(key);
-    if (!waitersOfKey?.delete(subscriber)) return;
-    if (waitersOfKey.size === 0) this.waiters.delete(key);
+    if (!waitersOfKey?.includes(subscriber)) return;
+    if (waitersOfKey.length === 1) this.waiters.delete(key);
+    else this.waiters.set(key, waitersOfKey.filter((waiter) => waiter !== subscriber));
     this.subscriberCount -= 1;
     if (this.subscriberCount === 0) this.stop();
   }
@@ -137,58 +133,62 @@ export class SharedInformer<T extends KubeObject> {
       if (previous && previousKey !== key) this.unindex(name, previousKey);
       this.index(name, key, object);
     }
-    if (key !== undefined) this.notify(key, 'event');
-    if (previousKey !== undefined && previousKey !== key) this.notify(previousKey, 'event');
+    if (key !== undefined) this.notify(key);
+    if (previousKey !== undefined && previousKey !== key) this.notify(previousKey);
   }
 
   /** A (re)list replaces the whole cache; every waiter re-evaluates from it. */
   private replace(items: readonly T[]): void {
     this.byName.clear();
-    this.byKey.clear();
+    // Built fresh, so its arrays can be appended to until it is published.
+    const byKey = new Map<string, T[]>();
     for (const listed of items) {
       const item = this.transform ? this.transform(listed) : listed;
       const name = item.metadata?.name;
       if (!name) continue;
       this.byName.set(name, item);
-      this.index(name, this.routingKey(item), item);
+      const key = this.routingKey(item);
+      if (key === undefined) continue;
+      const objects = byKey.get(key);
+      if (objects) objects.push(item);
+      else byKey.set(key, [item]);
     }
+    this.byKey = byKey;
     this.synced = true;
-    for (const key of [...this.waiters.keys()]) this.notify(key, 'resync');
+    for (const key of [...this.waiters.keys()]) this.notify(key);
   }
 
   private index(name: string, key: string | undefined, object: T): void {
     if (key === undefined) return;
-    let objects = this.byKey.get(key);
+    const objects = this.byKey.get(key);
     if (!objects) {
-      objects = new Map();
-      this.byKey.set(key, objects);
+      this.byKey.set(key, [object]);
+      return;
     }
-    objects.set(name, object);
+    const at = objects.findIndex((cached) => cached.metadata?.name === name);
+    this.byKey.set(key, at === -1 ? [...objects, object] : objects.with(at, object));
   }
 
   private unindex(name: string, key: string | undefined): void {
     if (key === undefined) return;
     const objects = this.byKey.get(key);
-    objects?.delete(name);
-    if (objects?.size === 0) this.byKey.delete(key);
+    if (!objects) return;
+    const remaining = objects.filter((cached) => cached.metadata?.name !== name);
+    if (remaining.length === 0) this.byKey.delete(key);
+    else this.byKey.set(key, remaining);
   }
 
-  private notify(key: string, cause: SnapshotCause): void {
+  private notify(key: string): void {
     if (!this.synced) return;
     const waitersOfKey = this.waiters.get(key);
     if (!waitersOfKey) return;
-    const snapshot = this.snapshot(key, cause);
-    // Copy: a waiter that completes unsubscribes while we iterate.
-    for (const subscriber of [...waitersOfKey]) subscriber.next(snapshot);
-  }
-
-  private snapshot(key: string, cause: SnapshotCause): KeyedSnapshot<T> {
-    const objects = this.byKey.get(key);
-    return { key, objects: objects ? [...objects.values()] : [], cause };
+    const objects = this.byKey.get(key) ?? NONE;
+    // Copy-on-write: a waiter that unsubscribes meanwhile replaces the array, not this one.
+    for (const subscriber of waitersOfKey) subscriber.next(objects);
   }
 
   private failAll(error: unknown): void {
-    const subscribers = [...this.waiters.values()].flatMap((set) => [...set]);
+    const subscribers = [...this.waiters.values()].flat();
     this.waiters.clear();
     this.subscriberCount = 0;
     this.connection = undefined;

@@ -3,7 +3,7 @@
 // select managed=true, so one Deployment watch and one Pod watch per namespace serve every
 // provisioning in it. They cache only the fields the rollout streams read (cached-fields.ts).
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import { defer, map, type Observable } from 'rxjs';
+import { defer, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
 import { cachedDeploymentFields, cachedPodFields } from '../streams/cached-fields.js';
@@ -40,5 +40,5 @@ function snapshots<K extends WatchedKind>(
   request: InformerRequest<K>,
   key: string,
 ): Observable<readonly KindMap[K][]> {
-  return defer(() => registry.informer(client, request).observe(key)).pipe(map((snapshot) => snapshot.objects));
+  return defer(() => registry.informer(client, request).observe(key));
 }
