@@ -158,4 +158,18 @@ describe('SharedInformer', () => {
       'p1@7',
     ]);
   });
+
+  it('moves an object whose routing key changes, telling the waiters of both keys', () => {
+    const { events, informer } = setup();
+    const a = collect(informer, 'a');
+    const b = collect(informer, 'b');
+    events.next({ type: 'listed', items: [obj('x', 'a', '1')], resourceVersion: '5' });
+    events.next({ type: 'MODIFIED', object: obj('x', 'b', '2') });
+    events.next({ type: 'DELETED', object: obj('x', 'b', '3') });
+    expect(a.names()).toEqual(['x', '']);
+    expect(b.names()).toEqual(['', 'x', '']);
+    // A late subscriber to either key finds nothing left behind.
+    expect(collect(informer, 'a').names()).toEqual(['']);
+    expect(collect(informer, 'x').names()).toEqual(['']);
+  });
 });
