@@ -8,6 +8,7 @@
 // policy's grace window, and only while a Pod problem is open.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
+import { isoTime } from '../clock-time.js';
 import { RolloutFailedError } from '../errors.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
@@ -133,7 +134,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     const { target } = this;
     this.subscriber.next({
       type: 'progress',
-      at: new Date(this.scheduler.now()).toISOString(),
+      at: isoTime(this.scheduler),
       namespace: target.namespace,
       name: target.name,
       providerId: target.providerId,
