@@ -1,5 +1,6 @@
 // npm run bench:micro: the pure pipeline with synthetic events, no cluster. One
-// SharedInformer is fed by a Subject (a fake reflector stream, as the unit tests do); W
+// SharedInformer is fed by a Subject (a fake reflector stream, as the unit tests do),
+// keyed and projected as provision()'s Deployment informer (its transform is measured); W
 // waiters each run awaitRollout() on their own Deployment name; a fixed number of
 // MODIFIED events (InProgress statuses, so every waiter stays subscribed) go to random
 // keys. Measured per W: events per second, CPU microseconds per event, heap bytes per
@@ -527,7 +528,7 @@ async function main(): Promise<void> {
     '',
     table,
     '',
-    'One SharedInformer fed by a Subject; W waiters, each awaitRollout() on its own Deployment; MODIFIED events with InProgress statuses to uniformly random keys (after a warm-up), or all to one key (diagnostic). Each event is a freshly built full Deployment as a watch delivers it (about 4 KB of JSON: managedFields, pod template, server defaults, conditions with timestamps; built as object literals, so constant strings are shared where JSON.parse would copy them); the CPU and time of building the same events without pushing them is measured separately and subtracted. CPU is process.cpuUsage() (all threads, GC included; the GC column is main-thread pause time during the measured loop, building included); heap per waiter is heapUsed after the first list (W cached Deployments and W subscribed waiters) minus before, after a full GC, divided by W (not shown below 100 waiters, where a few KB of noise swamp it).',
+    'One SharedInformer fed by a Subject, keyed by name and caching the projection provision() caches (the transform runs inside the measured CPU); W waiters, each awaitRollout() on its own Deployment; MODIFIED events with InProgress statuses to uniformly random keys (after a warm-up), or all to one key (diagnostic). Each event is a freshly built full Deployment as a watch delivers it (about 4 KB of JSON: managedFields, pod template, server defaults, conditions with timestamps; built as object literals, so constant strings are shared where JSON.parse would copy them); the CPU and time of building the same events without pushing them is measured separately and subtracted. CPU is process.cpuUsage() (all threads, GC included; the GC column is main-thread pause time during the measured loop, building included); heap per waiter is heapUsed after the first list (W cached Deployments and W subscribed waiters) minus before, after a full GC, divided by W (not shown below 100 waiters, where a few KB of noise swamp it).',
     '',
     '## Target',
     '',
