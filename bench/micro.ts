@@ -1,5 +1,6 @@
 // npm run bench:micro: the pure pipeline with synthetic events, no cluster. One
-// SharedInformer is fed by a Subject (a fake reflector stream, as the unit tests do); W
+// SharedInformer is fed by a Subject (a fake reflector stream, as the unit tests do),
+// keyed and projected as provision()'s Deployment informer (its transform is measured); W
 // waiters each run awaitRollout() on their own Deployment name; a fixed number of
 // MODIFIED events (InProgress statuses, so every waiter stays subscribed) go to random
 // keys. Measured per W: events per second, CPU microseconds per event, heap bytes per
@@ -28,6 +29,7 @@ import { NEVER, Subject, filter, map, type Observable, type Subscription } from 
 import type { ReflectorEvent } from '../src/informers/reflector.js';
 import type * as SharedInformerModule from '../src/informers/shared-informer.js';
 import type * as AwaitRolloutModule from '../src/streams/await-rollout.js';
+import type * as RolloutSourcesModule from '../src/provisioner/rollout-sources.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { fmt, markdownTable, median } from './lib/stats.js';
 
@@ -38,6 +40,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const fromDist = (path: string): Promise<unknown> => import(resolve(REPO_ROOT, 'dist', path));
 const { SharedInformer } = (await fromDist('informers/shared-informer.js')) as typeof SharedInformerModule;
 const { awaitRollout } = (await fromDist('streams/await-rollout.js')) as typeof AwaitRolloutModule;
+const { DEPLOYMENTS_BY_NAME } = (await fromDist('provisioner/rollout-sources.js')) as typeof RolloutSourcesModule;
 
 const { values } = parseArgs({
   options: {
@@ -87,11 +90,38 @@ function uidOf(index: number): string {
   return `00000000-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
 }
 
+/** JSON.parse leaves RFC 3339 strings where client-node's types say Date. */
+const timestamp = (text: string): Date => text as unknown as Date;
+
+/**
+ * A Deployment as a watch delivers it (JSON.parse of the API server's response): what
+ * buildDeployment() sends plus the server's defaults, metadata.managedFields of our
+ * create and of the controller's status updates, timestamps as strings, and the status
+ * the controller writes in phase `phase` of a rollout.
+ */
 function deployment(index: number, phase: number, resourceVersion: number): V1Deployment {
   const name = deploymentName(index);
+  const containerId = String(index);
   const observed = phase === 0 ? 0 : 1;
   const updated = phase >= 2 ? 1 : 0;
   const ready = phase >= 3 ? 1 : 0;
+  const labels = (): Record<string, string> => ({
+    'app.kubernetes.io/managed-by': 'kube-provisioner',
+    'app.kubernetes.io/name': name,
+    'org.mieweb.opensource-server.container-id': containerId,
+    'org.mieweb.opensource-server.managed': 'true',
+    'org.mieweb.opensource-server.node-id': 'node-1',
+  });
+  const labelFields = (): Record<string, object> => ({
+    '.': {},
+    'f:app.kubernetes.io/managed-by': {},
+    'f:app.kubernetes.io/name': {},
+    'f:org.mieweb.opensource-server.container-id': {},
+    'f:org.mieweb.opensource-server.managed': {},
+    'f:org.mieweb.opensource-server.node-id': {},
+  });
+  const created = timestamp('2025-01-15T10:00:00Z');
+  const updatedAt = timestamp(`2025-01-15T10:00:${String(phase * 3).padStart(2, '0')}Z`);
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -99,16 +129,110 @@ function deployment(index: number, phase: number, resourceVersion: number): V1De
       name,
       namespace: NAMESPACE,
       uid: uidOf(index),
-      generation: 1,
       resourceVersion: String(resourceVersion),
-      labels: { 'org.mieweb.opensource-server.managed': 'true', 'org.mieweb.opensource-server.container-id': String(index) },
+      generation: 1,
+      creationTimestamp: created,
+      labels: labels(),
+      annotations: { 'deployment.kubernetes.io/revision': '1' },
+      managedFields: [
+        {
+          manager: 'kube-provisioner',
+          operation: 'Update',
+          apiVersion: 'apps/v1',
+          time: created,
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': { 'f:labels': labelFields() },
+            'f:spec': {
+              'f:progressDeadlineSeconds': {},
+              'f:replicas': {},
+              'f:revisionHistoryLimit': {},
+              'f:selector': {},
+              'f:strategy': { 'f:type': {} },
+              'f:template': {
+                'f:metadata': { 'f:labels': labelFields() },
+                'f:spec': {
+                  'f:automountServiceAccountToken': {},
+                  'f:containers': {
+                    'k:{"name":"manager"}': {
+                      '.': {},
+                      'f:env': { '.': {}, 'k:{"name":"MANAGER_URL"}': { '.': {}, 'f:name': {}, 'f:value': {} } },
+                      'f:image': {},
+                      'f:imagePullPolicy': {},
+                      'f:name': {},
+                      'f:resources': { '.': {}, 'f:limits': { '.': {}, 'f:cpu': {}, 'f:memory': {} }, 'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} } },
+                      'f:terminationMessagePath': {},
+                      'f:terminationMessagePolicy': {},
+                    },
+                  },
+                  'f:dnsPolicy': {},
+                  'f:enableServiceLinks': {},
+                  'f:hostname': {},
+                  'f:restartPolicy': {},
+                  'f:schedulerName': {},
+                  'f:securityContext': {},
+                  'f:terminationGracePeriodSeconds': {},
+                },
+              },
+            },
+          },
+        },
+        {
+          manager: 'kube-controller-manager',
+          operation: 'Update',
+          apiVersion: 'apps/v1',
+          time: updatedAt,
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': { 'f:annotations': { '.': {}, 'f:deployment.kubernetes.io/revision': {} } },
+            'f:status': {
+              'f:availableReplicas': {},
+              'f:conditions': {
+                '.': {},
+                'k:{"type":"Available"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:lastUpdateTime': {}, 'f:message': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} },
+                'k:{"type":"Progressing"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:lastUpdateTime': {}, 'f:message': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} },
+              },
+              'f:observedGeneration': {},
+              'f:readyReplicas': {},
+              'f:replicas': {},
+              'f:unavailableReplicas': {},
+              'f:updatedReplicas': {},
+            },
+          },
+          subresource: 'status',
+        },
+      ],
     },
     spec: {
       replicas: 1,
-      progressDeadlineSeconds: 600,
-      selector: { matchLabels: { 'org.mieweb.opensource-server.container-id': String(index) } },
+      selector: { matchLabels: { 'org.mieweb.opensource-server.container-id': containerId } },
+      template: {
+        metadata: { labels: labels() },
+        spec: {
+          containers: [
+            {
+              name: 'manager',
+              image: 'registry.example.com/manager:1.0',
+              env: [{ name: 'MANAGER_URL', value: 'https://manager.example.com' }],
+              resources: { limits: { cpu: '1', memory: '512Mi' }, requests: { cpu: '1', memory: '512Mi' } },
+              terminationMessagePath: '/dev/termination-log',
+              terminationMessagePolicy: 'File',
+              imagePullPolicy: 'IfNotPresent',
+            },
+          ],
+          restartPolicy: 'Always',
+          terminationGracePeriodSeconds: 30,
+          dnsPolicy: 'ClusterFirst',
+          automountServiceAccountToken: false,
+          hostname: name,
+          securityContext: {},
+          schedulerName: 'default-scheduler',
+          enableServiceLinks: false,
+        },
+      },
       strategy: { type: 'Recreate' },
-      template: { metadata: { labels: { 'org.mieweb.opensource-server.container-id': String(index) } }, spec: { containers: [{ name, image: 'registry.example.com/manager:1.0' }] } },
+      revisionHistoryLimit: 2,
+      progressDeadlineSeconds: 600,
     },
     status: {
       observedGeneration: observed,
@@ -118,8 +242,22 @@ function deployment(index: number, phase: number, resourceVersion: number): V1De
       availableReplicas: 0,
       unavailableReplicas: updated,
       conditions: [
-        { type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' },
-        { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${name}-7c9f5d" is progressing.` },
+        {
+          type: 'Available',
+          status: 'False',
+          lastUpdateTime: created,
+          lastTransitionTime: created,
+          reason: 'MinimumReplicasUnavailable',
+          message: 'Deployment does not have minimum availability.',
+        },
+        {
+          type: 'Progressing',
+          status: 'True',
+          lastUpdateTime: updatedAt,
+          lastTransitionTime: created,
+          reason: 'ReplicaSetUpdated',
+          message: `ReplicaSet "${name}-7c9f5d" is progressing.`,
+        },
       ],
     },
   };
@@ -158,11 +296,12 @@ type Feed = (
 /** The library's way: one SharedInformer, routed by name (a Map lookup per event). */
 const sharedInformerFeed: Feed = (waiters, subscribe) => {
   const events = new Subject<ReflectorEvent<V1Deployment>>();
-  const informer = new SharedInformer<V1Deployment>(events, (object) => object.metadata?.name);
+  // Keyed and projected as provision() does.
+  const informer = new SharedInformer<V1Deployment>(events, { routingKey: DEPLOYMENTS_BY_NAME.routingKey, transform: DEPLOYMENTS_BY_NAME.transform });
   const subscriptions: Subscription[] = [];
   for (let index = 0; index < waiters; index += 1) {
     const name = deploymentName(index);
-    subscriptions.push(subscribe(index, informer.observe(name).pipe(map((snapshot) => snapshot.objects))));
+    subscriptions.push(subscribe(index, informer.observe(name)));
   }
   return {
     push: (event) => events.next(event),
@@ -389,7 +528,7 @@ async function main(): Promise<void> {
     '',
     table,
     '',
-    'One SharedInformer fed by a Subject; W waiters, each awaitRollout() on its own Deployment; MODIFIED events with InProgress statuses to uniformly random keys (after a warm-up), or all to one key (diagnostic). Each event is a freshly built object (as a watch\'s JSON.parse makes one); the CPU and time of building the same events without pushing them is measured separately and subtracted. CPU is process.cpuUsage() (all threads, GC included; the GC column is main-thread pause time during the measured loop, building included); heap per waiter is heapUsed after the first list (W cached Deployments and W subscribed waiters) minus before, after a full GC, divided by W (not shown below 100 waiters, where a few KB of noise swamp it).',
+    'One SharedInformer fed by a Subject, keyed by name and caching the projection provision() caches (the transform runs inside the measured CPU); W waiters, each awaitRollout() on its own Deployment; MODIFIED events with InProgress statuses to uniformly random keys (after a warm-up), or all to one key (diagnostic). Each event is a freshly built full Deployment as a watch delivers it (about 4 KB of JSON: managedFields, pod template, server defaults, conditions with timestamps; built as object literals, so constant strings are shared where JSON.parse would copy them); the CPU and time of building the same events without pushing them is measured separately and subtracted. CPU is process.cpuUsage() (all threads, GC included; the GC column is main-thread pause time during the measured loop, building included); heap per waiter is heapUsed after the first list (W cached Deployments and W subscribed waiters) minus before, after a full GC, divided by W (not shown below 100 waiters, where a few KB of noise swamp it).',
     '',
     '## Target',
     '',

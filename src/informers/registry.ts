@@ -4,7 +4,7 @@
 import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
 import { listWatchSource } from './list-watch-source.js';
 import { reflect, type ReflectorOptions } from './reflector.js';
-import { SharedInformer, type RoutingKey } from './shared-informer.js';
+import { SharedInformer, type ObjectTransform, type RoutingKey } from './shared-informer.js';
 
 export interface InformerRequest<K extends WatchedKind> {
   readonly kind: K;
@@ -13,6 +13,10 @@ export interface InformerRequest<K extends WatchedKind> {
   /** Names the routing key function, so two different keyings never share an entry. */
   readonly routingKeyName: string;
   readonly routingKey: RoutingKey<KindMap[K]>;
+  /** Names the transform, so informers caching different projections never share an entry. */
+  readonly transformName?: string;
+  /** Projects each object before it is cached (see SharedInformer). */
+  readonly transform?: ObjectTransform<KindMap[K]>;
 }
 
 export class InformerRegistry {
@@ -26,18 +30,18 @@ export class InformerRegistry {
       informers = new Map();
       this.byClient.set(client, informers);
     }
-    const id = `${request.kind}\u0000${request.namespace}\u0000${request.labelSelector}\u0000${request.routingKeyName}`;
+    const id = `${request.kind}\u0000${request.namespace}\u0000${request.labelSelector}\u0000${request.routingKeyName}\u0000${request.transformName ?? ''}`;
     const existing = informers.get(id) as SharedInformer<KindMap[K]> | undefined;
     if (existing) return existing;
 
     const source = listWatchSource(client, request.kind, request.namespace, request.labelSelector);
-    const created: SharedInformer<KindMap[K]> = new SharedInformer(
-      reflect(source, this.reflectorOptions),
-      request.routingKey,
-      () => {
+    const created: SharedInformer<KindMap[K]> = new SharedInformer(reflect(source, this.reflectorOptions), {
+      routingKey: request.routingKey,
+      ...(request.transform ? { transform: request.transform } : {}),
+      onIdle: () => {
         if (informers.get(id) === (created as unknown)) informers.delete(id);
       },
-    );
+    });
     informers.set(id, created as unknown as SharedInformer<never>);
     return created;
   }

@@ -1,53 +1,80 @@
 // SharedInformer: one reflector, one cache, many consumers (client-go's split of source,
 // store and handlers). Consumers subscribe to a routing key (a Deployment's name, a
-// container-id label) and receive snapshots of the cached objects under that key:
+// container-id label) and receive the cached objects under that key:
 //   - on subscribe, at once from the cache when it is synced (nothing is missed between
 //     a create and the subscription);
-//   - on every change to an object under the key, found by a Map lookup: an event costs
-//     the same with one waiter or ten thousand;
+//   - on every change to an object under the key: an event costs one Map lookup (its
+//     object's name) when its routing key is unchanged, with one waiter or ten thousand;
 //   - after every relist, so waiters re-evaluate what changed while disconnected.
 // The first subscriber starts the reflector, the last one stops it. A fatal reflector
-// error fails every current subscriber at once.
+// error fails every current subscriber at once. An optional transform projects each
+// object before it is cached (client-go's SetTransform), so the cache holds only what
+// consumers read.
+//
+// Each routing key has one entry holding its cached objects and its subscribers, and each
+// cached name points at its key's entry: an event finds everything it touches with one
+// lookup (a large Map's lookups are cache misses; there used to be five per event). The
+// objects and subscribers of an entry are immutable arrays, replaced on change
+// (copy-on-write): an event hands its key's array to every subscriber as is, and
+// notifying needs no copy even when a subscriber leaves meanwhile.
 import { Observable, Subscription, type Subscriber } from 'rxjs';
 import type { KubeObject, ReflectorEvent } from './reflector.js';
 
-export type SnapshotCause = 'cache' | 'event' | 'resync';
-
-export interface KeyedSnapshot<T> {
-  readonly key: string;
-  /** The cached objects under the key right now (for a Deployment name: zero or one). */
-  readonly objects: readonly T[];
-  readonly cause: SnapshotCause;
-}
-
 export type RoutingKey<T> = (object: T) => string | undefined;
 
+/**
+ * Applied to every listed or watched object before it is cached and routed: must be pure
+ * and keep metadata.name and whatever the routing key reads.
+ */
+export type ObjectTransform<T> = (object: T) => T;
+
+export interface SharedInformerOptions<T> {
+  readonly routingKey: RoutingKey<T>;
+  readonly transform?: ObjectTransform<T>;
+  /** Called when the last consumer has left and the reflector is stopped. */
+  readonly onIdle?: () => void;
+}
+
+const NONE: readonly never[] = Object.freeze([]);
+
+interface KeyEntry<T> {
+  readonly key: string;
+  objects: readonly T[];
+  subscribers: readonly Subscriber<readonly T[]>[];
+}
+
 export class SharedInformer<T extends KubeObject> {
-  private readonly byName = new Map<string, T>();
-  private readonly byKey = new Map<string, Map<string, T>>();
-  private readonly waiters = new Map<string, Set<Subscriber<KeyedSnapshot<T>>>>();
+  private readonly entries = new Map<string, KeyEntry<T>>();
+  /** The entry of every cached object, by name (objects without a routing key are not cached). */
+  private readonly byName = new Map<string, KeyEntry<T>>();
   private subscriberCount = 0;
   private connection: Subscription | undefined;
   private synced = false;
 
+  private readonly routingKey: RoutingKey<T>;
+  private readonly transform: ObjectTransform<T> | undefined;
+  private readonly onIdle: () => void;
+
   constructor(
     private readonly events$: Observable<ReflectorEvent<T>>,
-    private readonly routingKey: RoutingKey<T>,
-    private readonly onIdle: () => void = () => {},
-  ) {}
+    options: SharedInformerOptions<T>,
+  ) {
+    this.routingKey = options.routingKey;
+    this.transform = options.transform;
+    this.onIdle = options.onIdle ?? (() => {});
+  }
 
-  /** Snapshots of the objects under `key`, from the cache and then per change. */
-  observe(key: string): Observable<KeyedSnapshot<T>> {
-    return new Observable<KeyedSnapshot<T>>((subscriber) => {
-      let waitersOfKey = this.waiters.get(key);
-      if (!waitersOfKey) {
-        waitersOfKey = new Set();
-        this.waiters.set(key, waitersOfKey);
-      }
-      waitersOfKey.add(subscriber);
+  /**
+   * The cached objects under `key` (for a Deployment name: zero or one), from the cache
+   * and then per change. Each array is immutable: keep it as long as you like.
+   */
+  observe(key: string): Observable<readonly T[]> {
+    return new Observable<readonly T[]>((subscriber) => {
+      const entry = this.entryOf(key);
+      entry.subscribers = [...entry.subscribers, subscriber];
       this.subscriberCount += 1;
       if (this.subscriberCount === 1) this.start();
-      else if (this.synced) subscriber.next(this.snapshot(key, 'cache'));
+      else if (this.synced) subscriber.next(entry.objects);
 
       return () => this.remove(key, subscriber);
     });
@@ -79,16 +106,21 @@ export class SharedInformer<T extends KubeObject> {
     const connection = this.connection;
     this.connection = undefined;
     this.synced = false;
-    this.byName.clear();
-    this.byKey.clear();
+    this.clear();
     connection?.unsubscribe();
     this.onIdle();
   }
 
-  private remove(key: string, subscriber: Subscriber<KeyedSnapshot<T>>): void {
-    const waitersOfKey = this.waiters.get(key);
-    if (!waitersOfKey?.delete(subscriber)) return;
-    if (waitersOfKey.size === 0) this.waiters.delete(key);
+  private clear(): void {
+    this.entries.clear();
+    this.byName.clear();
+  }
+
+  private remove(key: string, subscriber: Subscriber<readonly T[]>): void {
+    const entry = this.entries.get(key);
+    if (!entry?.subscribers.includes(subscriber)) return;
+    entry.subscribers = entry.subscribers.filter((other) => other !== subscriber);
+    this.dropIfEmpty(entry);
     this.subscriberCount -= 1;
     if (this.subscriberCount === 0) this.stop();
   }
@@ -98,79 +130,98 @@ export class SharedInformer<T extends KubeObject> {
       this.replace(event.items);
       return;
     }
-    const name = event.object.metadata?.name;
+    // A deleted object is not cached: no need to project it.
+    const object = event.type === 'DELETED' || !this.transform ? event.object : this.transform(event.object);
+    const name = object.metadata?.name;
     if (!name) return;
+    const key = this.routingKey(object);
     const previous = this.byName.get(name);
-    const previousKey = previous ? this.routingKey(previous) : undefined;
-    const key = this.routingKey(event.object);
-    if (event.type === 'DELETED') {
-      this.byName.delete(name);
-      this.unindex(name, previous ? previousKey : key);
-    } else {
-      this.byName.set(name, event.object);
-      // Only a changed routing key moves the object: deleting and re-adding the same key
-      // of a large Map on every event is slow in V8 (measured by bench/micro.ts).
-      if (previous && previousKey !== key) this.unindex(name, previousKey);
-      this.index(name, key, event.object);
+    if (event.type !== 'DELETED' && previous !== undefined && previous.key === key) {
+      // The common case: a cached object changed, its routing key did not. Alone under
+      // its key (a Deployment by name), it needs no search: no read of the old object.
+      previous.objects = previous.objects.length === 1 ? [object] : withObject(previous.objects, name, object);
+      this.notify(previous);
+      return;
     }
-    if (key !== undefined) this.notify(key, 'event');
-    if (previousKey !== undefined && previousKey !== key) this.notify(previousKey, 'event');
+    if (previous) {
+      previous.objects = previous.objects.filter((cached) => cached.metadata?.name !== name);
+      this.byName.delete(name);
+    }
+    let current: KeyEntry<T> | undefined;
+    if (event.type !== 'DELETED' && key !== undefined) {
+      current = this.entryOf(key);
+      current.objects = withObject(current.objects, name, object);
+      this.byName.set(name, current);
+    } else if (key !== undefined) {
+      // A deletion still tells the key's waiters where things stand.
+      current = this.entries.get(key);
+    }
+    if (current) this.notify(current);
+    if (previous && previous !== current) this.notify(previous);
+    if (previous) this.dropIfEmpty(previous);
   }
 
   /** A (re)list replaces the whole cache; every waiter re-evaluates from it. */
   private replace(items: readonly T[]): void {
+    // Arrays built fresh here can be appended to until they are published.
+    const listed = new Map<KeyEntry<T>, T[]>();
     this.byName.clear();
-    this.byKey.clear();
     for (const item of items) {
-      const name = item.metadata?.name;
-      if (!name) continue;
-      this.byName.set(name, item);
-      this.index(name, this.routingKey(item), item);
+      const cached = this.transform ? this.transform(item) : item;
+      const name = cached.metadata?.name;
+      const key = this.routingKey(cached);
+      if (!name || key === undefined) continue;
+      const entry = this.entryOf(key);
+      const objects = listed.get(entry);
+      if (objects) objects.push(cached);
+      else listed.set(entry, [cached]);
+      this.byName.set(name, entry);
+    }
+    for (const entry of [...this.entries.values()]) {
+      entry.objects = listed.get(entry) ?? NONE;
+      this.dropIfEmpty(entry);
     }
     this.synced = true;
-    for (const key of [...this.waiters.keys()]) this.notify(key, 'resync');
+    for (const entry of [...this.entries.values()]) this.notify(entry);
   }
 
-  private index(name: string, key: string | undefined, object: T): void {
-    if (key === undefined) return;
-    let objects = this.byKey.get(key);
-    if (!objects) {
-      objects = new Map();
-      this.byKey.set(key, objects);
+  private entryOf(key: string): KeyEntry<T> {
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { key, objects: NONE, subscribers: NONE };
+      this.entries.set(key, entry);
     }
-    objects.set(name, object);
+    return entry;
   }
 
-  private unindex(name: string, key: string | undefined): void {
-    if (key === undefined) return;
-    const objects = this.byKey.get(key);
-    objects?.delete(name);
-    if (objects?.size === 0) this.byKey.delete(key);
+  private dropIfEmpty(entry: KeyEntry<T>): void {
+    if (entry.objects.length === 0 && entry.subscribers.length === 0 && this.entries.get(entry.key) === entry) {
+      this.entries.delete(entry.key);
+    }
   }
 
-  private notify(key: string, cause: SnapshotCause): void {
+  private notify(entry: KeyEntry<T>): void {
     if (!this.synced) return;
-    const waitersOfKey = this.waiters.get(key);
-    if (!waitersOfKey) return;
-    const snapshot = this.snapshot(key, cause);
-    // Copy: a waiter that completes unsubscribes while we iterate.
-    for (const subscriber of [...waitersOfKey]) subscriber.next(snapshot);
-  }
-
-  private snapshot(key: string, cause: SnapshotCause): KeyedSnapshot<T> {
-    const objects = this.byKey.get(key);
-    return { key, objects: objects ? [...objects.values()] : [], cause };
+    const { objects, subscribers } = entry;
+    // Copy-on-write: a waiter that unsubscribes meanwhile replaces the array, not this one.
+    for (const subscriber of subscribers) subscriber.next(objects);
   }
 
   private failAll(error: unknown): void {
-    const subscribers = [...this.waiters.values()].flatMap((set) => [...set]);
-    this.waiters.clear();
+    const subscribers = [...this.entries.values()].flatMap((entry) => entry.subscribers);
     this.subscriberCount = 0;
     this.connection = undefined;
     this.synced = false;
-    this.byName.clear();
-    this.byKey.clear();
+    this.clear();
     this.onIdle();
     for (const subscriber of subscribers) subscriber.error(error);
   }
+}
+
+/** `objects` with the one named `name` replaced by `object`, or `object` appended. */
+function withObject<T extends KubeObject>(objects: readonly T[], name: string, object: T): readonly T[] {
+  for (let index = 0; index < objects.length; index += 1) {
+    if (objects[index]?.metadata?.name === name) return objects.with(index, object);
+  }
+  return [...objects, object];
 }

@@ -13,7 +13,7 @@ import {
   ProviderIdNotSavedError,
   ProviderOutcomeMissingError,
 } from './create-flow-errors.js';
-import { isoTime } from './providers/clock-time.js';
+import { isoTime } from '../clock-time.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type {
   ActualResources,

@@ -8,6 +8,7 @@
 // AbortSignal; on every way out the informer subscriptions, timers and any request in
 // flight are released.
 import { asyncScheduler, concat, defer, filter, lastValueFrom, map, of, switchMap, tap, type Observable, type SchedulerLike } from 'rxjs';
+import { isoTime } from '../clock-time.js';
 import { ProvisionAbortedError, RolloutTimeoutError } from '../errors.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
@@ -63,7 +64,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const target = { namespace, name };
     const failurePolicy = resolveFailurePolicy(options.failurePolicy);
     const startedAt = scheduler.now();
-    const at = (): string => new Date(scheduler.now()).toISOString();
+    const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
 
     const work$ = createOrAdopt(client, manifest).pipe(

@@ -3,7 +3,7 @@
 import { Observable, Subject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, ReflectorEvent } from '../../src/informers/reflector.js';
-import { SharedInformer, type KeyedSnapshot } from '../../src/informers/shared-informer.js';
+import { SharedInformer } from '../../src/informers/shared-informer.js';
 
 interface Obj extends KubeObject {
   readonly metadata: { readonly name: string; readonly resourceVersion?: string; readonly labels?: Record<string, string> };
@@ -23,15 +23,15 @@ function setup() {
       inner.unsubscribe();
     };
   });
-  const informer = new SharedInformer<Obj>(source, (o) => o.metadata.labels?.owner, () => (idles += 1));
+  const informer = new SharedInformer<Obj>(source, { routingKey: (o) => o.metadata.labels?.owner, onIdle: () => (idles += 1) });
   return { events, informer, counts: () => ({ starts, stops, idles }) };
 }
 
 function collect(informer: SharedInformer<Obj>, key: string) {
-  const seen: KeyedSnapshot<Obj>[] = [];
+  const seen: (readonly Obj[])[] = [];
   const errors: unknown[] = [];
   const subscription = informer.observe(key).subscribe({ next: (s) => seen.push(s), error: (e) => errors.push(e) });
-  return { seen, errors, subscription, names: () => seen.map((s) => `${s.cause}:${s.objects.map((o) => o.metadata.name).join(',')}`) };
+  return { seen, errors, subscription, names: () => seen.map((objects) => objects.map((o) => o.metadata.name).join(',')) };
 }
 
 describe('SharedInformer', () => {
@@ -55,8 +55,8 @@ describe('SharedInformer', () => {
     events.next({ type: 'ADDED', object: obj('a') }); // before sync: cached, not delivered
     expect(a.seen).toHaveLength(0);
     events.next({ type: 'listed', items: [obj('a'), obj('b')], resourceVersion: '5' });
-    expect(a.names()).toEqual(['resync:a']);
-    expect(b.names()).toEqual(['resync:b']);
+    expect(a.names()).toEqual(['a']);
+    expect(b.names()).toEqual(['b']);
   });
 
   it('routes an event only to the waiters of its key', () => {
@@ -66,8 +66,8 @@ describe('SharedInformer', () => {
     events.next({ type: 'listed', items: [], resourceVersion: '5' });
     events.next({ type: 'ADDED', object: obj('a', 'a', '6') });
     events.next({ type: 'MODIFIED', object: obj('a', 'a', '7') });
-    expect(a.names()).toEqual(['resync:', 'event:a', 'event:a']);
-    expect(b.names()).toEqual(['resync:']);
+    expect(a.names()).toEqual(['', 'a', 'a']);
+    expect(b.names()).toEqual(['']);
   });
 
   it('groups several objects under one key (pods of one container) and reports deletions', () => {
@@ -76,7 +76,7 @@ describe('SharedInformer', () => {
     events.next({ type: 'listed', items: [obj('p1', 'c1')], resourceVersion: '5' });
     events.next({ type: 'ADDED', object: obj('p2', 'c1', '6') });
     events.next({ type: 'DELETED', object: obj('p1', 'c1', '7') });
-    expect(pods.names()).toEqual(['resync:p1', 'event:p1,p2', 'event:p2']);
+    expect(pods.names()).toEqual(['p1', 'p1,p2', 'p2']);
   });
 
   it('serves a late subscriber from the cache at once (nothing missed between create and subscribe)', () => {
@@ -85,7 +85,7 @@ describe('SharedInformer', () => {
     events.next({ type: 'listed', items: [], resourceVersion: '5' });
     events.next({ type: 'ADDED', object: obj('late') });
     const late = collect(informer, 'late');
-    expect(late.names()).toEqual(['cache:late']);
+    expect(late.names()).toEqual(['late']);
     first.subscription.unsubscribe();
   });
 
@@ -94,9 +94,9 @@ describe('SharedInformer', () => {
     const a = collect(informer, 'a');
     events.next({ type: 'listed', items: [obj('a', 'a', '1')], resourceVersion: '5' });
     events.next({ type: 'listed', items: [obj('a', 'a', '9')], resourceVersion: '90' });
-    expect(a.seen.map((s) => s.objects[0]?.metadata.resourceVersion)).toEqual(['1', '9']);
+    expect(a.seen.map((objects) => objects[0]?.metadata.resourceVersion)).toEqual(['1', '9']);
     events.next({ type: 'listed', items: [], resourceVersion: '95' });
-    expect(a.names().at(-1)).toBe('resync:');
+    expect(a.names().at(-1)).toBe('');
   });
 
   it('fails every waiter at once on a fatal source error, and releases itself', () => {
@@ -114,14 +114,62 @@ describe('SharedInformer', () => {
   it('tolerates a waiter that unsubscribes while being notified', () => {
     const { events, informer } = setup();
     const seen: string[] = [];
-    const subscription = informer.observe('a').subscribe((snapshot) => {
-      seen.push(snapshot.cause);
+    const subscription = informer.observe('a').subscribe((objects) => {
+      seen.push(objects.map((o) => o.metadata.resourceVersion).join(','));
       subscription.unsubscribe();
     });
     const other = collect(informer, 'a');
     events.next({ type: 'listed', items: [obj('a')], resourceVersion: '5' });
     events.next({ type: 'MODIFIED', object: obj('a', 'a', '6') });
-    expect(seen).toEqual(['resync']);
-    expect(other.names()).toEqual(['resync:a', 'event:a']);
+    expect(seen).toEqual(['1']);
+    expect(other.names()).toEqual(['a', 'a']);
+  });
+
+  it('caches and delivers what its transform makes of listed and watched objects', () => {
+    const events = new Subject<ReflectorEvent<Obj>>();
+    const slim = (o: Obj): Obj => ({ metadata: { name: o.metadata.name, labels: { owner: o.metadata.labels?.owner ?? '' } } });
+    const informer = new SharedInformer<Obj>(events, { routingKey: (o) => o.metadata.labels?.owner, transform: slim });
+    const a = collect(informer, 'a');
+    events.next({ type: 'listed', items: [obj('a1', 'a', '1')], resourceVersion: '1' });
+    events.next({ type: 'MODIFIED', object: obj('a1', 'a', '2') });
+    events.next({ type: 'ADDED', object: obj('a2', 'a', '3') });
+    expect(a.seen).toEqual([
+      [slim(obj('a1', 'a'))],
+      [slim(obj('a1', 'a'))],
+      [slim(obj('a1', 'a')), slim(obj('a2', 'a'))],
+    ]);
+    events.next({ type: 'DELETED', object: obj('a1', 'a', '4') });
+    expect(a.seen.at(-1)).toEqual([slim(obj('a2', 'a'))]);
+  });
+
+  it('never changes an array it has delivered (later events replace it)', () => {
+    const { events, informer } = setup();
+    const pods = collect(informer, 'c1');
+    events.next({ type: 'listed', items: [obj('p1', 'c1', '1')], resourceVersion: '5' });
+    const first = pods.seen[0];
+    events.next({ type: 'ADDED', object: obj('p2', 'c1', '6') });
+    events.next({ type: 'MODIFIED', object: obj('p1', 'c1', '7') });
+    events.next({ type: 'DELETED', object: obj('p2', 'c1', '8') });
+    expect(first).toEqual([obj('p1', 'c1', '1')]);
+    expect(pods.seen.map((objects) => objects.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).join(','))).toEqual([
+      'p1@1',
+      'p1@1,p2@6',
+      'p1@7,p2@6',
+      'p1@7',
+    ]);
+  });
+
+  it('moves an object whose routing key changes, telling the waiters of both keys', () => {
+    const { events, informer } = setup();
+    const a = collect(informer, 'a');
+    const b = collect(informer, 'b');
+    events.next({ type: 'listed', items: [obj('x', 'a', '1')], resourceVersion: '5' });
+    events.next({ type: 'MODIFIED', object: obj('x', 'b', '2') });
+    events.next({ type: 'DELETED', object: obj('x', 'b', '3') });
+    expect(a.names()).toEqual(['x', '']);
+    expect(b.names()).toEqual(['', 'x', '']);
+    // A late subscriber to either key finds nothing left behind.
+    expect(collect(informer, 'a').names()).toEqual(['']);
+    expect(collect(informer, 'x').names()).toEqual(['']);
   });
 });

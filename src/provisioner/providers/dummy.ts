@@ -4,7 +4,7 @@
 // same record always yields the same result.
 import { concat, defer, map, of, timer } from 'rxjs';
 import type { Observable } from 'rxjs';
-import { isoTime } from './clock-time.js';
+import { isoTime } from '../../clock-time.js';
 import type { ContainerRecord, Provider, ProviderContext, ProviderEvent } from './types.js';
 
 export interface DummyProviderOptions {

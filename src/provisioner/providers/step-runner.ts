@@ -4,7 +4,7 @@
 import { Observable } from 'rxjs';
 import type { SchedulerLike } from 'rxjs';
 import { ProviderStepError } from '../create-flow-errors.js';
-import { isoTime } from './clock-time.js';
+import { isoTime } from '../../clock-time.js';
 import type { ContainerId, ContainerRecord, Provider, ProviderEvent, ProvisionedEvent, StepEvent } from './types.js';
 
 /** The `provisioned` event without what the runner stamps on it. */

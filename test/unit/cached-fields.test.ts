@@ -1,0 +1,141 @@
+// The informers cache projections of Deployments and Pods (cached-fields.ts). What every
+// reader computes from a projection must equal what it computes from the full object, for
+// every state the fixtures model; and the projections leave their input untouched.
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { containerIdOf, CONTAINER_ID_LABEL } from '../../src/provisioner/labels.js';
+import { cachedDeploymentFields, cachedPodFields } from '../../src/streams/cached-fields.js';
+import { diagnosePod } from '../../src/streams/pod-diagnosis.js';
+import { currentRolloutPods, newReplicaSetName } from '../../src/streams/rollout-pods.js';
+import { rolloutStatus } from '../../src/streams/rollout-status.js';
+import {
+  EVICTION_MESSAGE,
+  OLD_HASH,
+  T0,
+  conditions,
+  containerCreatingPod,
+  containerStatus,
+  createdDeployment,
+  deployment,
+  evictedPod,
+  kubeletMessages,
+  pendingPod,
+  pod,
+  progressingDeployment,
+  readyPod,
+  runningPod,
+  states,
+  terminatedPod,
+  unschedulablePod,
+  waitingPod,
+} from '../support/fixtures.js';
+
+/** What a watch delivers on top of the fixtures: managedFields, which the cache must drop. */
+function withManagedFields<T extends V1Deployment | V1Pod>(object: T): T {
+  return {
+    ...object,
+    metadata: {
+      ...object.metadata,
+      managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } }],
+    },
+  };
+}
+
+const deployments: Record<string, V1Deployment> = {
+  complete: deployment(),
+  created: createdDeployment(),
+  progressing: progressingDeployment(),
+  generationBehind: deployment({ generation: 3, observedGeneration: 2 }),
+  deadlineExceeded: deployment({ readyReplicas: 0, availableReplicas: 0, conditions: [conditions.unavailable(), conditions.progressDeadlineExceeded()] }),
+  replicaSetCreateError: deployment({ updatedReplicas: 0, conditions: [conditions.replicaSetCreateError()] }),
+  replicaFailure: deployment({ readyReplicas: 0, conditions: [conditions.unavailable(), conditions.replicaFailure(), conditions.replicaSetUpdated()] }),
+  paused: deployment({ paused: true, conditions: [conditions.deploymentPaused()] }),
+  oldReplicas: deployment({ replicas: 2, statusReplicas: 3 }),
+  noProgressDeadline: deployment({ progressDeadlineSeconds: null, conditions: [conditions.available()] }),
+  deleting: deployment({ deletionTimestamp: T0 }),
+  newReplicaSetCreated: progressingDeployment({ conditions: [conditions.unavailable(), conditions.newReplicaSetCreated()] }),
+};
+
+const pods: Record<string, V1Pod> = {
+  pending: pendingPod(),
+  unschedulable: unschedulablePod(),
+  containerCreating: containerCreatingPod(),
+  imageNotFound: waitingPod('ErrImagePull', kubeletMessages.imageNotFound()),
+  backOff: waitingPod('ImagePullBackOff', kubeletMessages.backOffPulling()),
+  crashLoop: waitingPod('CrashLoopBackOff', 'back-off 40s restarting failed container', { restartCount: 4, lastState: states.terminated(1, 'OOMKilled') }),
+  running: runningPod(),
+  restarted: runningPod({ restartCount: 1, lastState: states.terminated(137, 'OOMKilled') }),
+  ready: readyPod(),
+  exited: terminatedPod(1),
+  evicted: evictedPod(EVICTION_MESSAGE),
+  terminating: readyPod({ deletionTimestamp: T0 }),
+  initRunning: pod({ initContainerStatuses: [containerStatus({ name: 'init', state: states.running() })], containerStatuses: [containerStatus({ state: states.waiting('PodInitializing') })] }),
+  sidecar: pod({
+    initContainers: [{ name: 'proxy', restartPolicy: 'Always' }],
+    initContainerStatuses: [containerStatus({ name: 'proxy', ready: true, state: states.running() })],
+    containerStatuses: [containerStatus({ ready: true })],
+  }),
+  oldRevision: waitingPod('CrashLoopBackOff', 'back-off', { hash: OLD_HASH, restartCount: 5 }),
+  labelled: readyPod({ labels: { [CONTAINER_ID_LABEL]: '42' } }),
+};
+
+describe('cachedDeploymentFields', () => {
+  it.each(Object.entries(deployments))('gives rolloutStatus() and newReplicaSetName() the same answers: %s', (_, full) => {
+    const cached = cachedDeploymentFields(withManagedFields(full));
+    expect(rolloutStatus(cached)).toEqual(rolloutStatus(full));
+    expect(newReplicaSetName(cached)).toEqual(newReplicaSetName(full));
+  });
+
+  it('keeps what awaitRollout() and the informer read, and drops the rest', () => {
+    const full = withManagedFields(progressingDeployment({ resourceVersion: '77' }));
+    const cached = cachedDeploymentFields(full);
+    expect(cached.metadata).toMatchObject({ name: full.metadata?.name, namespace: full.metadata?.namespace, uid: full.metadata?.uid, resourceVersion: '77' });
+    expect(cached.metadata?.managedFields).toBeUndefined();
+    expect(cached.metadata?.annotations).toBeUndefined();
+    expect(cached.spec?.template).toEqual({});
+    expect(cached.status?.conditions?.[0]).toEqual({ type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' });
+    expect(JSON.stringify(cached).length).toBeLessThan(JSON.stringify(full).length / 2);
+  });
+
+  it('leaves its input untouched and gives every Deployment the same shape', () => {
+    const full = withManagedFields(deployment());
+    const before = structuredClone(full);
+    const cached = cachedDeploymentFields(full);
+    expect(full).toEqual(before);
+    const other = cachedDeploymentFields(deployment({ deletionTimestamp: T0, paused: true }));
+    expect(Object.keys(other.metadata ?? {})).toEqual(Object.keys(cached.metadata ?? {}));
+    expect(Object.keys(other.spec ?? {})).toEqual(Object.keys(cached.spec ?? {}));
+    expect(Object.keys(other.status ?? {})).toEqual(Object.keys(cached.status ?? {}));
+  });
+});
+
+describe('cachedPodFields', () => {
+  it.each(Object.entries(pods))('gives diagnosePod() the same answer: %s', (_, full) => {
+    expect(diagnosePod(cachedPodFields(withManagedFields(full)))).toEqual(diagnosePod(full));
+  });
+
+  it.each(Object.entries(deployments))('gives currentRolloutPods() the same Pods for the %s Deployment', (_, owner) => {
+    const all = Object.values(pods);
+    const cached = all.map((full) => cachedPodFields(withManagedFields(full)));
+    const names = (selected: readonly V1Pod[]) => selected.map((selectedPod) => selectedPod.metadata?.name);
+    expect(names(currentRolloutPods(cachedDeploymentFields(owner), cached))).toEqual(names(currentRolloutPods(owner, all)));
+    // A single revision: the pod-template-hash label decides when no ReplicaSet is named yet.
+    const oneRevision = [pods.running!, pods.ready!];
+    expect(names(currentRolloutPods(cachedDeploymentFields(owner), oneRevision.map(cachedPodFields)))).toEqual(names(currentRolloutPods(owner, oneRevision)));
+  });
+
+  it('keeps the routing label and drops managedFields and the container spec', () => {
+    const full = withManagedFields(pods.labelled!);
+    const cached = cachedPodFields(full);
+    expect(containerIdOf(cached)).toBe('42');
+    expect(cached.metadata?.managedFields).toBeUndefined();
+    expect(cached.spec?.containers).toEqual([{ name: 'manager' }]);
+  });
+
+  it('leaves its input untouched', () => {
+    const full = withManagedFields(pods.crashLoop!);
+    const before = structuredClone(full);
+    cachedPodFields(full);
+    expect(full).toEqual(before);
+  });
+});
