@@ -33,7 +33,15 @@ const client = {
     };
     return { items: [complete], resourceVersion: '3' };
   },
-  watch() {
+  // A streaming list, as kube-apiserver sends one: the current objects, then the bookmark
+  // that ends them; no changes follow.
+  watch(kind, namespace, params, handlers) {
+    if (params.sendInitialEvents) {
+      client.list(kind).then(({ items, resourceVersion }) => {
+        for (const item of items) handlers.onEvent('ADDED', item);
+        handlers.onEvent('BOOKMARK', { metadata: { resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } } });
+      });
+    }
     return { abort() {} };
   },
 };
