@@ -21,6 +21,8 @@ export interface RequestInfo {
 export interface TransportOptions {
   /** Bound on every request; for a watch, on the time until the server answers. */
   readonly requestTimeoutMs: number;
+  /** Connections open at once for requests other than watches; more requests queue. */
+  readonly maxConnections?: number;
   /** Called once per request sent (benchmarks count API calls with it). */
   readonly onRequest?: (info: RequestInfo) => void;
 }
@@ -41,17 +43,35 @@ export interface StreamHandlers {
 
 // Lists of thousands of objects are a few MB; anything far larger is not an API answer.
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
+/** As many as client-go gets from one HTTP/2 connection to kube-apiserver (250 streams) would
+ * mean as many TLS handshakes here; 64 keeps a 2-core apiserver busy without them. */
+export const DEFAULT_MAX_CONNECTIONS = 64;
+/** An idle kept-alive connection closes after this long (as with Node's global agent). */
+const IDLE_CONNECTION_MS = 5_000;
 
 export class HttpTransport {
+  // Requests reuse kept-alive connections and TLS sessions instead of a handshake each.
+  // Node unrefs idle pooled sockets, so they never keep the process alive.
+  private readonly requestAgent: https.Agent;
+  // A watch holds its connection for minutes: its own uncapped pool, so watches never queue
+  // behind requests or starve them; new connections still resume TLS sessions.
+  private readonly watchAgent = new https.Agent({ keepAlive: false });
+
   constructor(
     private readonly kubeconfig: KubeConfig,
     readonly server: string,
     private readonly options: TransportOptions,
-  ) {}
+  ) {
+    this.requestAgent = new https.Agent({
+      keepAlive: true,
+      timeout: IDLE_CONNECTION_MS,
+      maxSockets: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    });
+  }
 
   async requestJson<T>(request: JsonRequest): Promise<T> {
     request.signal?.throwIfAborted();
-    const { transportOptions, url } = await this.prepare(request.path, request.query);
+    const { transportOptions, url } = await this.prepare(request.path, request.query, this.requestAgent);
     this.options.onRequest?.({ method: request.method, path: request.path, watch: false });
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
     const req = this.module(url).request(url, {
@@ -110,7 +130,7 @@ export class HttpTransport {
       handlers.onClose(error);
     };
 
-    this.prepare(path, { ...query, watch: true })
+    this.prepare(path, { ...query, watch: true }, this.watchAgent)
       .then(({ transportOptions, url }) => {
         if (aborted) return;
         this.options.onRequest?.({ method: 'GET', path, watch: true });
@@ -175,6 +195,7 @@ export class HttpTransport {
   private async prepare(
     path: string,
     query: Record<string, string | number | boolean | undefined> | undefined,
+    pool: https.Agent,
   ): Promise<{ transportOptions: https.RequestOptions & { headers: http.OutgoingHttpHeaders }; url: URL }> {
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query ?? {})) {
@@ -183,6 +204,9 @@ export class HttpTransport {
     const transportOptions: https.RequestOptions = {};
     // Fills headers (Authorization), TLS material and a fresh agent from the current context.
     await this.kubeconfig.applyToHTTPSOptions(transportOptions);
+    // The fresh agent is replaced by our pool unless it is a proxy agent (proxy-url). The TLS
+    // material stays in the request options, where the pool keys its connections by it.
+    if (url.protocol === 'https:' && transportOptions.agent?.constructor === https.Agent) transportOptions.agent = pool;
     const headers = (transportOptions.headers ?? {}) as http.OutgoingHttpHeaders;
     return { transportOptions: { ...transportOptions, headers: { ...headers } }, url };
   }

@@ -16,6 +16,12 @@ import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 export interface KubernetesApiOptions extends KubeconfigOptions {
   /** Bound on every API request (and on a watch until the server answers). Default 30 s. */
   readonly requestTimeoutMs?: number;
+  /**
+   * Connections to the API server open at once for requests other than watches (creates,
+   * reads, lists); further requests wait for a free one. Idle connections close after 5 s
+   * and never keep the process alive. Default 64.
+   */
+  readonly maxConnections?: number;
   /** Called once per API request sent; benchmarks count calls with it. */
   readonly onRequest?: (info: RequestInfo) => void;
 }
@@ -42,9 +48,12 @@ export class KubernetesApi implements KubernetesClient {
    * the context's, else `default`). TLS verification stays on unless `tlsVerify: false`.
    */
   static fromConfig(options: KubernetesApiOptions = {}): KubernetesApi {
+    requirePositiveInteger('requestTimeoutMs', options.requestTimeoutMs);
+    requirePositiveInteger('maxConnections', options.maxConnections);
     const loaded = loadKubeconfig(options);
     const transport = new HttpTransport(loaded.config, loaded.server, {
       requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+      ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
       ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     });
     return new KubernetesApi(transport, loaded.namespace, loaded.context);
@@ -121,5 +130,11 @@ export class KubernetesApi implements KubernetesClient {
         onClose: (error) => handlers.onClose(error),
       },
     );
+  }
+}
+
+function requirePositiveInteger(option: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
+    throw new RangeError(`KubernetesApi option ${option} must be a whole number >= 1 (got ${String(value)})`);
   }
 }

@@ -121,6 +121,8 @@ interface Received {
 interface LocalServer {
   readonly url: string;
   readonly received: Received[];
+  /** TCP connections accepted so far, and the most open at once. */
+  readonly connections: { accepted: number; peak: number };
   close(): Promise<void>;
 }
 
@@ -135,6 +137,7 @@ afterEach(async () => {
 async function startServer(kind: 'https' | 'http', handler: Handler): Promise<LocalServer> {
   const received: Received[] = [];
   const sockets = new Set<Socket>();
+  const connections = { accepted: 0, peak: 0 };
   const listener = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -155,8 +158,10 @@ async function startServer(kind: 'https' | 'http', handler: Handler): Promise<Lo
     kind === 'https'
       ? https.createServer({ key: serverKeyPem, cert: serverCertPem, requestCert: true, rejectUnauthorized: false }, listener)
       : http.createServer(listener);
-  server.on('connection', (socket: Socket) => {
+  server.on(kind === 'https' ? 'secureConnection' : 'connection', (socket: Socket) => {
     sockets.add(socket);
+    connections.accepted += 1;
+    connections.peak = Math.max(connections.peak, sockets.size);
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -164,6 +169,7 @@ async function startServer(kind: 'https' | 'http', handler: Handler): Promise<Lo
   const local: LocalServer = {
     url: `${kind}://127.0.0.1:${port}`,
     received,
+    connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -408,6 +414,50 @@ describe('KubernetesApi requests over https', () => {
     expect(list.items.map((p) => p.metadata?.name)).toEqual(['a', 'b']);
     expect(list.resourceVersion).toBe('500');
     expect(server.received.map((r) => new URL(r.url, 'https://x').searchParams.get('labelSelector'))).toEqual(['app=web', 'app=web']);
+  });
+});
+
+describe('KubernetesApi connections', () => {
+  it('reuses one kept-alive connection (one TLS handshake) for requests one after another', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
+    const client = api(server);
+    for (let i = 0; i < 4; i++) await client.readDeployment('team-a', 'web');
+    expect(server.received).toHaveLength(4);
+    expect(server.connections.accepted).toBe(1);
+  });
+
+  it('opens at most maxConnections at once; further requests wait for a free one and all succeed', async () => {
+    const server = await startServer('https', (_req, res) => setTimeout(() => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })), 30));
+    const client = api(server, { maxConnections: 2 });
+    const results = await Promise.all(Array.from({ length: 6 }, () => client.readDeployment('team-a', 'web')));
+    expect(results).toHaveLength(6);
+    expect(server.connections.peak).toBe(2);
+    expect(server.connections.accepted).toBe(2);
+  });
+
+  it('a watch holds its own connection: requests never queue behind watches', async () => {
+    const server = await startServer('https', (req, res) => {
+      if (req.url?.includes('watch=true')) {
+        res.writeHead(200, { 'Content-Type': 'application/json' }); // stays open
+        return;
+      }
+      sendJson(res, deployment({ name: 'web', namespace: 'team-a' }));
+    });
+    const client = api(server, { maxConnections: 1 });
+    const watches = [0, 1].map(() => client.watch('deployments', 'team-a', { resourceVersion: '1' }, { onEvent: () => {}, onClose: () => {} }));
+    await expect(client.readDeployment('team-a', 'web')).resolves.toMatchObject({ metadata: { name: 'web' } });
+    for (const watch of watches) watch.abort();
+  });
+
+  it.each([
+    ['maxConnections', 0],
+    ['maxConnections', 2.5],
+    ['requestTimeoutMs', -1],
+    ['requestTimeoutMs', Number.NaN],
+  ] as const)('rejects %s = %s with a RangeError naming the option', (option, value) => {
+    expect(() => KubernetesApi.fromConfig({ kubeconfigPath: '/nonexistent/kubeconfig', [option]: value })).toThrow(
+      new RangeError(`KubernetesApi option ${option} must be a whole number >= 1 (got ${String(value)})`),
+    );
   });
 });
 
