@@ -180,6 +180,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', interrupt);
   const cluster = await startCluster({
     podReadyDelayMs,
+    // Diagnosis: BENCH_KEEP_CLUSTER=1 keeps the work dir (component logs) after the run.
+    keepWorkDir: env.BENCH_KEEP_CLUSTER === '1',
     nodeCapacity: { pods: String(Math.max(3000, maxN * 2 + 100)) },
     log: (line) => log(`[cluster] ${line}`),
   });

@@ -21,7 +21,16 @@ const close = (): Promise<void> => (closing ??= proxy.close());
 
 process.on('message', (message: { type?: string }) => {
   if (message.type !== 'report') return;
-  const log: ProxyRequestSummary[] = proxy.log.map((request) => ({ method: request.method, path: request.path, watch: request.watch }));
+  const log: ProxyRequestSummary[] = proxy.log.map((request) => {
+    const resourceVersion = request.query.get('resourceVersion');
+    return {
+      method: request.method,
+      path: request.path,
+      watch: request.watch,
+      streamingList: request.watch && request.query.get('sendInitialEvents') === 'true',
+      ...(request.watch && resourceVersion ? { resourceVersion } : {}),
+    };
+  });
   // Disconnect only once the report is flushed: a large report (thousands of requests)
   // is still queued when close() resolves, and disconnecting would drop it.
   process.send?.({ type: 'report', counts: { ...proxy.counts }, log } satisfies ProxyMessage, undefined, {}, () => {

@@ -5,6 +5,10 @@ export interface ProxyRequestSummary {
   readonly method: string;
   readonly path: string;
   readonly watch: boolean;
+  /** A watch that starts with a streaming list (sendInitialEvents). */
+  readonly streamingList: boolean;
+  /** A watch resumed from this resourceVersion (not a streaming list). */
+  readonly resourceVersion?: string;
 }
 
 export type ProxyMessage =

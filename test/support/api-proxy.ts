@@ -32,10 +32,13 @@ export interface RequestCounts {
   lists: number;
   gets: number;
   creates: number;
+  /** The most watches open at once, per resource (the path's last segment). */
+  peakOpenWatches: Record<string, number>;
 }
 
 export class ApiProxy {
-  readonly counts: RequestCounts = { requests: 0, watches: 0, lists: 0, gets: 0, creates: 0 };
+  readonly counts: RequestCounts = { requests: 0, watches: 0, lists: 0, gets: 0, creates: 0, peakOpenWatches: {} };
+  private readonly openWatchesByResource = new Map<string, number>();
   /** Every request, in order. */
   readonly log: ProxiedRequest[] = [];
   /** Return an Interception to answer a request instead of forwarding it. */
@@ -125,6 +128,7 @@ export class ApiProxy {
       watch: url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1',
     };
     this.record(request);
+    if (request.watch) this.trackOpenWatch(request, res);
     const interception = this.intercept?.(request);
     if (interception) {
       req.resume();
@@ -160,6 +164,14 @@ export class ApiProxy {
     res.on('close', () => upstreamRequest.destroy());
     req.on('error', () => upstreamRequest.destroy());
     req.pipe(upstreamRequest);
+  }
+
+  private trackOpenWatch(request: ProxiedRequest, res: http.ServerResponse): void {
+    const resource = request.path.slice(request.path.lastIndexOf('/') + 1);
+    const open = (this.openWatchesByResource.get(resource) ?? 0) + 1;
+    this.openWatchesByResource.set(resource, open);
+    this.counts.peakOpenWatches[resource] = Math.max(this.counts.peakOpenWatches[resource] ?? 0, open);
+    res.on('close', () => this.openWatchesByResource.set(resource, (this.openWatchesByResource.get(resource) ?? 1) - 1));
   }
 
   private record(request: ProxiedRequest): void {
