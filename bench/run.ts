@@ -20,6 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startCluster, type LocalCluster } from '../scripts/control-plane/cluster.js';
+import { faultImage } from '../scripts/control-plane/stages.js';
 import {
   WAITER_LABELS,
   apiCounts,
@@ -40,6 +41,8 @@ import { fmt } from './lib/stats.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const IMAGE = 'registry.example.com/manager:1.0';
+/** KWOK starts these Pods but never marks them Ready (scripts/control-plane/stages.ts). */
+const NEVER_READY_IMAGE = faultImage('never-ready');
 /** Let trailing watch events reach the observer before the numbers are computed. */
 const SETTLE_MS = 500;
 
@@ -113,7 +116,7 @@ async function runOne(cluster: LocalCluster, namespaces: Namespaces, kind: Waite
           const { counts, log: requests } = await proxy.report();
           figures = kubectlFigures(reps, observer, apiCounts(counts, requests, namespace), namespace, false);
         } else {
-          const run = await runChild({ kind, impl, kubeconfigPath, namespace, count: n, image: IMAGE, timeoutMs, pollIntervalMs });
+          const run = await runChild({ kind, impl, kubeconfigPath, namespace, count: n, image: IMAGE, timeoutMs, pollIntervalMs, mode: 'latency' });
           await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
           observer.stop();
           const { counts, log: requests } = await proxy.report();
@@ -133,7 +136,33 @@ async function runOne(cluster: LocalCluster, namespaces: Namespaces, kind: Waite
     if (!deleted) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);
     if (figures) figures = { ...figures, namespaceDeleted: deleted };
   }
-  return figures;
+  if (kind === 'kubectl') return figures;
+  const memory = await memoryRun(cluster, namespaces, kind, n);
+  return { ...figures, ...memory };
+}
+
+/**
+ * Heap per waiting provisioning, from a run of its own: N provisionings whose Pods never
+ * become Ready, a forced full GC and heap sample once all N wait, then every waiter
+ * stopped. Taken apart from the latency run, where the GC pause would delay completions.
+ */
+async function memoryRun(cluster: LocalCluster, namespaces: Namespaces, kind: 'provisioner' | 'poller', n: number): Promise<Pick<RunFigures, 'heapBytesPerWaiter' | 'gcPauseMs' | 'settledBeforeHeapSample'>> {
+  const namespace = await namespaces.create(`bench-${kind.slice(0, 4)}-mem-${n}`);
+  try {
+    const proxy = await startProxy(cluster.kubeconfigPath);
+    try {
+      const run = await runChild({ kind, impl, kubeconfigPath: proxy.kubeconfigPath, namespace, count: n, image: NEVER_READY_IMAGE, timeoutMs, pollIntervalMs, mode: 'memory' });
+      if (run.exitCode !== 0 && run.exitedOnItsOwn) notes.push(`${kind} N=${n} (memory run): child exited with code ${run.exitCode}: ${run.stderrTail.trim().slice(-500)}`);
+      const { result } = run;
+      log(`${kind} N=${n} memory run: heap/waiter ${fmt(result.heapBytesPerWaiter / 1024, 1)} KiB (forced GC ${fmt(result.gcPauseMs, 0)} ms)`);
+      return { heapBytesPerWaiter: result.heapBytesPerWaiter, gcPauseMs: result.gcPauseMs, settledBeforeHeapSample: result.settledBeforeHeapSample };
+    } finally {
+      proxy.kill();
+    }
+  } finally {
+    const deleted = await namespaces.delete(namespace);
+    if (!deleted) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);
+  }
 }
 
 function printRun(run: RunFigures): void {

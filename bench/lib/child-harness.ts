@@ -91,7 +91,7 @@ export class ChildMeter {
     this.startedAt = hrNow();
   }
 
-  /** Call once every waiter has been created and is waiting. */
+  /** Memory mode: call once every waiter has been created and is waiting. */
   sampleHeap(settled: number): void {
     if (this.settledAtSample >= 0) return;
     const cpuBefore = process.cpuUsage();

@@ -69,6 +69,8 @@ let created = 0;
 let failedBeforeCreate = 0;
 let settled = 0;
 const timers = new Set<NodeJS.Timeout>();
+/** Memory mode: set once the heap is sampled; every poller stops at its next tick. */
+let stopped = false;
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
@@ -88,7 +90,7 @@ async function provisionAndPoll(index: number, record: MutableRecord, onCreated:
   const deadline = record.createdAt + input.timeoutMs;
   const pollStart = hrNow();
   // Fixed-rate ticks from the first poll (apimachinery's non-sliding PollUntil, immediate).
-  for (let tick = 0; ; tick += 1) {
+  for (let tick = 0; !stopped; tick += 1) {
     const deployment = await requestJson<V1Deployment>('GET', `${collection}/${encodeURIComponent(record.name)}`);
     record.steps += 1;
     const status = library.rolloutStatus(deployment);
@@ -107,7 +109,13 @@ async function provisionAndPoll(index: number, record: MutableRecord, onCreated:
 meter.begin();
 await new Promise<void>((resolve) => {
   const maybeSampleHeap = (): void => {
-    if (created + failedBeforeCreate === input.count) setImmediate(() => meter.sampleHeap(settled));
+    if (input.mode !== 'memory' || created + failedBeforeCreate !== input.count) return;
+    setImmediate(() => {
+      meter.sampleHeap(settled);
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      resolve();
+    });
   };
   for (let index = 0; index < input.count; index += 1) {
     const record: MutableRecord = { name: deploymentName(index), startedAt: hrNow(), steps: 0 };

@@ -20,6 +20,13 @@ export interface ChildInput {
   readonly timeoutMs: number;
   /** The poller's interval (Helm 3: 2 s). */
   readonly pollIntervalMs: number;
+  /**
+   * `latency`: provision and wait; nothing else runs in the child. `memory`: provision
+   * (with an image whose Pods never become Ready), sample the heap with a forced full GC
+   * once all N are waiting, then stop every waiter. The GC pause of the heap sample would
+   * otherwise delay completions and count in detection latency.
+   */
+  readonly mode: 'latency' | 'memory';
 }
 
 export interface ProvisioningRecord {
@@ -57,7 +64,7 @@ export interface ChildResult {
   readonly peakRssMiB: number;
   /** RSS after loading modules, before the first create. */
   readonly startRssMiB: number;
-  /** heapUsed once all N were created and waiting, minus the baseline, divided by N. */
+  /** heapUsed once all N were created and waiting, minus the baseline, divided by N (memory mode; NaN otherwise). */
   readonly heapBytesPerWaiter: number;
   readonly heapBaselineBytes: number;
   readonly heapSampleBytes: number;
@@ -71,7 +78,7 @@ export interface ChildResult {
   readonly requestsSent: number;
   /** TLS connections the child opened (https.Agent createConnection calls). */
   readonly connectionsOpened: number;
-  /** Longest event-loop stall seen after the heap sample, i.e. while waiting (monitorEventLoopDelay max). */
+  /** Longest event-loop stall, first create to last settle (monitorEventLoopDelay max; memory mode: after the heap sample). */
   readonly eventLoopDelayMaxMs: number;
   readonly eventLoopDelayP99Ms: number;
   /** Handles still open 300 ms after the last waiter settled (a leak if non-empty). */

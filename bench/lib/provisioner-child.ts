@@ -1,6 +1,8 @@
 // Child process: N concurrent provisionings with our library (provision$, the Observable
 // form of provision(), so the progress events' resourceVersion can be recorded). Run by
 // bench/run.ts as `node --expose-gc --import tsx bench/lib/provisioner-child.ts <input.json>`.
+// In memory mode it samples the heap once all N wait, then unsubscribes them all.
+import type { Subscription } from 'rxjs';
 import type { MutableRecord } from './protocol.js';
 import { ChildMeter, benchSpec, deploymentName, describeError, loadLibrary, readChildInput } from './child-harness.js';
 import { hrNow } from './stats.js';
@@ -15,16 +17,23 @@ const api = library.KubernetesApi.fromConfig({
 });
 
 const records: MutableRecord[] = [];
+const subscriptions: Subscription[] = [];
 let created = 0;
 let failedBeforeCreate = 0;
 let settled = 0;
 
 meter.begin();
 await new Promise<void>((resolve) => {
-  // Once every provisioning is created (subscribed to the shared informers and waiting),
-  // or failed before it could be, the heap is sampled (after the current callbacks).
+  // Memory mode: once every provisioning is created (subscribed to the shared informers
+  // and waiting), or failed before it could be, the heap is sampled (after the current
+  // callbacks) and every waiter is stopped.
   const maybeSampleHeap = (): void => {
-    if (created + failedBeforeCreate === input.count) setImmediate(() => meter.sampleHeap(settled));
+    if (input.mode !== 'memory' || created + failedBeforeCreate !== input.count) return;
+    setImmediate(() => {
+      meter.sampleHeap(settled);
+      for (const subscription of subscriptions) subscription.unsubscribe();
+      resolve();
+    });
   };
   const settle = (): void => {
     settled += 1;
@@ -33,7 +42,7 @@ await new Promise<void>((resolve) => {
   for (let index = 0; index < input.count; index += 1) {
     const record: MutableRecord = { name: deploymentName(index), startedAt: hrNow(), steps: 0 };
     records.push(record);
-    library.provision$(api, benchSpec(input, index), { timeoutMs: input.timeoutMs }).subscribe({
+    const subscription = library.provision$(api, benchSpec(input, index), { timeoutMs: input.timeoutMs }).subscribe({
       next: (event) => {
         switch (event.type) {
           case 'created':
@@ -61,6 +70,7 @@ await new Promise<void>((resolve) => {
       },
       complete: settle,
     });
+    subscriptions.push(subscription);
   }
 });
 await meter.finish(input, records);
