@@ -452,6 +452,24 @@ async function run(design: Row['design'], feed: Feed, waiters: number, events: n
   return row;
 }
 
+/** Median CPU µs to JSON.parse one watch line carrying a full Deployment, and its size. */
+function decodeCost(): { micros: number; lineBytes: number } {
+  const lines = Array.from({ length: 2_000 }, (_, index) => JSON.stringify({ type: 'MODIFIED', object: deployment(index, 1 + (index % 3), 1_000 + index) }));
+  const passes = 10;
+  const samples: number[] = [];
+  let sink = 0;
+  for (let rep = 0; rep < reps + 1; rep += 1) {
+    const before = process.cpuUsage();
+    for (let pass = 0; pass < passes; pass += 1) {
+      for (const line of lines) sink += (JSON.parse(line) as { type: string }).type.length;
+    }
+    const used = process.cpuUsage(before);
+    if (rep > 0) samples.push((used.user + used.system) / (passes * lines.length)); // rep 0 warms up
+  }
+  if (sink === 0) throw new Error('decoding produced nothing');
+  return { micros: median(samples), lineBytes: Buffer.byteLength(lines[0] ?? '') };
+}
+
 async function main(): Promise<void> {
   const machine = machineInfo();
   // One discarded pass first, so the first measured W does not pay for JIT warm-up.
@@ -498,6 +516,14 @@ async function main(): Promise<void> {
         `(${fmt(oneLarge.cpuMicrosPerEvent / oneSmall.cpuMicrosPerEvent, 2)}x): ${oneLarge.cpuMicrosPerEvent / oneSmall.cpuMicrosPerEvent > 2 ? 'per-event work grows with the number of cached keys' : 'no per-event work grows with W'}`,
     );
   }
+  // For scale: what decoding the same event from its watch line costs before it reaches
+  // the informer (the transport's JSON.parse), which every design pays once per event.
+  const { micros: decodeMicros, lineBytes } = decodeCost();
+  diagnostics.push(
+    `for scale: decoding one such event from its watch line (JSON.parse, ${fmt(lineBytes / 1024, 1)} KB) costs ${fmt(decodeMicros, 2)} µs; ` +
+      `with it, an event costs ${fmt(decodeMicros + smallest.cpuMicrosPerEvent, 2)} µs at W=${smallest.waiters} and ${fmt(decodeMicros + largest.cpuMicrosPerEvent, 2)} µs at W=${largest.waiters} ` +
+      `(${fmt((decodeMicros + largest.cpuMicrosPerEvent) / (decodeMicros + smallest.cpuMicrosPerEvent), 2)}x)`,
+  );
   for (const line of diagnostics) process.stderr.write(`[micro] ${line}\n`);
 
   const table = markdownTable(
