@@ -40,13 +40,21 @@ export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment):
       }
     };
 
+    let settled = false;
     run().then(
       (result) => {
+        settled = true;
         subscriber.next(result);
         subscriber.complete();
       },
-      (error: unknown) => subscriber.error(error),
+      (error: unknown) => {
+        settled = true;
+        subscriber.error(error);
+      },
     );
-    return () => controller.abort();
+    // Aborting only what still runs: abort() without a reason builds a DOMException.
+    return () => {
+      if (!settled) controller.abort();
+    };
   });
 }

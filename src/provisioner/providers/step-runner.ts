@@ -59,15 +59,23 @@ export function runSteps(program: StepProgram): Observable<ProviderEvent> {
       },
     };
 
+    let settled = false;
     program.run(steps).then(
       (outcome) => {
+        settled = true;
         subscriber.next({ ...outcome, type: 'provisioned', at: isoTime(program.clock), provider: program.provider });
         subscriber.complete();
       },
-      (error: unknown) => subscriber.error(error),
+      (error: unknown) => {
+        settled = true;
+        subscriber.error(error);
+      },
     );
 
-    return () => controller.abort();
+    // Aborting only what still runs: abort() without a reason builds a DOMException.
+    return () => {
+      if (!settled) controller.abort();
+    };
   });
 }
 
