@@ -33,6 +33,9 @@ export interface ApiCounts extends RequestCounts {
 export interface RunFigures {
   readonly kind: WaiterKind;
   readonly n: number;
+  /** Which repetition of (kind, N) this is, 1-based, and how many there were. */
+  readonly rep?: number;
+  readonly reps?: number;
   readonly namespace: string;
   readonly succeeded: number;
   readonly failed: number;
@@ -216,30 +219,40 @@ export interface TargetCheck {
 
 export function checkTargets(runs: readonly RunFigures[]): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  for (const run of runs.filter((candidate) => candidate.kind === 'provisioner')) {
+  const provisionerSizes = [...new Set(runs.filter((run) => run.kind === 'provisioner').map((run) => run.n))];
+  for (const n of provisionerSizes) {
+    // Every repetition counts: latencies are pooled, and each must have kept to one watch.
+    const reps = runs.filter((run) => run.kind === 'provisioner' && run.n === n);
+    const pooled = summarize(reps.flatMap((run) => run.detectionRawMs));
+    const unmatched = reps.reduce((sum, run) => sum + run.unmatched, 0);
+    const failed = reps.reduce((sum, run) => sum + run.failed, 0);
+    const perRun = reps.length > 1 ? `; p99 per run: ${reps.map((run) => fmt(run.detectionMs.p99, 2)).join(', ')} ms` : '';
     checks.push({
       target: 'detection p99 < 10 ms after the observer saw the completing event',
-      n: run.n,
-      met: run.detectionMs.count > 0 && run.unmatched === 0 && run.failed === 0 && run.detectionMs.p99 < 10,
-      evidence: `p99 ${fmt(run.detectionMs.p99, 2)} ms over ${run.detectionMs.count} waiters (${run.unmatched} unmatched, ${run.failed} failed)`,
+      n,
+      met: pooled.count > 0 && unmatched === 0 && failed === 0 && pooled.p99 < 10,
+      evidence: `p99 ${fmt(pooled.p99, 2)} ms over ${pooled.count} waiters in ${reps.length} run(s) (${unmatched} unmatched, ${failed} failed)${perRun}`,
     });
+    const watchesOf = (run: RunFigures): string =>
+      `at most ${run.api.peakOpenDeploymentWatches} Deployment + ${run.api.peakOpenPodWatches} Pod watch open at once; ` +
+      `${run.api.watches} watch request(s): ${run.api.deploymentWatches} Deployment + ${run.api.podWatches} Pod, ` +
+      `${run.api.streamingLists} streaming list(s), ${run.api.resumedWatches} resumed after the server ended a watch`;
     checks.push({
       target: 'exactly 1 Deployment watch + 1 Pod watch in the namespace',
-      n: run.n,
-      met: run.api.peakOpenDeploymentWatches === 1 && run.api.peakOpenPodWatches === 1,
-      evidence:
-        `at most ${run.api.peakOpenDeploymentWatches} Deployment + ${run.api.peakOpenPodWatches} Pod watch open at once; ` +
-        `${run.api.watches} watch request(s): ${run.api.deploymentWatches} Deployment + ${run.api.podWatches} Pod, ` +
-        `${run.api.streamingLists} streaming list(s), ${run.api.resumedWatches} resumed after the server ended a watch`,
+      n,
+      met: reps.every((run) => run.api.peakOpenDeploymentWatches === 1 && run.api.peakOpenPodWatches === 1),
+      evidence: reps.map((run, index) => `${reps.length > 1 ? `run ${index + 1}: ` : ''}${watchesOf(run)}`).join('; '),
     });
-    const poller = runs.find((candidate) => candidate.kind === 'poller' && candidate.n === run.n);
+    const poller = runs.find((candidate) => candidate.kind === 'poller' && candidate.n === n);
     if (poller) {
+      // The run that needed the most requests, against the poller's.
+      const run = reps.reduce((most, candidate) => (candidate.api.requests > most.api.requests ? candidate : most));
       const ratio = poller.api.requests / run.api.requests;
       const waitRatio = poller.waitRequests / Math.max(1, run.waitRequests);
       // Both make the same N creates; what differs is what waiting for the rollouts costs.
       checks.push({
         target: '>= 10x fewer API requests than the 2 s poller (waiting for the same rollouts)',
-        n: run.n,
+        n,
         met: waitRatio >= 10,
         evidence:
           `waiting (creates excluded): ${run.waitRequests} vs ${poller.waitRequests} (${fmt(waitRatio, 1)}x); ` +
@@ -253,7 +266,7 @@ export function checkTargets(runs: readonly RunFigures[]): TargetCheck[] {
 export function clusterMarkdown(report: ClusterReport): string {
   const rows = report.runs.map((run) => [
     String(run.n),
-    WAITER_LABELS[run.kind],
+    run.reps !== undefined && run.reps > 1 ? `${WAITER_LABELS[run.kind]}, run ${run.rep}/${run.reps}` : WAITER_LABELS[run.kind],
     `${run.succeeded}/${run.succeeded + run.failed}`,
     `${fmt(run.detectionMs.p50, 2)} / ${fmt(run.detectionMs.p95, 2)} / ${fmt(run.detectionMs.p99, 2)}`,
     fmt(run.detectionMs.max, 2),
