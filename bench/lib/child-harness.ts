@@ -11,6 +11,7 @@ import { hrNow } from './stats.js';
 export type LibraryModule = typeof Library;
 
 const MiB = 2 ** 20;
+const STALL_PROBE_MS = 5;
 
 export function readChildInput(): ChildInput {
   const path = process.argv[2];
@@ -54,6 +55,13 @@ export class ChildMeter {
   /** CPU the forced GC of the heap sample used: the benchmark's own, not the waiters'. */
   private gcCpuMicros = 0;
   private settledAtSample = -1;
+  /**
+   * Event-loop stalls of 10 ms or more: when each ended (hrNow), how long it was, and the
+   * CPU the process used meanwhile (about as long: it was busy; far less: it was not
+   * given a core).
+   */
+  readonly stalls: { endedAt: number; ms: number; cpuMs: number }[] = [];
+  private stallProbe: NodeJS.Timeout | undefined;
 
   constructor() {
     // Every TLS connection a client opens goes through an https.Agent.
@@ -87,6 +95,19 @@ export class ChildMeter {
     this.heapBaseline = process.memoryUsage().heapUsed;
     this.startRss = process.memoryUsage().rss;
     this.loopDelay.enable();
+    // A 5 ms tick that notes when it ran late: the histogram says how long the worst
+    // stall was, this says when, to set against the waiters' resolution times.
+    let last = hrNow();
+    let lastCpu = process.cpuUsage();
+    this.stallProbe = setInterval(() => {
+      const now = hrNow();
+      const cpu = process.cpuUsage();
+      const late = now - last - STALL_PROBE_MS;
+      if (late >= 10) this.stalls.push({ endedAt: now, ms: late, cpuMs: (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000 });
+      last = now;
+      lastCpu = cpu;
+    }, STALL_PROBE_MS);
+    this.stallProbe.unref();
     this.cpuStart = process.cpuUsage();
     this.startedAt = hrNow();
   }
@@ -109,6 +130,7 @@ export class ChildMeter {
     const wallMs = hrNow() - this.startedAt;
     const cpu = process.cpuUsage(this.cpuStart);
     this.loopDelay.disable();
+    clearInterval(this.stallProbe);
     const processCpu = process.cpuUsage();
     const usage = process.resourceUsage();
     // Let aborted sockets and cleared timers go, then see what is still open.
@@ -133,6 +155,7 @@ export class ChildMeter {
       connectionsOpened: this.connections,
       eventLoopDelayMaxMs: this.loopDelay.max / 1e6,
       eventLoopDelayP99Ms: this.loopDelay.percentile(99) / 1e6,
+      stalls: this.stalls,
       activeHandlesAfter,
     };
     writeFileSync(input.resultPath, JSON.stringify(result));

@@ -63,6 +63,12 @@ export interface RunFigures {
   readonly gcPauseMs?: number;
   readonly settledBeforeHeapSample?: number;
   readonly eventLoopDelayMaxMs?: number;
+  /** Event-loop stalls of 10 ms or more in the waiting process, and how many it spent mostly busy (CPU >= half the stall). */
+  readonly stallsOver10Ms?: number;
+  readonly busyStalls?: number;
+  /** Detections over 10 ms, and how many of them overlapped such a stall of the waiter's own process. */
+  readonly slowDetections?: number;
+  readonly slowDetectionsDuringStall?: number;
   readonly wallMs: number;
   readonly exitedOnItsOwn?: boolean;
   readonly activeHandlesAfter?: readonly string[];
@@ -103,6 +109,8 @@ export function childFigures(
   const detection: number[] = [];
   const endToEnd: number[] = [];
   let unmatched = 0;
+  let slowDetections = 0;
+  let slowDuringStall = 0;
   const errors: string[] = [];
   const creates = result.records.flatMap((record) => (record.createdAt === undefined ? [] : [record.createdAt - record.startedAt]));
   for (const record of result.records) {
@@ -113,8 +121,17 @@ export function childFigures(
     if (record.readyAt === undefined) continue;
     endToEnd.push(record.readyAt - record.startedAt);
     const seen = record.completeResourceVersion ? observer.at(record.name, record.completeResourceVersion) : undefined;
-    if (seen) detection.push(record.readyAt - seen.at);
-    else unmatched += 1;
+    if (!seen) {
+      unmatched += 1;
+      continue;
+    }
+    const detectionMs = record.readyAt - seen.at;
+    detection.push(detectionMs);
+    if (detectionMs > 10) {
+      slowDetections += 1;
+      const readyAt = record.readyAt;
+      if (result.stalls.some((stall) => stall.endedAt >= seen.at && stall.endedAt - stall.ms <= readyAt)) slowDuringStall += 1;
+    }
   }
   const succeeded = result.records.filter((record) => !record.error && record.readyAt !== undefined).length;
   return {
@@ -141,6 +158,10 @@ export function childFigures(
     gcPauseMs: result.gcPauseMs,
     settledBeforeHeapSample: result.settledBeforeHeapSample,
     eventLoopDelayMaxMs: result.eventLoopDelayMaxMs,
+    stallsOver10Ms: result.stalls.length,
+    busyStalls: result.stalls.filter((stall) => stall.cpuMs >= stall.ms / 2).length,
+    slowDetections,
+    slowDetectionsDuringStall: slowDuringStall,
     wallMs: result.wallMs,
     exitedOnItsOwn: run.exitedOnItsOwn,
     activeHandlesAfter: result.activeHandlesAfter,
@@ -306,15 +327,17 @@ export function clusterMarkdown(report: ClusterReport): string {
     report.targets.map((check) => [check.target, String(check.n), check.met ? 'yes' : '**NO**', check.evidence]),
   );
   const health = markdownTable(
-    ['N', 'waiter', 'exited on its own', 'handles left', 'GC pause before heap sample ms', 'settled before heap sample', 'max event-loop stall ms', 'observer events / reconnects', 'namespace deleted'],
+    ['N', 'waiter', 'exited on its own', 'handles left', 'GC pause before heap sample ms (memory run)', 'settled before heap sample', 'max event-loop stall ms', 'stalls >= 10 ms (busy)', 'detections > 10 ms (during a stall of ours)', 'observer events / reconnects', 'namespace deleted'],
     report.runs.map((run) => [
       String(run.n),
-      run.kind,
+      run.reps !== undefined && run.reps > 1 ? `${run.kind} ${run.rep}/${run.reps}` : run.kind,
       run.exitedOnItsOwn === undefined ? 'n/a' : run.exitedOnItsOwn ? 'yes' : '**NO**',
       run.activeHandlesAfter === undefined ? 'n/a' : run.activeHandlesAfter.length === 0 ? 'none' : run.activeHandlesAfter.join(', '),
       fmt(run.gcPauseMs, 1),
       run.settledBeforeHeapSample === undefined ? 'n/a' : String(run.settledBeforeHeapSample),
       fmt(run.eventLoopDelayMaxMs, 1),
+      run.stallsOver10Ms === undefined ? 'n/a' : `${run.stallsOver10Ms} (${run.busyStalls ?? 0})`,
+      run.slowDetections === undefined ? 'n/a' : `${run.slowDetections} (${run.slowDetectionsDuringStall ?? 0})`,
       `${run.observerEvents} / ${run.observerReconnects}`,
       run.namespaceDeleted ? 'yes' : '**NO**',
     ]),

@@ -81,6 +81,11 @@ export interface ChildResult {
   /** Longest event-loop stall, first create to last settle (monitorEventLoopDelay max; memory mode: after the heap sample). */
   readonly eventLoopDelayMaxMs: number;
   readonly eventLoopDelayP99Ms: number;
+  /**
+   * Event-loop stalls of 10 ms or more (a 5 ms probe's lateness), with when each ended and
+   * the process's CPU time over the probe interval (all threads).
+   */
+  readonly stalls: readonly { readonly endedAt: number; readonly ms: number; readonly cpuMs: number }[];
   /** Handles still open 300 ms after the last waiter settled (a leak if non-empty). */
   readonly activeHandlesAfter: readonly string[];
 }
