@@ -367,27 +367,42 @@ async function measure(feed: Feed, waiters: number, events: number, seed: number
   for (let index = 0; index < warmup; index += 1) push(nextEvent(index));
   progressEvents = 0;
 
-  const phasesAfterWarmup = phaseOf.slice();
+  // Chunks of events, each built twice: once alone (timed and thrown away), then again
+  // and pushed (timed). Interleaving the two keeps drifts between them (GC state, other
+  // processes, clock speed) from landing on one side, so the difference is steadier.
+  let buildMicros = 0;
+  let totalMicros = 0;
+  let buildElapsedMs = 0;
+  let totalElapsedMs = 0;
   let sink: ReflectorEvent<V1Deployment> | undefined;
-  const buildCpuBefore = process.cpuUsage();
-  const buildStartedAt = performance.now();
-  for (let index = warmup; index < keySequence.length; index += 1) sink = nextEvent(index);
-  const buildElapsedMs = performance.now() - buildStartedAt;
-  const buildCpu = process.cpuUsage(buildCpuBefore);
-  if (sink === undefined && events > 0) throw new Error('no events built');
-  phaseOf.set(phasesAfterWarmup);
+  const windows: [number, number][] = [];
+  for (let chunkStart = warmup; chunkStart < keySequence.length; chunkStart += MEASURE_CHUNK) {
+    const chunkEnd = Math.min(keySequence.length, chunkStart + MEASURE_CHUNK);
+    const phasesBefore = phaseOf.slice();
+    const buildCpuBefore = process.cpuUsage();
+    const buildStartedAt = performance.now();
+    for (let index = chunkStart; index < chunkEnd; index += 1) sink = nextEvent(index);
+    buildElapsedMs += performance.now() - buildStartedAt;
+    const buildCpu = process.cpuUsage(buildCpuBefore);
+    buildMicros += buildCpu.user + buildCpu.system;
+    phaseOf.set(phasesBefore);
 
-  const cpuBefore = process.cpuUsage();
-  const startedAt = performance.now();
-  for (let index = warmup; index < keySequence.length; index += 1) push(nextEvent(index));
-  const totalElapsedMs = performance.now() - startedAt;
-  const totalCpu = process.cpuUsage(cpuBefore);
+    const cpuBefore = process.cpuUsage();
+    const startedAt = performance.now();
+    for (let index = chunkStart; index < chunkEnd; index += 1) push(nextEvent(index));
+    const elapsed = performance.now() - startedAt;
+    const cpu = process.cpuUsage(cpuBefore);
+    totalElapsedMs += elapsed;
+    totalMicros += cpu.user + cpu.system;
+    windows.push([startedAt, startedAt + elapsed]);
+  }
+  if (sink === undefined && events > 0) throw new Error('no events built');
   const elapsedMs = Math.max(1e-3, totalElapsedMs - buildElapsedMs);
-  const cpu = { user: totalCpu.user - buildCpu.user, system: totalCpu.system - buildCpu.system };
+  const pipelineMicros = totalMicros - buildMicros;
   // GC entries are delivered after the synchronous loop; keep those inside its window.
   await nextTick();
   const gcMs = gcEntries
-    .filter((entry) => entry.startTime >= startedAt && entry.startTime <= startedAt + totalElapsedMs)
+    .filter((entry) => windows.some(([from, to]) => entry.startTime >= from && entry.startTime <= to))
     .reduce((sum, entry) => sum + entry.duration, 0);
   gcEntries.length = 0;
 
@@ -396,13 +411,16 @@ async function measure(feed: Feed, waiters: number, events: number, seed: number
   if (ended > 0) throw new Error(`${ended} waiter(s) ended during the run: the events must keep them InProgress`);
   return {
     eventsPerSecond: events / (elapsedMs / 1000),
-    cpuMicrosPerEvent: (cpu.user + cpu.system) / events,
+    cpuMicrosPerEvent: pipelineMicros / events,
     heapBytesPerWaiter,
     gcMicrosPerEvent: (gcMs * 1000) / events,
     progressEvents,
     waitersStillSubscribed,
   };
 }
+
+/** Events per chunk of the interleaved build-alone / build-and-push measurement. */
+const MEASURE_CHUNK = 10_000;
 
 /** Which keys the events go to: all W at random, one key, or 100 keys (of the W) at random. */
 type KeyPattern = 'random' | 'one-key' | 'hundred-keys';
@@ -480,8 +498,10 @@ async function main(): Promise<void> {
     for (const waiters of waiterCounts.filter((count) => count > HUNDRED)) {
       rows.push(await run('shared-informer', sharedInformerFeed, waiters, eventCount, 'hundred-keys'));
     }
-    for (const waiters of waiterCounts) rows.push(await run('shared-informer', sharedInformerFeed, waiters, CONTRAST_EVENTS * 4, 'one-key'));
-    for (const waiters of waiterCounts) rows.push(await run('broadcast-contrast', broadcastFeed, waiters, CONTRAST_EVENTS, 'random'));
+    // Few events only where a run is slow (O(W) per event); elsewhere as many as the main rows.
+    const eventsFor = (waiters: number, slow: boolean): number => (slow && waiters > HUNDRED ? CONTRAST_EVENTS : eventCount);
+    for (const waiters of waiterCounts) rows.push(await run('shared-informer', sharedInformerFeed, waiters, eventsFor(waiters, false), 'one-key'));
+    for (const waiters of waiterCounts) rows.push(await run('broadcast-contrast', broadcastFeed, waiters, eventsFor(waiters, true), 'random'));
   }
   gcObserver.disconnect();
 
@@ -548,13 +568,13 @@ async function main(): Promise<void> {
     '',
     'Generated by `npm run bench:micro` (bench/micro.ts). See bench/README.md.',
     '',
-    machineMarkdown(machine, { options: `waiters=${waiterCounts.join(',')} events=${eventCount} (contrast: ${CONTRAST_EVENTS}) reps=${reps}` }),
+    machineMarkdown(machine, { options: `waiters=${waiterCounts.join(',')} events=${eventCount} (broadcast contrast above ${HUNDRED} waiters: ${CONTRAST_EVENTS}) reps=${reps}` }),
     '',
     '## Results',
     '',
     table,
     '',
-    'One SharedInformer fed by a Subject, keyed by name and caching the projection provision() caches (the transform runs inside the measured CPU); W waiters, each awaitRollout() on its own Deployment; MODIFIED events with InProgress statuses to uniformly random keys (after a warm-up), or all to one key (diagnostic). Each event is a freshly built full Deployment as a watch delivers it (about 4 KB of JSON: managedFields, pod template, server defaults, conditions with timestamps; built as object literals, so constant strings are shared where JSON.parse would copy them); the CPU and time of building the same events without pushing them is measured separately and subtracted. CPU is process.cpuUsage() (all threads, GC included; the GC column is main-thread pause time during the measured loop, building included); heap per waiter is heapUsed after the first list (W cached Deployments and W subscribed waiters) minus before, after a full GC, divided by W (not shown below 100 waiters, where a few KB of noise swamp it).',
+    'One SharedInformer fed by a Subject, keyed by name and caching the projection provision() caches (the transform runs inside the measured CPU); W waiters, each awaitRollout() on its own Deployment; MODIFIED events with InProgress statuses to uniformly random keys (after a warm-up), or all to one key (diagnostic). Each event is a freshly built full Deployment as a watch delivers it (about 4 KB of JSON: managedFields, pod template, server defaults, conditions with timestamps; built as object literals, so constant strings are shared where JSON.parse would copy them); events are measured in chunks of 10,000, each chunk built once alone (timed, thrown away) and then built again and pushed (timed), and the first time is subtracted from the second. CPU is process.cpuUsage() (all threads, GC included; the GC column is main-thread pause time during the measured loop, building included); heap per waiter is heapUsed after the first list (W cached Deployments and W subscribed waiters) minus before, after a full GC, divided by W (not shown below 100 waiters, where a few KB of noise swamp it).',
     '',
     '## Target',
     '',
