@@ -154,9 +154,7 @@ export function childFigures(
     processCpuMs: result.processCpuMs,
     peakRssMiB: result.peakRssMiB,
     startRssMiB: result.startRssMiB,
-    heapBytesPerWaiter: result.heapBytesPerWaiter,
-    gcPauseMs: result.gcPauseMs,
-    settledBeforeHeapSample: result.settledBeforeHeapSample,
+    // Heap per waiter comes from the separate memory run (bench/run.ts), never from this one.
     eventLoopDelayMaxMs: result.eventLoopDelayMaxMs,
     stallsOver10Ms: result.stalls.length,
     busyStalls: result.stalls.filter((stall) => stall.cpuMs >= stall.ms / 2).length,
