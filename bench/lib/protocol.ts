@@ -78,11 +78,11 @@ export interface ChildResult {
   readonly requestsSent: number;
   /** TLS connections the child opened (https.Agent createConnection calls). */
   readonly connectionsOpened: number;
-  /** Longest event-loop stall, first create to last settle (monitorEventLoopDelay max; memory mode: after the heap sample). */
+  /** Longest event-loop stall, first create to last settle (how late a 10 ms tick ran; memory mode: after the heap sample). */
   readonly eventLoopDelayMaxMs: number;
   readonly eventLoopDelayP99Ms: number;
   /**
-   * Event-loop stalls of 10 ms or more (a 5 ms probe's lateness), with when each ended and
+   * Event-loop stalls of 10 ms or more (how late a 10 ms tick ran), with when each ended and
    * the process's CPU time over the probe interval (all threads).
    */
   readonly stalls: readonly { readonly endedAt: number; readonly ms: number; readonly cpuMs: number }[];
