@@ -45,6 +45,7 @@ export function deploymentName(index: number): string {
 export class ChildMeter {
   requests = 0;
   connections = 0;
+  readonly informerRetries: string[] = [];
   /** How late each probe tick ran: the event loop's stalls. */
   private readonly lateness: number[] = [];
   private cpuStart: NodeJS.CpuUsage = process.cpuUsage();
@@ -159,6 +160,7 @@ export class ChildMeter {
       eventLoopDelayP99Ms: percentile(this.lateness, 99),
       stalls: this.stalls,
       activeHandlesAfter,
+      informerRetries: this.informerRetries,
     };
     writeFileSync(input.resultPath, JSON.stringify(result));
   }

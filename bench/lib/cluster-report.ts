@@ -72,6 +72,7 @@ export interface RunFigures {
   readonly wallMs: number;
   readonly exitedOnItsOwn?: boolean;
   readonly activeHandlesAfter?: readonly string[];
+  readonly informerRetries?: readonly string[];
   readonly observerEvents: number;
   readonly observerReconnects: number;
   readonly namespaceDeleted: boolean;
@@ -163,6 +164,7 @@ export function childFigures(
     wallMs: result.wallMs,
     exitedOnItsOwn: run.exitedOnItsOwn,
     activeHandlesAfter: result.activeHandlesAfter,
+    ...(result.informerRetries.length > 0 ? { informerRetries: result.informerRetries } : {}),
     observerEvents: observer.events.length,
     observerReconnects: observer.reconnects,
     namespaceDeleted,
@@ -341,6 +343,9 @@ export function clusterMarkdown(report: ClusterReport): string {
     ]),
   );
   const errors = report.runs.flatMap((run) => run.errors.map((error) => `- ${run.kind} N=${run.n}: ${error}`));
+  const retries = report.runs.flatMap((run) =>
+    (run.informerRetries ?? []).map((retry) => `- ${run.kind} N=${run.n}${run.reps !== undefined && run.reps > 1 ? ` run ${run.rep}` : ''}: ${retry}`),
+  );
   return [
     '# Cluster benchmark: one watch for a thousand provisionings',
     '',
@@ -366,6 +371,7 @@ export function clusterMarkdown(report: ClusterReport): string {
     health,
     '',
     ...(errors.length > 0 ? ['## Errors', '', ...errors, ''] : []),
+    ...(retries.length > 0 ? ['## Informer retries (failures the informers recovered from)', '', ...retries, ''] : []),
     ...(report.notes.length > 0 ? ['## Notes', '', ...report.notes.map((note) => `- ${note}`), ''] : []),
   ].join('\n');
 }

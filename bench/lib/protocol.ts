@@ -88,6 +88,8 @@ export interface ChildResult {
   readonly stalls: readonly { readonly endedAt: number; readonly ms: number; readonly cpuMs: number }[];
   /** Handles still open 300 ms after the last waiter settled (a leak if non-empty). */
   readonly activeHandlesAfter: readonly string[];
+  /** Informer failures that were retried (our provisioner only): error name and message, with the delay chosen. */
+  readonly informerRetries: readonly string[];
 }
 
 /** A record a child fills in as its provisioning progresses. */

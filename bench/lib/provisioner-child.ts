@@ -16,6 +16,10 @@ const api = library.KubernetesApi.fromConfig({
   onRequest: () => (meter.requests += 1),
 });
 
+// The library's default informer settings, plus a record of every retried failure.
+const informers = new library.InformerRegistry({
+  onRetry: (error, delayMs) => meter.informerRetries.push(`${describeError(error)} (retry in ${Math.round(delayMs)} ms)`),
+});
 const records: MutableRecord[] = [];
 const subscriptions: Subscription[] = [];
 let created = 0;
@@ -42,7 +46,7 @@ await new Promise<void>((resolve) => {
   for (let index = 0; index < input.count; index += 1) {
     const record: MutableRecord = { name: deploymentName(index), startedAt: hrNow(), steps: 0 };
     records.push(record);
-    const subscription = library.provision$(api, benchSpec(input, index), { timeoutMs: input.timeoutMs }).subscribe({
+    const subscription = library.provision$(api, benchSpec(input, index), { timeoutMs: input.timeoutMs, informers }).subscribe({
       next: (event) => {
         switch (event.type) {
           case 'created':
