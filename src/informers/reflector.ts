@@ -28,7 +28,7 @@ import {
 import { ApiError, InvalidObjectError, WatchInactiveError } from '../errors.js';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from './backoff.js';
 import { classifyInformerError } from './classify-error.js';
-import type { ListWatchSource } from './list-watch-source.js';
+import type { ListWatchSource, WatchEvent } from './list-watch-source.js';
 import { watchdog } from './watchdog.js';
 
 export interface KubeObject {
@@ -136,7 +136,7 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
                 return undefined;
               }
               if (version) resourceVersion = version;
-              return event.type === 'BOOKMARK' ? undefined : { type: event.type, object: event.object };
+              return isChange(event) ? event : undefined;
             }),
             filter((event): event is ReflectorEvent<T> => event !== undefined),
           );
@@ -180,6 +180,11 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
       }),
     );
   });
+}
+
+/** Not a bookmark: the event itself goes on, no copy per event. */
+function isChange<T>(event: WatchEvent<T>): event is WatchEvent<T> & { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' } {
+  return event.type !== 'BOOKMARK';
 }
 
 /**
