@@ -2,6 +2,7 @@
 // aborts the request or watch, so nothing outlives the subscription.
 import { Observable } from 'rxjs';
 import type { KindMap, KubernetesClient, ObjectList, WatchedKind, WatchEventType } from '../kube/client.js';
+import { fromAbortable } from '../streams/from-abortable.js';
 
 export interface WatchEvent<T> {
   readonly type: Exclude<WatchEventType, 'ERROR'>;
@@ -33,18 +34,7 @@ export function listWatchSource<K extends WatchedKind>(
   return {
     resource: kind,
     namespace,
-    list$: () =>
-      new Observable<ObjectList<KindMap[K]>>((subscriber) => {
-        const controller = new AbortController();
-        client.list(kind, namespace, labelSelector, { signal: controller.signal }).then(
-          (list) => {
-            subscriber.next(list);
-            subscriber.complete();
-          },
-          (error: unknown) => subscriber.error(error),
-        );
-        return () => controller.abort();
-      }),
+    list$: () => fromAbortable((signal) => client.list(kind, namespace, labelSelector, { signal })),
     watch$: (request) =>
       new Observable<WatchEvent<KindMap[K]>>((subscriber) => {
         const handle = client.watch(

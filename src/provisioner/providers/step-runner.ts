@@ -1,8 +1,8 @@
 // Turns a provider written as plain async steps (Manager's Proxmox and Docker clients are
 // Promise APIs) into a cold Observable of step events ending in one `provisioned` event.
 // Unsubscribing stops the steps: the call in flight finishes, no further call is made.
-import { Observable } from 'rxjs';
-import type { SchedulerLike } from 'rxjs';
+import type { Observable, SchedulerLike } from 'rxjs';
+import { fromAbortable } from '../../streams/from-abortable.js';
 import { ProviderStepError } from '../create-flow-errors.js';
 import { isoTime } from '../../clock-time.js';
 import type { ContainerId, ContainerRecord, Provider, ProviderEvent, ProvisionedEvent, StepEvent } from './types.js';
@@ -36,18 +36,17 @@ class StepsStopped extends Error {
 }
 
 export function runSteps(program: StepProgram): Observable<ProviderEvent> {
-  return new Observable<ProviderEvent>((subscriber) => {
-    const controller = new AbortController();
+  return fromAbortable<ProviderEvent>(async (signal, subscriber) => {
     let providerId: string | undefined;
 
     const steps: StepRunner = {
-      signal: controller.signal,
+      signal,
       report(step, message, severity = 'info') {
-        if (controller.signal.aborted) return;
+        if (signal.aborted) return;
         subscriber.next({ type: 'step', at: isoTime(program.clock), provider: program.provider, step, message, severity });
       },
       async call(step, invoke) {
-        if (controller.signal.aborted) throw new StepsStopped();
+        if (signal.aborted) throw new StepsStopped();
         try {
           return await invoke();
         } catch (error) {
@@ -59,23 +58,8 @@ export function runSteps(program: StepProgram): Observable<ProviderEvent> {
       },
     };
 
-    let settled = false;
-    program.run(steps).then(
-      (outcome) => {
-        settled = true;
-        subscriber.next({ ...outcome, type: 'provisioned', at: isoTime(program.clock), provider: program.provider });
-        subscriber.complete();
-      },
-      (error: unknown) => {
-        settled = true;
-        subscriber.error(error);
-      },
-    );
-
-    // Aborting only what still runs: abort() without a reason builds a DOMException.
-    return () => {
-      if (!settled) controller.abort();
-    };
+    const outcome = await program.run(steps);
+    return { ...outcome, type: 'provisioned', at: isoTime(program.clock), provider: program.provider };
   });
 }
 
