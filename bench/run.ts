@@ -13,6 +13,9 @@
 //   --kubectl-reps 5          BENCH_KUBECTL_REPS
 //   --provisioner-reps 3      BENCH_PROVISIONER_REPS  runs of our provisioner per N (latency pooled)
 //   --cluster-nice 10         BENCH_CLUSTER_NICE   niceness of the control-plane processes (0: as is)
+//   --cluster-cpus 0          BENCH_CLUSTER_CPUS   pin the control plane to these CPUs (a taskset list, or none)
+//   --client-cpus 1-N         BENCH_CLIENT_CPUS    pin this process and its children (observer, proxy, waiters)
+//                                                  to these CPUs (default: all but the control plane's, or none)
 //   --impl src|dist           BENCH_IMPL           the library the children load (default src, via tsx)
 //   --poll-ms 2000            BENCH_POLL_MS        the baseline's interval
 //   --timeout-ms 300000       BENCH_TIMEOUT_MS     per provisioning
@@ -21,6 +24,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync, writeFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { startCluster, type LocalCluster } from '../scripts/control-plane/cluster.js';
 import { faultImage } from '../scripts/control-plane/stages.js';
@@ -57,6 +61,8 @@ const { values } = parseArgs({
     'kubectl-reps': { type: 'string' },
     'provisioner-reps': { type: 'string' },
     'cluster-nice': { type: 'string' },
+    'cluster-cpus': { type: 'string' },
+    'client-cpus': { type: 'string' },
     impl: { type: 'string' },
     'poll-ms': { type: 'string' },
     'timeout-ms': { type: 'string' },
@@ -77,6 +83,17 @@ const kubectlReps = Number(values['kubectl-reps'] ?? env.BENCH_KUBECTL_REPS ?? 5
  */
 const clusterNice = Number(values['cluster-nice'] ?? env.BENCH_CLUSTER_NICE ?? 10);
 /** Latency on 2 shared cores varies from run to run: our provisioner runs this often per N. */
+/**
+ * In production the control plane runs on other machines. Here it shares them, and a
+ * waiter woken by an event would otherwise wait for a core the apiserver, etcd or KWOK
+ * holds (side by side on 2 cores this doubled the detection p99). By default the control
+ * plane gets CPU 0 and the clients the others, so the figures are the clients' own;
+ * `--cluster-cpus none` shares every core.
+ */
+const cpuCount = availableParallelism();
+const cpuList = (value: string | undefined, fallback: string): string => (value === undefined ? fallback : value === 'none' ? '' : value);
+const clusterCpus = cpuList(values['cluster-cpus'] ?? env.BENCH_CLUSTER_CPUS, cpuCount >= 2 ? '0' : '');
+const clientCpus = cpuList(values['client-cpus'] ?? env.BENCH_CLIENT_CPUS, clusterCpus === '0' ? (cpuCount === 2 ? '1' : `1-${cpuCount - 1}`) : '');
 const provisionerReps = Number(values['provisioner-reps'] ?? env.BENCH_PROVISIONER_REPS ?? 3);
 const impl = (values.impl ?? env.BENCH_IMPL ?? 'src') as Implementation;
 const pollIntervalMs = Number(values['poll-ms'] ?? env.BENCH_POLL_MS ?? 2000);
@@ -86,6 +103,9 @@ const outDir = resolve(REPO_ROOT, values.out ?? env.BENCH_OUT ?? 'bench/results'
 for (const size of sizes) if (!Number.isSafeInteger(size) || size < 1) throw new Error(`--sizes: not a positive integer: ${size}`);
 for (const kind of kinds) if (!(kind in WAITER_LABELS)) throw new Error(`--kinds: unknown kind ${kind}`);
 if (!Number.isSafeInteger(clusterNice) || clusterNice < 0 || clusterNice > 19) throw new Error(`--cluster-nice: not a niceness from 0 to 19: ${clusterNice}`);
+for (const [flag, cpus] of [['--cluster-cpus', clusterCpus], ['--client-cpus', clientCpus]] as const) {
+  if (cpus !== '' && !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(cpus)) throw new Error(`${flag}: not a CPU list like 0 or 0-1,3: ${cpus}`);
+}
 if (!Number.isSafeInteger(provisionerReps) || provisionerReps < 1) throw new Error(`--provisioner-reps: not a positive integer: ${provisionerReps}`);
 if (impl !== 'dist' && impl !== 'src') throw new Error(`--impl must be dist or src, got ${impl}`);
 
@@ -194,7 +214,7 @@ function printRun(run: RunFigures): void {
 function writeReport(machine: MachineInfo, cluster: LocalCluster, runs: readonly RunFigures[]): ClusterReport {
   const report: ClusterReport = {
     machine,
-    options: { sizes, kinds, podReadyDelayMs, kubectlReps, provisionerReps, clusterNice, impl, pollIntervalMs, timeoutMs },
+    options: { sizes, kinds, podReadyDelayMs, kubectlReps, provisionerReps, clusterNice, clusterCpus: clusterCpus || 'any', clientCpus: clientCpus || 'any', impl, pollIntervalMs, timeoutMs },
     clusterVersions: { ...cluster.versions },
     clusterStartMs: cluster.startedInMs,
     runs,
@@ -236,6 +256,16 @@ async function main(): Promise<void> {
       const pids = Object.values(cluster.pids).map(String);
       execFileSync('renice', ['-n', String(clusterNice), '-p', ...pids], { stdio: 'ignore' });
       log(`control plane (${pids.length} processes) reniced to ${clusterNice}`);
+    }
+    if (clusterCpus !== '') {
+      // -a: every thread of each process (the Go runtime's threads already exist).
+      for (const pid of Object.values(cluster.pids)) execFileSync('taskset', ['-a', '-p', '-c', clusterCpus, String(pid)], { stdio: 'ignore' });
+      log(`control plane pinned to CPU(s) ${clusterCpus}`);
+    }
+    if (clientCpus !== '') {
+      // Children started from now on inherit the affinity.
+      execFileSync('taskset', ['-a', '-p', '-c', clientCpus, String(process.pid)], { stdio: 'ignore' });
+      log(`this process and its children pinned to CPU(s) ${clientCpus}`);
     }
     const namespaces = new Namespaces(cluster.kubeconfigPath);
     for (const n of sizes) {
