@@ -82,7 +82,6 @@ const kubectlReps = Number(values['kubectl-reps'] ?? env.BENCH_KUBECTL_REPS ?? 5
  * they would on their own machine; the control plane is the environment, not the subject.
  */
 const clusterNice = Number(values['cluster-nice'] ?? env.BENCH_CLUSTER_NICE ?? 10);
-/** Latency on 2 shared cores varies from run to run: our provisioner runs this often per N. */
 /**
  * In production the control plane runs on other machines. Here it shares them, and a
  * waiter woken by an event would otherwise wait for a core the apiserver, etcd or KWOK
@@ -95,6 +94,7 @@ const cpuList = (value: string | undefined, fallback: string): string => (value 
 const cpusAsked = [values['cluster-cpus'], env.BENCH_CLUSTER_CPUS, values['client-cpus'], env.BENCH_CLIENT_CPUS].some((value) => value !== undefined);
 const clusterCpus = cpuList(values['cluster-cpus'] ?? env.BENCH_CLUSTER_CPUS, cpuCount >= 2 ? '0' : '');
 const clientCpus = cpuList(values['client-cpus'] ?? env.BENCH_CLIENT_CPUS, clusterCpus === '0' ? (cpuCount === 2 ? '1' : `1-${cpuCount - 1}`) : '');
+/** Latency on 2 shared cores varies from run to run: our provisioner runs this often per N. */
 const provisionerReps = Number(values['provisioner-reps'] ?? env.BENCH_PROVISIONER_REPS ?? 3);
 const impl = (values.impl ?? env.BENCH_IMPL ?? 'src') as Implementation;
 const pollIntervalMs = Number(values['poll-ms'] ?? env.BENCH_POLL_MS ?? 2000);
@@ -276,9 +276,11 @@ async function main(): Promise<void> {
       log(`control plane (${pids.length} processes) reniced to ${clusterNice}`);
     }
     // -a: every thread of each process (the Go runtime's threads already exist). Children
-    // started from now on inherit the client CPUs.
-    if (clusterCpus !== '' && pin(clusterCpus, Object.values(cluster.pids))) log(`control plane pinned to CPU(s) ${clusterCpus}`);
-    if (clientCpus !== '' && pin(clientCpus, [process.pid])) log(`this process and its children pinned to CPU(s) ${clientCpus}`);
+    // started from now on inherit the client CPUs. With the control plane left unpinned,
+    // the clients are left too: confining them alone would only take CPUs from them.
+    const clusterPinned = clusterCpus === '' || pin(clusterCpus, Object.values(cluster.pids));
+    if (clusterCpus !== '' && clusterPinned) log(`control plane pinned to CPU(s) ${clusterCpus}`);
+    if (clientCpus !== '' && clusterPinned && pin(clientCpus, [process.pid])) log(`this process and its children pinned to CPU(s) ${clientCpus}`);
     const namespaces = new Namespaces(cluster.kubeconfigPath);
     for (const n of sizes) {
       for (const kind of kinds) {
