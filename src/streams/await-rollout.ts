@@ -5,7 +5,7 @@
 // Only the object with the UID we created (or adopted) counts: a cached object of the
 // same name with another UID is an older, deleted Deployment whose status must never be
 // read as ours. Each snapshot is evaluated as it arrives; the only timer is the failure
-// policy's grace window, and only while a Pod problem is open.
+// policy's grace window, and only while a Pod problem or a create failure is open.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../clock-time.js';
@@ -15,6 +15,7 @@ import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
 import {
   DEFAULT_FAILURE_POLICY,
   INITIAL_POLICY_STATE,
+  applyCreateFailurePolicy,
   applyFailurePolicy,
   type FailurePolicy,
   type PolicyState,
@@ -72,6 +73,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private deployment: V1Deployment | undefined;
   private currentPods: readonly V1Pod[] = [];
   private policyState: PolicyState = INITIAL_POLICY_STATE;
+  private createFailureSince: number | undefined;
   private recheck: Subscription | undefined;
   private recheckAt: number | undefined;
   // The last progress line emitted, by parts: no string is built to compare them.
@@ -168,17 +170,28 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
       this.subscriber.complete();
       return;
     }
+    const now = this.scheduler.now();
+    const createVerdict = applyCreateFailurePolicy(this.policy, this.createFailureSince, status.createFailure, now);
+    this.createFailureSince = createVerdict.since;
+    if (createVerdict.fatal && status.createFailure) {
+      this.fail(status.createFailure.reason, status.createFailure.message);
+      return;
+    }
     const current = currentRolloutPods(deployment, this.currentPods);
     const diagnoses = current.length === 0 ? NO_DIAGNOSES : current.map(diagnosePod).filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
-    const verdict = applyFailurePolicy(this.policy, this.policyState, diagnoses, this.scheduler.now());
+    const verdict = applyFailurePolicy(this.policy, this.policyState, diagnoses, now);
     this.policyState = verdict.state;
     if (verdict.failure) {
       this.fail(verdict.failure.reason, verdict.failure.message, verdict.failure);
       return;
     }
-    this.scheduleRecheck(verdict.recheckAt);
+    this.scheduleRecheck(earliest(verdict.recheckAt, createVerdict.recheckAt));
     this.emit(status, mostTelling(diagnoses), current.length > 0 && diagnoses.length === 0);
   }
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 class PodObserver implements Observer<readonly V1Pod[]> {

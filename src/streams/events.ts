@@ -22,6 +22,12 @@ export interface RolloutStatus {
   readonly generation: number;
   readonly observedGeneration: number;
   readonly replicas: ReplicaCounts;
+  /**
+   * Set while a controller reports it cannot create the ReplicaSet (`ReplicaSetCreateError`)
+   * or its Pods (`ReplicaFailure=True`, reason e.g. FailedCreate), with the API server's
+   * error. The state is then InProgress: the failure policy decides whether it is final.
+   */
+  readonly createFailure?: { readonly reason: string; readonly message: string };
 }
 
 /** What a Pod of the current rollout is doing, or why it cannot run (diagnosePod()). */

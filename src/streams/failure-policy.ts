@@ -13,6 +13,11 @@
 //   unschedulable     PodScheduled=False/Unschedulable for `graceMs` (kstatus uses 15 s):
 //                     an autoscaler may still add room.
 //   container error   CreateContainerError, RunContainerError, hook errors: after `graceMs`.
+//   create failure    a controller cannot create the ReplicaSet or its Pods (ReplicaSetCreateError,
+//                     ReplicaFailure/FailedCreate): at once when the API server refused for
+//                     good (quota, LimitRange, PodSecurity, an admission webhook's denial,
+//                     an invalid object), after `graceMs` otherwise: controllers retry, and
+//                     a restarting control plane or an unreachable webhook heals.
 // A failed Pod (evicted, say) is reported but not fatal: its ReplicaSet replaces it, and
 // if that cannot work the Deployment's own progress deadline says so.
 import type { PodDiagnosis } from './events.js';
@@ -22,6 +27,8 @@ export interface FailurePolicy {
   readonly crashLoop: { readonly maxRestarts: number; readonly graceMs: number };
   readonly unschedulable: { readonly graceMs: number };
   readonly containerError: { readonly graceMs: number };
+  /** `failAtOnce`: a create error matching this is a refusal that retrying cannot change. */
+  readonly createFailure: { readonly graceMs: number; readonly failAtOnce: RegExp };
   readonly failAtOnceReasons: readonly string[];
   /** An image pull message matching this means the image does not exist. */
   readonly imageNotFound: RegExp;
@@ -32,6 +39,11 @@ export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
   crashLoop: { maxRestarts: 3, graceMs: 180_000 },
   unschedulable: { graceMs: 15_000 },
   containerError: { graceMs: 30_000 },
+  createFailure: {
+    graceMs: 30_000,
+    failAtOnce:
+      /exceeded quota|denied (the )?request|violates PodSecurity|is invalid:|usage per (Container|Pod)|limit to request ratio|because it is being terminated/i,
+  },
   failAtOnceReasons: ['InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError'],
   imageNotFound: /not found|manifest unknown|name unknown|repository does not exist|no such host/i,
 };
@@ -41,6 +53,7 @@ export interface FailurePolicyOverrides {
   readonly crashLoop?: Partial<FailurePolicy['crashLoop']>;
   readonly unschedulable?: Partial<FailurePolicy['unschedulable']>;
   readonly containerError?: Partial<FailurePolicy['containerError']>;
+  readonly createFailure?: Partial<FailurePolicy['createFailure']>;
   readonly failAtOnceReasons?: readonly string[];
   readonly imageNotFound?: RegExp;
 }
@@ -52,6 +65,7 @@ export function resolveFailurePolicy(overrides: FailurePolicyOverrides = {}): Fa
     crashLoop: { ...d.crashLoop, ...overrides.crashLoop },
     unschedulable: { ...d.unschedulable, ...overrides.unschedulable },
     containerError: { ...d.containerError, ...overrides.containerError },
+    createFailure: { ...d.createFailure, ...overrides.createFailure },
     failAtOnceReasons: overrides.failAtOnceReasons ?? d.failAtOnceReasons,
     imageNotFound: overrides.imageNotFound ?? d.imageNotFound,
   };
@@ -148,3 +162,31 @@ function exceedsCount(policy: FailurePolicy, track: Track, diagnosis: PodDiagnos
   }
   return false;
 }
+
+export interface CreateFailureVerdict {
+  /** When the ongoing create failure was first seen (pass it back in); none once it cleared. */
+  readonly since?: number;
+  /** The create failure ends the provisioning now. */
+  readonly fatal: boolean;
+  /** When the grace window ends, if one is open: evaluate again then. */
+  readonly recheckAt?: number;
+}
+
+/**
+ * The create-failure rule: `failure` is the status's createFailure, if any; `since` is what
+ * the previous verdict returned.
+ */
+export function applyCreateFailurePolicy(
+  policy: FailurePolicy,
+  since: number | undefined,
+  failure: { readonly message: string } | undefined,
+  now: number,
+): CreateFailureVerdict {
+  if (!failure) return NO_CREATE_FAILURE;
+  const first = since ?? now;
+  if (policy.createFailure.failAtOnce.test(failure.message)) return { since: first, fatal: true };
+  const deadline = first + policy.createFailure.graceMs;
+  return now >= deadline ? { since: first, fatal: true } : { since: first, fatal: false, recheckAt: deadline };
+}
+
+const NO_CREATE_FAILURE: CreateFailureVerdict = Object.freeze({ fatal: false });

@@ -36,16 +36,24 @@ export function rolloutStatus(deployment: V1Deployment): RolloutStatus {
   if (progressing?.reason === 'ProgressDeadlineExceeded') {
     return status('Failed', 'ProgressDeadlineExceeded', conditionMessage(progressing, 'progress deadline exceeded'));
   }
+  // A controller could not create the ReplicaSet, or the ReplicaSet's Pods. Controllers retry
+  // and clear the condition once they succeed, so whether this is final is the failure
+  // policy's call: a quota or an admission refusal is, a control plane restarting is not.
   if (progressing?.status === 'False' && progressing.reason === 'ReplicaSetCreateError') {
-    return status('Failed', 'ReplicaSetCreateError', conditionMessage(progressing, 'the ReplicaSet could not be created'));
+    const detail = conditionMessage(progressing, 'the ReplicaSet could not be created');
+    return {
+      ...status('InProgress', 'ReplicaSetCreateError', `the ReplicaSet cannot be created yet: ${detail}`),
+      createFailure: { reason: 'ReplicaSetCreateError', message: detail },
+    };
   }
   const replicaFailure = findCondition(deployment, 'ReplicaFailure');
   if (replicaFailure?.status === 'True') {
-    return status(
-      'Failed',
-      replicaFailure.reason ?? 'ReplicaFailure',
-      conditionMessage(replicaFailure, 'the ReplicaSet cannot create pods'),
-    );
+    const reason = replicaFailure.reason || 'ReplicaFailure';
+    const detail = conditionMessage(replicaFailure, 'the ReplicaSet cannot create pods');
+    return {
+      ...status('InProgress', 'ReplicaFailure', `the ReplicaSet cannot create pods yet (${reason}): ${detail}`),
+      createFailure: { reason, message: detail },
+    };
   }
 
   if (deployment.spec?.paused) {

@@ -61,6 +61,60 @@ describe('fail fast with the kubelet or scheduler reason', () => {
     expect(error.detail).toMatch(/Insufficient cpu/);
   });
 
+  it('a pod over the namespace ResourceQuota fails at once with FailedCreate and the quota message', async () => {
+    const quotaNamespace = createNamespace('it-quota');
+    try {
+      kubectl(['create', 'quota', 'compute', '-n', quotaNamespace, '--hard=limits.memory=256Mi']);
+      await waitForQuotaStatus(quotaNamespace, 'compute');
+      const started = Date.now();
+      const error = await provision(apiFor(), { namespace: quotaNamespace, ...sampleSpec({ memoryMb: 512 }) }, { timeoutMs: FAR_TIMEOUT_MS }).catch((e: unknown) => e);
+      const elapsed = Date.now() - started;
+      expect(error).toBeInstanceOf(RolloutFailedError);
+      const failed = error as RolloutFailedError;
+      expect(failed.reason).toBe('FailedCreate');
+      expect(failed.detail).toMatch(/exceeded quota: compute, requested: limits.memory=512Mi/);
+      expect(elapsed).toBeLessThan(10_000);
+      process.stderr.write(`[integration] FailedCreate: named in ${(elapsed / 1000).toFixed(1)} s: ${failed.message}\n`);
+    } finally {
+      kubectl(['delete', 'namespace', quotaNamespace, '--wait=false']);
+    }
+  });
+
+  it('a create failure the policy does not treat as final is ridden out: raise the quota and the rollout completes', async () => {
+    const quotaNamespace = createNamespace('it-quota');
+    try {
+      kubectl(['create', 'quota', 'compute', '-n', quotaNamespace, '--hard=limits.memory=256Mi']);
+      await waitForQuotaStatus(quotaNamespace, 'compute');
+      const progress: ProgressEvent[] = [];
+      let raised = false;
+      await new Promise<void>((resolve, reject) =>
+        provision$(apiFor(), { namespace: quotaNamespace, ...sampleSpec({ memoryMb: 512 }) }, {
+          timeoutMs: 60_000,
+          // Quota refusals are final by default; here they get a grace window instead.
+          failurePolicy: { createFailure: { failAtOnce: /a refusal this test never sees/, graceMs: 50_000 } },
+        }).subscribe({
+          next: (event) => {
+            if (event.type !== 'progress') return;
+            progress.push(event);
+            if (event.status.createFailure && !raised) {
+              raised = true;
+              kubectl(['patch', 'resourcequota', 'compute', '-n', quotaNamespace, '--type=merge', '-p', '{"spec":{"hard":{"limits.memory":"1Gi"}}}']);
+            }
+          },
+          error: reject,
+          complete: resolve,
+        }),
+      );
+      expect(raised).toBe(true);
+      const failedCreate = progress.find((event) => event.status.createFailure);
+      expect(failedCreate?.status.createFailure).toMatchObject({ reason: 'FailedCreate', message: expect.stringMatching(/exceeded quota/) });
+      expect(failedCreate?.message).toMatch(/^the ReplicaSet cannot create pods yet \(FailedCreate\)/);
+      expect(progress.at(-1)?.status.state).toBe('Complete');
+    } finally {
+      kubectl(['delete', 'namespace', quotaNamespace, '--wait=false']);
+    }
+  });
+
   it('one transient pull back-off does not fail the provisioning, and progress says what happened', async () => {
     const progress: ProgressEvent[] = [];
     await new Promise<void>((resolve, reject) =>
@@ -75,3 +129,13 @@ describe('fail fast with the kubelet or scheduler reason', () => {
     expect(progress.at(-1)?.status.state).toBe('Complete');
   });
 });
+
+/** Until the quota controller has written the quota's status, admission refuses with "status unknown". */
+async function waitForQuotaStatus(namespace: string, name: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (kubectl(['get', 'resourcequota', name, '-n', namespace, '-o', 'jsonpath={.status.hard}']).trim()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the quota controller never wrote the status of ResourceQuota ${namespace}/${name}`);
+}

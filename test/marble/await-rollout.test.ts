@@ -100,15 +100,74 @@ describe('awaitRollout (marble)', () => {
     });
   });
 
-  it('errors on ReplicaFailure FailedCreate (quota), which kubectl never stops on', () => {
-    newScheduler().run(({ hot, expectObservable }) => {
-      const quota = deployment({ ...notReady, updatedReplicas: 0, conditions: [conditions.unavailable(), conditions.replicaSetUpdated(RS), conditions.replicaFailure()] });
-      const deployments = hot('-f', { f: [quota] });
-      expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-'))).toBe(
-        '-#',
-        undefined,
-        new RolloutFailedError(target, 'FailedCreate', quotaMessage()),
-      );
+  describe('create failures (ReplicaFailure, ReplicaSetCreateError)', () => {
+    const replicaFailure = (message: string) =>
+      deployment({ ...notReady, updatedReplicas: 0, conditions: [conditions.unavailable(), conditions.replicaSetUpdated(RS), conditions.replicaFailure(message)] });
+    const RESTARTING =
+      'Post "https://127.0.0.1:25244/api/v1/namespaces/default/pods": failed to get token for kube-system/replicaset-controller: timed out waiting for the condition';
+
+    it('errors at once on FailedCreate from a quota, which kubectl never stops on', () => {
+      newScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
+        const deployments = hot('-f', { f: [replicaFailure(quotaMessage())] });
+        const pods = hot<V1Pod[]>('-');
+        expectObservable(awaitRollout(target, deployments, pods)).toBe('-#', undefined, new RolloutFailedError(target, 'FailedCreate', quotaMessage()));
+        expectSubscriptions(deployments.subscriptions).toBe('^!');
+      });
+    });
+
+    it('errors at once on ReplicaSetCreateError from a quota on ReplicaSets', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const condition = conditions.replicaSetCreateError(RS);
+        const failed = deployment({ ...notReady, updatedReplicas: 0, conditions: [conditions.unavailable(), condition] });
+        expectObservable(awaitRollout(target, hot('-f', { f: [failed] }), hot<V1Pod[]>('-'))).toBe(
+          '-#',
+          undefined,
+          new RolloutFailedError(target, 'ReplicaSetCreateError', condition.message ?? ''),
+        );
+      });
+    });
+
+    it('rides out a transient FailedCreate (control plane restarting) and completes once the controller recovers', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const deployments = hot('-a-f 10s c', { a: [inProgress], f: [replicaFailure(RESTARTING)], c: [complete] });
+        expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-')).pipe(map(summary))).toBe('-a-f 10s (c|)', {
+          a: 'InProgress:WaitingForReady',
+          f: 'InProgress:ReplicaFailure',
+          c: 'Complete:NewReplicaSetAvailable',
+        });
+      });
+    });
+
+    it('says what the controller reports while it retries', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const deployments = hot('-f', { f: [replicaFailure(RESTARTING)] });
+        expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-')).pipe(map((event) => event.message)), '^--!').toBe('-m', {
+          m: `the ReplicaSet cannot create pods yet (FailedCreate): ${RESTARTING}`,
+        });
+      });
+    });
+
+    it('fails a transient-looking FailedCreate that lasts the grace window, on a timer (no new event needed)', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const deployments = hot('-f 10s f', { f: [replicaFailure(RESTARTING)] });
+        expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-')).pipe(map(summary))).toBe(
+          '-f 29999ms #',
+          { f: 'InProgress:ReplicaFailure' },
+          new RolloutFailedError(target, 'FailedCreate', RESTARTING),
+        );
+      });
+    });
+
+    it('starts the grace window over when the failure clears and comes back', () => {
+      newScheduler().run(({ hot, expectObservable }) => {
+        const policy = resolveFailurePolicy({ createFailure: { graceMs: 100 } });
+        const deployments = hot('-f 50ms a 98ms f', { f: [replicaFailure(RESTARTING)], a: [inProgress] });
+        expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-'), { failurePolicy: policy }).pipe(map(summary))).toBe(
+          '-f 50ms a 98ms f 99ms #',
+          { f: 'InProgress:ReplicaFailure', a: 'InProgress:WaitingForReady' },
+          new RolloutFailedError(target, 'FailedCreate', RESTARTING),
+        );
+      });
     });
   });
 

@@ -7,6 +7,7 @@ import type { PodDiagnosis } from '../../src/streams/events.js';
 import {
   DEFAULT_FAILURE_POLICY,
   INITIAL_POLICY_STATE,
+  applyCreateFailurePolicy,
   applyFailurePolicy,
   resolveFailurePolicy,
   type FailurePolicy,
@@ -22,6 +23,7 @@ import {
   terminatedPod,
   unschedulablePod,
   waitingPod,
+  quotaMessage,
 } from '../support/fixtures.js';
 import type { V1Pod } from '@kubernetes/client-node';
 
@@ -287,6 +289,60 @@ describe('state and recheck', () => {
     const verdict = applyFailurePolicy(policy, INITIAL_POLICY_STATE, evicted, 0);
     expect(verdict.failure).toBeUndefined();
     expect(verdict.state.size).toBe(0);
+  });
+});
+
+// The API server's own wording, as the ReplicaSet controller copies it into ReplicaFailure.
+const refusals = {
+  quota: quotaMessage(),
+  limitRange: `pods "${POD}" is forbidden: maximum cpu usage per Container is 1, but limit is 2`,
+  podSecurity: `pods "${POD}" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "web" must set securityContext.allowPrivilegeEscalation=false)`,
+  webhookDenied: 'admission webhook "images.example.com" denied the request: images from docker.io are not allowed',
+  policyDenied: `pods "${POD}" is forbidden: ValidatingAdmissionPolicy 'no-latest' with binding 'no-latest' denied request: the image tag must not be latest`,
+  invalid: `Pod "${POD}" is invalid: spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1`,
+  namespaceTerminating: `pods "${POD}" is forbidden: unable to create new content in namespace demo because it is being terminated`,
+};
+const transientErrors = {
+  apiServerRestart:
+    'Post "https://127.0.0.1:25244/api/v1/namespaces/default/pods": failed to get token for kube-system/replicaset-controller: timed out waiting for the condition',
+  webhookUnreachable:
+    'Internal error occurred: failed calling webhook "images.example.com": failed to call webhook: Post "https://images.webhooks.svc:443/validate?timeout=10s": dial tcp 10.96.0.12:443: connect: connection refused',
+  serviceAccountNotYet: `pods "${POD}" is forbidden: error looking up service account demo/default: serviceaccount "default" not found`,
+  rbacNotYetLoaded: `pods "${POD}" is forbidden: User "system:serviceaccount:kube-system:replicaset-controller" cannot create resource "pods" in API group "" in the namespace "demo"`,
+  etcd: 'etcdserver: request timed out',
+};
+
+describe('create failures (ReplicaSetCreateError, ReplicaFailure)', () => {
+  it.each(Object.entries(refusals))('fails at once on a refusal retrying cannot change: %s', (_, message) => {
+    expect(applyCreateFailurePolicy(policy, undefined, { message }, 1_000)).toEqual({ since: 1_000, fatal: true });
+  });
+
+  it.each(Object.entries(transientErrors))('gives a transient error the grace window (30 s): %s', (_, message) => {
+    const first = applyCreateFailurePolicy(policy, undefined, { message }, 1_000);
+    expect(first).toEqual({ since: 1_000, fatal: false, recheckAt: 31_000 });
+    expect(applyCreateFailurePolicy(policy, first.since, { message }, 30_999)).toEqual({ since: 1_000, fatal: false, recheckAt: 31_000 });
+    expect(applyCreateFailurePolicy(policy, first.since, { message }, 31_000)).toEqual({ since: 1_000, fatal: true });
+  });
+
+  it('forgets a create failure once the controller cleared it: the next one gets a new window', () => {
+    const message = transientErrors.apiServerRestart;
+    const first = applyCreateFailurePolicy(policy, undefined, { message }, 0);
+    const cleared = applyCreateFailurePolicy(policy, first.since, undefined, 20_000);
+    expect(cleared).toEqual({ fatal: false });
+    expect(applyCreateFailurePolicy(policy, cleared.since, { message }, 40_000)).toEqual({ since: 40_000, fatal: false, recheckAt: 70_000 });
+  });
+
+  it('keeps the window when the message changes while the failure lasts', () => {
+    const first = applyCreateFailurePolicy(policy, undefined, { message: transientErrors.etcd }, 0);
+    expect(applyCreateFailurePolicy(policy, first.since, { message: transientErrors.apiServerRestart }, 30_000).fatal).toBe(true);
+  });
+
+  it('honours an overridden grace window and refusal pattern', () => {
+    const custom = resolveFailurePolicy({ createFailure: { graceMs: 5_000, failAtOnce: /etcdserver/ } });
+    expect(custom.createFailure.graceMs).toBe(5_000);
+    expect(applyCreateFailurePolicy(custom, undefined, { message: transientErrors.etcd }, 0).fatal).toBe(true);
+    expect(applyCreateFailurePolicy(custom, undefined, { message: refusals.quota }, 0)).toEqual({ since: 0, fatal: false, recheckAt: 5_000 });
+    expect(resolveFailurePolicy({ createFailure: { graceMs: 1 } }).createFailure.failAtOnce).toBe(DEFAULT_FAILURE_POLICY.createFailure.failAtOnce);
   });
 });
 

@@ -149,7 +149,7 @@ describe('rolloutStatus: failure signals', () => {
     });
   });
 
-  it('is Failed on Progressing=False ReplicaSetCreateError, with its message', () => {
+  it('is InProgress with a createFailure on Progressing=False ReplicaSetCreateError: the failure policy decides', () => {
     const condition = conditions.replicaSetCreateError(RS);
     const status = rolloutStatus(
       deployment({
@@ -160,11 +160,15 @@ describe('rolloutStatus: failure signals', () => {
         conditions: [conditions.unavailable(), condition],
       }),
     );
-    expect(status).toMatchObject({ state: 'Failed', reason: 'ReplicaSetCreateError', message: condition.message });
+    expect(status).toMatchObject({
+      state: 'InProgress',
+      reason: 'ReplicaSetCreateError',
+      createFailure: { reason: 'ReplicaSetCreateError', message: condition.message },
+    });
     expect(status.message).toContain('exceeded quota');
   });
 
-  it('is Failed with reason FailedCreate and the quota message on ReplicaFailure=True', () => {
+  it('is InProgress with createFailure FailedCreate and the quota message on ReplicaFailure=True', () => {
     const status = rolloutStatus(
       progressingDeployment({
         statusReplicas: 0,
@@ -172,10 +176,28 @@ describe('rolloutStatus: failure signals', () => {
         conditions: [conditions.unavailable(), conditions.replicaSetUpdated(RS), conditions.replicaFailure()],
       }),
     );
-    expect(status).toMatchObject({ state: 'Failed', reason: 'FailedCreate', message: quotaMessage() });
+    expect(status).toMatchObject({
+      state: 'InProgress',
+      reason: 'ReplicaFailure',
+      createFailure: { reason: 'FailedCreate', message: quotaMessage() },
+    });
+    expect(status.message).toBe(`the ReplicaSet cannot create pods yet (FailedCreate): ${quotaMessage()}`);
   });
 
-  it('is not Failed when the ReplicaFailure condition is False (the controller cleared it)', () => {
+  it('is never Complete while ReplicaFailure=True, even when every count looks complete', () => {
+    const status = rolloutStatus(
+      deployment({ conditions: [conditions.available(), conditions.newReplicaSetAvailable(RS), conditions.replicaFailure('Internal error occurred')] }),
+    );
+    expect(status.state).toBe('InProgress');
+    expect(status.createFailure?.message).toBe('Internal error occurred');
+  });
+
+  it('has no createFailure on a healthy rollout in progress or complete', () => {
+    expect(rolloutStatus(progressingDeployment({})).createFailure).toBeUndefined();
+    expect(rolloutStatus(deployment({})).createFailure).toBeUndefined();
+  });
+
+  it('is Complete when the ReplicaFailure condition is False (the controller cleared it)', () => {
     const cleared = { ...conditions.replicaFailure(), status: 'False' };
     const status = rolloutStatus(deployment({ conditions: [conditions.available(), conditions.newReplicaSetAvailable(RS), cleared] }));
     expect(status.state).toBe('Complete');
