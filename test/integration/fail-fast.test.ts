@@ -62,10 +62,7 @@ describe('fail fast with the kubelet or scheduler reason', () => {
   });
 
   it('a pod over the namespace ResourceQuota fails at once with FailedCreate and the quota message', async () => {
-    const quotaNamespace = createNamespace('it-quota');
-    try {
-      kubectl(['create', 'quota', 'compute', '-n', quotaNamespace, '--hard=limits.memory=256Mi']);
-      await waitForQuotaStatus(quotaNamespace, 'compute');
+    await withMemoryQuota(async (quotaNamespace) => {
       const started = Date.now();
       const error = await provision(apiFor(), { namespace: quotaNamespace, ...sampleSpec({ memoryMb: 512 }) }, { timeoutMs: FAR_TIMEOUT_MS }).catch((e: unknown) => e);
       const elapsed = Date.now() - started;
@@ -75,16 +72,11 @@ describe('fail fast with the kubelet or scheduler reason', () => {
       expect(failed.detail).toMatch(/exceeded quota: compute, requested: limits.memory=512Mi/);
       expect(elapsed).toBeLessThan(10_000);
       process.stderr.write(`[integration] FailedCreate: named in ${(elapsed / 1000).toFixed(1)} s: ${failed.message}\n`);
-    } finally {
-      kubectl(['delete', 'namespace', quotaNamespace, '--wait=false']);
-    }
+    });
   });
 
   it('a create failure the policy does not treat as final is ridden out: raise the quota and the rollout completes', async () => {
-    const quotaNamespace = createNamespace('it-quota');
-    try {
-      kubectl(['create', 'quota', 'compute', '-n', quotaNamespace, '--hard=limits.memory=256Mi']);
-      await waitForQuotaStatus(quotaNamespace, 'compute');
+    await withMemoryQuota(async (quotaNamespace) => {
       const progress: ProgressEvent[] = [];
       let raised = false;
       await new Promise<void>((resolve, reject) =>
@@ -110,9 +102,7 @@ describe('fail fast with the kubelet or scheduler reason', () => {
       expect(failedCreate?.status.createFailure).toMatchObject({ reason: 'FailedCreate', message: expect.stringMatching(/exceeded quota/) });
       expect(failedCreate?.message).toMatch(/^the ReplicaSet cannot create pods yet \(FailedCreate\)/);
       expect(progress.at(-1)?.status.state).toBe('Complete');
-    } finally {
-      kubectl(['delete', 'namespace', quotaNamespace, '--wait=false']);
-    }
+    });
   });
 
   it('one transient pull back-off does not fail the provisioning, and progress says what happened', async () => {
@@ -130,12 +120,19 @@ describe('fail fast with the kubelet or scheduler reason', () => {
   });
 });
 
-/** Until the quota controller has written the quota's status, admission refuses with "status unknown". */
-async function waitForQuotaStatus(namespace: string, name: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (kubectl(['get', 'resourcequota', name, '-n', namespace, '-o', 'jsonpath={.status.hard}']).trim()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+/** Runs `body` in a fresh namespace whose ResourceQuota `compute` allows 256Mi of memory limits. */
+async function withMemoryQuota(body: (namespace: string) => Promise<void>): Promise<void> {
+  const namespace = createNamespace('it-quota');
+  try {
+    kubectl(['create', 'quota', 'compute', '-n', namespace, '--hard=limits.memory=256Mi']);
+    // Until the quota controller has written the status, admission refuses with "status unknown".
+    const deadline = Date.now() + 30_000;
+    while (!kubectl(['get', 'resourcequota', 'compute', '-n', namespace, '-o', 'jsonpath={.status.hard}']).trim()) {
+      if (Date.now() > deadline) throw new Error(`the quota controller never wrote the status of ResourceQuota ${namespace}/compute`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await body(namespace);
+  } finally {
+    kubectl(['delete', 'namespace', namespace, '--wait=false']);
   }
-  throw new Error(`the quota controller never wrote the status of ResourceQuota ${namespace}/${name}`);
 }

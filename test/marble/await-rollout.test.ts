@@ -10,6 +10,7 @@ import { awaitRollout, type RolloutTarget } from '../../src/streams/await-rollou
 import type { ProgressEvent } from '../../src/streams/events.js';
 import { resolveFailurePolicy } from '../../src/streams/failure-policy.js';
 import {
+  API_SERVER_RESTART_CREATE_ERROR,
   OLD_HASH,
   UNSCHEDULABLE_MESSAGE,
   conditions,
@@ -103,8 +104,6 @@ describe('awaitRollout (marble)', () => {
   describe('create failures (ReplicaFailure, ReplicaSetCreateError)', () => {
     const replicaFailure = (message: string) =>
       deployment({ ...notReady, updatedReplicas: 0, conditions: [conditions.unavailable(), conditions.replicaSetUpdated(RS), conditions.replicaFailure(message)] });
-    const RESTARTING =
-      'Post "https://127.0.0.1:25244/api/v1/namespaces/default/pods": failed to get token for kube-system/replicaset-controller: timed out waiting for the condition';
 
     it('errors at once on FailedCreate from a quota, which kubectl never stops on', () => {
       newScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
@@ -129,7 +128,7 @@ describe('awaitRollout (marble)', () => {
 
     it('rides out a transient FailedCreate (control plane restarting) and completes once the controller recovers', () => {
       newScheduler().run(({ hot, expectObservable }) => {
-        const deployments = hot('-a-f 10s c', { a: [inProgress], f: [replicaFailure(RESTARTING)], c: [complete] });
+        const deployments = hot('-a-f 10s c', { a: [inProgress], f: [replicaFailure(API_SERVER_RESTART_CREATE_ERROR)], c: [complete] });
         expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-')).pipe(map(summary))).toBe('-a-f 10s (c|)', {
           a: 'InProgress:WaitingForReady',
           f: 'InProgress:ReplicaFailure',
@@ -140,20 +139,20 @@ describe('awaitRollout (marble)', () => {
 
     it('says what the controller reports while it retries', () => {
       newScheduler().run(({ hot, expectObservable }) => {
-        const deployments = hot('-f', { f: [replicaFailure(RESTARTING)] });
+        const deployments = hot('-f', { f: [replicaFailure(API_SERVER_RESTART_CREATE_ERROR)] });
         expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-')).pipe(map((event) => event.message)), '^--!').toBe('-m', {
-          m: `the ReplicaSet cannot create pods yet (FailedCreate): ${RESTARTING}`,
+          m: `the ReplicaSet cannot create pods yet (FailedCreate): ${API_SERVER_RESTART_CREATE_ERROR}`,
         });
       });
     });
 
     it('fails a transient-looking FailedCreate that lasts the grace window, on a timer (no new event needed)', () => {
       newScheduler().run(({ hot, expectObservable }) => {
-        const deployments = hot('-f 10s f', { f: [replicaFailure(RESTARTING)] });
+        const deployments = hot('-f 10s f', { f: [replicaFailure(API_SERVER_RESTART_CREATE_ERROR)] });
         expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-')).pipe(map(summary))).toBe(
           '-f 29999ms #',
           { f: 'InProgress:ReplicaFailure' },
-          new RolloutFailedError(target, 'FailedCreate', RESTARTING),
+          new RolloutFailedError(target, 'FailedCreate', API_SERVER_RESTART_CREATE_ERROR),
         );
       });
     });
@@ -161,11 +160,11 @@ describe('awaitRollout (marble)', () => {
     it('starts the grace window over when the failure clears and comes back', () => {
       newScheduler().run(({ hot, expectObservable }) => {
         const policy = resolveFailurePolicy({ createFailure: { graceMs: 100 } });
-        const deployments = hot('-f 50ms a 98ms f', { f: [replicaFailure(RESTARTING)], a: [inProgress] });
+        const deployments = hot('-f 50ms a 98ms f', { f: [replicaFailure(API_SERVER_RESTART_CREATE_ERROR)], a: [inProgress] });
         expectObservable(awaitRollout(target, deployments, hot<V1Pod[]>('-'), { failurePolicy: policy }).pipe(map(summary))).toBe(
           '-f 50ms a 98ms f 99ms #',
           { f: 'InProgress:ReplicaFailure', a: 'InProgress:WaitingForReady' },
-          new RolloutFailedError(target, 'FailedCreate', RESTARTING),
+          new RolloutFailedError(target, 'FailedCreate', API_SERVER_RESTART_CREATE_ERROR),
         );
       });
     });

@@ -79,6 +79,10 @@ export function quotaMessage(rs = replicaSetName()): string {
   );
 }
 
+/** A transient create error: the controller's Pod create while the API server restarts. */
+export const API_SERVER_RESTART_CREATE_ERROR =
+  'Post "https://127.0.0.1:25244/api/v1/namespaces/default/pods": failed to get token for kube-system/replicaset-controller: timed out waiting for the condition';
+
 // ---- Deployments ------------------------------------------------------------------------
 
 export interface DeploymentOptions {

@@ -24,6 +24,7 @@ import {
   unschedulablePod,
   waitingPod,
   quotaMessage,
+  API_SERVER_RESTART_CREATE_ERROR,
 } from '../support/fixtures.js';
 import type { V1Pod } from '@kubernetes/client-node';
 
@@ -303,8 +304,7 @@ const refusals = {
   namespaceTerminating: `pods "${POD}" is forbidden: unable to create new content in namespace demo because it is being terminated`,
 };
 const transientErrors = {
-  apiServerRestart:
-    'Post "https://127.0.0.1:25244/api/v1/namespaces/default/pods": failed to get token for kube-system/replicaset-controller: timed out waiting for the condition',
+  apiServerRestart: API_SERVER_RESTART_CREATE_ERROR,
   webhookUnreachable:
     'Internal error occurred: failed calling webhook "images.example.com": failed to call webhook: Post "https://images.webhooks.svc:443/validate?timeout=10s": dial tcp 10.96.0.12:443: connect: connection refused',
   serviceAccountNotYet: `pods "${POD}" is forbidden: error looking up service account demo/default: serviceaccount "default" not found`,
