@@ -28,8 +28,8 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { NEVER, Subject, filter, map, type Observable, type Subscription } from 'rxjs';
 import type { ReflectorEvent } from '../src/informers/reflector.js';
 import type * as SharedInformerModule from '../src/informers/shared-informer.js';
-import type * as AwaitRolloutModule from '../src/streams/await-rollout.js';
-import type * as RolloutSourcesModule from '../src/provisioner/rollout-sources.js';
+import type * as AwaitRolloutModule from '../src/rollout/await-rollout.js';
+import type * as RolloutSourcesModule from '../src/workload/rollout-sources.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { fmt, markdownTable, median } from './lib/stats.js';
 
@@ -39,8 +39,8 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // `npm run bench:micro` builds first. Typed from src/, which dist/ is built from.
 const fromDist = (path: string): Promise<unknown> => import(resolve(REPO_ROOT, 'dist', path));
 const { SharedInformer } = (await fromDist('informers/shared-informer.js')) as typeof SharedInformerModule;
-const { awaitRollout } = (await fromDist('streams/await-rollout.js')) as typeof AwaitRolloutModule;
-const { DEPLOYMENTS_BY_NAME } = (await fromDist('provisioner/rollout-sources.js')) as typeof RolloutSourcesModule;
+const { awaitRollout } = (await fromDist('rollout/await-rollout.js')) as typeof AwaitRolloutModule;
+const { DEPLOYMENTS_BY_NAME } = (await fromDist('workload/rollout-sources.js')) as typeof RolloutSourcesModule;
 
 const { values } = parseArgs({
   options: {

@@ -18,6 +18,33 @@ export class KubeProvisionerError extends Error {
 
 // ---- input -------------------------------------------------------------------------
 
+/** A caller's option is outside its rule (a library option, not a spec field). */
+export class InvalidOptionError extends KubeProvisionerError {
+  override readonly name = 'InvalidOptionError';
+  /** The option as the caller wrote it, e.g. `progressDeadlineSeconds`. */
+  readonly option: string;
+  constructor(option: string, message: string) {
+    super(message);
+    this.option = option;
+  }
+}
+
+/** The command line is wrong: an unknown flag, a missing value (the CLI exits 2). */
+export class UsageError extends KubeProvisionerError {
+  override readonly name = 'UsageError';
+}
+
+/** An entrypoint line cannot be split: an unterminated quote or a trailing backslash. */
+export class ShellWordsError extends KubeProvisionerError {
+  override readonly name = 'ShellWordsError';
+  /** Zero-based index in the line where the unfinished construct starts. */
+  readonly position: number;
+  constructor(problem: string, position: number) {
+    super(`${problem} at character ${position + 1}`);
+    this.position = position;
+  }
+}
+
 export interface SpecIssue {
   /** Dotted field path, e.g. `env.MY_VAR` or `image`. */
   readonly path: string;

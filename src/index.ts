@@ -1,9 +1,11 @@
-// kube-provisioner's public API. Everything else is internal and may change.
-export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './spec.js';
-export { isValidImageReference } from './image-reference.js';
-export { buildDeployment, type BuildDeploymentOptions } from './provisioner/manifest.js';
-export { cpuQuantity, memoryQuantity } from './provisioner/quantities.js';
-export { formatProviderId, parseProviderId, type ProviderIdParts } from './provisioner/provider-id.js';
+// kube-provisioner's public API, listed by name. Anything not here is internal and may
+// change; test/unit/public-api.test.ts checks this list against test/public-api.json.
+
+// Input: the workload spec and its parts.
+export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './spec/workload-spec.js';
+export { isValidImageReference } from './spec/image-reference.js';
+export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
+export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
 export {
   CONTAINER_ID_LABEL,
   LABEL_PREFIX,
@@ -11,22 +13,37 @@ export {
   MANAGED_SELECTOR,
   NODE_ID_LABEL,
   ownershipLabels,
-} from './provisioner/labels.js';
-export {
-  DEFAULT_TIMEOUT_MS,
-  provision,
-  provision$,
-  type ProvisionOptions,
-  type ProvisionResult,
-} from './provisioner/provision.js';
-export { rolloutStatus } from './streams/rollout-status.js';
-export { diagnosePod } from './streams/pod-diagnosis.js';
+} from './spec/labels.js';
+
+// The client, and the interface a fake client implements.
+export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } from './kube/kubernetes-api.js';
+export type {
+  KindMap,
+  KubernetesClient,
+  ObjectList,
+  RequestOptions,
+  WatchEventType,
+  WatchHandle,
+  WatchHandlers,
+  WatchParams,
+  WatchedKind,
+} from './kube/client.js';
+
+// Informers: one shared watch per client, kind, namespace and selector.
+export { InformerRegistry, defaultInformerRegistry, type InformerRequest } from './informers/registry.js';
+export type { SharedInformer, RoutingKey, ObjectTransform } from './informers/shared-informer.js';
+export type { KubeObject, ReflectorOptions } from './informers/reflector.js';
+export type { BackoffPolicy } from './rx/backoff.js';
+
+// Rollout: pure status, diagnosis and failure policy; the event types.
+export { rolloutStatus } from './rollout/rollout-status.js';
+export { diagnosePod } from './rollout/pod-diagnosis.js';
 export {
   DEFAULT_FAILURE_POLICY,
   resolveFailurePolicy,
   type FailurePolicy,
   type FailurePolicyOverrides,
-} from './streams/failure-policy.js';
+} from './rollout/failure-policy.js';
 export type {
   AdoptedEvent,
   CreatedEvent,
@@ -37,39 +54,47 @@ export type {
   ReplicaCounts,
   RolloutState,
   RolloutStatus,
-} from './streams/events.js';
-export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } from './kube/kubernetes-api.js';
-export type { KubernetesClient, WatchedKind } from './kube/client.js';
-export { InformerRegistry, defaultInformerRegistry } from './informers/registry.js';
-export type { ReflectorOptions } from './informers/reflector.js';
-export * from './errors.js';
+} from './rollout/events.js';
 
-// The shared create flow (one provider per node type; Kubernetes never runs Proxmox steps).
+// Operations on one workload.
+export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export {
-  createContainer,
-  createContainerAsync,
-  type CreateContainerOptions,
-  type CreateContainerResult,
-  type CreateFlowEvent,
-  type SavedEvent,
-} from './provisioner/create-flow.js';
-export * from './provisioner/create-flow-errors.js';
-export { ProviderRegistry } from './provisioner/providers/registry.js';
-export { createKubernetesProvider, type KubernetesProviderOptions, type KubernetesNodeConfig } from './provisioner/providers/kubernetes.js';
-export { createProxmoxProvider, type ProxmoxProviderOptions } from './provisioner/providers/proxmox.js';
-export { createDockerProvider, type DockerProviderOptions } from './provisioner/providers/docker.js';
-export { createDummyProvider, type DummyProviderOptions } from './provisioner/providers/dummy.js';
-export type {
-  ContainerId,
-  ContainerRecord,
-  NodeRecord,
-  Provider,
-  ProviderContext,
-  ProviderEvent,
-  ProvisionedEvent,
-  StepEvent,
-} from './provisioner/providers/types.js';
-export type { NodeApi, ProxmoxCreateApi, DockerCreateApi } from './provisioner/providers/node-api.js';
-export type { ContainerStore } from './provisioner/store/container-store.js';
-export { MemoryContainerStore } from './provisioner/store/memory-store.js';
-export { SequelizeContainerStore, type SequelizeContainerStoreOptions } from './provisioner/store/sequelize-store.js';
+  DEFAULT_TIMEOUT_MS,
+  provision,
+  provision$,
+  type ProvisionOptions,
+  type ProvisionResult,
+} from './workload/provision.js';
+
+// Generic operators, for callers composing their own abortable flows.
+export { abortOn } from './rx/abort-on.js';
+export { fromAbortable } from './rx/from-abortable.js';
+
+// Errors: one hierarchy under KubeProvisionerError, each with a constant `name`.
+export {
+  ApiError,
+  ApiTimeoutError,
+  ApiUnreachableError,
+  ConflictError,
+  ForbiddenError,
+  InvalidObjectError,
+  InvalidOptionError,
+  InvalidSpecError,
+  KubeProvisionerError,
+  KubeconfigInvalidError,
+  KubeconfigNotFoundError,
+  NotFoundError,
+  ProvisionAbortedError,
+  ResourceExpiredError,
+  RolloutFailedError,
+  RolloutTimeoutError,
+  ShellWordsError,
+  TlsError,
+  TooManyRequestsError,
+  UnauthorizedError,
+  UnknownContextError,
+  UsageError,
+  WatchInactiveError,
+  type FieldCause,
+  type SpecIssue,
+} from './errors.js';

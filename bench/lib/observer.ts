@@ -4,8 +4,8 @@
 // (high-resolution wall clock) and which resourceVersion it carried, and classifies the
 // object with two predicates: ours (rolloutStatus) and kubectl rollout status's.
 import { KubeConfig, Watch, type V1Deployment } from '@kubernetes/client-node';
-import type { RolloutState } from '../../src/streams/events.js';
-import { rolloutStatus } from '../../src/streams/rollout-status.js';
+import type { RolloutState } from '../../src/rollout/events.js';
+import { rolloutStatus } from '../../src/rollout/rollout-status.js';
 import { hrNow } from './stats.js';
 
 export interface Observation {

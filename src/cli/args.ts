@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
-import { DEFAULT_TIMEOUT_MS } from '../provisioner/provision.js';
+import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
 import { parseDuration } from './duration.js';
-import { UsageError } from './exit-codes.js';
+import { UsageError } from '../errors.js';
 
 export interface CreateCommand {
   readonly api: KubernetesApiOptions;

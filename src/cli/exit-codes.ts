@@ -9,6 +9,7 @@ import {
   RolloutFailedError,
   RolloutTimeoutError,
   UnknownContextError,
+  UsageError,
 } from '../errors.js';
 
 export const EXIT = {
@@ -28,9 +29,6 @@ export const EXIT = {
   aborted: 130,
 } as const;
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
 
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError || error instanceof InvalidSpecError) return EXIT.invalidInput;

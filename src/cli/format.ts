@@ -1,7 +1,7 @@
 // One line per progress event for humans (and Manager's job log), or one JSON object per
 // line with -o json.
 import { InvalidSpecError, KubeProvisionerError, RolloutFailedError, RolloutTimeoutError } from '../errors.js';
-import type { ProvisionEvent } from '../streams/events.js';
+import type { ProvisionEvent } from '../rollout/events.js';
 
 export function formatEventLine(event: ProvisionEvent): string {
   return `${event.at.slice(11, 23)} ${describeEvent(event)}`;

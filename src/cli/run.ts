@@ -2,11 +2,12 @@
 // directly; main.ts wires it to the process). It never calls process.exit: when the
 // provisioning ends, nothing is left open and the process ends on its own.
 import { KubernetesApi } from '../kube/kubernetes-api.js';
-import { provision$ } from '../provisioner/provision.js';
-import { parseWorkloadSpec } from '../spec.js';
-import type { ProvisionEvent } from '../streams/events.js';
+import { provision$ } from '../workload/provision.js';
+import { parseWorkloadSpec } from '../spec/workload-spec.js';
+import type { ProvisionEvent } from '../rollout/events.js';
 import { CREATE_USAGE, parseCreateArgs } from './args.js';
-import { EXIT, UsageError, exitCodeFor } from './exit-codes.js';
+import { UsageError } from '../errors.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
 import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
 
 export interface CliIo {

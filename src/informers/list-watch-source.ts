@@ -2,7 +2,7 @@
 // aborts the request or watch, so nothing outlives the subscription.
 import { Observable } from 'rxjs';
 import type { KindMap, KubernetesClient, ObjectList, WatchedKind, WatchEventType } from '../kube/client.js';
-import { fromAbortable } from '../streams/from-abortable.js';
+import { fromAbortable } from '../rx/from-abortable.js';
 
 export interface WatchEvent<T> {
   readonly type: Exclude<WatchEventType, 'ERROR'>;

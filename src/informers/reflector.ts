@@ -26,10 +26,10 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { ApiError, InvalidObjectError, WatchInactiveError } from '../errors.js';
-import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from './backoff.js';
+import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from '../rx/backoff.js';
 import { classifyInformerError } from './classify-error.js';
 import type { ListWatchSource, WatchEvent } from './list-watch-source.js';
-import { watchdog } from './watchdog.js';
+import { watchdog } from '../rx/watchdog.js';
 
 export interface KubeObject {
   readonly metadata?: {

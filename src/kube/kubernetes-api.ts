@@ -10,6 +10,7 @@ import type {
   WatchHandlers,
   WatchParams,
 } from './client.js';
+import { InvalidOptionError } from '../errors.js';
 import { HttpTransport, type RequestInfo } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 
@@ -135,6 +136,6 @@ export class KubernetesApi implements KubernetesClient {
 
 function requirePositiveInteger(option: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
-    throw new RangeError(`KubernetesApi option ${option} must be a whole number >= 1 (got ${String(value)})`);
+    throw new InvalidOptionError(option, `KubernetesApi option ${option} must be a whole number >= 1 (got ${String(value)})`);
   }
 }

@@ -4,10 +4,10 @@
 import { KubeConfig, Watch, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors.js';
-import { buildDeployment } from '../../src/provisioner/manifest.js';
-import { provision, provision$ } from '../../src/provisioner/provision.js';
-import { parseWorkloadSpec } from '../../src/spec.js';
-import type { ProgressEvent, ProvisionEvent } from '../../src/streams/events.js';
+import { buildDeployment } from '../../src/workload/manifest.js';
+import { provision, provision$ } from '../../src/workload/provision.js';
+import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import type { ProgressEvent, ProvisionEvent } from '../../src/rollout/events.js';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec } from '../support/kube.js';

@@ -6,9 +6,9 @@ import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { RolloutFailedError } from '../../src/errors.js';
-import { awaitRollout, type RolloutTarget } from '../../src/streams/await-rollout.js';
-import type { ProgressEvent } from '../../src/streams/events.js';
-import { resolveFailurePolicy } from '../../src/streams/failure-policy.js';
+import { awaitRollout, type RolloutTarget } from '../../src/rollout/await-rollout.js';
+import type { ProgressEvent } from '../../src/rollout/events.js';
+import { resolveFailurePolicy } from '../../src/rollout/failure-policy.js';
 import {
   API_SERVER_RESTART_CREATE_ERROR,
   OLD_HASH,

@@ -3,9 +3,9 @@
 import { NEVER, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { watchdog } from '../../src/informers/watchdog.js';
-import { abortOn } from '../../src/streams/abort-on.js';
-import { deadline } from '../../src/streams/deadline.js';
+import { watchdog } from '../../src/rx/watchdog.js';
+import { abortOn } from '../../src/rx/abort-on.js';
+import { deadline } from '../../src/rx/deadline.js';
 
 const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 

@@ -12,7 +12,7 @@ import {
   UnauthorizedError,
   WatchInactiveError,
 } from '../../src/errors.js';
-import { DEFAULT_BACKOFF, backoffDelay } from '../../src/informers/backoff.js';
+import { DEFAULT_BACKOFF, backoffDelay } from '../../src/rx/backoff.js';
 import { classifyInformerError } from '../../src/informers/classify-error.js';
 
 describe('backoffDelay', () => {

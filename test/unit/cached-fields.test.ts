@@ -3,11 +3,11 @@
 // every state the fixtures model; and the projections leave their input untouched.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { containerIdOf, CONTAINER_ID_LABEL } from '../../src/provisioner/labels.js';
-import { cachedDeploymentFields, cachedPodFields } from '../../src/streams/cached-fields.js';
-import { diagnosePod } from '../../src/streams/pod-diagnosis.js';
-import { currentRolloutPods, newReplicaSetName } from '../../src/streams/rollout-pods.js';
-import { rolloutStatus } from '../../src/streams/rollout-status.js';
+import { containerIdOf, CONTAINER_ID_LABEL } from '../../src/spec/labels.js';
+import { cachedDeploymentFields, cachedPodFields } from '../../src/workload/cached-fields.js';
+import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
+import { currentRolloutPods, newReplicaSetName } from '../../src/rollout/rollout-pods.js';
+import { rolloutStatus } from '../../src/rollout/rollout-status.js';
 import {
   EVICTION_MESSAGE,
   OLD_HASH,

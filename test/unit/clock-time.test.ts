@@ -1,7 +1,7 @@
 // isoTime(): reuses the last millisecond's string, never a stale one.
 import type { SchedulerLike } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { isoTime } from '../../src/clock-time.js';
+import { isoTime } from '../../src/rx/clock-time.js';
 
 const clockAt = (ms: number): SchedulerLike => ({ now: () => ms, schedule: () => { throw new Error('unused'); } });
 

@@ -15,4 +15,19 @@ describe('CommonJS consumers', () => {
     expect(child.status).toBe(0);
     expect(JSON.parse(child.stdout)).toMatchObject({ providerId: 'default/web', namespace: 'default', name: 'web', adopted: false });
   });
+
+  it('require("kube-provisioner/manager") works from a .cjs file and shares the core error hierarchy', () => {
+    expect(existsSync(`${root}dist/manager/index.js`), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
+    const child = spawnSync(process.execPath, ['test/commonjs/manager-entry.cjs'], { cwd: root, encoding: 'utf8', timeout: 20_000 });
+    expect(child.stderr).not.toMatch(/Error/);
+    expect(child.status).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual({
+      createContainer: true,
+      createContainer$: true,
+      deprecatedAliasIsPromiseForm: true,
+      registry: true,
+      sharedHierarchy: true,
+      coreHasNoManagerExports: true,
+    });
+  });
 });

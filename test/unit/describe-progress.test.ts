@@ -2,10 +2,10 @@
 // cases. Statuses and diagnoses are computed by rolloutStatus()/diagnosePod() from the
 // controller- and kubelet-shaped objects of test/support/fixtures.ts (no fakes).
 import { describe, expect, it } from 'vitest';
-import type { PodDiagnosis, RolloutStatus } from '../../src/streams/events.js';
-import { describeProgress } from '../../src/streams/describe-progress.js';
-import { diagnosePod } from '../../src/streams/pod-diagnosis.js';
-import { rolloutStatus } from '../../src/streams/rollout-status.js';
+import type { PodDiagnosis, RolloutStatus } from '../../src/rollout/events.js';
+import { describeProgress } from '../../src/rollout/describe-progress.js';
+import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
+import { rolloutStatus } from '../../src/rollout/rollout-status.js';
 import {
   UNSCHEDULABLE_MESSAGE,
   conditions,

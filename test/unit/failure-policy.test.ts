@@ -3,7 +3,7 @@
 // test/support/fixtures.ts, so the inputs are what the pipeline really feeds in (no
 // fakes of any service).
 import { describe, expect, it } from 'vitest';
-import type { PodDiagnosis } from '../../src/streams/events.js';
+import type { PodDiagnosis } from '../../src/rollout/events.js';
 import {
   DEFAULT_FAILURE_POLICY,
   INITIAL_POLICY_STATE,
@@ -12,8 +12,8 @@ import {
   resolveFailurePolicy,
   type FailurePolicy,
   type PolicyState,
-} from '../../src/streams/failure-policy.js';
-import { diagnosePod } from '../../src/streams/pod-diagnosis.js';
+} from '../../src/rollout/failure-policy.js';
+import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import {
   evictedPod,
   kubeletMessages,

@@ -1,7 +1,7 @@
 // fromAbortable(): an async job as a cold Observable, aborted on unsubscribe only while it runs.
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { fromAbortable } from '../../src/streams/from-abortable.js';
+import { fromAbortable } from '../../src/rx/from-abortable.js';
 
 describe('fromAbortable', () => {
   it('is cold: each subscription runs the job once, emitting along the way and then its result', async () => {

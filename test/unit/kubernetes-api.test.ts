@@ -454,10 +454,10 @@ describe('KubernetesApi connections', () => {
     ['maxConnections', 2.5],
     ['requestTimeoutMs', -1],
     ['requestTimeoutMs', Number.NaN],
-  ] as const)('rejects %s = %s with a RangeError naming the option', (option, value) => {
-    expect(() => KubernetesApi.fromConfig({ kubeconfigPath: '/nonexistent/kubeconfig', [option]: value })).toThrow(
-      new RangeError(`KubernetesApi option ${option} must be a whole number >= 1 (got ${String(value)})`),
-    );
+  ] as const)('rejects %s = %s with an InvalidOptionError naming the option', (option, value) => {
+    const attempt = (): unknown => KubernetesApi.fromConfig({ kubeconfigPath: '/nonexistent/kubeconfig', [option]: value });
+    expect(attempt).toThrow(`KubernetesApi option ${option} must be a whole number >= 1 (got ${String(value)})`);
+    expect(attempt).toThrow(expect.objectContaining({ name: 'InvalidOptionError', option }));
   });
 });
 

@@ -1,6 +1,6 @@
 import type { V1Container, V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError } from '../../src/errors.js';
+import { InvalidOptionError, InvalidSpecError } from '../../src/errors.js';
 import {
   CONTAINER_ID_LABEL,
   MANAGED_LABEL,
@@ -8,10 +8,10 @@ import {
   NODE_ID_LABEL,
   containerIdOf,
   ownershipLabels,
-} from '../../src/provisioner/labels.js';
-import { buildDeployment } from '../../src/provisioner/manifest.js';
-import { parseWorkloadSpec } from '../../src/spec.js';
-import type { WorkloadSpec } from '../../src/spec.js';
+} from '../../src/spec/labels.js';
+import { buildDeployment } from '../../src/workload/manifest.js';
+import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import type { WorkloadSpec } from '../../src/spec/workload-spec.js';
 
 const DIGEST = `sha256:${'9f'.repeat(32)}`;
 
@@ -140,7 +140,7 @@ describe('buildDeployment: a Manager Container maps to a Deployment', () => {
     expect(buildDeployment(spec()).spec?.progressDeadlineSeconds).toBe(600);
     expect(buildDeployment(spec(), { progressDeadlineSeconds: 120 }).spec?.progressDeadlineSeconds).toBe(120);
     for (const bad of [0, -5, 1.5, Number.NaN]) {
-      expect(() => buildDeployment(spec(), { progressDeadlineSeconds: bad })).toThrow(RangeError);
+      expect(() => buildDeployment(spec(), { progressDeadlineSeconds: bad })).toThrow(InvalidOptionError);
     }
   });
 

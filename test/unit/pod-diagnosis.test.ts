@@ -2,7 +2,7 @@
 // come from test/support/fixtures.ts, shaped as the kubelet writes pod status (no fakes
 // of any service).
 import { describe, expect, it } from 'vitest';
-import { diagnosePod } from '../../src/streams/pod-diagnosis.js';
+import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import {
   EVICTION_MESSAGE,
   UNSCHEDULABLE_MESSAGE,

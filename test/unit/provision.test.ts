@@ -13,10 +13,10 @@ import {
   RolloutTimeoutError,
 } from '../../src/errors.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { buildDeployment } from '../../src/provisioner/manifest.js';
-import { provision, provision$ } from '../../src/provisioner/provision.js';
-import { parseWorkloadSpec } from '../../src/spec.js';
-import type { ProvisionEvent } from '../../src/streams/events.js';
+import { buildDeployment } from '../../src/workload/manifest.js';
+import { provision, provision$ } from '../../src/workload/provision.js';
+import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 import { replicaSetName } from '../support/fixtures.js';
 

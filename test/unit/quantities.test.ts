@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cpuQuantity, memoryQuantity } from '../../src/provisioner/quantities.js';
+import { InvalidOptionError } from '../../src/errors.js';
+import { cpuQuantity, memoryQuantity } from '../../src/spec/quantities.js';
 
 describe('cpuQuantity', () => {
   it.each([
@@ -20,9 +21,9 @@ describe('cpuQuantity', () => {
   });
 
   it.each([0, -1, 0.0004, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])(
-    'throws RangeError for %s',
+    'throws InvalidOptionError for %s',
     (cpus) => {
-      expect(() => cpuQuantity(cpus)).toThrow(RangeError);
+      expect(() => cpuQuantity(cpus)).toThrow(InvalidOptionError);
     },
   );
 });
@@ -36,7 +37,7 @@ describe('memoryQuantity', () => {
     expect(memoryQuantity(mb)).toBe(quantity);
   });
 
-  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('throws RangeError for %s', (mb) => {
-    expect(() => memoryQuantity(mb)).toThrow(RangeError);
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('throws InvalidOptionError for %s', (mb) => {
+    expect(() => memoryQuantity(mb)).toThrow(InvalidOptionError);
   });
 });

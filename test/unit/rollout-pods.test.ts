@@ -2,7 +2,7 @@
 // awaited. Deployments and Pods come from test/support/fixtures.ts (controller-shaped
 // objects, no fakes of any service).
 import { describe, expect, it } from 'vitest';
-import { currentRolloutPods, newReplicaSetName } from '../../src/streams/rollout-pods.js';
+import { currentRolloutPods, newReplicaSetName } from '../../src/rollout/rollout-pods.js';
 import {
   HASH,
   OLD_HASH,

@@ -2,7 +2,7 @@
 // shared/reference/readiness.md. The Deployments come from test/support/fixtures.ts,
 // shaped and worded as the deployment controller writes them (no fakes of any service).
 import { describe, expect, it } from 'vitest';
-import { rolloutStatus } from '../../src/streams/rollout-status.js';
+import { rolloutStatus } from '../../src/rollout/rollout-status.js';
 import { conditions, deployment, progressingDeployment, quotaMessage, replicaSetName } from '../support/fixtures.js';
 
 const RS = replicaSetName();

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCreateArgs } from '../../../src/cli/args.js';
 import { parseDuration } from '../../../src/cli/duration.js';
-import { EXIT, UsageError, exitCodeFor } from '../../../src/cli/exit-codes.js';
+import { UsageError } from '../../../src/errors.js';
+import { EXIT, exitCodeFor } from '../../../src/cli/exit-codes.js';
 import { formatEventLine } from '../../../src/cli/format.js';
 import { runCli } from '../../../src/cli/run.js';
 import {

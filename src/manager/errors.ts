@@ -1,0 +1,178 @@
+// Errors of the create flow, its registry, store and non-Kubernetes providers. Each has a
+// const `name` and a message naming the container; a client's own error is attached as
+// `cause` and never copied into the message (it may embed request headers or bodies).
+import { KubeProvisionerError } from '../index.js';
+import type { ContainerId } from './providers/types.js';
+
+// ---- the record --------------------------------------------------------------------
+
+export class ContainerNotFoundError extends KubeProvisionerError {
+  override readonly name = 'ContainerNotFoundError';
+  readonly containerId: ContainerId;
+  constructor(containerId: ContainerId, options?: { cause?: unknown }) {
+    super(`Container ${containerId} was not found`, options);
+    this.containerId = containerId;
+  }
+}
+
+/** The store failed to read the record (its own error is the cause). */
+export class ContainerLoadError extends KubeProvisionerError {
+  override readonly name = 'ContainerLoadError';
+  readonly containerId: ContainerId;
+  constructor(containerId: ContainerId, options?: { cause?: unknown }) {
+    super(`Container ${containerId} could not be loaded from the store`, options);
+    this.containerId = containerId;
+  }
+}
+
+/** Manager's double-provisioning guard: a record with a provider ID was created already. */
+export class AlreadyProvisionedError extends KubeProvisionerError {
+  override readonly name = 'AlreadyProvisionedError';
+  readonly containerId: ContainerId;
+  readonly providerId: string;
+  constructor(containerId: ContainerId, providerId: string) {
+    super(`Container ${containerId} already has provider ID ${providerId}; refusing to create it again`);
+    this.containerId = containerId;
+    this.providerId = providerId;
+  }
+}
+
+/** The record lacks something a provider needs, or the stored row has the wrong shape. */
+export class InvalidContainerRecordError extends KubeProvisionerError {
+  override readonly name = 'InvalidContainerRecordError';
+  readonly containerId: ContainerId;
+  readonly problems: readonly string[];
+  constructor(containerId: ContainerId, problems: readonly string[], options?: { cause?: unknown }) {
+    super(`Container ${containerId} cannot be provisioned: ${problems.join('; ')}`, options);
+    this.containerId = containerId;
+    this.problems = problems;
+  }
+}
+
+// ---- choosing and running a provider -----------------------------------------------
+
+export class UnknownNodeTypeError extends KubeProvisionerError {
+  override readonly name = 'UnknownNodeTypeError';
+  readonly nodeType: string;
+  readonly knownTypes: readonly string[];
+  constructor(nodeType: string, knownTypes: readonly string[]) {
+    super(
+      `No provider for node type "${nodeType}" (known: ${knownTypes.length ? knownTypes.join(', ') : 'none'})`,
+    );
+    this.nodeType = nodeType;
+    this.knownTypes = knownTypes;
+  }
+}
+
+export class DuplicateProviderError extends KubeProvisionerError {
+  override readonly name = 'DuplicateProviderError';
+  readonly nodeType: string;
+  constructor(nodeType: string) {
+    super(`Two providers were registered for node type "${nodeType}"`);
+    this.nodeType = nodeType;
+  }
+}
+
+/** A provider completed without reporting what it provisioned (a provider bug). */
+export class ProviderOutcomeMissingError extends KubeProvisionerError {
+  override readonly name = 'ProviderOutcomeMissingError';
+  readonly containerId: ContainerId;
+  readonly provider: string;
+  constructor(containerId: ContainerId, provider: string) {
+    super(`The ${provider} provider finished container ${containerId} without reporting a provider ID`);
+    this.containerId = containerId;
+    this.provider = provider;
+  }
+}
+
+/**
+ * The provider succeeded but its ID could not be stored: the resource exists and nothing
+ * points at it. `providerId` names it so the caller can clean it up.
+ */
+export class ProviderIdNotSavedError extends KubeProvisionerError {
+  override readonly name = 'ProviderIdNotSavedError';
+  readonly containerId: ContainerId;
+  readonly providerId: string;
+  constructor(containerId: ContainerId, providerId: string, reason: string, options?: { cause?: unknown }) {
+    super(`Container ${containerId} was provisioned as ${providerId} but the ID was not stored: ${reason}`, options);
+    this.containerId = containerId;
+    this.providerId = providerId;
+  }
+}
+
+// ---- Proxmox / Docker steps --------------------------------------------------------
+
+/**
+ * A client call of a provider step failed. `providerId` is set once the resource exists
+ * (VMID or engine ID), so a caller can find what was left behind.
+ */
+export class ProviderStepError extends KubeProvisionerError {
+  override readonly name = 'ProviderStepError';
+  readonly provider: string;
+  readonly step: string;
+  readonly containerId: ContainerId;
+  readonly providerId: string | undefined;
+  constructor(
+    provider: string,
+    step: string,
+    containerId: ContainerId,
+    options: { providerId?: string | undefined; cause?: unknown } = {},
+  ) {
+    super(
+      `The ${provider} step "${step}" failed for container ${containerId}` +
+        (options.providerId ? ` (provider ID ${options.providerId})` : ''),
+      { cause: options.cause },
+    );
+    this.provider = provider;
+    this.step = step;
+    this.containerId = containerId;
+    this.providerId = options.providerId;
+  }
+}
+
+export class TemplateNotFoundError extends KubeProvisionerError {
+  override readonly name = 'TemplateNotFoundError';
+  readonly template: string;
+  readonly nodeName: string;
+  constructor(template: string, nodeName: string) {
+    super(`Template "${template}" not found on node ${nodeName}`);
+    this.template = template;
+    this.nodeName = nodeName;
+  }
+}
+
+export class UnsupportedTemplateError extends KubeProvisionerError {
+  override readonly name = 'UnsupportedTemplateError';
+  readonly provider: string;
+  readonly template: string;
+  constructor(provider: string, template: string, requirement: string) {
+    super(`The ${provider} provider cannot use template "${template}": ${requirement}`);
+    this.provider = provider;
+    this.template = template;
+  }
+}
+
+export class NoStorageError extends KubeProvisionerError {
+  override readonly name = 'NoStorageError';
+  readonly nodeName: string;
+  readonly contentType: string;
+  constructor(nodeName: string, contentType: string) {
+    super(`No enabled storage on node ${nodeName} supports content type "${contentType}"`);
+    this.nodeName = nodeName;
+    this.contentType = contentType;
+  }
+}
+
+/** Manager's rule on LXC-style nodes: a started container without a MAC or IP is a failure. */
+export class NetworkIdentityMissingError extends KubeProvisionerError {
+  override readonly name = 'NetworkIdentityMissingError';
+  readonly provider: string;
+  readonly missing: 'MAC address' | 'IP address';
+  readonly providerId: string;
+  constructor(provider: string, missing: 'MAC address' | 'IP address', providerId: string) {
+    super(`The ${provider} container ${providerId} started but reported no ${missing}`);
+    this.provider = provider;
+    this.missing = missing;
+    this.providerId = providerId;
+  }
+}

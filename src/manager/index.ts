@@ -1,0 +1,62 @@
+// kube-provisioner/manager: Manager's create flow over every node type. It is built only
+// on the core's public API (../index.js), which never imports it back.
+
+export {
+  createContainer,
+  createContainer$,
+  createContainerAsync,
+  type CreateContainerOptions,
+  type CreateContainerResult,
+  type CreateFlowEvent,
+  type SavedEvent,
+} from './create-flow.js';
+export {
+  AlreadyProvisionedError,
+  ContainerLoadError,
+  ContainerNotFoundError,
+  DuplicateProviderError,
+  InvalidContainerRecordError,
+  NetworkIdentityMissingError,
+  NoStorageError,
+  ProviderIdNotSavedError,
+  ProviderOutcomeMissingError,
+  ProviderStepError,
+  TemplateNotFoundError,
+  UnknownNodeTypeError,
+  UnsupportedTemplateError,
+} from './errors.js';
+export { ProviderRegistry } from './providers/registry.js';
+export {
+  createKubernetesProvider,
+  type KubernetesClientFactory,
+  type KubernetesNodeConfig,
+  type KubernetesProviderOptions,
+} from './providers/kubernetes.js';
+export { createProxmoxProvider, type ImageDigestLookup, type ProxmoxProviderOptions } from './providers/proxmox.js';
+export { createDockerProvider, type DockerProviderOptions } from './providers/docker.js';
+export { createDummyProvider, type DummyProviderOptions } from './providers/dummy.js';
+export type {
+  ActualResources,
+  ContainerId,
+  ContainerRecord,
+  ContainerResources,
+  NodeRecord,
+  Provider,
+  ProviderContext,
+  ProviderEvent,
+  ProvisionedEvent,
+  ProvisionedIdentity,
+  SiteRecord,
+  StepEvent,
+  TemplateDefaults,
+} from './providers/types.js';
+export type { DockerCreateApi, NodeApi, NodeApiFactory, ProxmoxCreateApi } from './providers/node-api.js';
+export type { ContainerStore } from './store/container-store.js';
+export { MemoryContainerStore } from './store/memory-store.js';
+export {
+  SequelizeContainerStore,
+  type SequelizeContainerModel,
+  type SequelizeContainerStoreOptions,
+  type SequelizeRow,
+} from './store/sequelize-store.js';
+export type { ApprovedResources } from './store/manager-row.js';

@@ -1,0 +1,87 @@
+// A simulated provider for development: no hypervisor, no cluster. Walks through the
+// usual steps with a delay each, taken from the injected clock (so tests run it in
+// virtual time), and derives its provider ID, MAC and IP from the container ID, so the
+// same record always yields the same result.
+import { concat, defer, map, of, timer } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { eventTime } from '../event-time.js';
+import type { ContainerRecord, Provider, ProviderContext, ProviderEvent } from './types.js';
+
+export interface DummyProviderOptions {
+  /** Simulated duration of each step. Default 250 ms. */
+  readonly stepDelayMs?: number;
+  readonly nodeType?: string;
+}
+
+export const DEFAULT_DUMMY_STEP_DELAY_MS = 250;
+
+const SIMULATED_STEPS: readonly { step: string; message: (record: ContainerRecord) => string }[] = [
+  { step: 'allocate', message: (record) => `Allocated ${dummyProviderId(record)} (simulated)` },
+  { step: 'create', message: (record) => `Created ${record.hostname} from ${record.template ?? 'no template'} (simulated)` },
+  {
+    step: 'configure',
+    message: (record) => `Configured ${record.resources.cpus} cores, ${record.resources.memoryMb} MB (simulated)`,
+  },
+  { step: 'start', message: (record) => `Started ${record.hostname} (simulated)` },
+];
+
+export function createDummyProvider(options: DummyProviderOptions = {}): Provider {
+  const nodeType = options.nodeType ?? 'dummy';
+  const delayMs = options.stepDelayMs ?? DEFAULT_DUMMY_STEP_DELAY_MS;
+  return {
+    nodeType,
+    provision$: (record, context) => simulate(record, context, nodeType, delayMs),
+  };
+}
+
+function simulate(
+  record: ContainerRecord,
+  { clock }: ProviderContext,
+  provider: string,
+  delayMs: number,
+): Observable<ProviderEvent> {
+  const steps = SIMULATED_STEPS.map(({ step, message }) =>
+    timer(delayMs, clock).pipe(
+      map(
+        (): ProviderEvent => ({ type: 'step', at: eventTime(clock), provider, step, message: message(record), severity: 'info' }),
+      ),
+    ),
+  );
+  const outcome = defer(() => {
+    const { macAddress, ipAddress } = dummyNetworkIdentity(record.id);
+    return of<ProviderEvent>({
+      type: 'provisioned',
+      at: eventTime(clock),
+      provider,
+      providerId: dummyProviderId(record),
+      macAddress,
+      ipAddress,
+    });
+  });
+  return concat(...steps, outcome);
+}
+
+export function dummyProviderId(record: Pick<ContainerRecord, 'id'>): string {
+  return `dummy-${record.id}`;
+}
+
+/** A locally administered unicast MAC (02:00:00:..) and a 10.x address, both from the ID. */
+export function dummyNetworkIdentity(containerId: number | string): { macAddress: string; ipAddress: string } {
+  const hash = fnv1a24(String(containerId));
+  const bytes = [(hash >> 16) & 0xff, (hash >> 8) & 0xff, hash & 0xff];
+  const hex = bytes.map((byte) => byte.toString(16).padStart(2, '0').toUpperCase());
+  return {
+    macAddress: `02:00:00:${hex.join(':')}`,
+    ipAddress: `10.${bytes[0]}.${bytes[1]}.${((bytes[2] ?? 0) % 254) + 1}`,
+  };
+}
+
+/** 32-bit FNV-1a folded to 24 bits: a stable, well-spread hash of a short string. */
+function fnv1a24(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return ((hash >>> 24) ^ hash) & 0xffffff;
+}

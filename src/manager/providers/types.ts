@@ -1,0 +1,139 @@
+// The shapes shared by the create flow and every provider: the Manager container record a
+// provider receives, the events it emits, and the outcome the flow persists.
+//
+// Every provider is a cold Observable. The Kubernetes provider's events are the library's
+// own ProvisionEvent values, passed through unchanged; other providers report `step`
+// events. Every provider ends its stream with exactly one `provisioned` event: the result
+// the create flow saves.
+import type { Observable, SchedulerLike } from 'rxjs';
+import type { ProvisionEvent } from '../../index.js';
+
+/** Manager's Container primary key (an integer in Manager; strings are accepted too). */
+export type ContainerId = number | string;
+
+/** The node a container is provisioned on. Each provider reads only its own fields. */
+export interface NodeRecord {
+  readonly id: number | string;
+  readonly name: string;
+  /** Selects the provider, in the registry and nowhere else. */
+  readonly nodeType: string;
+  // Proxmox (Manager's Node columns; defaults applied by the provider)
+  readonly imageStorage?: string | null;
+  readonly volumeStorage?: string | null;
+  readonly networkBridge?: string | null;
+  // Kubernetes (the node config Manager adds for kubernetes nodes)
+  readonly kubeconfigPath?: string | null;
+  readonly kubeContext?: string | null;
+  readonly kubeNamespace?: string | null;
+  readonly tlsVerify?: boolean | null;
+}
+
+export interface SiteRecord {
+  readonly name: string;
+  /** DNS search domain of the site's internal network. */
+  readonly internalDomain: string;
+}
+
+/** Approved resources, already defaulted (Manager: 4 cores, 4096 MB, 0 swap, 50 GB). */
+export interface ContainerResources {
+  readonly cpus: number;
+  readonly memoryMb: number;
+  readonly swapMb: number;
+  readonly rootfsGb: number;
+}
+
+export interface ContainerRecord {
+  readonly id: ContainerId;
+  /** DNS-1123 label, unique per site. */
+  readonly hostname: string;
+  /** The owner's uid. */
+  readonly username: string;
+  /** An OCI image reference (`host/org/image:tag`) or a Proxmox template name; null if unset. */
+  readonly template: string | null;
+  /** Manager's `containerId` column: null until provisioning has succeeded. */
+  readonly providerId: string | null;
+  readonly macAddress: string | null;
+  readonly ipAddress: string | null;
+  readonly nvidiaRequested: boolean;
+  /** The user's own variables (highest precedence). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** Admin-defined system defaults (lowest precedence; applied, never persisted). */
+  readonly defaultEnvironment: Readonly<Record<string, string>>;
+  /** ONE command line string (image Entrypoint and Cmd joined by a space) or null. */
+  readonly entrypoint: string | null;
+  readonly resources: ContainerResources;
+  readonly node: NodeRecord;
+  readonly site: SiteRecord | null;
+}
+
+// ---- events ------------------------------------------------------------------------
+
+/** One step of a non-Kubernetes provider, e.g. `nextId` "Allocated VMID 104". */
+export interface StepEvent {
+  readonly type: 'step';
+  /** ISO-8601 time the event was produced. */
+  readonly at: string;
+  /** The node type of the provider that ran the step. */
+  readonly provider: string;
+  /** Short machine-readable step name (stable; tests and UIs may key on it). */
+  readonly step: string;
+  readonly message: string;
+  /** `warning` for a problem the provider continues past (as Manager does). */
+  readonly severity: 'info' | 'warning';
+}
+
+/**
+ * The env/entrypoint the template itself carried, folded under the user's values. Manager
+ * snapshots these onto the record at creation, because the template may change before a
+ * later reconfiguration.
+ */
+export interface TemplateDefaults {
+  readonly environment: Readonly<Record<string, string>>;
+  readonly entrypoint: string | null;
+}
+
+/** What the provider really allocated, read back after start (for inventory systems). */
+export interface ActualResources {
+  readonly cores: number | null;
+  readonly memoryMb: number | null;
+  readonly diskGb: number | null;
+}
+
+/** What a successful provisioning produced; the create flow persists it. */
+export interface ProvisionedIdentity {
+  readonly providerId: string;
+  /** Null is valid: a Kubernetes workload has no stable MAC address. */
+  readonly macAddress: string | null;
+  readonly ipAddress: string | null;
+  readonly templateDefaults?: TemplateDefaults;
+}
+
+/** The last event of every provider stream. */
+export interface ProvisionedEvent extends ProvisionedIdentity {
+  readonly type: 'provisioned';
+  readonly at: string;
+  readonly provider: string;
+  readonly resources?: ActualResources;
+}
+
+export type ProviderEvent = ProvisionEvent | StepEvent | ProvisionedEvent;
+
+// ---- providers ---------------------------------------------------------------------
+
+export interface ProviderContext {
+  /** Time source for event stamps and delays; tests pass a virtual-time scheduler. */
+  readonly clock: SchedulerLike;
+  /** The caller's abort signal, for providers that can hand it to their client. */
+  readonly signal?: AbortSignal;
+}
+
+export interface Provider {
+  /** The node type this provider serves; unique within a registry. */
+  readonly nodeType: string;
+  /**
+   * Cold: subscribing starts the work, unsubscribing stops it before its next step.
+   * Emits progress, then exactly one `provisioned` event, then completes; errors with a
+   * project error (KubeProvisionerError subclass).
+   */
+  provision$(record: ContainerRecord, context: ProviderContext): Observable<ProviderEvent>;
+}

@@ -1,0 +1,137 @@
+// Reads one of Manager's Container rows (as `row.get({ plain: true })` returns it, with
+// its node and the node's site eager-loaded) into a ContainerRecord. Column names are
+// Manager's: `containerId` holds the provider ID, `ipv4Address` the IP, `environmentVars`
+// the user's variables as a JSON object.
+import { z } from 'zod';
+import { InvalidContainerRecordError } from '../errors.js';
+import { normalizeEnvironment } from '../providers/environment.js';
+import type { ContainerId, ContainerRecord, ContainerResources } from '../providers/types.js';
+
+const id = z.union([z.number(), z.string()]);
+const optionalText = z.string().nullish();
+// SQLite hands booleans back as 0/1 in some paths; both mean the same.
+const flag = z.union([z.boolean(), z.number()]).nullish().transform((value) => (value == null ? null : Boolean(value)));
+
+const siteRow = z.looseObject({ name: z.string(), internalDomain: z.string() });
+
+const nodeRow = z.looseObject({
+  id,
+  name: z.string(),
+  nodeType: z.string(),
+  imageStorage: optionalText,
+  volumeStorage: optionalText,
+  networkBridge: optionalText,
+  kubeconfigPath: optionalText,
+  kubeContext: optionalText,
+  kubeNamespace: optionalText,
+  tlsVerify: flag,
+  site: siteRow.nullish(),
+});
+
+export const managerContainerRow = z.looseObject({
+  id,
+  hostname: z.string(),
+  username: z.string(),
+  template: optionalText,
+  containerId: optionalText,
+  macAddress: optionalText,
+  ipv4Address: optionalText,
+  nvidiaRequested: flag,
+  environmentVars: optionalText,
+  entrypoint: optionalText,
+  node: nodeRow,
+  site: siteRow.nullish(),
+});
+
+export type ManagerContainerRow = z.infer<typeof managerContainerRow>;
+
+/** Manager's approved resource request; 0 or absent means "use the default". */
+export interface ApprovedResources {
+  readonly cpus?: number | null;
+  readonly memory?: number | null;
+  readonly swap?: number | null;
+  readonly rootfs?: number | null;
+}
+
+export const DEFAULT_RESOURCES: ContainerResources = { cpus: 4, memoryMb: 4096, swapMb: 0, rootfsGb: 50 };
+
+export function parseManagerRow(containerId: ContainerId, plain: unknown): ManagerContainerRow {
+  const parsed = managerContainerRow.safeParse(plain);
+  if (parsed.success) return parsed.data;
+  throw new InvalidContainerRecordError(
+    containerId,
+    parsed.error.issues.map((issue) => `${issue.path.join('.') || '(row)'}: ${issue.message}`),
+    { cause: parsed.error },
+  );
+}
+
+export function recordFromManagerRow(
+  row: ManagerContainerRow,
+  approved: ApprovedResources,
+  defaultEnvironment: Readonly<Record<string, string>>,
+): ContainerRecord {
+  const { node } = row;
+  const site = node.site ?? row.site ?? null;
+  return {
+    id: row.id,
+    hostname: row.hostname,
+    username: row.username,
+    template: row.template ?? null,
+    providerId: row.containerId || null,
+    macAddress: row.macAddress ?? null,
+    ipAddress: row.ipv4Address ?? null,
+    nvidiaRequested: row.nvidiaRequested ?? false,
+    environment: userEnvironment(row),
+    defaultEnvironment: normalizeEnvironment(defaultEnvironment),
+    entrypoint: row.entrypoint ?? null,
+    resources: {
+      cpus: approved.cpus || DEFAULT_RESOURCES.cpus,
+      memoryMb: approved.memory || DEFAULT_RESOURCES.memoryMb,
+      swapMb: approved.swap || DEFAULT_RESOURCES.swapMb,
+      rootfsGb: approved.rootfs || DEFAULT_RESOURCES.rootfsGb,
+    },
+    node: {
+      id: node.id,
+      name: node.name,
+      nodeType: node.nodeType,
+      imageStorage: node.imageStorage ?? null,
+      volumeStorage: node.volumeStorage ?? null,
+      networkBridge: node.networkBridge ?? null,
+      kubeconfigPath: node.kubeconfigPath ?? null,
+      kubeContext: node.kubeContext ?? null,
+      kubeNamespace: node.kubeNamespace ?? null,
+      tlsVerify: node.tlsVerify,
+    },
+    site: site ? { name: site.name, internalDomain: site.internalDomain } : null,
+  };
+}
+
+/** The JSON column; unreadable JSON fails loudly rather than dropping the user's variables. */
+function userEnvironment(row: ManagerContainerRow): Record<string, string> {
+  if (!row.environmentVars) return {};
+  try {
+    return normalizeEnvironment(JSON.parse(row.environmentVars));
+  } catch (error) {
+    throw new InvalidContainerRecordError(row.id, ['environmentVars is not valid JSON'], { cause: error });
+  }
+}
+
+/** The columns saveProvisioned writes, in Manager's names. */
+export function managerColumns(identity: {
+  providerId: string;
+  macAddress: string | null;
+  ipAddress: string | null;
+  templateDefaults?: { environment: Readonly<Record<string, string>>; entrypoint: string | null } | undefined;
+}): Record<string, unknown> {
+  const columns: Record<string, unknown> = {
+    containerId: identity.providerId,
+    macAddress: identity.macAddress,
+    ipv4Address: identity.ipAddress,
+  };
+  if (identity.templateDefaults) {
+    const { environment, entrypoint } = identity.templateDefaults;
+    columns['environmentVars'] = Object.keys(environment).length > 0 ? JSON.stringify(environment) : null;
+    columns['entrypoint'] = entrypoint;
+  }
+  return columns;
+}

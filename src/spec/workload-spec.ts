@@ -1,0 +1,282 @@
+// Validation of everything a caller (Manager, the CLI) hands us to provision one
+// container. Every rule is checked before any request is sent, and every problem is
+// reported at once with its field path, so a caller can fix its input in one go.
+
+import { z } from 'zod';
+import { InvalidSpecError } from '../errors.js';
+import type { SpecIssue } from '../errors.js';
+import { ShellWordsError } from '../errors.js';
+import { splitShellWords } from './shell-words.js';
+import { imageReferenceProblem } from './image-reference.js';
+import { dns1123LabelProblem, labelValueProblem } from './names.js';
+
+/** A validated, normalised request to provision one Manager container. */
+export interface WorkloadSpec {
+  /** Manager's container primary key, as a label value. */
+  containerId: string;
+  /** Manager's node primary key, as a label value. */
+  nodeId: string;
+  /** DNS-1123 label: the Deployment's name, the pod's hostname and the container's name. */
+  hostname: string;
+  /** OCI image reference, passed to Kubernetes exactly as given. */
+  image: string;
+  /** CPU cores, a whole number of millicores (0.001 steps). */
+  cpus: number;
+  /** Memory in MiB (Manager's "MB"). */
+  memoryMb: number;
+  env: Record<string, string>;
+  /** Overrides the image's Entrypoint (Kubernetes `command`). */
+  entrypoint?: string[];
+  /** Overrides the image's Cmd (Kubernetes `args`). */
+  args?: string[];
+  namespace?: string;
+}
+
+// ---- limits --------------------------------------------------------------------------
+
+/**
+ * Upper bound on CPU cores. Far above any single node today; its job is to catch unit
+ * mistakes such as millicores passed as cores (2000 instead of 2).
+ */
+export const MAX_CPUS = 1024;
+
+/**
+ * Upper bound on memory: 1 TiB in MiB. Catches unit mistakes such as bytes or KiB passed
+ * as MB (4 GiB in bytes is 4294967296), which would otherwise ask for absurd amounts.
+ */
+export const MAX_MEMORY_MB = 1_048_576;
+
+// ---- field schemas -------------------------------------------------------------------
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ENV_NAME_RULE = "must be an environment variable name: letters, digits and '_', not starting with a digit";
+const NO_NUL_RULE = 'must not contain a NUL character';
+
+/** A zod error message that tells "missing" apart from "wrong type". */
+function missingOr(wrongType: string) {
+  return (issue: { input?: unknown }): string => (issue.input === undefined ? 'is required' : wrongType);
+}
+
+/** Adapts a "problem in words or undefined" function to a zod refinement. */
+function refineWith<T>(problemOf: (value: T) => string | undefined) {
+  return (value: T, ctx: z.RefinementCtx<T>): void => {
+    const problem = problemOf(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  };
+}
+
+/** Manager's integer primary keys, or any label-safe string, as a label value. */
+const labelSafeId = z.unknown().transform((value, ctx): string => {
+  if (value === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'is required' });
+    return z.NEVER;
+  }
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value) && value > 0) return String(value);
+    ctx.addIssue({ code: 'custom', message: `must be a positive integer or a label-safe string (got ${value})` });
+    return z.NEVER;
+  }
+  if (typeof value === 'string') {
+    const problem = labelValueProblem(value);
+    if (!problem) return value;
+    ctx.addIssue({ code: 'custom', message: problem });
+    return z.NEVER;
+  }
+  ctx.addIssue({ code: 'custom', message: 'must be a positive integer or a label-safe string' });
+  return z.NEVER;
+});
+
+const dns1123Label = z.string({ error: missingOr('must be a string') }).superRefine(refineWith(dns1123LabelProblem));
+
+const imageReference = z
+  .string({ error: missingOr('must be a string (an OCI image reference such as "nginx:1.27")') })
+  .superRefine(refineWith(imageReferenceProblem));
+
+function cpusProblem(cpus: number): string | undefined {
+  if (cpus <= 0) return 'must be greater than 0';
+  const millicores = cpus * 1000;
+  if (millicores < 1) return 'must be at least 0.001 (1 millicore, the smallest CPU amount Kubernetes accepts)';
+  // A tolerance absorbs float noise such as 0.1 + 0.2; real fractions of a millicore fail.
+  if (Math.abs(millicores - Math.round(millicores)) > 1e-6) return 'must be a multiple of 0.001 (whole millicores)';
+  if (cpus > MAX_CPUS) return `must be at most ${MAX_CPUS} cores`;
+  return undefined;
+}
+
+function memoryProblem(mb: number): string | undefined {
+  if (!Number.isInteger(mb)) return 'must be a whole number of MB (MiB)';
+  if (mb <= 0) return 'must be greater than 0';
+  if (mb > MAX_MEMORY_MB) return `must be at most ${MAX_MEMORY_MB} MB (1 TiB)`;
+  return undefined;
+}
+
+// zod already rejects NaN and ±Infinity as "not a number"; the message says so.
+const cpus = z
+  .number({ error: missingOr('must be a finite number of CPU cores, e.g. 0.5 or 2') })
+  .superRefine(refineWith(cpusProblem));
+
+const memoryMb = z
+  .number({ error: missingOr('must be a finite whole number of MB, e.g. 1024') })
+  .superRefine(refineWith(memoryProblem));
+
+const noNul = (value: string): string | undefined => (value.includes('\0') ? NO_NUL_RULE : undefined);
+
+// zod's record (like any plain object copy) drops an own "__proto__" key without a word;
+// say so instead of losing the variable silently. (This check runs first, so other env
+// problems are reported once it is fixed.)
+function hasProtoKey(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__');
+}
+
+const envRecord = z.record(
+  z.string().superRefine(refineWith((name: string) => (ENV_NAME.test(name) ? undefined : ENV_NAME_RULE))),
+  z.string({ error: 'must be a string (empty allowed)' }).superRefine(refineWith(noNul)),
+  {
+    error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of NAME: "value" string pairs' : undefined),
+  },
+);
+
+const env = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    if (hasProtoKey(value)) {
+      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'is not supported as a variable name' });
+    }
+  })
+  .pipe(envRecord.nullable())
+  // Absent and null both mean "no variables".
+  .transform((variables): Record<string, string> => variables ?? {})
+  .default(() => ({}));
+
+/** Checks argv words, reporting at `entrypoint.<index>` or `args.<index>`. */
+function argvIssues(words: readonly unknown[]): { path: number[]; message: string }[] {
+  const issues: { path: number[]; message: string }[] = [];
+  words.forEach((word, index) => {
+    if (typeof word !== 'string') issues.push({ path: [index], message: 'must be a string' });
+    else if (word.includes('\0')) issues.push({ path: [index], message: NO_NUL_RULE });
+  });
+  return issues;
+}
+
+/**
+ * Manager's ONE-string entrypoint (split like shell words) or an argv array. Absent or
+ * null means "use the image's own Entrypoint".
+ */
+const entrypoint = z
+  .unknown()
+  .transform((value, ctx): string[] | undefined => {
+  if (value === undefined || value === null) return undefined;
+  let words: unknown[];
+  if (typeof value === 'string') {
+    try {
+      words = splitShellWords(value);
+    } catch (error) {
+      if (!(error instanceof ShellWordsError)) throw error;
+      ctx.addIssue({ code: 'custom', message: `cannot be split into words: ${error.message}` });
+      return z.NEVER;
+    }
+    if (words.length === 0) {
+      ctx.addIssue({ code: 'custom', message: "must not be empty or blank; omit it to use the image's own Entrypoint" });
+      return z.NEVER;
+    }
+  } else if (Array.isArray(value)) {
+    words = value;
+    if (words.length === 0) {
+      ctx.addIssue({ code: 'custom', message: "must not be an empty list; omit it to use the image's own Entrypoint" });
+      return z.NEVER;
+    }
+  } else {
+    ctx.addIssue({ code: 'custom', message: 'must be a command line string or a list of strings' });
+    return z.NEVER;
+  }
+  const issues = argvIssues(words);
+  if (words[0] === '') issues.push({ path: [0], message: 'the command (first word) must not be empty' });
+  for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
+  // A copy, so the spec never aliases the caller's array.
+    return issues.length > 0 ? z.NEVER : [...(words as string[])];
+})
+  // Lets the key be absent (zod requires a key whose schema may yield undefined to say so).
+  .optional();
+
+const args = z
+  .unknown()
+  .transform((value, ctx): string[] | undefined => {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a list of strings' });
+    return z.NEVER;
+  }
+  if (value.length === 0) {
+    // Kubernetes treats an empty list as absent, so the image's Cmd would run instead.
+    ctx.addIssue({ code: 'custom', message: "must not be an empty list; omit it to use the image's own Cmd" });
+    return z.NEVER;
+  }
+  const issues = argvIssues(value);
+  for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
+  return issues.length > 0 ? z.NEVER : [...(value as string[])];
+})
+  .optional();
+
+const namespace = dns1123Label.nullish().transform((value) => value ?? undefined);
+
+/**
+ * The input shape. Strict: an unknown key (a typo such as `memory` for `memoryMb`) is an
+ * issue, never silently ignored.
+ */
+export const workloadSpecSchema = z.strictObject(
+  {
+    containerId: labelSafeId,
+    nodeId: labelSafeId,
+    hostname: dns1123Label,
+    image: imageReference,
+    cpus,
+    memoryMb,
+    env,
+    entrypoint,
+    args,
+    namespace,
+  },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type' ? "must be an object with the workload's fields" : undefined,
+  },
+);
+
+const ALLOWED_FIELDS = Object.keys(workloadSpecSchema.shape).join(', ');
+
+function formatPath(path: readonly PropertyKey[]): string {
+  // An empty key (e.g. an env variable named "") is shown quoted so it stays visible.
+  return path.map((segment) => (segment === '' ? '""' : String(segment))).join('.');
+}
+
+/** Flattens zod's issues into ours: one per unknown key, record key rules unwrapped. */
+function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
+  return issues.flatMap((issue): SpecIssue[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: formatPath([...issue.path, key]),
+        message: `is not a known field (allowed: ${ALLOWED_FIELDS})`,
+      }));
+    }
+    if (issue.code === 'invalid_key') {
+      return issue.issues.map((inner) => ({ path: formatPath(issue.path), message: inner.message }));
+    }
+    return [{ path: formatPath(issue.path), message: issue.message }];
+  });
+}
+
+/**
+ * Validates and normalises untrusted input into a WorkloadSpec. Throws InvalidSpecError
+ * listing every problem found, each with its dotted path (e.g. `env.MY_VAR`, `args.1`).
+ */
+export function parseWorkloadSpec(input: unknown): WorkloadSpec {
+  const result = workloadSpecSchema.safeParse(input);
+  if (!result.success) throw new InvalidSpecError(toSpecIssues(result.error.issues));
+  const { entrypoint, args, namespace, ...required } = result.data;
+  // Optional fields are left out rather than set to undefined.
+  return {
+    ...required,
+    ...(entrypoint ? { entrypoint } : {}),
+    ...(args ? { args } : {}),
+    ...(namespace !== undefined ? { namespace } : {}),
+  };
+}

@@ -1,0 +1,39 @@
+// createOrAdopt(): creates the Deployment; when one of that name already exists, adopts it
+// only if it is the same Manager container's (our container-id and managed labels), and
+// otherwise fails with ConflictError. It never overwrites or patches an existing object.
+import type { V1Deployment } from '@kubernetes/client-node';
+import type { Observable } from 'rxjs';
+import { ConflictError } from '../errors.js';
+import type { KubernetesClient } from '../kube/client.js';
+import { fromAbortable } from '../rx/from-abortable.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../spec/labels.js';
+
+export interface CreatedOrAdopted {
+  readonly deployment: V1Deployment;
+  readonly adopted: boolean;
+}
+
+export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment): Observable<CreatedOrAdopted> {
+  const namespace = manifest.metadata!.namespace!;
+  const name = manifest.metadata!.name!;
+  const containerId = manifest.metadata!.labels![CONTAINER_ID_LABEL]!;
+  return fromAbortable(async (signal): Promise<CreatedOrAdopted> => {
+    try {
+      return { deployment: await client.createDeployment(namespace, manifest, { signal }), adopted: false };
+    } catch (error) {
+      if (!(error instanceof ConflictError) || error.reason !== 'AlreadyExists') throw error;
+      const existing = await client.readDeployment(namespace, name, { signal });
+      const labels = existing.metadata?.labels ?? {};
+      if (labels[CONTAINER_ID_LABEL] !== containerId || labels[MANAGED_LABEL] !== 'true') {
+        const owner = labels[CONTAINER_ID_LABEL];
+        throw new ConflictError(
+          `Deployment ${namespace}/${name} already exists and belongs to ` +
+            (owner ? `container-id ${owner}` : 'something other than Manager') +
+            `, not container-id ${containerId}; it was left untouched`,
+          { reason: 'AlreadyExists', target: { verb: 'create', resource: 'deployments', namespace, name }, cause: error },
+        );
+      }
+      return { deployment: existing, adopted: true };
+    }
+  });
+}

@@ -1,0 +1,105 @@
+// The Deployment for one Manager container, as a pure function of its spec: same input,
+// deep-equal output (no clock, no randomness), and no undefined fields, so the object
+// equals its own JSON round trip.
+
+import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
+import { InvalidOptionError, InvalidSpecError } from '../errors.js';
+import { dns1123LabelProblem } from '../spec/names.js';
+import type { WorkloadSpec } from '../spec/workload-spec.js';
+import { CONTAINER_ID_LABEL, ownershipLabels } from '../spec/labels.js';
+import { cpuQuantity, memoryQuantity } from '../spec/quantities.js';
+
+export const DEFAULT_NAMESPACE = 'default';
+
+/** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
+export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
+
+export const MANAGED_BY = 'kube-provisioner';
+
+export interface BuildDeploymentOptions {
+  /** Used when the spec names no namespace (e.g. the node's configured namespace). */
+  namespace?: string;
+  progressDeadlineSeconds?: number;
+}
+
+/** The spec's namespace wins over the configured one; `default` is the last resort. */
+export function effectiveNamespace(spec: Pick<WorkloadSpec, 'namespace'>, options: BuildDeploymentOptions = {}): string {
+  const namespace = spec.namespace ?? options.namespace ?? DEFAULT_NAMESPACE;
+  const problem = dns1123LabelProblem(namespace);
+  if (problem) throw new InvalidSpecError([{ path: 'namespace', message: problem }]);
+  return namespace;
+}
+
+/** Labels for the Deployment and its pod template: ownership plus the recommended app labels. */
+export function workloadLabels(spec: Pick<WorkloadSpec, 'containerId' | 'nodeId' | 'hostname'>): Record<string, string> {
+  return {
+    ...ownershipLabels(spec),
+    'app.kubernetes.io/name': spec.hostname,
+    'app.kubernetes.io/managed-by': MANAGED_BY,
+  };
+}
+
+/** Environment variables sorted by name, so the manifest never depends on key order. */
+export function envVars(env: Readonly<Record<string, string>>): V1EnvVar[] {
+  return Object.keys(env)
+    .sort()
+    .map((name) => ({ name, value: env[name] as string }));
+}
+
+function container(spec: WorkloadSpec): V1Container {
+  const env = envVars(spec.env);
+  // Requests equal limits: the pod gets Guaranteed QoS, so the amount Manager approved is
+  // both reserved on the node and the ceiling the container can use.
+  const resources = { cpu: cpuQuantity(spec.cpus), memory: memoryQuantity(spec.memoryMb) };
+  return {
+    name: spec.hostname,
+    // Exactly as given: Kubernetes and the container runtime resolve and pull it.
+    image: spec.image,
+    ...(spec.entrypoint ? { command: [...spec.entrypoint] } : {}),
+    ...(spec.args ? { args: [...spec.args] } : {}),
+    ...(env.length > 0 ? { env } : {}),
+    resources: { limits: { ...resources }, requests: { ...resources } },
+  };
+}
+
+function progressDeadline(options: BuildDeploymentOptions): number {
+  const seconds = options.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS;
+  if (!Number.isSafeInteger(seconds) || seconds <= 0) {
+    throw new InvalidOptionError('progressDeadlineSeconds', `progressDeadlineSeconds must be a positive integer, got ${seconds}`);
+  }
+  return seconds;
+}
+
+/** The apps/v1 Deployment that runs one Manager container as a single "pet" replica. */
+export function buildDeployment(spec: WorkloadSpec, options: BuildDeploymentOptions = {}): V1Deployment {
+  const namespace = effectiveNamespace(spec, options);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: spec.hostname, namespace, labels: workloadLabels(spec) },
+    spec: {
+      replicas: 1,
+      // The selector is immutable once created, so it keys on identity only: the
+      // container-id label, which never changes for a Manager record.
+      selector: { matchLabels: { [CONTAINER_ID_LABEL]: spec.containerId } },
+      // Never two copies at once: the old Pod is gone before a new one starts.
+      strategy: { type: 'Recreate' },
+      // Only one replica ever runs; a couple of old ReplicaSets are enough to see what
+      // changed without piling up empty ReplicaSets on every reconfiguration.
+      revisionHistoryLimit: 2,
+      progressDeadlineSeconds: progressDeadline(options),
+      template: {
+        metadata: { labels: workloadLabels(spec) },
+        spec: {
+          // Same hostname inside the container as the LXC had.
+          hostname: spec.hostname,
+          // No surprise *_SERVICE_HOST variables from other Services in the namespace.
+          enableServiceLinks: false,
+          // The user's workload gets no credentials for the Kubernetes API.
+          automountServiceAccountToken: false,
+          containers: [container(spec)],
+        },
+      },
+    },
+  };
+}

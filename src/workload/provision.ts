@@ -1,0 +1,103 @@
+// provision$() and provision(): from a Manager container description to a rolled-out
+// Deployment and its provider ID "namespace/name".
+//
+//   validate -> build manifest -> create (or adopt on 409) -> created/adopted event
+//   -> progress events from the shared informers until the rollout completes -> ready
+//
+// The whole of it, the create included, races one deadline (`timeoutMs`) and the caller's
+// AbortSignal; on every way out the informer subscriptions, timers and any request in
+// flight are released.
+import { asyncScheduler, concat, defer, filter, lastValueFrom, map, of, switchMap, tap, type Observable, type SchedulerLike } from 'rxjs';
+import { isoTime } from '../rx/clock-time.js';
+import { ProvisionAbortedError, RolloutTimeoutError } from '../errors.js';
+import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
+import type { KubernetesClient } from '../kube/client.js';
+import { parseWorkloadSpec } from '../spec/workload-spec.js';
+import { abortOn } from '../rx/abort-on.js';
+import { awaitRollout } from '../rollout/await-rollout.js';
+import { deadline } from '../rx/deadline.js';
+import type { ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
+import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
+import { createOrAdopt } from './create-or-adopt.js';
+import { buildDeployment } from './manifest.js';
+import { formatProviderId } from '../spec/provider-id.js';
+import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+
+export const DEFAULT_TIMEOUT_MS = 300_000;
+
+export interface ProvisionOptions {
+  /** Bound on the whole provisioning, create included. Default 300000 (5 minutes). */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** The Deployment's own progress deadline; default 600 s (Kubernetes' default). */
+  readonly progressDeadlineSeconds?: number;
+  /** When a Pod problem fails the provisioning (see failure-policy.ts). */
+  readonly failurePolicy?: FailurePolicyOverrides;
+  /** Clock and timers (tests inject a TestScheduler or a virtual-time scheduler). */
+  readonly scheduler?: SchedulerLike;
+  /** Shared informers; default: one registry for the process. */
+  readonly informers?: InformerRegistry;
+}
+
+export interface ProvisionResult {
+  readonly providerId: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly adopted: boolean;
+  readonly durationMs: number;
+}
+
+/** Cold: nothing happens until subscribed; each subscription provisions once. */
+export function provision$(client: KubernetesClient, input: unknown, options: ProvisionOptions = {}): Observable<ProvisionEvent> {
+  return defer(() => {
+    const scheduler = options.scheduler ?? asyncScheduler;
+    const registry = options.informers ?? defaultInformerRegistry;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const spec = parseWorkloadSpec(input);
+    const manifest = buildDeployment(spec, {
+      namespace: client.namespace,
+      ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
+    });
+    const namespace = manifest.metadata!.namespace!;
+    const name = manifest.metadata!.name!;
+    const providerId = formatProviderId(namespace, name);
+    const target = { namespace, name };
+    const failurePolicy = resolveFailurePolicy(options.failurePolicy);
+    const startedAt = scheduler.now();
+    const at = (): string => isoTime(scheduler);
+    let lastStatus: RolloutStatus | undefined;
+
+    const work$ = createOrAdopt(client, manifest).pipe(
+      switchMap(({ deployment, adopted }) => {
+        const uid = deployment.metadata?.uid ?? '';
+        return concat(
+          of<ProvisionEvent>({ type: adopted ? 'adopted' : 'created', at: at(), namespace, name, providerId, uid }),
+          awaitRollout(
+            { namespace, name, uid, providerId },
+            deploymentSnapshots(registry, client, namespace, name),
+            podSnapshots(registry, client, namespace, spec.containerId),
+            { scheduler, failurePolicy },
+          ).pipe(tap((event) => (lastStatus = event.status))),
+          defer(() =>
+            of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
+          ),
+        );
+      }),
+    );
+
+    return work$.pipe(
+      deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus), scheduler),
+      abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
+    );
+  });
+}
+
+/** The Promise form: resolves with the provider ID once the rollout is complete. */
+export function provision(client: KubernetesClient, input: unknown, options: ProvisionOptions = {}): Promise<ProvisionResult> {
+  return lastValueFrom(
+    provision$(client, input, options).pipe(
+      filter((event): event is ReadyEvent => event.type === 'ready'),
+      map(({ providerId, namespace, name, adopted, durationMs }) => ({ providerId, namespace, name, adopted, durationMs })),
+    ),
+  );
+}
