@@ -39,27 +39,58 @@ interface Row {
   readonly kubectlSaid: string;
 }
 
-function kubectlRolloutStatus(kubeconfig: string, namespace: string, name: string): Promise<{ seconds: number; code: number | null; said: string }> {
+function kubectlRolloutStatus(
+  kubeconfig: string,
+  namespace: string,
+  name: string,
+): Promise<{ seconds: number; code: number | null; said: string }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn('kubectl', ['--kubeconfig', kubeconfig, 'rollout', 'status', `deployment/${name}`, '-n', namespace, `--timeout=${progressDeadlineSeconds + 120}s`]);
+    const child = spawn('kubectl', [
+      '--kubeconfig',
+      kubeconfig,
+      'rollout',
+      'status',
+      `deployment/${name}`,
+      '-n',
+      namespace,
+      `--timeout=${progressDeadlineSeconds + 120}s`,
+    ]);
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('close', (code) => resolve({ seconds: (performance.now() - started) / 1000, code, said: output.trim().split('\n').at(-1) ?? '' }));
+    child.on('close', (code) =>
+      resolve({ seconds: (performance.now() - started) / 1000, code, said: output.trim().split('\n').at(-1) ?? '' }),
+    );
   });
 }
 
 function runMode(api: KubernetesApi, kubeconfig: string, namespace: string, mode: Mode, index: number): Promise<Row> {
   const name = `ff-${index}`;
-  const spec = { containerId: 900 + index, nodeId: 1, hostname: name, image: 'nginx:1.27', cpus: 0.1, memoryMb: 64, namespace, ...mode.spec };
+  const spec = {
+    containerId: 900 + index,
+    nodeId: 1,
+    hostname: name,
+    image: 'nginx:1.27',
+    cpus: 0.1,
+    memoryMb: 64,
+    namespace,
+    ...mode.spec,
+  };
   return new Promise((resolve) => {
     let started = 0;
     let kubectl: ReturnType<typeof kubectlRolloutStatus> | undefined;
     const finish = async (reason: string): Promise<void> => {
       const ourSeconds = (performance.now() - started) / 1000;
       const result = await kubectl!;
-      resolve({ mode: mode.label, ourReason: reason, ourSeconds, kubectlSeconds: result.seconds, kubectlExit: result.code, kubectlSaid: result.said });
+      resolve({
+        mode: mode.label,
+        ourReason: reason,
+        ourSeconds,
+        kubectlSeconds: result.seconds,
+        kubectlExit: result.code,
+        kubectlSaid: result.said,
+      });
     };
     started = performance.now();
     provision$(api, spec, { timeoutMs: (progressDeadlineSeconds + 120) * 1000, progressDeadlineSeconds }).subscribe({
@@ -79,7 +110,9 @@ async function main(): Promise<void> {
     const namespace = 'fail-fast';
     const api = KubernetesApi.fromConfig({ kubeconfigPath: cluster.kubeconfigPath });
     await new Promise<void>((resolve, reject) =>
-      spawn('kubectl', ['--kubeconfig', cluster.kubeconfigPath, 'create', 'namespace', namespace]).on('close', (code) => (code === 0 ? resolve() : reject(new Error('kubectl create namespace failed')))),
+      spawn('kubectl', ['--kubeconfig', cluster.kubeconfigPath, 'create', 'namespace', namespace]).on('close', (code) =>
+        code === 0 ? resolve() : reject(new Error('kubectl create namespace failed')),
+      ),
     );
     process.stdout.write(`Progress deadline ${progressDeadlineSeconds} s; running ${MODES.length} failure modes at once...\n`);
     const rows = await Promise.all(MODES.map((mode, index) => runMode(api, cluster.kubeconfigPath, namespace, mode, index)));
@@ -88,12 +121,18 @@ async function main(): Promise<void> {
       '',
       '| failure | our error | ours | `kubectl rollout status` | kubectl exit | kubectl said |',
       '|---|---|---:|---:|---:|---|',
-      ...rows.map((r) => `| ${r.mode} | ${r.ourReason} | ${r.ourSeconds.toFixed(1)} s | ${r.kubectlSeconds.toFixed(1)} s | ${r.kubectlExit} | ${r.kubectlSaid.replace(/\|/g, '\\|')} |`),
+      ...rows.map(
+        (r) =>
+          `| ${r.mode} | ${r.ourReason} | ${r.ourSeconds.toFixed(1)} s | ${r.kubectlSeconds.toFixed(1)} s | ${r.kubectlExit} | ${r.kubectlSaid.replace(/\|/g, '\\|')} |`,
+      ),
     ].join('\n');
     process.stdout.write(`${table}\n`);
     mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
     writeFileSync(new URL('./results/fail-fast.md', import.meta.url), `${table}\n`);
-    writeFileSync(new URL('./results/fail-fast.json', import.meta.url), `${JSON.stringify({ progressDeadlineSeconds, versions: cluster.versions, rows }, null, 2)}\n`);
+    writeFileSync(
+      new URL('./results/fail-fast.json', import.meta.url),
+      `${JSON.stringify({ progressDeadlineSeconds, versions: cluster.versions, rows }, null, 2)}\n`,
+    );
   } finally {
     await cluster.stop();
   }

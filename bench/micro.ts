@@ -160,7 +160,11 @@ function deployment(index: number, phase: number, resourceVersion: number): V1De
                       'f:image': {},
                       'f:imagePullPolicy': {},
                       'f:name': {},
-                      'f:resources': { '.': {}, 'f:limits': { '.': {}, 'f:cpu': {}, 'f:memory': {} }, 'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} } },
+                      'f:resources': {
+                        '.': {},
+                        'f:limits': { '.': {}, 'f:cpu': {}, 'f:memory': {} },
+                        'f:requests': { '.': {}, 'f:cpu': {}, 'f:memory': {} },
+                      },
                       'f:terminationMessagePath': {},
                       'f:terminationMessagePolicy': {},
                     },
@@ -189,8 +193,24 @@ function deployment(index: number, phase: number, resourceVersion: number): V1De
               'f:availableReplicas': {},
               'f:conditions': {
                 '.': {},
-                'k:{"type":"Available"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:lastUpdateTime': {}, 'f:message': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} },
-                'k:{"type":"Progressing"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:lastUpdateTime': {}, 'f:message': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} },
+                'k:{"type":"Available"}': {
+                  '.': {},
+                  'f:lastTransitionTime': {},
+                  'f:lastUpdateTime': {},
+                  'f:message': {},
+                  'f:reason': {},
+                  'f:status': {},
+                  'f:type': {},
+                },
+                'k:{"type":"Progressing"}': {
+                  '.': {},
+                  'f:lastTransitionTime': {},
+                  'f:lastUpdateTime': {},
+                  'f:message': {},
+                  'f:reason': {},
+                  'f:status': {},
+                  'f:type': {},
+                },
               },
               'f:observedGeneration': {},
               'f:readyReplicas': {},
@@ -297,7 +317,10 @@ type Feed = (
 const sharedInformerFeed: Feed = (waiters, subscribe) => {
   const events = new Subject<ReflectorEvent<V1Deployment>>();
   // Keyed and projected as provision() does.
-  const informer = new SharedInformer<V1Deployment>(events, { routingKey: DEPLOYMENTS_BY_NAME.routingKey, transform: DEPLOYMENTS_BY_NAME.transform });
+  const informer = new SharedInformer<V1Deployment>(events, {
+    routingKey: DEPLOYMENTS_BY_NAME.routingKey,
+    transform: DEPLOYMENTS_BY_NAME.transform,
+  });
   const subscriptions: Subscription[] = [];
   for (let index = 0; index < waiters; index += 1) {
     const name = deploymentName(index);
@@ -317,7 +340,10 @@ const broadcastFeed: Feed = (waiters, subscribe) => {
   for (let index = 0; index < waiters; index += 1) {
     const name = deploymentName(index);
     const own$ = events.pipe(
-      filter((event): event is Extract<ReflectorEvent<V1Deployment>, { object: V1Deployment }> => event.type !== 'listed' && event.object.metadata?.name === name),
+      filter(
+        (event): event is Extract<ReflectorEvent<V1Deployment>, { object: V1Deployment }> =>
+          event.type !== 'listed' && event.object.metadata?.name === name,
+      ),
       map((event) => [event.object] as readonly V1Deployment[]),
     );
     subscriptions.push(subscribe(index, own$));
@@ -335,7 +361,14 @@ const broadcastFeed: Feed = (waiters, subscribe) => {
  */
 type EventInput = 'objects' | 'watch-lines';
 
-async function measure(feed: Feed, waiters: number, events: number, seed: number, keys: KeyPattern, input: EventInput = 'objects'): Promise<Measurement> {
+async function measure(
+  feed: Feed,
+  waiters: number,
+  events: number,
+  seed: number,
+  keys: KeyPattern,
+  input: EventInput = 'objects',
+): Promise<Measurement> {
   collect();
   const heapBefore = process.memoryUsage().heapUsed;
   let progressEvents = 0;
@@ -362,7 +395,8 @@ async function measure(feed: Feed, waiters: number, events: number, seed: number
   const random = prng(seed);
   const warmup = Math.min(events, 20_000);
   const keySequence = new Uint32Array(events + warmup);
-  for (let index = 0; index < keySequence.length; index += 1) keySequence[index] = keys === 'one-key' ? 0 : Math.floor(random() * (keys === 'hundred-keys' ? Math.min(HUNDRED, waiters) : waiters));
+  for (let index = 0; index < keySequence.length; index += 1)
+    keySequence[index] = keys === 'one-key' ? 0 : Math.floor(random() * (keys === 'hundred-keys' ? Math.min(HUNDRED, waiters) : waiters));
   const phaseOf = new Uint8Array(waiters);
   const nextEvent = (index: number): { type: 'MODIFIED'; object: V1Deployment } => {
     const key = keySequence[index]!;
@@ -466,7 +500,14 @@ interface Row {
   readonly waitersStillSubscribed: number;
 }
 
-async function run(design: Row['design'], feed: Feed, waiters: number, events: number, keys: KeyPattern, input: EventInput = 'objects'): Promise<Row> {
+async function run(
+  design: Row['design'],
+  feed: Feed,
+  waiters: number,
+  events: number,
+  keys: KeyPattern,
+  input: EventInput = 'objects',
+): Promise<Row> {
   const results: Measurement[] = [];
   for (let rep = 0; rep < reps; rep += 1) results.push(await measure(feed, waiters, events, 1234 + rep, keys, input));
   const row: Row = {
@@ -485,7 +526,7 @@ async function run(design: Row['design'], feed: Feed, waiters: number, events: n
     waitersStillSubscribed: results[0]?.waitersStillSubscribed ?? 0,
   };
   process.stderr.write(
-     `[micro] ${design}${input === 'watch-lines' ? ' from watch lines' : ''} (${KEY_LABELS[keys]}) W=${waiters}: ${fmt(row.eventsPerSecond, 0)} events/s, ${fmt(row.cpuMicrosPerEvent, 2)} µs CPU/event ` +
+    `[micro] ${design}${input === 'watch-lines' ? ' from watch lines' : ''} (${KEY_LABELS[keys]}) W=${waiters}: ${fmt(row.eventsPerSecond, 0)} events/s, ${fmt(row.cpuMicrosPerEvent, 2)} µs CPU/event ` +
       `(reps ${row.cpuMicrosPerEventAll.join(', ')}; GC ${fmt(row.gcMicrosPerEvent, 2)} µs/event), ${fmt(row.heapBytesPerWaiter, 0)} B heap/waiter\n`,
   );
   return row;
@@ -493,7 +534,9 @@ async function run(design: Row['design'], feed: Feed, waiters: number, events: n
 
 /** Median CPU µs to JSON.parse one watch line carrying a full Deployment, and its size. */
 function decodeCost(): { micros: number; lineBytes: number } {
-  const lines = Array.from({ length: 2_000 }, (_, index) => JSON.stringify({ type: 'MODIFIED', object: deployment(index, 1 + (index % 3), 1_000 + index) }));
+  const lines = Array.from({ length: 2_000 }, (_, index) =>
+    JSON.stringify({ type: 'MODIFIED', object: deployment(index, 1 + (index % 3), 1_000 + index) }),
+  );
   const passes = 10;
   const samples: number[] = [];
   let sink = 0;
@@ -517,15 +560,18 @@ async function main(): Promise<void> {
   for (const waiters of waiterCounts) rows.push(await run('shared-informer', sharedInformerFeed, waiters, eventCount, 'random'));
   // Decoding costs ~20 µs per event: fewer events keep these runs short.
   const wireEvents = Math.min(eventCount, WIRE_EVENTS);
-  for (const waiters of waiterCounts) rows.push(await run('shared-informer', sharedInformerFeed, waiters, wireEvents, 'random', 'watch-lines'));
+  for (const waiters of waiterCounts)
+    rows.push(await run('shared-informer', sharedInformerFeed, waiters, wireEvents, 'random', 'watch-lines'));
   if (contrast) {
     for (const waiters of waiterCounts.filter((count) => count > HUNDRED)) {
       rows.push(await run('shared-informer', sharedInformerFeed, waiters, eventCount, 'hundred-keys'));
     }
     // Few events only where a run is slow (O(W) per event); elsewhere as many as the main rows.
     const eventsFor = (waiters: number, slow: boolean): number => (slow && waiters > HUNDRED ? CONTRAST_EVENTS : eventCount);
-    for (const waiters of waiterCounts) rows.push(await run('shared-informer', sharedInformerFeed, waiters, eventsFor(waiters, false), 'one-key'));
-    for (const waiters of waiterCounts) rows.push(await run('broadcast-contrast', broadcastFeed, waiters, eventsFor(waiters, true), 'random'));
+    for (const waiters of waiterCounts)
+      rows.push(await run('shared-informer', sharedInformerFeed, waiters, eventsFor(waiters, false), 'one-key'));
+    for (const waiters of waiterCounts)
+      rows.push(await run('broadcast-contrast', broadcastFeed, waiters, eventsFor(waiters, true), 'random'));
   }
   gcObserver.disconnect();
 
@@ -584,7 +630,20 @@ async function main(): Promise<void> {
   for (const line of diagnostics) process.stderr.write(`[micro] ${line}\n`);
 
   const table = markdownTable(
-    ['design', 'events as', 'event keys', 'waiters W', 'events', 'events/s', 'CPU µs/event (median)', 'CPU µs/event per rep', 'of which GC µs/event', 'heap B/waiter', 'progress events per event', 'still subscribed'],
+    [
+      'design',
+      'events as',
+      'event keys',
+      'waiters W',
+      'events',
+      'events/s',
+      'CPU µs/event (median)',
+      'CPU µs/event per rep',
+      'of which GC µs/event',
+      'heap B/waiter',
+      'progress events per event',
+      'still subscribed',
+    ],
     rows.map((row) => [
       row.design === 'shared-informer' ? 'SharedInformer + awaitRollout (the library)' : 'broadcast + filter by name (contrast only)',
       row.input === 'objects' ? 'objects' : 'watch lines (decoded)',
@@ -606,7 +665,9 @@ async function main(): Promise<void> {
     '',
     'Generated by `npm run bench:micro` (bench/micro.ts). See bench/README.md.',
     '',
-    machineMarkdown(machine, { options: `waiters=${waiterCounts.join(',')} events=${eventCount} (broadcast contrast above ${HUNDRED} waiters: ${CONTRAST_EVENTS}) reps=${reps}` }),
+    machineMarkdown(machine, {
+      options: `waiters=${waiterCounts.join(',')} events=${eventCount} (broadcast contrast above ${HUNDRED} waiters: ${CONTRAST_EVENTS}) reps=${reps}`,
+    }),
     '',
     '## Results',
     '',

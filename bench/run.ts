@@ -91,9 +91,14 @@ const clusterNice = Number(values['cluster-nice'] ?? env.BENCH_CLUSTER_NICE ?? 1
  */
 const cpuCount = availableParallelism();
 const cpuList = (value: string | undefined, fallback: string): string => (value === undefined ? fallback : value === 'none' ? '' : value);
-const cpusAsked = [values['cluster-cpus'], env.BENCH_CLUSTER_CPUS, values['client-cpus'], env.BENCH_CLIENT_CPUS].some((value) => value !== undefined);
+const cpusAsked = [values['cluster-cpus'], env.BENCH_CLUSTER_CPUS, values['client-cpus'], env.BENCH_CLIENT_CPUS].some(
+  (value) => value !== undefined,
+);
 const clusterCpus = cpuList(values['cluster-cpus'] ?? env.BENCH_CLUSTER_CPUS, cpuCount >= 2 ? '0' : '');
-const clientCpus = cpuList(values['client-cpus'] ?? env.BENCH_CLIENT_CPUS, clusterCpus === '0' ? (cpuCount === 2 ? '1' : `1-${cpuCount - 1}`) : '');
+const clientCpus = cpuList(
+  values['client-cpus'] ?? env.BENCH_CLIENT_CPUS,
+  clusterCpus === '0' ? (cpuCount === 2 ? '1' : `1-${cpuCount - 1}`) : '',
+);
 /** Latency on 2 shared cores varies from run to run: our provisioner runs this often per N. */
 const provisionerReps = Number(values['provisioner-reps'] ?? env.BENCH_PROVISIONER_REPS ?? 3);
 const impl = (values.impl ?? env.BENCH_IMPL ?? 'src') as Implementation;
@@ -103,12 +108,17 @@ const outDir = resolve(REPO_ROOT, values.out ?? env.BENCH_OUT ?? 'bench/results'
 
 for (const size of sizes) if (!Number.isSafeInteger(size) || size < 1) throw new Error(`--sizes: not a positive integer: ${size}`);
 for (const kind of kinds) if (!(kind in WAITER_LABELS)) throw new Error(`--kinds: unknown kind ${kind}`);
-if (!Number.isSafeInteger(clusterNice) || clusterNice < 0 || clusterNice > 19) throw new Error(`--cluster-nice: not a niceness from 0 to 19: ${clusterNice}`);
-for (const [flag, cpus] of [['--cluster-cpus', clusterCpus], ['--client-cpus', clientCpus]] as const) {
+if (!Number.isSafeInteger(clusterNice) || clusterNice < 0 || clusterNice > 19)
+  throw new Error(`--cluster-nice: not a niceness from 0 to 19: ${clusterNice}`);
+for (const [flag, cpus] of [
+  ['--cluster-cpus', clusterCpus],
+  ['--client-cpus', clientCpus],
+] as const) {
   if (cpus !== '' && !/^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(cpus)) throw new Error(`${flag}: not a CPU list like 0 or 0-1,3: ${cpus}`);
 }
-if (!Number.isSafeInteger(provisionerReps) || provisionerReps < 1) throw new Error(`--provisioner-reps: not a positive integer: ${provisionerReps}`);
-if (impl !== 'dist' && impl !== 'src') throw new Error(`--impl must be dist or src, got ${impl}`);
+if (!Number.isSafeInteger(provisionerReps) || provisionerReps < 1)
+  throw new Error(`--provisioner-reps: not a positive integer: ${provisionerReps}`);
+if (impl !== 'dist' && impl !== 'src') throw new Error(`--impl must be dist or src, got ${String(impl)}`);
 
 const log = (line: string): void => {
   process.stderr.write(`[bench] ${line}\n`);
@@ -130,7 +140,8 @@ function checkDistFreshness(): void {
       return Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
     }, 0);
   if (newest(join(REPO_ROOT, 'src')) > distTime) {
-    const warning = 'dist/ is older than src/: the children measured the last build, not the current sources (run `npm run build`, or --impl src)';
+    const warning =
+      'dist/ is older than src/: the children measured the last build, not the current sources (run `npm run build`, or --impl src)';
     log(`WARNING: ${warning}`);
     notes.push(warning);
   }
@@ -145,7 +156,8 @@ function pin(cpus: string, pids: readonly number[]): boolean {
     for (const pid of pids) execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
     return true;
   } catch (error) {
-    if (cpusAsked) throw new Error(`could not pin to CPU(s) ${cpus} with taskset: ${error instanceof Error ? error.message : String(error)}`);
+    if (cpusAsked)
+      throw new Error(`could not pin to CPU(s) ${cpus} with taskset: ${error instanceof Error ? error.message : String(error)}`);
     const warning = `not pinned to CPU(s) ${cpus}: taskset failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); the control plane shares every CPU with the clients`;
     log(`WARNING: ${warning}`);
     notes.push(warning);
@@ -153,7 +165,13 @@ function pin(cpus: string, pids: readonly number[]): boolean {
   }
 }
 
-async function runOne(cluster: LocalCluster, namespaces: Namespaces, kind: WaiterKind, n: number, withMemoryRun: boolean): Promise<RunFigures> {
+async function runOne(
+  cluster: LocalCluster,
+  namespaces: Namespaces,
+  kind: WaiterKind,
+  n: number,
+  withMemoryRun: boolean,
+): Promise<RunFigures> {
   const namespace = await namespaces.create(`bench-${kind.slice(0, 4)}-${n}`);
   let figures: RunFigures | undefined;
   try {
@@ -169,7 +187,17 @@ async function runOne(cluster: LocalCluster, namespaces: Namespaces, kind: Waite
           const { counts, log: requests } = await proxy.report();
           figures = kubectlFigures(reps, observer, apiCounts(counts, requests, namespace), namespace, false);
         } else {
-          const run = await runChild({ kind, impl, kubeconfigPath, namespace, count: n, image: IMAGE, timeoutMs, pollIntervalMs, mode: 'latency' });
+          const run = await runChild({
+            kind,
+            impl,
+            kubeconfigPath,
+            namespace,
+            count: n,
+            image: IMAGE,
+            timeoutMs,
+            pollIntervalMs,
+            mode: 'latency',
+          });
           await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
           observer.stop();
           const { counts, log: requests } = await proxy.report();
@@ -199,16 +227,38 @@ async function runOne(cluster: LocalCluster, namespaces: Namespaces, kind: Waite
  * become Ready, a forced full GC and heap sample once all N wait, then every waiter
  * stopped. Taken apart from the latency run, where the GC pause would delay completions.
  */
-async function memoryRun(cluster: LocalCluster, namespaces: Namespaces, kind: 'provisioner' | 'poller', n: number): Promise<Pick<RunFigures, 'heapBytesPerWaiter' | 'gcPauseMs' | 'settledBeforeHeapSample'>> {
+async function memoryRun(
+  cluster: LocalCluster,
+  namespaces: Namespaces,
+  kind: 'provisioner' | 'poller',
+  n: number,
+): Promise<Pick<RunFigures, 'heapBytesPerWaiter' | 'gcPauseMs' | 'settledBeforeHeapSample'>> {
   const namespace = await namespaces.create(`bench-${kind.slice(0, 4)}-mem-${n}`);
   try {
     const proxy = await startProxy(cluster.kubeconfigPath);
     try {
-      const run = await runChild({ kind, impl, kubeconfigPath: proxy.kubeconfigPath, namespace, count: n, image: NEVER_READY_IMAGE, timeoutMs, pollIntervalMs, mode: 'memory' });
-      if (run.exitCode !== 0 && run.exitedOnItsOwn) notes.push(`${kind} N=${n} (memory run): child exited with code ${run.exitCode}: ${run.stderrTail.trim().slice(-500)}`);
+      const run = await runChild({
+        kind,
+        impl,
+        kubeconfigPath: proxy.kubeconfigPath,
+        namespace,
+        count: n,
+        image: NEVER_READY_IMAGE,
+        timeoutMs,
+        pollIntervalMs,
+        mode: 'memory',
+      });
+      if (run.exitCode !== 0 && run.exitedOnItsOwn)
+        notes.push(`${kind} N=${n} (memory run): child exited with code ${run.exitCode}: ${run.stderrTail.trim().slice(-500)}`);
       const { result } = run;
-      log(`${kind} N=${n} memory run: heap/waiter ${fmt(result.heapBytesPerWaiter / 1024, 1)} KiB (forced GC ${fmt(result.gcPauseMs, 0)} ms)`);
-      return { heapBytesPerWaiter: result.heapBytesPerWaiter, gcPauseMs: result.gcPauseMs, settledBeforeHeapSample: result.settledBeforeHeapSample };
+      log(
+        `${kind} N=${n} memory run: heap/waiter ${fmt(result.heapBytesPerWaiter / 1024, 1)} KiB (forced GC ${fmt(result.gcPauseMs, 0)} ms)`,
+      );
+      return {
+        heapBytesPerWaiter: result.heapBytesPerWaiter,
+        gcPauseMs: result.gcPauseMs,
+        settledBeforeHeapSample: result.settledBeforeHeapSample,
+      };
     } finally {
       proxy.kill();
     }
@@ -232,7 +282,19 @@ function printRun(run: RunFigures): void {
 function writeReport(machine: MachineInfo, cluster: LocalCluster, runs: readonly RunFigures[]): ClusterReport {
   const report: ClusterReport = {
     machine,
-    options: { sizes, kinds, podReadyDelayMs, kubectlReps, provisionerReps, clusterNice, clusterCpus: clusterCpus || 'any', clientCpus: clientCpus || 'any', impl, pollIntervalMs, timeoutMs },
+    options: {
+      sizes,
+      kinds,
+      podReadyDelayMs,
+      kubectlReps,
+      provisionerReps,
+      clusterNice,
+      clusterCpus: clusterCpus || 'any',
+      clientCpus: clientCpus || 'any',
+      impl,
+      pollIntervalMs,
+      timeoutMs,
+    },
     clusterVersions: { ...cluster.versions },
     clusterStartMs: cluster.startedInMs,
     runs,
@@ -280,7 +342,8 @@ async function main(): Promise<void> {
     // the clients are left too: confining them alone would only take CPUs from them.
     const clusterPinned = clusterCpus === '' || pin(clusterCpus, Object.values(cluster.pids));
     if (clusterCpus !== '' && clusterPinned) log(`control plane pinned to CPU(s) ${clusterCpus}`);
-    if (clientCpus !== '' && clusterPinned && pin(clientCpus, [process.pid])) log(`this process and its children pinned to CPU(s) ${clientCpus}`);
+    if (clientCpus !== '' && clusterPinned && pin(clientCpus, [process.pid]))
+      log(`this process and its children pinned to CPU(s) ${clientCpus}`);
     const namespaces = new Namespaces(cluster.kubeconfigPath);
     for (const n of sizes) {
       for (const kind of kinds) {
@@ -310,7 +373,8 @@ async function main(): Promise<void> {
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
   }
-  for (const check of report?.targets ?? []) log(`target N=${check.n}: ${check.met ? 'met' : 'MISSED'}: ${check.target}: ${check.evidence}`);
+  for (const check of report?.targets ?? [])
+    log(`target N=${check.n}: ${check.met ? 'met' : 'MISSED'}: ${check.target}: ${check.evidence}`);
   log(`wrote ${join(outDir, 'cluster.md')} and cluster.json`);
 }
 

@@ -20,14 +20,29 @@ async function demo(): Promise<number> {
 
     say('\n$ kube-provision create --container-id 101 --hostname demo-web --image docker.io/library/nginx:1.27 ...');
     const ok = await runCli(
-      ['create', ...common, '--container-id', '101', '--hostname', 'demo-web', '--image', 'docker.io/library/nginx:1.27',
-        '--env', 'GREETING=hello', '--entrypoint', 'nginx -g "daemon off;"'],
+      [
+        'create',
+        ...common,
+        '--container-id',
+        '101',
+        '--hostname',
+        'demo-web',
+        '--image',
+        'docker.io/library/nginx:1.27',
+        '--env',
+        'GREETING=hello',
+        '--entrypoint',
+        'nginx -g "daemon off;"',
+      ],
       io,
     );
     say(`exit code ${ok}`);
 
     say(`\n$ kube-provision create --container-id 102 --hostname demo-broken --image ${faultImage('image-not-found')} ...`);
-    const broken = await runCli(['create', ...common, '--container-id', '102', '--hostname', 'demo-broken', '--image', faultImage('image-not-found')], io);
+    const broken = await runCli(
+      ['create', ...common, '--container-id', '102', '--hostname', 'demo-broken', '--image', faultImage('image-not-found')],
+      io,
+    );
     say(`exit code ${broken} (3 = rollout failed, named by the kubelet's reason)`);
     return ok;
   } finally {

@@ -55,9 +55,7 @@ export class InvalidSpecError extends KubeProvisionerError {
   override readonly name = 'InvalidSpecError';
   readonly issues: readonly SpecIssue[];
   constructor(issues: readonly SpecIssue[]) {
-    super(
-      `Invalid workload spec: ${issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ')}`,
-    );
+    super(`Invalid workload spec: ${issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ')}`);
     this.issues = issues;
   }
 }
@@ -87,9 +85,7 @@ export class UnknownContextError extends KubeProvisionerError {
   readonly context: string;
   readonly available: readonly string[];
   constructor(context: string, available: readonly string[]) {
-    super(
-      `Context "${context}" is not in the kubeconfig (available: ${available.length ? available.join(', ') : 'none'})`,
-    );
+    super(`Context "${context}" is not in the kubeconfig (available: ${available.length ? available.join(', ') : 'none'})`);
     this.context = context;
     this.available = available;
   }
@@ -110,7 +106,7 @@ export function describeTarget(target: RequestTarget): string {
     ? target.name
       ? `${target.namespace}/${target.name}`
       : `namespace ${target.namespace}`
-    : target.name ?? 'cluster scope';
+    : (target.name ?? 'cluster scope');
   return `${target.verb} ${target.resource} (${where})`;
 }
 
@@ -203,10 +199,11 @@ export class ConflictError extends ApiError {
 export class ResourceExpiredError extends ApiError {
   override readonly name = 'ResourceExpiredError';
   constructor(options: Omit<ApiErrorOptions, 'statusCode'> = {}) {
-    super(
-      `Resource version expired (410 Gone)${options.target ? ` during ${describeTarget(options.target)}` : ''}: relisting`,
-      { ...options, statusCode: 410, reason: options.reason ?? 'Expired' },
-    );
+    super(`Resource version expired (410 Gone)${options.target ? ` during ${describeTarget(options.target)}` : ''}: relisting`, {
+      ...options,
+      statusCode: 410,
+      reason: options.reason ?? 'Expired',
+    });
   }
 }
 
@@ -233,17 +230,11 @@ export interface FieldCause {
 export class InvalidObjectError extends ApiError {
   override readonly name = 'InvalidObjectError';
   readonly causes: readonly FieldCause[];
-  constructor(
-    summary: string,
-    causes: readonly FieldCause[],
-    options: { target?: RequestTarget; cause?: unknown } = {},
-  ) {
-    super(
-      `Rejected by the API server (422): ${
-        causes.length ? causes.map((c) => `${c.field}: ${c.message}`).join('; ') : summary
-      }`,
-      { ...options, statusCode: 422 },
-    );
+  constructor(summary: string, causes: readonly FieldCause[], options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(`Rejected by the API server (422): ${causes.length ? causes.map((c) => `${c.field}: ${c.message}`).join('; ') : summary}`, {
+      ...options,
+      statusCode: 422,
+    });
     this.causes = causes;
   }
 }
@@ -265,13 +256,12 @@ export class RolloutFailedError extends KubeProvisionerError {
   readonly detail: string;
   readonly pod: string | undefined;
   readonly container: string | undefined;
-  constructor(
-    where: FailureContext,
-    reason: string,
-    detail: string,
-    options: { pod?: string; container?: string; cause?: unknown } = {},
-  ) {
-    const who = options.container ? ` (container ${options.container}${options.pod ? ` in pod ${options.pod}` : ''})` : options.pod ? ` (pod ${options.pod})` : '';
+  constructor(where: FailureContext, reason: string, detail: string, options: { pod?: string; container?: string; cause?: unknown } = {}) {
+    const who = options.container
+      ? ` (container ${options.container}${options.pod ? ` in pod ${options.pod}` : ''})`
+      : options.pod
+        ? ` (pod ${options.pod})`
+        : '';
     super(`Rollout of ${where.namespace}/${where.name} failed: ${reason}${who}${detail ? `: ${detail}` : ''}`, {
       cause: options.cause,
     });

@@ -6,14 +6,7 @@ export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './spec
 export { isValidImageReference } from './spec/image-reference.js';
 export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
 export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
-export {
-  CONTAINER_ID_LABEL,
-  LABEL_PREFIX,
-  MANAGED_LABEL,
-  MANAGED_SELECTOR,
-  NODE_ID_LABEL,
-  ownershipLabels,
-} from './spec/labels.js';
+export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, ownershipLabels } from './spec/labels.js';
 
 // The client, and the interface a fake client implements.
 export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } from './kube/kubernetes-api.js';
@@ -38,12 +31,7 @@ export type { BackoffPolicy } from './rx/backoff.js';
 // Rollout: pure status, diagnosis and failure policy; the event types.
 export { rolloutStatus } from './rollout/rollout-status.js';
 export { diagnosePod } from './rollout/pod-diagnosis.js';
-export {
-  DEFAULT_FAILURE_POLICY,
-  resolveFailurePolicy,
-  type FailurePolicy,
-  type FailurePolicyOverrides,
-} from './rollout/failure-policy.js';
+export { DEFAULT_FAILURE_POLICY, resolveFailurePolicy, type FailurePolicy, type FailurePolicyOverrides } from './rollout/failure-policy.js';
 export type {
   AdoptedEvent,
   CreatedEvent,
@@ -58,13 +46,7 @@ export type {
 
 // Operations on one workload.
 export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
-export {
-  DEFAULT_TIMEOUT_MS,
-  provision,
-  provision$,
-  type ProvisionOptions,
-  type ProvisionResult,
-} from './workload/provision.js';
+export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 
 // Generic operators, for callers composing their own abortable flows.
 export { abortOn } from './rx/abort-on.js';

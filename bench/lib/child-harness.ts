@@ -67,6 +67,8 @@ export class ChildMeter {
 
   constructor() {
     // Every TLS connection a client opens goes through an https.Agent.
+    // Wrapped and re-applied with its own `this` below.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     const original = https.Agent.prototype.createConnection;
     const count = (): void => {
       this.connections += 1;
@@ -74,7 +76,7 @@ export class ChildMeter {
     https.Agent.prototype.createConnection = function (this: https.Agent, ...args: Parameters<typeof original>) {
       count();
       return original.apply(this, args);
-    } as typeof original;
+    };
   }
 
   get gcAvailable(): boolean {

@@ -80,9 +80,11 @@ export interface RunFigures {
 }
 
 export function apiCounts(counts: RequestCounts, log: readonly ProxyRequestSummary[], namespace: string): ApiCounts {
-  const inNamespace = (resource: string) => (request: ProxyRequestSummary): boolean =>
-    request.path.startsWith(`/api/v1/namespaces/${namespace}/${resource}`) ||
-    request.path.startsWith(`/apis/apps/v1/namespaces/${namespace}/${resource}`);
+  const inNamespace =
+    (resource: string) =>
+    (request: ProxyRequestSummary): boolean =>
+      request.path.startsWith(`/api/v1/namespaces/${namespace}/${resource}`) ||
+      request.path.startsWith(`/apis/apps/v1/namespaces/${namespace}/${resource}`);
   const deployments = inNamespace('deployments');
   const pods = inNamespace('pods');
   return {
@@ -327,7 +329,19 @@ export function clusterMarkdown(report: ClusterReport): string {
     report.targets.map((check) => [check.target, String(check.n), check.met ? 'yes' : '**NO**', check.evidence]),
   );
   const health = markdownTable(
-    ['N', 'waiter', 'exited on its own', 'handles left', 'GC pause before heap sample ms (memory run)', 'settled before heap sample', 'max event-loop stall ms', 'stalls >= 10 ms (busy)', 'detections > 10 ms (during a stall of ours)', 'observer events / reconnects', 'namespace deleted'],
+    [
+      'N',
+      'waiter',
+      'exited on its own',
+      'handles left',
+      'GC pause before heap sample ms (memory run)',
+      'settled before heap sample',
+      'max event-loop stall ms',
+      'stalls >= 10 ms (busy)',
+      'detections > 10 ms (during a stall of ours)',
+      'observer events / reconnects',
+      'namespace deleted',
+    ],
     report.runs.map((run) => [
       String(run.n),
       run.reps !== undefined && run.reps > 1 ? `${run.kind} ${run.rep}/${run.reps}` : run.kind,
@@ -344,7 +358,9 @@ export function clusterMarkdown(report: ClusterReport): string {
   );
   const errors = report.runs.flatMap((run) => run.errors.map((error) => `- ${run.kind} N=${run.n}: ${error}`));
   const retries = report.runs.flatMap((run) =>
-    (run.informerRetries ?? []).map((retry) => `- ${run.kind} N=${run.n}${run.reps !== undefined && run.reps > 1 ? ` run ${run.rep}` : ''}: ${retry}`),
+    (run.informerRetries ?? []).map(
+      (retry) => `- ${run.kind} N=${run.n}${run.reps !== undefined && run.reps > 1 ? ` run ${run.rep}` : ''}: ${retry}`,
+    ),
   );
   return [
     '# Cluster benchmark: one watch for a thousand provisionings',
@@ -353,14 +369,16 @@ export function clusterMarkdown(report: ClusterReport): string {
     '',
     machineMarkdown(report.machine, {
       cluster: `kube-apiserver/controller-manager/scheduler ${report.clusterVersions.kubernetes ?? '?'}, etcd ${report.clusterVersions.etcd ?? '?'}, KWOK ${report.clusterVersions.kwok ?? '?'} on loopback (started in ${fmt(report.clusterStartMs / 1000, 1)} s)`,
-      options: Object.entries(report.options).map(([key, value]) => `${key}=${Array.isArray(value) ? value.join(',') : String(value)}`).join(' '),
+      options: Object.entries(report.options)
+        .map(([key, value]) => `${key}=${Array.isArray(value) ? value.join(',') : String(value)}`)
+        .join(' '),
     }),
     '',
     '## Results',
     '',
     table,
     '',
-    'Detection = the waiter\'s resolution time minus the arrival, at the independent observer (its own watch straight to the apiserver), of the event carrying the resourceVersion the waiter completed on (kubectl: the first event satisfying kubectl\'s own predicate). API requests and watches are the counts of the run\'s own ApiProxy; "watches open at once" is the most watch connections it had open together per resource (a watch the server ends and the informer resumes is a new request, but still the same one watch). CPU, RSS and heap are the provisioning process\'s own (kubectl: per run, from /usr/bin/time).',
+    "Detection = the waiter's resolution time minus the arrival, at the independent observer (its own watch straight to the apiserver), of the event carrying the resourceVersion the waiter completed on (kubectl: the first event satisfying kubectl's own predicate). API requests and watches are the counts of the run's own ApiProxy; \"watches open at once\" is the most watch connections it had open together per resource (a watch the server ends and the informer resumes is a new request, but still the same one watch). CPU, RSS and heap are the provisioning process's own (kubectl: per run, from /usr/bin/time).",
     '',
     '## Targets',
     '',

@@ -66,7 +66,9 @@ export function machineMarkdown(info: MachineInfo, extra: Readonly<Record<string
   const lines = [
     `- date: ${info.date}`,
     `- machine: ${info.cpuModel}, ${info.cpuCount} CPU(s), ${info.memoryGiB} GiB, ${info.os}`,
-    `- Node ${info.node}; ${Object.entries(info.packages).map(([name, version]) => `${name} ${version}`).join(', ')}`,
+    `- Node ${info.node}; ${Object.entries(info.packages)
+      .map(([name, version]) => `${name} ${version}`)
+      .join(', ')}`,
     ...(info.kubectl ? [`- kubectl ${info.kubectl}`] : []),
     ...(info.gitCommit ? [`- kube-provisioner at git ${info.gitCommit} (plus uncommitted changes, if any)`] : []),
     ...Object.entries(extra).map(([key, value]) => `- ${key}: ${value}`),

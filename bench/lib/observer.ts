@@ -99,7 +99,9 @@ export class DeploymentObserver {
       },
     );
     if (failure !== undefined) {
-      throw new Error(`observer: watch on ${path} failed: ${String(failure)}`, { cause: failure });
+      throw new Error(`observer: watch on ${path} failed: ${failure instanceof Error ? failure.message : 'unknown error'}`, {
+        cause: failure,
+      });
     }
     established = true;
     this.controller = controller;

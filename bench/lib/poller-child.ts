@@ -44,7 +44,8 @@ function requestJson<T>(method: 'GET' | 'POST', path: string, body?: unknown): P
       method,
       agent,
       timeout: REQUEST_TIMEOUT_MS,
-      headers: payload === undefined ? headers : { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
+      headers:
+        payload === undefined ? headers : { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) },
     });
     request.on('timeout', () => request.destroy(new Error(`${method} ${path} timed out`)));
     request.on('error', reject);
@@ -74,10 +75,13 @@ let stopped = false;
 
 const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      resolve();
-    }, Math.max(0, ms));
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     timers.add(timer);
   });
 

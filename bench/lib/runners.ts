@@ -197,9 +197,19 @@ export async function runKubectl(options: {
       const child = spawn(
         '/usr/bin/time',
         [
-          '-f', '%U %S %M', '-o', timeFile,
-          'kubectl', 'rollout', 'status', `deployment/${name}`,
-          '-n', options.namespace, '--kubeconfig', options.kubeconfigPath, `--timeout=${Math.ceil(options.timeoutMs / 1000)}s`,
+          '-f',
+          '%U %S %M',
+          '-o',
+          timeFile,
+          'kubectl',
+          'rollout',
+          'status',
+          `deployment/${name}`,
+          '-n',
+          options.namespace,
+          '--kubeconfig',
+          options.kubeconfigPath,
+          `--timeout=${Math.ceil(options.timeoutMs / 1000)}s`,
         ],
         { stdio: ['ignore', 'ignore', 'pipe'] },
       );
@@ -210,7 +220,16 @@ export async function runKubectl(options: {
       const [user = 0, system = 0, maxRssKb = 0] = existsSync(timeFile)
         ? readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(/\s+/).map(Number)
         : [];
-      reps.push({ name, startedAt, createdAt, exitedAt, exitCode: code, cpuMs: (user + system) * 1000, peakRssMiB: maxRssKb / 1024, stderr });
+      reps.push({
+        name,
+        startedAt,
+        createdAt,
+        exitedAt,
+        exitCode: code,
+        cpuMs: (user + system) * 1000,
+        peakRssMiB: maxRssKb / 1024,
+        stderr,
+      });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -42,7 +42,10 @@ export function ensureBinaries(log: (line: string) => void): Promise<string> {
     const stderrTail: string[] = [];
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString('utf8').split('\n').filter((text) => text.length > 0)) {
+      for (const line of chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((text) => text.length > 0)) {
         if (line.startsWith('[build]')) log(line);
         stderrTail.push(line);
         if (stderrTail.length > 40) stderrTail.shift();

@@ -9,7 +9,14 @@ import { join } from 'node:path';
 
 import { checkBinDir, ensureBinaries, pinnedVersions } from './binaries.js';
 import type { PinnedVersions } from './binaries.js';
-import { ADMIN_USER, UNPRIVILEGED_USERS, clusterTokenUsers, generateServiceAccountKeyPair, renderTokenFile, tokenOf } from './credentials.js';
+import {
+  ADMIN_USER,
+  UNPRIVILEGED_USERS,
+  clusterTokenUsers,
+  generateServiceAccountKeyPair,
+  renderTokenFile,
+  tokenOf,
+} from './credentials.js';
 import type { ClusterUser, StaticTokenUser } from './credentials.js';
 import { apiCall, apiJson, httpGet, waitUntil } from './http.js';
 import type { ApiTarget } from './http.js';
@@ -160,7 +167,12 @@ class RunningCluster {
     this.prepareWorkDir();
     const [etcdClient = 0, etcdPeer = 0, apiserver = 0, controllerManager = 0, scheduler = 0] = await reserveFreePorts(5);
     this.ports = { etcdClient, etcdPeer, apiserver, controllerManager, scheduler };
-    this.reaper = startReaper({ parentPid: process.pid, pidFile: this.paths.pidFile, workDir: this.workDir, removeWorkDir: this.options.keepWorkDir !== true });
+    this.reaper = startReaper({
+      parentPid: process.pid,
+      pidFile: this.paths.pidFile,
+      workDir: this.workDir,
+      removeWorkDir: this.options.keepWorkDir !== true,
+    });
     registerForExit(this, this.options.handleSignals !== false);
 
     await this.startEtcd();
@@ -174,7 +186,15 @@ class RunningCluster {
   }
 
   private prepareWorkDir(): void {
-    for (const dir of [this.paths.logs, this.paths.etcdData, this.paths.apiserverCerts, this.paths.controllerManagerCerts, this.paths.schedulerCerts, this.paths.kubeconfigs, this.paths.kwokHome]) {
+    for (const dir of [
+      this.paths.logs,
+      this.paths.etcdData,
+      this.paths.apiserverCerts,
+      this.paths.controllerManagerCerts,
+      this.paths.schedulerCerts,
+      this.paths.kubeconfigs,
+      this.paths.kwokHome,
+    ]) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     }
     const keys = generateServiceAccountKeyPair();
@@ -190,7 +210,13 @@ class RunningCluster {
     const inherited = { ...process.env };
     // Components get explicit kubeconfigs; a stray KUBECONFIG must not leak in.
     delete inherited.KUBECONFIG;
-    const component = startComponent({ name, command: join(this.binDir, name), args, logFile: join(this.paths.logs, `${name}.log`), env: { ...inherited, ...env } });
+    const component = startComponent({
+      name,
+      command: join(this.binDir, name),
+      args,
+      logFile: join(this.paths.logs, `${name}.log`),
+      env: { ...inherited, ...env },
+    });
     this.processes.set(name, component);
     this.recordPidsForReaper();
     return component;
@@ -198,14 +224,21 @@ class RunningCluster {
 
   /** Rewritten on every spawn, so a replaced apiserver's old (maybe recycled) pid is never killed. */
   private recordPidsForReaper(): void {
-    const pids = [...this.processes.values()].filter((component) => component.pid > 0 && !component.hasExited()).map((component) => component.pid);
+    const pids = [...this.processes.values()]
+      .filter((component) => component.pid > 0 && !component.hasExited())
+      .map((component) => component.pid);
     // Write-then-rename: the reaper never reads a half-written list.
     writeFileSync(`${this.paths.pidFile}.next`, pids.map((pid) => `${pid}\n`).join(''));
     renameSync(`${this.paths.pidFile}.next`, this.paths.pidFile);
   }
 
   /** Waits for `check`, failing fast if the component exits; errors carry its log tail. */
-  private async waitForComponent(name: ComponentName, what: string, timeoutMs: number, check: () => Promise<boolean | string>): Promise<void> {
+  private async waitForComponent(
+    name: ComponentName,
+    what: string,
+    timeoutMs: number,
+    check: () => Promise<boolean | string>,
+  ): Promise<void> {
     const component = this.processes.get(name);
     let exitDescription: string | undefined;
     void component?.exited.then((info) => (exitDescription = `${name} ${describeExit(info)}`));
@@ -323,7 +356,11 @@ class RunningCluster {
     const certFile = join(certDir, `${name}.crt`);
     await this.waitForComponent(name, `${name} /healthz`, COMPONENT_START_TIMEOUT_MS, async () => {
       if (!existsSync(certFile)) return `no ${certFile} yet`;
-      const response = await apiCall({ server: `https://${LOOPBACK}:${port}`, caPem: readFileSync(certFile, 'utf8'), token: '' }, 'GET', '/healthz');
+      const response = await apiCall(
+        { server: `https://${LOOPBACK}:${port}`, caPem: readFileSync(certFile, 'utf8'), token: '' },
+        'GET',
+        '/healthz',
+      );
       return response.status === 200 ? true : `HTTP ${response.status} ${response.body}`;
     });
     this.log(`${name} healthy on port ${port}`);
@@ -388,23 +425,33 @@ class RunningCluster {
   }
 
   private async waitForNodeReady(): Promise<void> {
-    await this.waitForComponent('kwok', `node ${this.nodeName} Ready without not-ready/unreachable taints`, COMPONENT_START_TIMEOUT_MS, async () => {
-      const node = await apiJson<NodeLike>(this.adminTarget(), 'GET', `/api/v1/nodes/${this.nodeName}`);
-      const ready = node.status?.conditions?.find((condition) => condition.type === 'Ready')?.status === 'True';
-      const blocking = (node.spec?.taints ?? []).filter((taint) => /node\.kubernetes\.io\/(not-ready|unreachable)/.test(taint.key));
-      if (!ready) return 'not Ready yet';
-      return blocking.length === 0 ? true : `still tainted ${blocking.map((taint) => taint.key).join(', ')}`;
-    });
+    await this.waitForComponent(
+      'kwok',
+      `node ${this.nodeName} Ready without not-ready/unreachable taints`,
+      COMPONENT_START_TIMEOUT_MS,
+      async () => {
+        const node = await apiJson<NodeLike>(this.adminTarget(), 'GET', `/api/v1/nodes/${this.nodeName}`);
+        const ready = node.status?.conditions?.find((condition) => condition.type === 'Ready')?.status === 'True';
+        const blocking = (node.spec?.taints ?? []).filter((taint) => /node\.kubernetes\.io\/(not-ready|unreachable)/.test(taint.key));
+        if (!ready) return 'not Ready yet';
+        return blocking.length === 0 ? true : `still tainted ${blocking.map((taint) => taint.key).join(', ')}`;
+      },
+    );
     this.log(`node ${this.nodeName} Ready`);
   }
 
   private async waitForDefaultServiceAccount(): Promise<void> {
-    await this.waitForComponent('kube-controller-manager', 'namespace default and its default ServiceAccount', COMPONENT_START_TIMEOUT_MS, async () => {
-      const namespace = await apiCall(this.adminTarget(), 'GET', '/api/v1/namespaces/default');
-      if (namespace.status !== 200) return `namespace default: HTTP ${namespace.status}`;
-      const account = await apiCall(this.adminTarget(), 'GET', '/api/v1/namespaces/default/serviceaccounts/default');
-      return account.status === 200 ? true : `serviceaccount default: HTTP ${account.status}`;
-    });
+    await this.waitForComponent(
+      'kube-controller-manager',
+      'namespace default and its default ServiceAccount',
+      COMPONENT_START_TIMEOUT_MS,
+      async () => {
+        const namespace = await apiCall(this.adminTarget(), 'GET', '/api/v1/namespaces/default');
+        if (namespace.status !== 200) return `namespace default: HTTP ${namespace.status}`;
+        const account = await apiCall(this.adminTarget(), 'GET', '/api/v1/namespaces/default/serviceaccounts/default');
+        return account.status === 200 ? true : `serviceaccount default: HTTP ${account.status}`;
+      },
+    );
   }
 
   // ---- credentials -----------------------------------------------------------------------
@@ -420,7 +467,13 @@ class RunningCluster {
   private writeKubeconfigs(): void {
     for (const user of this.users) {
       const isAdmin = user.name === ADMIN_USER;
-      const contents = renderKubeconfig({ server: this.server, caPem: this.caPem, user: user.name, token: user.token, contextName: contextNameFor(user.name, isAdmin) });
+      const contents = renderKubeconfig({
+        server: this.server,
+        caPem: this.caPem,
+        user: user.name,
+        token: user.token,
+        contextName: contextNameFor(user.name, isAdmin),
+      });
       writeFileSync(this.kubeconfigFile(user.name), contents, { mode: 0o600 });
     }
   }
@@ -443,7 +496,8 @@ class RunningCluster {
   }
 
   private async stopAll(): Promise<void> {
-    const stopGroup = (names: readonly ComponentName[]) => Promise.all(names.map((name) => this.processes.get(name)?.stop(STOP_GRACE_MS)));
+    const stopGroup = (names: readonly ComponentName[]) =>
+      Promise.all(names.map((name) => this.processes.get(name)?.stop(STOP_GRACE_MS) ?? Promise.resolve()));
     await stopGroup(['kwok', 'kube-scheduler', 'kube-controller-manager']);
     await stopGroup(['kube-apiserver']);
     await stopGroup(['etcd']);
@@ -472,7 +526,10 @@ class RunningCluster {
   }
 
   toLocalCluster(startedInMs: number): LocalCluster {
-    const kubeconfigs = Object.fromEntries([ADMIN_USER, ...UNPRIVILEGED_USERS].map((user) => [user, this.kubeconfigFile(user)])) as Record<ClusterUser, string>;
+    const kubeconfigs = Object.fromEntries([ADMIN_USER, ...UNPRIVILEGED_USERS].map((user) => [user, this.kubeconfigFile(user)])) as Record<
+      ClusterUser,
+      string
+    >;
     const currentPids = () => this.currentPids();
     return {
       kubeconfigPath: kubeconfigs[ADMIN_USER],
@@ -553,4 +610,3 @@ function onSignal(signal: NodeJS.Signals): void {
     if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
   });
 }
-

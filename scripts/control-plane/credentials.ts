@@ -54,10 +54,12 @@ export function clusterTokenUsers(): StaticTokenUser[] {
  * column is left out when empty: an empty column would mean a group named "".
  */
 export function renderTokenFile(users: readonly StaticTokenUser[]): string {
-  return users.map((user, index) => {
-    const groups = user.groups.length > 0 ? `,"${user.groups.join(',')}"` : '';
-    return `${user.token},${user.name},uid-${index + 1}${groups}\n`;
-  }).join('');
+  return users
+    .map((user, index) => {
+      const groups = user.groups.length > 0 ? `,"${user.groups.join(',')}"` : '';
+      return `${user.token},${user.name},uid-${index + 1}${groups}\n`;
+    })
+    .join('');
 }
 
 export function tokenOf(users: readonly StaticTokenUser[], name: string): string {

@@ -54,12 +54,16 @@ function send(url: string, options: SendOptions): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const makeRequest = url.startsWith('https:') ? httpsRequest : httpRequest;
     // agent: false: one connection per call, closed with it; no pooled socket outlives us.
-    const req = makeRequest(url, { method: options.method, headers: options.headers, ca: options.ca, timeout: REQUEST_TIMEOUT_MS, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = makeRequest(
+      url,
+      { method: options.method, headers: options.headers, ca: options.ca, timeout: REQUEST_TIMEOUT_MS, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${options.method} ${url} timed out after ${REQUEST_TIMEOUT_MS} ms`)));
     req.on('error', reject);
     req.end(options.payload);
@@ -92,7 +96,8 @@ export async function waitUntil(check: () => Promise<boolean | string>, options:
     } catch (error) {
       lastReason = (error as Error).message;
     }
-    if (Date.now() >= deadline) throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what} (last: ${lastReason})`);
+    if (Date.now() >= deadline)
+      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what} (last: ${lastReason})`);
     await sleep(options.intervalMs ?? 200);
   }
 }

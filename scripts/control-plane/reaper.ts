@@ -37,7 +37,15 @@ export interface Reaper {
 export function startReaper(options: { parentPid: number; pidFile: string; workDir: string; removeWorkDir: boolean }): Reaper {
   const child = spawn(
     '/bin/sh',
-    ['-c', REAPER_SCRIPT, 'kube-provisioner-reaper', String(options.parentPid), options.pidFile, options.workDir, options.removeWorkDir ? '1' : '0'],
+    [
+      '-c',
+      REAPER_SCRIPT,
+      'kube-provisioner-reaper',
+      String(options.parentPid),
+      options.pidFile,
+      options.workDir,
+      options.removeWorkDir ? '1' : '0',
+    ],
     { detached: true, stdio: 'ignore', cwd: '/' },
   );
   child.unref();

@@ -311,7 +311,10 @@ function podConditions(conditions: readonly ConditionSpec[]): string[] {
         `  lastTransitionTime: {{ ${since} | Quote }}`,
       ];
       if (condition.reason === 'ContainersNotReady') {
-        lines.push('  reason: ContainersNotReady', '  message: {{ printf "containers with unready status: [%s]" (join " " $unready) | Quote }}');
+        lines.push(
+          '  reason: ContainersNotReady',
+          '  message: {{ printf "containers with unready status: [%s]" (join " " $unready) | Quote }}',
+        );
       } else if (condition.reason === 'PodCompleted') {
         lines.push('  reason: PodCompleted');
       }
@@ -458,8 +461,15 @@ const INIT_CONTAINERS_DONE = [
   '{{- end }}',
 ];
 
-function podTemplate(phase: 'Pending' | 'Running' | 'Succeeded', conditions: readonly ConditionSpec[], containerEntry: readonly string[], extra: readonly string[] = []): string {
-  return [...POD_PRELUDE, `phase: ${phase}`, ...POD_IPS, ...podConditions(conditions), ...containerStatuses(containerEntry), ...extra].join('\n');
+function podTemplate(
+  phase: 'Pending' | 'Running' | 'Succeeded',
+  conditions: readonly ConditionSpec[],
+  containerEntry: readonly string[],
+  extra: readonly string[] = [],
+): string {
+  return [...POD_PRELUDE, `phase: ${phase}`, ...POD_IPS, ...podConditions(conditions), ...containerStatuses(containerEntry), ...extra].join(
+    '\n',
+  );
 }
 
 /** Sandbox up, images being pulled: what `kubectl get pod` shows as ContainerCreating. */
@@ -468,10 +478,15 @@ const READY_TEMPLATE = podTemplate('Running', READY_CONDITIONS, runningContainer
 const RUNNING_NOT_READY_TEMPLATE = podTemplate('Running', NOT_READY_CONDITIONS, runningContainer(false), INIT_CONTAINERS_DONE);
 const COMPLETED_TEMPLATE = podTemplate('Succeeded', COMPLETED_CONDITIONS, COMPLETED_CONTAINER);
 const CRASHED_TEMPLATE = podTemplate('Running', NOT_READY_CONDITIONS, CRASHED_CONTAINER);
-const CONFIG_ERROR_TEMPLATE = podTemplate('Pending', NOT_READY_CONDITIONS, waitingContainer('CreateContainerConfigError', JSON.stringify(MISSING_SECRET_MESSAGE)));
+const CONFIG_ERROR_TEMPLATE = podTemplate(
+  'Pending',
+  NOT_READY_CONDITIONS,
+  waitingContainer('CreateContainerConfigError', JSON.stringify(MISSING_SECRET_MESSAGE)),
+);
 
 // containerd's words for a missing image, and for a registry it cannot reach.
-const NOT_FOUND_ERROR = 'printf "rpc error: code = NotFound desc = failed to pull and unpack image \\"%s\\": failed to resolve reference \\"%s\\": %s: not found" $c.image $c.image $c.image';
+const NOT_FOUND_ERROR =
+  'printf "rpc error: code = NotFound desc = failed to pull and unpack image \\"%s\\": failed to resolve reference \\"%s\\": %s: not found" $c.image $c.image $c.image';
 const UNREACHABLE_ERROR =
   'printf "rpc error: code = DeadlineExceeded desc = failed to pull and unpack image \\"%s\\": failed to resolve reference \\"%s\\": failed to do request: dial tcp 198.51.100.7:443: i/o timeout" $c.image $c.image';
 

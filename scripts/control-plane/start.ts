@@ -25,7 +25,8 @@ function parseFlags(argv: readonly string[]): StartFlags {
     else if (arg.startsWith('--pod-ready-delay-ms=')) podReadyDelayMs = Number(arg.slice('--pod-ready-delay-ms='.length));
     else throw new Error(`unknown flag ${arg}\n${USAGE}`);
   }
-  if (podReadyDelayMs !== undefined && !(Number.isFinite(podReadyDelayMs) && podReadyDelayMs >= 0)) throw new Error(`--pod-ready-delay-ms needs a number >= 0\n${USAGE}`);
+  if (podReadyDelayMs !== undefined && !(Number.isFinite(podReadyDelayMs) && podReadyDelayMs >= 0))
+    throw new Error(`--pod-ready-delay-ms needs a number >= 0\n${USAGE}`);
   return { keepWorkDir, json, podReadyDelayMs };
 }
 

@@ -29,7 +29,6 @@ export const EXIT = {
   aborted: 130,
 } as const;
 
-
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError || error instanceof InvalidSpecError) return EXIT.invalidInput;
   if (error instanceof RolloutFailedError) return EXIT.rolloutFailed;

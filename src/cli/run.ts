@@ -35,7 +35,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return EXIT.invalidInput;
   }
 
-  let json = rest.some((arg, i) => (arg === '-o' || arg === '--output') && rest[i + 1] === 'json') || rest.includes('--output=json') || rest.includes('-ojson');
+  let json =
+    rest.some((arg, i) => (arg === '-o' || arg === '--output') && rest[i + 1] === 'json') ||
+    rest.includes('--output=json') ||
+    rest.includes('-ojson');
   try {
     const parsed = parseCreateArgs(rest);
     if (parsed === 'help') {

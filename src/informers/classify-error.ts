@@ -5,9 +5,7 @@
 import { ApiError, ResourceExpiredError, TlsError, TooManyRequestsError } from '../errors.js';
 
 export type FailureAction =
-  | { readonly action: 'relist' }
-  | { readonly action: 'retry'; readonly notBeforeMs?: number }
-  | { readonly action: 'fail' };
+  { readonly action: 'relist' } | { readonly action: 'retry'; readonly notBeforeMs?: number } | { readonly action: 'fail' };
 
 export function classifyInformerError(error: unknown): FailureAction {
   if (error instanceof ResourceExpiredError) return { action: 'relist' };

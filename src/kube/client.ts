@@ -56,11 +56,7 @@ export interface KubernetesClient {
   /** The API server URL, for messages (never carries credentials). */
   readonly server: string;
 
-  createDeployment(
-    namespace: string,
-    body: V1Deployment,
-    options?: RequestOptions & { dryRun?: boolean },
-  ): Promise<V1Deployment>;
+  createDeployment(namespace: string, body: V1Deployment, options?: RequestOptions & { dryRun?: boolean }): Promise<V1Deployment>;
   readDeployment(namespace: string, name: string, options?: RequestOptions): Promise<V1Deployment>;
 
   list<K extends WatchedKind>(
@@ -69,10 +65,5 @@ export interface KubernetesClient {
     labelSelector: string | undefined,
     options?: RequestOptions,
   ): Promise<ObjectList<KindMap[K]>>;
-  watch<K extends WatchedKind>(
-    kind: K,
-    namespace: string,
-    params: WatchParams,
-    handlers: WatchHandlers<KindMap[K]>,
-  ): WatchHandle;
+  watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle;
 }

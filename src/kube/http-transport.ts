@@ -120,7 +120,12 @@ export class HttpTransport {
    * Opens a watch and streams its events. `onClose` runs once: with `undefined` when the
    * server ends the watch cleanly, with a project error otherwise; never after abort().
    */
-  watch(path: string, query: Record<string, string | number | boolean | undefined>, target: RequestTarget, handlers: StreamHandlers): WatchHandle {
+  watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    target: RequestTarget,
+    handlers: StreamHandlers,
+  ): WatchHandle {
     let aborted = false;
     let closed = false;
     let req: http.ClientRequest | undefined;

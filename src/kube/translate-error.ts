@@ -37,7 +37,7 @@ export function parseStatus(body: string | undefined): KubeStatus | undefined {
   try {
     const parsed: unknown = JSON.parse(body);
     if (parsed && typeof parsed === 'object' && (parsed as KubeStatus).kind === 'Status') {
-      return parsed as KubeStatus;
+      return parsed;
     }
   } catch {
     // Not JSON (a proxy's HTML page, say): fall through to the status code alone.
@@ -121,10 +121,14 @@ export function errorFromNetwork(server: string, error: unknown, target: Request
   const code = networkCode(error);
   if (code && TLS_CODES.has(code)) {
     const why = TLS_EXPLANATIONS[code] ?? `TLS handshake failed (${code})`;
-    return new TlsError(server, `${why}; check certificate-authority-data in the kubeconfig (or pass tlsVerify: false to disable verification explicitly)`, {
-      target,
-      cause: error,
-    });
+    return new TlsError(
+      server,
+      `${why}; check certificate-authority-data in the kubeconfig (or pass tlsVerify: false to disable verification explicitly)`,
+      {
+        target,
+        cause: error,
+      },
+    );
   }
   return new ApiUnreachableError(server, `${code ?? 'network error'} during ${describeTarget(target)}`, {
     target,

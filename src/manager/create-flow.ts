@@ -137,11 +137,7 @@ async function saveOutcome(
     throw new ProviderIdNotSavedError(containerId, outcome.providerId, 'the store failed', { cause: error });
   }
   if (!written) {
-    throw new ProviderIdNotSavedError(
-      containerId,
-      outcome.providerId,
-      'the record was provisioned by another run or deleted meanwhile',
-    );
+    throw new ProviderIdNotSavedError(containerId, outcome.providerId, 'the record was provisioned by another run or deleted meanwhile');
   }
   const { providerId, macAddress, ipAddress } = outcome;
   return { type: 'saved', at: eventTime(clock), containerId, providerId, macAddress, ipAddress };

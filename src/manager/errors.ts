@@ -56,9 +56,7 @@ export class UnknownNodeTypeError extends KubeProvisionerError {
   readonly nodeType: string;
   readonly knownTypes: readonly string[];
   constructor(nodeType: string, knownTypes: readonly string[]) {
-    super(
-      `No provider for node type "${nodeType}" (known: ${knownTypes.length ? knownTypes.join(', ') : 'none'})`,
-    );
+    super(`No provider for node type "${nodeType}" (known: ${knownTypes.length ? knownTypes.join(', ') : 'none'})`);
     this.nodeType = nodeType;
     this.knownTypes = knownTypes;
   }

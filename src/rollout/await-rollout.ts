@@ -122,7 +122,12 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
 
   private fail(reason: string, detail: string, pod?: PodDiagnosis): void {
     this.subscriber.error(
-      new RolloutFailedError(this.target, reason, detail, pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}) } : {}),
+      new RolloutFailedError(
+        this.target,
+        reason,
+        detail,
+        pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}) } : {},
+      ),
     );
   }
 
@@ -151,10 +156,16 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     if (at === this.recheckAt) return;
     this.recheck?.unsubscribe();
     this.recheckAt = at;
-    this.recheck = at === undefined ? undefined : this.scheduler.schedule(() => {
-      this.recheckAt = undefined;
-      this.evaluate();
-    }, Math.max(0, at - this.scheduler.now()));
+    this.recheck =
+      at === undefined
+        ? undefined
+        : this.scheduler.schedule(
+            () => {
+              this.recheckAt = undefined;
+              this.evaluate();
+            },
+            Math.max(0, at - this.scheduler.now()),
+          );
   }
 
   private evaluate(): void {
@@ -178,7 +189,10 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
       return;
     }
     const current = currentRolloutPods(deployment, this.currentPods);
-    const diagnoses = current.length === 0 ? NO_DIAGNOSES : current.map(diagnosePod).filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
+    const diagnoses =
+      current.length === 0
+        ? NO_DIAGNOSES
+        : current.map(diagnosePod).filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
     const verdict = applyFailurePolicy(this.policy, this.policyState, diagnoses, now);
     this.policyState = verdict.state;
     if (verdict.failure) {

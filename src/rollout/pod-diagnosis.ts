@@ -21,12 +21,7 @@ export const FAILURE_WAITING_REASONS: ReadonlySet<string> = new Set([
 export function diagnosePod(pod: V1Pod): PodDiagnosis | undefined {
   const name = pod.metadata?.name ?? '';
   const status = pod.status;
-  const diagnosis = (
-    severity: PodDiagnosis['severity'],
-    reason: string,
-    message: string,
-    container?: V1ContainerStatus,
-  ): PodDiagnosis => ({
+  const diagnosis = (severity: PodDiagnosis['severity'], reason: string, message: string, container?: V1ContainerStatus): PodDiagnosis => ({
     severity,
     reason,
     message: oneLine(message),
@@ -49,9 +44,7 @@ export function diagnosePod(pod: V1Pod): PodDiagnosis | undefined {
     return diagnosis('waiting', 'Pending', 'waiting to be scheduled');
   }
 
-  const sidecars = new Set(
-    (pod.spec?.initContainers ?? []).filter((init) => init.restartPolicy === 'Always').map((init) => init.name),
-  );
+  const sidecars = new Set((pod.spec?.initContainers ?? []).filter((init) => init.restartPolicy === 'Always').map((init) => init.name));
   for (const init of status?.initContainerStatuses ?? []) {
     if (init.state?.terminated?.exitCode === 0) continue;
     // A native sidecar (restartable init container) is meant to keep running.
@@ -101,9 +94,10 @@ function diagnoseContainer(container: V1ContainerStatus, isInit: boolean): Conta
     return { severity: 'waiting', reason: 'PodInitializing', message: `init container ${container.name} is running` };
   }
   if (container.state?.running && !container.ready) {
-    const message = last?.reason === 'OOMKilled' || (last && last.exitCode !== 0)
-      ? `running, not ready yet (restarted after ${lastExit})`
-      : 'running, not ready yet';
+    const message =
+      last?.reason === 'OOMKilled' || (last && last.exitCode !== 0)
+        ? `running, not ready yet (restarted after ${lastExit})`
+        : 'running, not ready yet';
     return { severity: 'waiting', reason: 'ContainerNotReady', message };
   }
   return undefined;

@@ -21,9 +21,7 @@ export function currentRolloutPods(deployment: V1Deployment, pods: readonly V1Po
   if ((deployment.status?.observedGeneration ?? 0) < (deployment.metadata?.generation ?? 0)) return [];
   const replicaSet = newReplicaSetName(deployment);
   if (replicaSet) {
-    return pods.filter((pod) =>
-      pod.metadata?.ownerReferences?.some((owner) => owner.kind === 'ReplicaSet' && owner.name === replicaSet),
-    );
+    return pods.filter((pod) => pod.metadata?.ownerReferences?.some((owner) => owner.kind === 'ReplicaSet' && owner.name === replicaSet));
   }
   const hashes = new Set(pods.map((pod) => pod.metadata?.labels?.[POD_TEMPLATE_HASH]));
   return hashes.size === 1 ? [...pods] : [];

@@ -25,11 +25,7 @@ export function rolloutStatus(deployment: V1Deployment): RolloutStatus {
     return status('Failed', 'Deleting', 'the Deployment is being deleted');
   }
   if (observedGeneration < generation || generation === 0) {
-    return status(
-      'InProgress',
-      'ObservedGenerationBehind',
-      `waiting for the deployment controller to observe generation ${generation}`,
-    );
+    return status('InProgress', 'ObservedGenerationBehind', `waiting for the deployment controller to observe generation ${generation}`);
   }
 
   const progressing = findCondition(deployment, 'Progressing');
@@ -65,11 +61,7 @@ export function rolloutStatus(deployment: V1Deployment): RolloutStatus {
     return status('InProgress', 'WaitingForUpdatedReplicas', `waiting for the new pods to be created (${updated}/${desired} updated)`);
   }
   if (total > updated) {
-    return status(
-      'InProgress',
-      'WaitingForOldReplicas',
-      `${total - updated} old replica(s) pending termination`,
-    );
+    return status('InProgress', 'WaitingForOldReplicas', `${total - updated} old replica(s) pending termination`);
   }
   if (ready < desired) {
     return status('InProgress', 'WaitingForReady', `${ready}/${desired} ready`);

@@ -34,9 +34,7 @@ export function parseProviderId(id: string): ProviderIdParts {
   const parts = typeof id === 'string' ? id.split('/') : [];
   const [namespace, name] = parts;
   if (parts.length !== 2 || namespace === undefined || name === undefined) {
-    throw new InvalidSpecError([
-      { path: 'providerId', message: `must be "namespace/deployment-name" (got ${JSON.stringify(id)})` },
-    ]);
+    throw new InvalidSpecError([{ path: 'providerId', message: `must be "namespace/deployment-name" (got ${JSON.stringify(id)})` }]);
   }
   const issues = labelIssues({ namespace, name }).map((issue) => ({
     path: 'providerId',

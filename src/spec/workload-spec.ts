@@ -110,13 +110,9 @@ function memoryProblem(mb: number): string | undefined {
 }
 
 // zod already rejects NaN and ±Infinity as "not a number"; the message says so.
-const cpus = z
-  .number({ error: missingOr('must be a finite number of CPU cores, e.g. 0.5 or 2') })
-  .superRefine(refineWith(cpusProblem));
+const cpus = z.number({ error: missingOr('must be a finite number of CPU cores, e.g. 0.5 or 2') }).superRefine(refineWith(cpusProblem));
 
-const memoryMb = z
-  .number({ error: missingOr('must be a finite whole number of MB, e.g. 1024') })
-  .superRefine(refineWith(memoryProblem));
+const memoryMb = z.number({ error: missingOr('must be a finite whole number of MB, e.g. 1024') }).superRefine(refineWith(memoryProblem));
 
 const noNul = (value: string): string | undefined => (value.includes('\0') ? NO_NUL_RULE : undefined);
 
@@ -164,56 +160,56 @@ function argvIssues(words: readonly unknown[]): { path: number[]; message: strin
 const entrypoint = z
   .unknown()
   .transform((value, ctx): string[] | undefined => {
-  if (value === undefined || value === null) return undefined;
-  let words: unknown[];
-  if (typeof value === 'string') {
-    try {
-      words = splitShellWords(value);
-    } catch (error) {
-      if (!(error instanceof ShellWordsError)) throw error;
-      ctx.addIssue({ code: 'custom', message: `cannot be split into words: ${error.message}` });
+    if (value === undefined || value === null) return undefined;
+    let words: unknown[];
+    if (typeof value === 'string') {
+      try {
+        words = splitShellWords(value);
+      } catch (error) {
+        if (!(error instanceof ShellWordsError)) throw error;
+        ctx.addIssue({ code: 'custom', message: `cannot be split into words: ${error.message}` });
+        return z.NEVER;
+      }
+      if (words.length === 0) {
+        ctx.addIssue({ code: 'custom', message: "must not be empty or blank; omit it to use the image's own Entrypoint" });
+        return z.NEVER;
+      }
+    } else if (Array.isArray(value)) {
+      words = value;
+      if (words.length === 0) {
+        ctx.addIssue({ code: 'custom', message: "must not be an empty list; omit it to use the image's own Entrypoint" });
+        return z.NEVER;
+      }
+    } else {
+      ctx.addIssue({ code: 'custom', message: 'must be a command line string or a list of strings' });
       return z.NEVER;
     }
-    if (words.length === 0) {
-      ctx.addIssue({ code: 'custom', message: "must not be empty or blank; omit it to use the image's own Entrypoint" });
-      return z.NEVER;
-    }
-  } else if (Array.isArray(value)) {
-    words = value;
-    if (words.length === 0) {
-      ctx.addIssue({ code: 'custom', message: "must not be an empty list; omit it to use the image's own Entrypoint" });
-      return z.NEVER;
-    }
-  } else {
-    ctx.addIssue({ code: 'custom', message: 'must be a command line string or a list of strings' });
-    return z.NEVER;
-  }
-  const issues = argvIssues(words);
-  if (words[0] === '') issues.push({ path: [0], message: 'the command (first word) must not be empty' });
-  for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
-  // A copy, so the spec never aliases the caller's array.
+    const issues = argvIssues(words);
+    if (words[0] === '') issues.push({ path: [0], message: 'the command (first word) must not be empty' });
+    for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
+    // A copy, so the spec never aliases the caller's array.
     return issues.length > 0 ? z.NEVER : [...(words as string[])];
-})
+  })
   // Lets the key be absent (zod requires a key whose schema may yield undefined to say so).
   .optional();
 
 const args = z
   .unknown()
   .transform((value, ctx): string[] | undefined => {
-  if (value === undefined || value === null) return undefined;
-  if (!Array.isArray(value)) {
-    ctx.addIssue({ code: 'custom', message: 'must be a list of strings' });
-    return z.NEVER;
-  }
-  if (value.length === 0) {
-    // Kubernetes treats an empty list as absent, so the image's Cmd would run instead.
-    ctx.addIssue({ code: 'custom', message: "must not be an empty list; omit it to use the image's own Cmd" });
-    return z.NEVER;
-  }
-  const issues = argvIssues(value);
-  for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
-  return issues.length > 0 ? z.NEVER : [...(value as string[])];
-})
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a list of strings' });
+      return z.NEVER;
+    }
+    if (value.length === 0) {
+      // Kubernetes treats an empty list as absent, so the image's Cmd would run instead.
+      ctx.addIssue({ code: 'custom', message: "must not be an empty list; omit it to use the image's own Cmd" });
+      return z.NEVER;
+    }
+    const issues = argvIssues(value);
+    for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
+    return issues.length > 0 ? z.NEVER : [...(value as string[])];
+  })
   .optional();
 
 const namespace = dns1123Label.nullish().transform((value) => value ?? undefined);
@@ -236,8 +232,7 @@ export const workloadSpecSchema = z.strictObject(
     namespace,
   },
   {
-    error: (issue) =>
-      issue.code === 'invalid_type' ? "must be an object with the workload's fields" : undefined,
+    error: (issue) => (issue.code === 'invalid_type' ? "must be an object with the workload's fields" : undefined),
   },
 );
 

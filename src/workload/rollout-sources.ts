@@ -25,11 +25,21 @@ export const PODS_BY_CONTAINER_ID = {
   transform: cachedPodFields,
 } as const satisfies Omit<InformerRequest<'pods'>, 'kind' | 'namespace' | 'labelSelector'>;
 
-export function deploymentSnapshots(registry: InformerRegistry, client: KubernetesClient, namespace: string, name: string): Observable<readonly V1Deployment[]> {
+export function deploymentSnapshots(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  name: string,
+): Observable<readonly V1Deployment[]> {
   return snapshots(registry, client, { kind: 'deployments', namespace, labelSelector: MANAGED_SELECTOR, ...DEPLOYMENTS_BY_NAME }, name);
 }
 
-export function podSnapshots(registry: InformerRegistry, client: KubernetesClient, namespace: string, containerId: string): Observable<readonly V1Pod[]> {
+export function podSnapshots(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  containerId: string,
+): Observable<readonly V1Pod[]> {
   return snapshots(registry, client, { kind: 'pods', namespace, labelSelector: MANAGED_SELECTOR, ...PODS_BY_CONTAINER_ID }, containerId);
 }
 

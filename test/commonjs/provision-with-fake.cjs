@@ -24,10 +24,19 @@ const client = {
     const complete = {
       ...stored,
       status: {
-        observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1,
+        observedGeneration: 1,
+        replicas: 1,
+        updatedReplicas: 1,
+        readyReplicas: 1,
+        availableReplicas: 1,
         conditions: [
           { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' },
-          { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "web-1" has successfully progressed.' },
+          {
+            type: 'Progressing',
+            status: 'True',
+            reason: 'NewReplicaSetAvailable',
+            message: 'ReplicaSet "web-1" has successfully progressed.',
+          },
         ],
       },
     };

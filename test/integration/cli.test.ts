@@ -9,7 +9,10 @@ import { createNamespace, kubectl, kubectlJson, uniqueName } from '../support/ku
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-function runNode(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
+function runNode(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
@@ -35,8 +38,20 @@ afterAll(() => {
 });
 
 const specFlags = (hostname: string, image = 'nginx:1.27') => [
-  '--container-id', String(Math.floor(Math.random() * 1e6)), '--node-id', '9', '--hostname', hostname,
-  '--image', image, '--cpus', '0.5', '--memory-mb', '128', '--env', 'MODE=demo',
+  '--container-id',
+  String(Math.floor(Math.random() * 1e6)),
+  '--node-id',
+  '9',
+  '--hostname',
+  hostname,
+  '--image',
+  image,
+  '--cpus',
+  '0.5',
+  '--memory-mb',
+  '128',
+  '--env',
+  'MODE=demo',
 ];
 
 describe('kube-provision create (CLI, real cluster)', () => {
@@ -54,29 +69,66 @@ describe('kube-provision create (CLI, real cluster)', () => {
     expect(lines.length).toBeGreaterThanOrEqual(4);
     const words = lines.slice(0, -1).map((line) => line.slice(line.indexOf(' ') + 1));
     expect(words.filter((text, i) => text === words[i - 1])).toEqual([]); // no line repeats the one before
-    const live = kubectlJson<{ spec: { template: { spec: { containers: { env: unknown[] }[] } } } }>(['get', 'deployment', hostname, '-n', namespace]);
+    const live = kubectlJson<{ spec: { template: { spec: { containers: { env: unknown[] }[] } } } }>([
+      'get',
+      'deployment',
+      hostname,
+      '-n',
+      namespace,
+    ]);
     expect(live.spec.template.spec.containers[0]?.env).toEqual([{ name: 'MODE', value: 'demo' }]);
   });
 
   it('-o json prints one JSON event per line, the last one ready', async () => {
     const hostname = uniqueName('cli');
-    const result = await runNode(['dist/cli/main.js', 'create', ...specFlags(hostname), '-n', namespace, '-o', 'json', '--kubeconfig', clusterEnv().kubeconfigPath]);
+    const result = await runNode([
+      'dist/cli/main.js',
+      'create',
+      ...specFlags(hostname),
+      '-n',
+      namespace,
+      '-o',
+      'json',
+      '--kubeconfig',
+      clusterEnv().kubeconfigPath,
+    ]);
     expect(result.code).toBe(0);
-    const events = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as { type: string; providerId: string });
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; providerId: string });
     expect(events[0]?.type).toBe('created');
     expect(events.at(-1)).toMatchObject({ type: 'ready', providerId: `${namespace}/${hostname}` });
   });
 
   it('exits 3 with the kubelet reason when the rollout fails (crash loop), long before the timeout', async () => {
     const hostname = uniqueName('cli');
-    const result = await runNode(['dist/cli/main.js', 'create', ...specFlags(hostname, faultImage('crash-loop')), '-n', namespace, '--timeout', '5m', '--kubeconfig', clusterEnv().kubeconfigPath]);
+    const result = await runNode([
+      'dist/cli/main.js',
+      'create',
+      ...specFlags(hostname, faultImage('crash-loop')),
+      '-n',
+      namespace,
+      '--timeout',
+      '5m',
+      '--kubeconfig',
+      clusterEnv().kubeconfigPath,
+    ]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/RolloutFailedError: .*CrashLoopBackOff/);
     expect(result.ms).toBeLessThan(60_000);
   });
 
   it('exits 5 naming the context when the context does not exist', async () => {
-    const result = await runNode(['dist/cli/main.js', 'create', ...specFlags(uniqueName('cli')), '--context', 'nope', '--kubeconfig', clusterEnv().kubeconfigPath]);
+    const result = await runNode([
+      'dist/cli/main.js',
+      'create',
+      ...specFlags(uniqueName('cli')),
+      '--context',
+      'nope',
+      '--kubeconfig',
+      clusterEnv().kubeconfigPath,
+    ]);
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/UnknownContextError: Context "nope" is not in the kubeconfig/);
   });

@@ -88,7 +88,12 @@ interface PodSnapshot {
     readonly phase?: string;
     readonly podIP?: string;
     readonly hostIP?: string;
-    readonly conditions?: readonly { readonly type: string; readonly status: string; readonly reason?: string; readonly message?: string }[];
+    readonly conditions?: readonly {
+      readonly type: string;
+      readonly status: string;
+      readonly reason?: string;
+      readonly message?: string;
+    }[];
     readonly containerStatuses?: readonly {
       readonly name: string;
       readonly ready: boolean;
@@ -197,7 +202,10 @@ function containsInOrder(sequence: readonly string[], expected: readonly string[
   return next >= expected.length;
 }
 
-function podManifest(name: string, options: { image?: string; labels?: Record<string, string>; restartPolicy?: string; cpu?: string; finalizers?: string[] } = {}): V1Pod {
+function podManifest(
+  name: string,
+  options: { image?: string; labels?: Record<string, string>; restartPolicy?: string; cpu?: string; finalizers?: string[] } = {},
+): V1Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -248,7 +256,7 @@ describe('local control plane', () => {
     // Without the cluster's CA, a TLS client must refuse the server: verification is real.
     const tlsError = await new Promise<NodeJS.ErrnoException>((resolve, reject) => {
       const request = httpsGet(`${env.server}/readyz`, { agent: false }, () => reject(new Error('an unverified server was accepted')));
-      request.on('error', (error) => resolve(error as NodeJS.ErrnoException));
+      request.on('error', (error) => resolve(error));
     });
     expect(tlsError.code).toMatch(/CERT|SIGNATURE|ISSUER/);
   });
@@ -281,7 +289,13 @@ describe('local control plane', () => {
     const pods = node.status.allocatable.pods ?? '0';
     expect(Number(pods.replace(/k$/, '000'))).toBeGreaterThanOrEqual(500);
 
-    const lease = await kubectlJson<{ spec: { renewTime: string; holderIdentity: string } }>(['get', 'lease', '-n', 'kube-node-lease', env.nodeName]);
+    const lease = await kubectlJson<{ spec: { renewTime: string; holderIdentity: string } }>([
+      'get',
+      'lease',
+      '-n',
+      'kube-node-lease',
+      env.nodeName,
+    ]);
     expect(Date.now() - Date.parse(lease.spec.renewTime)).toBeLessThan(30_000);
   });
 
@@ -311,13 +325,16 @@ describe('local control plane', () => {
     expect(pod?.status?.phase).toBe('Running');
     expect(pod?.status?.podIP).toMatch(/^10\.244\./);
     expect(pod?.status?.hostIP).toBeTruthy();
-    for (const type of ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready']) expect(conditionOf(pod as PodSnapshot, type)?.status).toBe('True');
+    for (const type of ['PodScheduled', 'Initialized', 'ContainersReady', 'Ready'])
+      expect(conditionOf(pod as PodSnapshot, type)?.status).toBe('True');
     expect(firstContainer(pod as PodSnapshot)).toMatchObject({ ready: true, restartCount: 0, state: { running: {} } });
   });
 
   it('runs pods with restartPolicy Never to Succeeded', async () => {
     await core.createNamespacedPod({ namespace, body: podManifest('run-once', { restartPolicy: 'Never' }) });
-    const done = await recorder.until('run-once Succeeded', () => recorder.snapshots('run-once').find((pod) => pod.status?.phase === 'Succeeded'));
+    const done = await recorder.until('run-once Succeeded', () =>
+      recorder.snapshots('run-once').find((pod) => pod.status?.phase === 'Succeeded'),
+    );
     expect(firstContainer(done)?.state?.terminated).toMatchObject({ exitCode: 0, reason: 'Completed' });
     expect(recorder.stateSequence('run-once')).toContain('Ready');
   });
@@ -351,7 +368,10 @@ describe('KWOK fault modes', () => {
   beforeAll(async () => {
     // All at once: they cycle in parallel while the tests below watch them.
     await Promise.all([
-      core.createNamespacedPod({ namespace, body: podManifest('not-found', { ...labelled('image-not-found'), image: 'registry.example/app:missing' }) }),
+      core.createNamespacedPod({
+        namespace,
+        body: podManifest('not-found', { ...labelled('image-not-found'), image: 'registry.example/app:missing' }),
+      }),
       core.createNamespacedPod({ namespace, body: podManifest('pull-backoff', { image: image('image-pull-backoff') }) }),
       core.createNamespacedPod({ namespace, body: podManifest('transient', labelled('transient-pull-backoff')) }),
       core.createNamespacedPod({ namespace, body: podManifest('crash', labelled('crash-loop')) }),
@@ -361,7 +381,9 @@ describe('KWOK fault modes', () => {
   });
 
   it('image-not-found: ErrImagePull "not found", then ImagePullBackOff, cycling, never Running', async () => {
-    await recorder.until('two pull attempts', () => (containsInOrder(recorder.stateSequence('not-found'), ['ErrImagePull', 'ImagePullBackOff', 'ErrImagePull']) ? true : undefined));
+    await recorder.until('two pull attempts', () =>
+      containsInOrder(recorder.stateSequence('not-found'), ['ErrImagePull', 'ImagePullBackOff', 'ErrImagePull']) ? true : undefined,
+    );
     const snapshots = recorder.snapshots('not-found');
     const pullError = snapshots.map(waitingOf).find((waiting) => waiting?.reason === 'ErrImagePull');
     expect(pullError?.message).toContain('failed to resolve reference "registry.example/app:missing"');
@@ -373,27 +395,37 @@ describe('KWOK fault modes', () => {
 
   it('image-pull-backoff (chosen by the image host): transient-looking pull errors, forever', async () => {
     await recorder.until('two back-offs', () =>
-      containsInOrder(recorder.stateSequence('pull-backoff'), ['ErrImagePull', 'ImagePullBackOff', 'ErrImagePull', 'ImagePullBackOff']) ? true : undefined,
+      containsInOrder(recorder.stateSequence('pull-backoff'), ['ErrImagePull', 'ImagePullBackOff', 'ErrImagePull', 'ImagePullBackOff'])
+        ? true
+        : undefined,
     );
     const snapshots = recorder.snapshots('pull-backoff');
     expect(snapshots.map(waitingOf).find((waiting) => waiting?.reason === 'ErrImagePull')?.message).toMatch(/i\/o timeout$/);
-    expect(snapshots.map(waitingOf).find((waiting) => waiting?.reason === 'ImagePullBackOff')?.message).toContain(`Back-off pulling image "${image('image-pull-backoff')}"`);
+    expect(snapshots.map(waitingOf).find((waiting) => waiting?.reason === 'ImagePullBackOff')?.message).toContain(
+      `Back-off pulling image "${image('image-pull-backoff')}"`,
+    );
     expect(snapshots.some(isReady)).toBe(false);
   });
 
   it('transient-pull-backoff: one failed pull and back-off, then Running and Ready', async () => {
     const ready = await recorder.until('transient Ready', () => recorder.snapshots('transient').find(isReady));
     expect(ready.status?.phase).toBe('Running');
-    expect(containsInOrder(recorder.stateSequence('transient'), ['ContainerCreating', 'ErrImagePull', 'ImagePullBackOff', 'Ready'])).toBe(true);
+    expect(containsInOrder(recorder.stateSequence('transient'), ['ContainerCreating', 'ErrImagePull', 'ImagePullBackOff', 'Ready'])).toBe(
+      true,
+    );
   });
 
   it('crash-loop: CrashLoopBackOff after exit code 1, restart count climbing', async () => {
     const secondCrash = await recorder.until('second crash', () =>
-      recorder.snapshots('crash').find((pod) => waitingOf(pod)?.reason === 'CrashLoopBackOff' && (firstContainer(pod)?.restartCount ?? 0) >= 2),
+      recorder
+        .snapshots('crash')
+        .find((pod) => waitingOf(pod)?.reason === 'CrashLoopBackOff' && (firstContainer(pod)?.restartCount ?? 0) >= 2),
     );
     const firstCrash = recorder.snapshots('crash').find((pod) => waitingOf(pod)?.reason === 'CrashLoopBackOff');
     expect(firstContainer(firstCrash as PodSnapshot)?.restartCount).toBe(1);
-    expect(waitingOf(firstCrash as PodSnapshot)?.message).toMatch(new RegExp(`^back-off 10s restarting failed container=app pod=crash_${namespace}\\(`));
+    expect(waitingOf(firstCrash as PodSnapshot)?.message).toMatch(
+      new RegExp(`^back-off 10s restarting failed container=app pod=crash_${namespace}\\(`),
+    );
     expect(waitingOf(secondCrash)?.message).toMatch(/^back-off 20s /);
     expect(firstContainer(secondCrash)?.lastState?.terminated).toMatchObject({ exitCode: 1, reason: 'Error' });
     expect(secondCrash.status?.phase).toBe('Running');
@@ -411,7 +443,9 @@ describe('KWOK fault modes', () => {
   });
 
   it('create-container-config-error: CreateContainerConfigError naming the missing secret', async () => {
-    const pod = await recorder.until('config error', () => recorder.snapshots('config-error').find((snapshot) => waitingOf(snapshot)?.reason === 'CreateContainerConfigError'));
+    const pod = await recorder.until('config error', () =>
+      recorder.snapshots('config-error').find((snapshot) => waitingOf(snapshot)?.reason === 'CreateContainerConfigError'),
+    );
     expect(waitingOf(pod)?.message).toBe(MISSING_SECRET_MESSAGE);
     expect(pod.status?.phase).toBe('Pending');
   });
@@ -429,7 +463,10 @@ describe.concurrent('cluster lifecycle', () => {
     try {
       expect(second.server).not.toBe(env.server);
       expect(second.workDir).not.toBe(env.workDir);
-      const nodes = await kubectlOk(['get', 'nodes', '-o', 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}'], second.kubeconfigPath);
+      const nodes = await kubectlOk(
+        ['get', 'nodes', '-o', 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}'],
+        second.kubeconfigPath,
+      );
       expect(nodes).toBe('True');
 
       const oldApiserverPid = second.pids['kube-apiserver'];
@@ -447,7 +484,9 @@ describe.concurrent('cluster lifecycle', () => {
   });
 
   it('kills the control plane of a parent that dies by SIGKILL (reaper)', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(CONTROL_PLANE_DIR, 'start.ts'), '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(CONTROL_PLANE_DIR, 'start.ts'), '--json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     try {
@@ -457,7 +496,14 @@ describe.concurrent('cluster lifecycle', () => {
       });
       const started = JSON.parse(firstLine) as { workDir: string; kubeconfigPath: string; pids: Record<string, number> };
       const pids = Object.values(started.pids);
-      expect(Object.keys(started.pids).sort()).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'reaper']);
+      expect(Object.keys(started.pids).sort()).toEqual([
+        'etcd',
+        'kube-apiserver',
+        'kube-controller-manager',
+        'kube-scheduler',
+        'kwok',
+        'reaper',
+      ]);
       expect(pids.every(isAlive)).toBe(true);
 
       child.kill('SIGKILL');

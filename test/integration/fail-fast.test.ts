@@ -64,7 +64,11 @@ describe('fail fast with the kubelet or scheduler reason', () => {
   it('a pod over the namespace ResourceQuota fails at once with FailedCreate and the quota message', async () => {
     await withMemoryQuota(async (quotaNamespace) => {
       const started = Date.now();
-      const error = await provision(apiFor(), { namespace: quotaNamespace, ...sampleSpec({ memoryMb: 512 }) }, { timeoutMs: FAR_TIMEOUT_MS }).catch((e: unknown) => e);
+      const error = await provision(
+        apiFor(),
+        { namespace: quotaNamespace, ...sampleSpec({ memoryMb: 512 }) },
+        { timeoutMs: FAR_TIMEOUT_MS },
+      ).catch((e: unknown) => e);
       const elapsed = Date.now() - started;
       expect(error).toBeInstanceOf(RolloutFailedError);
       const failed = error as RolloutFailedError;
@@ -80,17 +84,30 @@ describe('fail fast with the kubelet or scheduler reason', () => {
       const progress: ProgressEvent[] = [];
       let raised = false;
       await new Promise<void>((resolve, reject) =>
-        provision$(apiFor(), { namespace: quotaNamespace, ...sampleSpec({ memoryMb: 512 }) }, {
-          timeoutMs: 60_000,
-          // Quota refusals are final by default; here they get a grace window instead.
-          failurePolicy: { createFailure: { failAtOnce: /a refusal this test never sees/, graceMs: 50_000 } },
-        }).subscribe({
+        provision$(
+          apiFor(),
+          { namespace: quotaNamespace, ...sampleSpec({ memoryMb: 512 }) },
+          {
+            timeoutMs: 60_000,
+            // Quota refusals are final by default; here they get a grace window instead.
+            failurePolicy: { createFailure: { failAtOnce: /a refusal this test never sees/, graceMs: 50_000 } },
+          },
+        ).subscribe({
           next: (event) => {
             if (event.type !== 'progress') return;
             progress.push(event);
             if (event.status.createFailure && !raised) {
               raised = true;
-              kubectl(['patch', 'resourcequota', 'compute', '-n', quotaNamespace, '--type=merge', '-p', '{"spec":{"hard":{"limits.memory":"1Gi"}}}']);
+              kubectl([
+                'patch',
+                'resourcequota',
+                'compute',
+                '-n',
+                quotaNamespace,
+                '--type=merge',
+                '-p',
+                '{"spec":{"hard":{"limits.memory":"1Gi"}}}',
+              ]);
             }
           },
           error: reject,
@@ -99,7 +116,10 @@ describe('fail fast with the kubelet or scheduler reason', () => {
       );
       expect(raised).toBe(true);
       const failedCreate = progress.find((event) => event.status.createFailure);
-      expect(failedCreate?.status.createFailure).toMatchObject({ reason: 'FailedCreate', message: expect.stringMatching(/exceeded quota/) });
+      expect(failedCreate?.status.createFailure).toMatchObject({
+        reason: 'FailedCreate',
+        message: expect.stringMatching(/exceeded quota/),
+      });
       expect(failedCreate?.message).toMatch(/^the ReplicaSet cannot create pods yet \(FailedCreate\)/);
       expect(progress.at(-1)?.status.state).toBe('Complete');
     });

@@ -19,7 +19,14 @@ afterAll(() => {
 
 describe('no leaks', () => {
   it('after success, failure, timeout and abort no socket or timer remains, informers are released, and the process exits by itself', async () => {
-    const args = ['test/leaks/provision-and-count.mjs', clusterEnv().kubeconfigPath, namespace, 'nginx:1.27', faultImage('image-not-found'), faultImage('never-ready')];
+    const args = [
+      'test/leaks/provision-and-count.mjs',
+      clusterEnv().kubeconfigPath,
+      namespace,
+      'nginx:1.27',
+      faultImage('image-not-found'),
+      faultImage('never-ready'),
+    ];
     const child = spawn(process.execPath, args, { cwd: root });
     let stdout = '';
     let stderr = '';

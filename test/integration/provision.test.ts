@@ -66,7 +66,11 @@ describe('provisioning on the real control plane', () => {
     const input = sampleSpec({ namespace, env: { B_VAR: 'two', A_VAR: 'one', EMPTY: '' }, args: ['-T'] });
     const events: ProvisionEvent[] = [];
     const result = await new Promise<ProvisionEvent>((resolve, reject) =>
-      provision$(apiFor(), input, { timeoutMs: 60_000 }).subscribe({ next: (e) => events.push(e), error: reject, complete: () => resolve(events.at(-1)!) }),
+      provision$(apiFor(), input, { timeoutMs: 60_000 }).subscribe({
+        next: (e) => events.push(e),
+        error: reject,
+        complete: () => resolve(events.at(-1)!),
+      }),
     );
     const name = String(input.hostname);
     expect(result).toMatchObject({ type: 'ready', providerId: `${namespace}/${name}`, adopted: false });
@@ -90,7 +94,14 @@ describe('provisioning on the real control plane', () => {
     ]);
     expect(container?.resources).toEqual({ limits: { cpu: '250m', memory: '256Mi' }, requests: { cpu: '250m', memory: '256Mi' } });
 
-    const pods = kubectlJson<{ items: V1Pod[] }>(['get', 'pods', '-n', namespace, '-l', `org.mieweb.opensource-server.container-id=${input.containerId}`]);
+    const pods = kubectlJson<{ items: V1Pod[] }>([
+      'get',
+      'pods',
+      '-n',
+      namespace,
+      '-l',
+      `org.mieweb.opensource-server.container-id=${String(input.containerId)}`,
+    ]);
     expect(pods.items).toHaveLength(1);
     const pod = pods.items[0]!;
     expect(pod.metadata?.labels).toMatchObject({
@@ -132,7 +143,9 @@ describe('provisioning on the real control plane', () => {
     expect(completingVersion).toBeGreaterThanOrEqual(firstComplete.resourceVersion);
     // Every status we reported before was not complete.
     expect(progress.slice(0, -1).every((event) => event.status.state === 'InProgress')).toBe(true);
-    process.stderr.write(`[integration] detection: resolved ${resolvedAt - firstComplete.at} ms after the observer saw the completing event\n`);
+    process.stderr.write(
+      `[integration] detection: resolved ${resolvedAt - firstComplete.at} ms after the observer saw the completing event\n`,
+    );
   });
 
   it('409 with our container-id adopts; 409 owned by another container is a ConflictError and nothing changes', async () => {
@@ -200,7 +213,14 @@ describe('provisioning on the real control plane', () => {
         expect(quantityValue(stored?.[kind]?.memory)).toBe(quantityValue(sent?.[kind]?.memory));
       }
     }
-    const listed = kubectlJson<{ items: unknown[] }>(['get', 'deployments', '-n', namespace, '-l', 'org.mieweb.opensource-server.node-id=node.7']);
+    const listed = kubectlJson<{ items: unknown[] }>([
+      'get',
+      'deployments',
+      '-n',
+      namespace,
+      '-l',
+      'org.mieweb.opensource-server.node-id=node.7',
+    ]);
     expect(listed.items).toHaveLength(0); // dry run created nothing
   });
 });

@@ -42,7 +42,17 @@ function run(
       complete: () => {
         const ready = events.at(-1);
         if (ready?.type !== 'ready') return reject(new Error('completed without ready'));
-        resolve({ result: { providerId: ready.providerId, namespace: ready.namespace, name: ready.name, adopted: ready.adopted, durationMs: ready.durationMs }, events, resolvedAt: Date.now() });
+        resolve({
+          result: {
+            providerId: ready.providerId,
+            namespace: ready.namespace,
+            name: ready.name,
+            adopted: ready.adopted,
+            durationMs: ready.durationMs,
+          },
+          events,
+          resolvedAt: Date.now(),
+        });
       },
     }),
   );
@@ -58,7 +68,15 @@ const STREAMING_LIST_REFUSED = {
   status: 'Failure',
   message: 'Invalid value: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
   reason: 'Invalid',
-  details: { causes: [{ reason: 'FieldValueForbidden', message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled', field: 'sendInitialEvents' }] },
+  details: {
+    causes: [
+      {
+        reason: 'FieldValueForbidden',
+        message: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+        field: 'sendInitialEvents',
+      },
+    ],
+  },
   code: 422,
 };
 
@@ -105,14 +123,25 @@ describe('resilience on a real control plane', () => {
       };
       const api = KubernetesApi.fromConfig({ kubeconfigPath: proxy.writeKubeconfig(cluster.kubeconfigPath) });
       // The server ends every watch after 1 s, so the informer resumes (and meets the 410s) mid-rollout.
-      const registry = new InformerRegistry({ watchTimeoutSeconds: () => 1, backoff: { initialMs: 200, maxMs: 2000, factor: 2, jitter: 0.2 } });
+      const registry = new InformerRegistry({
+        watchTimeoutSeconds: () => 1,
+        backoff: { initialMs: 200, maxMs: 2000, factor: 2, jitter: 0.2 },
+      });
       const started = Date.now();
       const outcome = await run(api, registry);
       expect(outcome.result.providerId).toMatch(/^default\/ct-/);
       expect(gone).toBe(2);
       // Every 410 was followed by a fresh streaming list before the next resumed watch.
-      const sequence = proxy.log.filter((r) => r.watch && r.path.endsWith('/deployments')).map((r) => (isStreamingList(r) ? 'streaming list' : `watch from ${r.query.get('resourceVersion')}`));
-      expect(sequence.slice(0, 5).map((step) => step.replace(/\d+$/, 'N'))).toEqual(['streaming list', 'watch from N', 'streaming list', 'watch from N', 'streaming list']);
+      const sequence = proxy.log
+        .filter((r) => r.watch && r.path.endsWith('/deployments'))
+        .map((r) => (isStreamingList(r) ? 'streaming list' : `watch from ${r.query.get('resourceVersion')}`));
+      expect(sequence.slice(0, 5).map((step) => step.replace(/\d+$/, 'N'))).toEqual([
+        'streaming list',
+        'watch from N',
+        'streaming list',
+        'watch from N',
+        'streaming list',
+      ]);
       expect(proxy.counts.lists).toBe(0);
       process.stderr.write(`[resilience] 410: resolved in ${Date.now() - started} ms; Deployment requests: ${sequence.join(', ')}\n`);
     } finally {
@@ -127,7 +156,9 @@ describe('resilience on a real control plane', () => {
       const api = KubernetesApi.fromConfig({ kubeconfigPath: proxy.writeKubeconfig(cluster.kubeconfigPath) });
       const outcome = await run(api, quickRetries());
       expect(outcome.result.providerId).toMatch(/^default\/ct-/);
-      const deploymentRequests = proxy.log.filter((r) => r.path.endsWith('/deployments') && r.method === 'GET').map((r) => (isStreamingList(r) ? 'streaming list' : r.watch ? 'watch' : 'list'));
+      const deploymentRequests = proxy.log
+        .filter((r) => r.path.endsWith('/deployments') && r.method === 'GET')
+        .map((r) => (isStreamingList(r) ? 'streaming list' : r.watch ? 'watch' : 'list'));
       expect(deploymentRequests.slice(0, 3)).toEqual(['streaming list', 'list', 'watch']);
       expect(proxy.counts.lists).toBe(2); // one Deployment list and one Pod list
     } finally {
@@ -155,7 +186,9 @@ describe('resilience on a real control plane', () => {
       expect(outcome.result.providerId).toMatch(/^default\/ct-/);
       const watches = proxy.log.filter((r) => r.watch && /\/deployments$/.test(r.path)).length;
       expect(watches).toBeGreaterThanOrEqual(2);
-      process.stderr.write(`[resilience] silent drop: resolved ${outcome.resolvedAt - silencedAt} ms after the watch went silent (watchdog 2000 ms)\n`);
+      process.stderr.write(
+        `[resilience] silent drop: resolved ${outcome.resolvedAt - silencedAt} ms after the watch went silent (watchdog 2000 ms)\n`,
+      );
     } finally {
       await proxy.close();
     }

@@ -13,7 +13,10 @@ const leaky = () => process.getActiveResourcesInfo().filter((name) => /TCP|TLS|T
 
 const report = {};
 async function scenario(name, run) {
-  const outcome = await run().then(() => 'resolved', (error) => error.name);
+  const outcome = await run().then(
+    () => 'resolved',
+    (error) => error.name,
+  );
   await settle();
   report[name] = { outcome, leaky: leaky(), informers: defaultInformerRegistry.count(api) };
 }

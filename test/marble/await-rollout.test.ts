@@ -36,7 +36,11 @@ const staleComplete = deployment({ uid: UID, generation: 2, observedGeneration: 
 const otherUidComplete = deployment({ uid: 'uid-old' });
 
 /** One pod of the current ReplicaSet (or, with `hash`, of an older one), by the kubelet's state. */
-function pod(state: { reason: string; message?: string } | 'ready', restartCount = 0, options: { name?: string; hash?: string } = {}): V1Pod {
+function pod(
+  state: { reason: string; message?: string } | 'ready',
+  restartCount = 0,
+  options: { name?: string; hash?: string } = {},
+): V1Pod {
   const name = options.name ?? POD;
   if (state === 'ready') return readyPod({ name });
   return waitingPod(state.reason, state.message, { name, restartCount, ...(options.hash ? { hash: options.hash } : {}) });
@@ -103,13 +107,21 @@ describe('awaitRollout (marble)', () => {
 
   describe('create failures (ReplicaFailure, ReplicaSetCreateError)', () => {
     const replicaFailure = (message: string) =>
-      deployment({ ...notReady, updatedReplicas: 0, conditions: [conditions.unavailable(), conditions.replicaSetUpdated(RS), conditions.replicaFailure(message)] });
+      deployment({
+        ...notReady,
+        updatedReplicas: 0,
+        conditions: [conditions.unavailable(), conditions.replicaSetUpdated(RS), conditions.replicaFailure(message)],
+      });
 
     it('errors at once on FailedCreate from a quota, which kubectl never stops on', () => {
       newScheduler().run(({ hot, expectObservable, expectSubscriptions }) => {
         const deployments = hot('-f', { f: [replicaFailure(quotaMessage())] });
         const pods = hot<V1Pod[]>('-');
-        expectObservable(awaitRollout(target, deployments, pods)).toBe('-#', undefined, new RolloutFailedError(target, 'FailedCreate', quotaMessage()));
+        expectObservable(awaitRollout(target, deployments, pods)).toBe(
+          '-#',
+          undefined,
+          new RolloutFailedError(target, 'FailedCreate', quotaMessage()),
+        );
         expectSubscriptions(deployments.subscriptions).toBe('^!');
       });
     });
@@ -201,7 +213,11 @@ describe('awaitRollout (marble)', () => {
       const forbidden = new Error('forbidden');
       const deployments = hot('-a', { a: [inProgress] });
       const pods = hot<V1Pod[]>('---#', undefined, forbidden);
-      expectObservable(awaitRollout(target, deployments, pods).pipe(map(summary))).toBe('-a-#', { a: 'InProgress:WaitingForReady' }, forbidden);
+      expectObservable(awaitRollout(target, deployments, pods).pipe(map(summary))).toBe(
+        '-a-#',
+        { a: 'InProgress:WaitingForReady' },
+        forbidden,
+      );
       expectSubscriptions(deployments.subscriptions).toBe('^--!');
     });
   });
@@ -217,7 +233,11 @@ describe('awaitRollout (marble)', () => {
   });
 
   describe('failure policy timing, from pod events', () => {
-    const policy = resolveFailurePolicy({ imagePull: { maxBackOffs: 3, graceMs: 100_000 }, unschedulable: { graceMs: 15_000 }, crashLoop: { maxRestarts: 3, graceMs: 100_000 } });
+    const policy = resolveFailurePolicy({
+      imagePull: { maxBackOffs: 3, graceMs: 100_000 },
+      unschedulable: { graceMs: 15_000 },
+      crashLoop: { maxRestarts: 3, graceMs: 100_000 },
+    });
     const pull = pod({ reason: 'ErrImagePull', message: 'rpc error: dial tcp 10.0.0.1:443: i/o timeout' });
     const backOff = pod({ reason: 'ImagePullBackOff', message: 'Back-off pulling image "registry.example/app:1"' });
 
@@ -228,7 +248,10 @@ describe('awaitRollout (marble)', () => {
         expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe(
           'ap-b-p-b-p-#',
           { a: 'InProgress:WaitingForReady', p: 'InProgress:ErrImagePull', b: 'InProgress:ImagePullBackOff' },
-          new RolloutFailedError(target, 'ImagePullBackOff', 'Back-off pulling image "registry.example/app:1"', { pod: POD, container: CONTAINER }),
+          new RolloutFailedError(target, 'ImagePullBackOff', 'Back-off pulling image "registry.example/app:1"', {
+            pod: POD,
+            container: CONTAINER,
+          }),
         );
       });
     });
@@ -250,11 +273,9 @@ describe('awaitRollout (marble)', () => {
     it('fails at once when the image does not exist', () => {
       newScheduler().run(({ hot, expectObservable }) => {
         const notFound = pod({ reason: 'ErrImagePull', message: 'failed to resolve reference "registry.example/app:1": not found' });
-        expectObservable(awaitRollout(target, hot('a', { a: [inProgress] }), hot('--n', { n: [notFound] }), { failurePolicy: policy })).toBe(
-          'a-#',
-          { a: expect.anything() },
-          expect.objectContaining({ name: 'RolloutFailedError', reason: 'ErrImagePull' }),
-        );
+        expectObservable(
+          awaitRollout(target, hot('a', { a: [inProgress] }), hot('--n', { n: [notFound] }), { failurePolicy: policy }),
+        ).toBe('a-#', { a: expect.anything() }, expect.objectContaining({ name: 'RolloutFailedError', reason: 'ErrImagePull' }));
       });
     });
 
@@ -273,18 +294,23 @@ describe('awaitRollout (marble)', () => {
       newScheduler().run(({ hot, expectObservable }) => {
         const pods = hot('-u 5s r', { u: [unschedulablePod(UNSCHEDULABLE_MESSAGE, { name: POD })], r: [pod('ready')] });
         const deployments = hot('a 10s c', { a: [inProgress], c: [complete] });
-        expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe('au 5s r 4998ms (c|)', {
-          a: 'InProgress:WaitingForReady',
-          u: 'InProgress:Unschedulable',
-          r: 'InProgress:WaitingForReady',
-          c: 'Complete:NewReplicaSetAvailable',
-        });
+        expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe(
+          'au 5s r 4998ms (c|)',
+          {
+            a: 'InProgress:WaitingForReady',
+            u: 'InProgress:Unschedulable',
+            r: 'InProgress:WaitingForReady',
+            c: 'Complete:NewReplicaSetAvailable',
+          },
+        );
       });
     });
 
     it('fails a crash loop at maxRestarts', () => {
       newScheduler().run(({ hot, expectObservable }) => {
-        const crash = (restarts: number): V1Pod[] => [pod({ reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=web' }, restarts)];
+        const crash = (restarts: number): V1Pod[] => [
+          pod({ reason: 'CrashLoopBackOff', message: 'back-off 10s restarting failed container=web' }, restarts),
+        ];
         const pods = hot('-1-2-3', { 1: crash(1), 2: crash(2), 3: crash(3) });
         expectObservable(awaitRollout(target, hot('a', { a: [inProgress] }), pods, { failurePolicy: policy }).pipe(map(summary))).toBe(
           'a1-2-#',
@@ -296,7 +322,10 @@ describe('awaitRollout (marble)', () => {
 
     it('ignores a failing pod of an older ReplicaSet', () => {
       newScheduler().run(({ hot, expectObservable }) => {
-        const oldCrash = pod({ reason: 'CrashLoopBackOff', message: 'crashing' }, 9, { name: `${replicaSetName('web', OLD_HASH)}-zz`, hash: OLD_HASH });
+        const oldCrash = pod({ reason: 'CrashLoopBackOff', message: 'crashing' }, 9, {
+          name: `${replicaSetName('web', OLD_HASH)}-zz`,
+          hash: OLD_HASH,
+        });
         const deployments = hot('a---c', { a: [inProgress], c: [complete] });
         const pods = hot('-o', { o: [oldCrash, pod({ reason: 'ContainerCreating' })] });
         expectObservable(awaitRollout(target, deployments, pods, { failurePolicy: policy }).pipe(map(summary))).toBe('ao--(c|)', {

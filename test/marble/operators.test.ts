@@ -65,7 +65,9 @@ describe('abortOn', () => {
     const controller = new AbortController();
     const live = tracked(controller);
     const errors: unknown[] = [];
-    const subscription = NEVER.pipe(abortOn(controller.signal, () => new Error('aborted'))).subscribe({ error: (error) => errors.push(error) });
+    const subscription = NEVER.pipe(abortOn(controller.signal, () => new Error('aborted'))).subscribe({
+      error: (error) => errors.push(error),
+    });
     expect(live.size).toBe(1);
     controller.abort();
     expect(errors).toEqual([new Error('aborted')]);
@@ -75,7 +77,9 @@ describe('abortOn', () => {
     // A subscription that ends without an abort removes its listener too.
     const other = new AbortController();
     const otherLive = tracked(other);
-    NEVER.pipe(abortOn(other.signal, () => new Error('x'))).subscribe().unsubscribe();
+    NEVER.pipe(abortOn(other.signal, () => new Error('x')))
+      .subscribe()
+      .unsubscribe();
     expect(otherLive.size).toBe(0);
   });
 });
@@ -84,7 +88,11 @@ describe('watchdog (marble)', () => {
   it('errors after the inactivity limit of silence, checking periodically (not per event)', () => {
     newScheduler().run(({ cold, expectObservable }) => {
       // limit 8: checks every 2; last value at 3 -> silent from 3, dead once now-3 >= 8, at the check of 12
-      expectObservable(cold('a--b--------').pipe(watchdog(8, () => new Error('silent')))).toBe('a--b--------#', undefined, new Error('silent'));
+      expectObservable(cold('a--b--------').pipe(watchdog(8, () => new Error('silent')))).toBe(
+        'a--b--------#',
+        undefined,
+        new Error('silent'),
+      );
     });
   });
 

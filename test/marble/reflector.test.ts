@@ -4,7 +4,14 @@
 import { map, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { ApiUnreachableError, ForbiddenError, InvalidObjectError, ResourceExpiredError, TooManyRequestsError, WatchInactiveError } from '../../src/errors.js';
+import {
+  ApiUnreachableError,
+  ForbiddenError,
+  InvalidObjectError,
+  ResourceExpiredError,
+  TooManyRequestsError,
+  WatchInactiveError,
+} from '../../src/errors.js';
 import type { ObjectList } from '../../src/kube/client.js';
 import type { ListWatchSource, WatchEvent, WatchRequest } from '../../src/informers/list-watch-source.js';
 import { INITIAL_EVENTS_END_ANNOTATION, reflect, type KubeObject, type ReflectorEvent } from '../../src/informers/reflector.js';
@@ -40,7 +47,9 @@ const mapSummary = map(summarize);
 const noJitter = { random: () => 0, watchTimeoutSeconds: () => 300 };
 /** The classic start: a paginated list, then a watch from its resourceVersion. */
 const listThenWatch = { ...noJitter, initialState: 'list' as const };
-const endOfInitialEvents = (rv: string): Obj => ({ metadata: { resourceVersion: rv, annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } });
+const endOfInitialEvents = (rv: string): Obj => ({
+  metadata: { resourceVersion: rv, annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } },
+});
 const forbidden = new ForbiddenError({ verb: 'watch', resource: 'deployments', namespace: 'default' });
 const networkDown = () => new ApiUnreachableError('https://x', 'ECONNRESET');
 
@@ -88,7 +97,10 @@ describe('reflect (marble)', () => {
         ],
         [cold('--#', undefined, new ResourceExpiredError()), cold('-')],
       );
-      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary), '^----!').toBe('l--r', { l: 'listed@10:1', r: 'listed@90:0' });
+      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary), '^----!').toBe('l--r', {
+        l: 'listed@10:1',
+        r: 'listed@90:0',
+      });
     });
     expect(script.watchRequests.map((request) => request.resourceVersion)).toEqual(['10', '90']);
   });
@@ -135,7 +147,10 @@ describe('reflect (marble)', () => {
     let script!: ReturnType<typeof scriptedSource>;
     const errors: unknown[] = [];
     scheduler.run(({ cold, expectObservable }) => {
-      script = scriptedSource([cold('(l|)', { l: { items: [], resourceVersion: '10' } })], [cold('-'), cold('-a', { a: { type: 'ADDED', object: obj('a', '11') } })]);
+      script = scriptedSource(
+        [cold('(l|)', { l: { items: [], resourceVersion: '10' } })],
+        [cold('-'), cold('-a', { a: { type: 'ADDED', object: obj('a', '11') } })],
+      );
       const events = reflect(script.source, { ...listThenWatch, scheduler, inactivityMs: 4000, onRetry: (error) => errors.push(error) });
       // silent from 0; checks every 1000 ms; declared dead at 4000; retry after 500; event 1 ms later
       expectObservable(events.pipe(mapSummary), '^ 5s !').toBe('l 4500ms a', { l: 'listed@10:0', a: 'ADDED:a' });
@@ -149,7 +164,11 @@ describe('reflect (marble)', () => {
     let script!: ReturnType<typeof scriptedSource>;
     scheduler.run(({ cold, expectObservable }) => {
       script = scriptedSource([cold('(l|)', { l: { items: [], resourceVersion: '10' } })], [cold('--#', undefined, forbidden)]);
-      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary)).toBe('l-#', { l: 'listed@10:0' }, forbidden);
+      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary)).toBe(
+        'l-#',
+        { l: 'listed@10:0' },
+        forbidden,
+      );
     });
     expect(script.watchRequests).toHaveLength(1);
   });
@@ -162,7 +181,10 @@ describe('reflect (marble)', () => {
         [cold('(l|)', { l: { items: [], resourceVersion: '10' } })],
         [cold('|'), cold('|'), cold('-a', { a: { type: 'ADDED', object: obj('a', '11') } })],
       );
-      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary), '^ 2s !').toBe('l 1500ms a', { l: 'listed@10:0', a: 'ADDED:a' });
+      expectObservable(reflect(script.source, { ...listThenWatch, scheduler }).pipe(mapSummary), '^ 2s !').toBe('l 1500ms a', {
+        l: 'listed@10:0',
+        a: 'ADDED:a',
+      });
     });
     expect(script.watchRequests).toHaveLength(3);
   });
@@ -191,7 +213,9 @@ describe('reflect (marble)', () => {
         expectObservable(events.pipe(mapSummary), '^--------!').toBe('------l-m', { l: 'listed@12:2', m: 'MODIFIED:a' });
       });
       expect(script.listCalls()).toBe(0);
-      expect(script.watchRequests).toEqual([{ resourceVersion: '', timeoutSeconds: 300, allowWatchBookmarks: true, sendInitialEvents: true }]);
+      expect(script.watchRequests).toEqual([
+        { resourceVersion: '', timeoutSeconds: 300, allowWatchBookmarks: true, sendInitialEvents: true },
+      ]);
     });
 
     it('starts over when cut before the end bookmark, and resumes with a plain watch after it', () => {
@@ -220,10 +244,15 @@ describe('reflect (marble)', () => {
     it('falls back to list and watch for good when the server refuses streaming lists (422)', () => {
       const scheduler = newScheduler();
       let script!: ReturnType<typeof scriptedSource>;
-      const refused = new InvalidObjectError('sendInitialEvents is forbidden', [{ field: 'sendInitialEvents', reason: 'FieldValueForbidden', message: 'Forbidden' }]);
+      const refused = new InvalidObjectError('sendInitialEvents is forbidden', [
+        { field: 'sendInitialEvents', reason: 'FieldValueForbidden', message: 'Forbidden' },
+      ]);
       scheduler.run(({ cold, expectObservable }) => {
         script = scriptedSource(
-          [cold('(l|)', { l: { items: [obj('a', '5')], resourceVersion: '10' } }), cold('(l|)', { l: { items: [], resourceVersion: '20' } })],
+          [
+            cold('(l|)', { l: { items: [obj('a', '5')], resourceVersion: '10' } }),
+            cold('(l|)', { l: { items: [], resourceVersion: '20' } }),
+          ],
           [cold('#', undefined, refused), cold('-#', undefined, new ResourceExpiredError()), cold('-')],
         );
         const events = reflect(script.source, { ...noJitter, scheduler });

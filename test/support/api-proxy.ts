@@ -62,13 +62,35 @@ export class ApiProxy {
     const cluster = config.getCurrentCluster();
     if (!cluster) throw new Error('proxy: kubeconfig has no current cluster');
     const dir = mkdtempSync(join(tmpdir(), 'kp-proxy-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     const caPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
-    const upstreamCa = cluster.caData ? Buffer.from(cluster.caData, 'base64').toString('utf8') : cluster.caFile ? readFileSync(cluster.caFile, 'utf8') : undefined;
+    const upstreamCa = cluster.caData
+      ? Buffer.from(cluster.caData, 'base64').toString('utf8')
+      : cluster.caFile
+        ? readFileSync(cluster.caFile, 'utf8')
+        : undefined;
     const server = https.createServer({ cert: caPem, key: readFileSync(join(dir, 'key.pem')) });
     const proxy = new ApiProxy(server, new URL(cluster.server), upstreamCa, caPem, dir);
     server.on('request', (req, res) => proxy.handle(req, res));

@@ -74,7 +74,9 @@ export function clusterEnv(): ClusterEnv {
   const provided = inject('cluster') as ClusterEnv | undefined;
   const env = provided ?? clusterEnvFromVars();
   if (env === undefined) {
-    throw new Error('no test cluster: run integration tests with `vitest run --project integration` (test/integration/global-setup.ts starts it)');
+    throw new Error(
+      'no test cluster: run integration tests with `vitest run --project integration` (test/integration/global-setup.ts starts it)',
+    );
   }
   return env;
 }

@@ -11,7 +11,6 @@ import type {
   KubernetesClient,
   ObjectList,
   RequestOptions,
-  WatchEventType,
   WatchHandle,
   WatchHandlers,
   WatchParams,
@@ -62,7 +61,11 @@ export class FakeKubernetes implements KubernetesClient {
     return this.watchers.size;
   }
 
-  async createDeployment(namespace: string, body: V1Deployment, options: RequestOptions & { dryRun?: boolean } = {}): Promise<V1Deployment> {
+  async createDeployment(
+    namespace: string,
+    body: V1Deployment,
+    options: RequestOptions & { dryRun?: boolean } = {},
+  ): Promise<V1Deployment> {
     this.calls.push({ method: 'createDeployment', namespace, name: body.metadata?.name });
     options.signal?.throwIfAborted();
     this.throwInjected('createDeployment');
@@ -107,7 +110,13 @@ export class FakeKubernetes implements KubernetesClient {
     }
     if (params.sendInitialEvents) {
       if (!this.supportsStreamingLists) {
-        queueMicrotask(() => handlers.onClose(new InvalidObjectError('sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled', [{ field: 'sendInitialEvents', reason: 'FieldValueForbidden', message: 'Forbidden' }])));
+        queueMicrotask(() =>
+          handlers.onClose(
+            new InvalidObjectError('sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled', [
+              { field: 'sendInitialEvents', reason: 'FieldValueForbidden', message: 'Forbidden' },
+            ]),
+          ),
+        );
         return { abort: () => {} };
       }
       return this.streamList(kind, namespace, params, handlers);
@@ -117,10 +126,15 @@ export class FakeKubernetes implements KubernetesClient {
       queueMicrotask(() => handlers.onClose(new ResourceExpiredError()));
       return { abort: () => {} };
     }
-    const watcher: Watcher = { kind, namespace, selector: params.labelSelector, handlers: handlers as WatchHandlers<AnyObject> };
+    const watcher: Watcher = { kind, namespace, selector: params.labelSelector, handlers: handlers };
     this.watchers.add(watcher);
     for (const event of this.log) {
-      if (event.resourceVersion > from && event.kind === kind && event.namespace === namespace && matches(event.object, params.labelSelector)) {
+      if (
+        event.resourceVersion > from &&
+        event.kind === kind &&
+        event.namespace === namespace &&
+        matches(event.object, params.labelSelector)
+      ) {
         handlers.onEvent(event.type, structuredClone(event.object) as KindMap[K]);
       }
     }
@@ -128,14 +142,22 @@ export class FakeKubernetes implements KubernetesClient {
   }
 
   /** The current objects as ADDED, the end-of-initial-events bookmark, then changes. */
-  private streamList<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle {
-    const watcher: Watcher = { kind, namespace, selector: params.labelSelector, handlers: handlers as WatchHandlers<AnyObject> };
+  private streamList<K extends WatchedKind>(
+    kind: K,
+    namespace: string,
+    params: WatchParams,
+    handlers: WatchHandlers<KindMap[K]>,
+  ): WatchHandle {
+    const watcher: Watcher = { kind, namespace, selector: params.labelSelector, handlers: handlers };
     this.watchers.add(watcher);
     for (const [k, object] of this.objects) {
-      if (k.startsWith(`${kind}/${namespace}/`) && matches(object, params.labelSelector)) handlers.onEvent('ADDED', structuredClone(object) as KindMap[K]);
+      if (k.startsWith(`${kind}/${namespace}/`) && matches(object, params.labelSelector))
+        handlers.onEvent('ADDED', structuredClone(object) as KindMap[K]);
     }
-    const bookmark = { metadata: { resourceVersion: String(this.resourceVersion), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } } };
-    handlers.onEvent('BOOKMARK', bookmark as KindMap[K]);
+    const bookmark = {
+      metadata: { resourceVersion: String(this.resourceVersion), annotations: { [INITIAL_EVENTS_END_ANNOTATION]: 'true' } },
+    };
+    handlers.onEvent('BOOKMARK', bookmark);
     return { abort: () => this.watchers.delete(watcher) };
   }
 
@@ -198,7 +220,7 @@ export class FakeKubernetes implements KubernetesClient {
     this.log.push({ kind, namespace, type, object: structuredClone(object), resourceVersion: this.resourceVersion });
     for (const watcher of [...this.watchers]) {
       if (watcher.kind === kind && watcher.namespace === namespace && matches(object, watcher.selector)) {
-        watcher.handlers.onEvent(type as WatchEventType, structuredClone(object));
+        watcher.handlers.onEvent(type, structuredClone(object));
       }
     }
   }

@@ -30,12 +30,7 @@ export function replicaSetName(deployment = DEPLOYMENT, hash = HASH): string {
 
 // ---- Deployment conditions, worded as pkg/controller/deployment/util writes them -------
 
-function condition(
-  type: string,
-  status: 'True' | 'False' | 'Unknown',
-  reason: string,
-  message: string,
-): V1DeploymentCondition {
+function condition(type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string): V1DeploymentCondition {
   return { type, status, reason, message, lastUpdateTime: T0, lastTransitionTime: T0 };
 }
 
@@ -44,11 +39,9 @@ export const conditions = {
   newReplicaSetCreated: (rs = replicaSetName()) =>
     condition('Progressing', 'True', 'NewReplicaSetCreated', `Created new replica set "${rs}"`),
   /** Progressing=True FoundNewReplicaSet: an existing ReplicaSet matches the template. */
-  foundNewReplicaSet: (rs = replicaSetName()) =>
-    condition('Progressing', 'True', 'FoundNewReplicaSet', `Found new replica set "${rs}"`),
+  foundNewReplicaSet: (rs = replicaSetName()) => condition('Progressing', 'True', 'FoundNewReplicaSet', `Found new replica set "${rs}"`),
   /** Progressing=True ReplicaSetUpdated: the rollout is making progress. */
-  replicaSetUpdated: (rs = replicaSetName()) =>
-    condition('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${rs}" is progressing.`),
+  replicaSetUpdated: (rs = replicaSetName()) => condition('Progressing', 'True', 'ReplicaSetUpdated', `ReplicaSet "${rs}" is progressing.`),
   /** Progressing=True NewReplicaSetAvailable: the rollout is complete. */
   newReplicaSetAvailable: (rs = replicaSetName()) =>
     condition('Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${rs}" has successfully progressed.`),
@@ -65,8 +58,7 @@ export const conditions = {
   /** Available=True MinimumReplicasAvailable. */
   available: () => condition('Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.'),
   /** Available=False MinimumReplicasUnavailable. */
-  unavailable: () =>
-    condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
+  unavailable: () => condition('Available', 'False', 'MinimumReplicasUnavailable', 'Deployment does not have minimum availability.'),
   /** ReplicaFailure=True FailedCreate: the ReplicaSet controller cannot create Pods (quota). */
   replicaFailure: (message = quotaMessage()) => condition('ReplicaFailure', 'True', 'FailedCreate', message),
 };
@@ -150,9 +142,7 @@ export function deployment(options: DeploymentOptions = {}): V1Deployment {
       },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
       revisionHistoryLimit: 10,
-      ...(options.progressDeadlineSeconds === null
-        ? {}
-        : { progressDeadlineSeconds: options.progressDeadlineSeconds ?? 600 }),
+      ...(options.progressDeadlineSeconds === null ? {} : { progressDeadlineSeconds: options.progressDeadlineSeconds ?? 600 }),
       ...(options.minReadySeconds !== undefined ? { minReadySeconds: options.minReadySeconds } : {}),
       ...(options.paused ? { paused: true } : {}),
     },
@@ -166,9 +156,7 @@ export function deployment(options: DeploymentOptions = {}): V1Deployment {
             readyReplicas: ready,
             availableReplicas: available,
             unavailableReplicas: Math.max(0, replicas - available),
-            conditions: (options.conditions ?? [conditions.available(), conditions.newReplicaSetAvailable(rs)]).map(
-              (c) => ({ ...c }),
-            ),
+            conditions: (options.conditions ?? [conditions.available(), conditions.newReplicaSetAvailable(rs)]).map((c) => ({ ...c })),
           },
         }),
   };
@@ -306,12 +294,7 @@ export function pod(options: PodOptions = {}): V1Pod {
   const conditions =
     options.conditions ??
     (nodeName
-      ? [
-          podConditions.initialized(true),
-          podConditions.ready(allReady),
-          podConditions.containersReady(allReady),
-          podConditions.scheduled(),
-        ]
+      ? [podConditions.initialized(true), podConditions.ready(allReady), podConditions.containersReady(allReady), podConditions.scheduled()]
       : []);
   return {
     apiVersion: 'v1',
@@ -420,9 +403,7 @@ export function waitingPod(reason: string, message?: string, options: WaitingPod
 export function runningPod(options: PodOptions & { restartCount?: number; lastState?: V1ContainerState } = {}): V1Pod {
   const { restartCount, lastState, ...podOptions } = options;
   return pod({
-    containerStatuses: [
-      containerStatus({ ready: false, restartCount: restartCount ?? 0, ...(lastState ? { lastState } : {}) }),
-    ],
+    containerStatuses: [containerStatus({ ready: false, restartCount: restartCount ?? 0, ...(lastState ? { lastState } : {}) })],
     ...podOptions,
   });
 }

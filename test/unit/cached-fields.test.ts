@@ -36,7 +36,16 @@ function withManagedFields<T extends V1Deployment | V1Pod>(object: T): T {
     ...object,
     metadata: {
       ...object.metadata,
-      managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: T0, fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } }],
+      managedFields: [
+        {
+          manager: 'kube-controller-manager',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: T0,
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:status': {} },
+        },
+      ],
     },
   };
 }
@@ -46,9 +55,16 @@ const deployments: Record<string, V1Deployment> = {
   created: createdDeployment(),
   progressing: progressingDeployment(),
   generationBehind: deployment({ generation: 3, observedGeneration: 2 }),
-  deadlineExceeded: deployment({ readyReplicas: 0, availableReplicas: 0, conditions: [conditions.unavailable(), conditions.progressDeadlineExceeded()] }),
+  deadlineExceeded: deployment({
+    readyReplicas: 0,
+    availableReplicas: 0,
+    conditions: [conditions.unavailable(), conditions.progressDeadlineExceeded()],
+  }),
   replicaSetCreateError: deployment({ updatedReplicas: 0, conditions: [conditions.replicaSetCreateError()] }),
-  replicaFailure: deployment({ readyReplicas: 0, conditions: [conditions.unavailable(), conditions.replicaFailure(), conditions.replicaSetUpdated()] }),
+  replicaFailure: deployment({
+    readyReplicas: 0,
+    conditions: [conditions.unavailable(), conditions.replicaFailure(), conditions.replicaSetUpdated()],
+  }),
   paused: deployment({ paused: true, conditions: [conditions.deploymentPaused()] }),
   oldReplicas: deployment({ replicas: 2, statusReplicas: 3 }),
   noProgressDeadline: deployment({ progressDeadlineSeconds: null, conditions: [conditions.available()] }),
@@ -62,14 +78,20 @@ const pods: Record<string, V1Pod> = {
   containerCreating: containerCreatingPod(),
   imageNotFound: waitingPod('ErrImagePull', kubeletMessages.imageNotFound()),
   backOff: waitingPod('ImagePullBackOff', kubeletMessages.backOffPulling()),
-  crashLoop: waitingPod('CrashLoopBackOff', 'back-off 40s restarting failed container', { restartCount: 4, lastState: states.terminated(1, 'OOMKilled') }),
+  crashLoop: waitingPod('CrashLoopBackOff', 'back-off 40s restarting failed container', {
+    restartCount: 4,
+    lastState: states.terminated(1, 'OOMKilled'),
+  }),
   running: runningPod(),
   restarted: runningPod({ restartCount: 1, lastState: states.terminated(137, 'OOMKilled') }),
   ready: readyPod(),
   exited: terminatedPod(1),
   evicted: evictedPod(EVICTION_MESSAGE),
   terminating: readyPod({ deletionTimestamp: T0 }),
-  initRunning: pod({ initContainerStatuses: [containerStatus({ name: 'init', state: states.running() })], containerStatuses: [containerStatus({ state: states.waiting('PodInitializing') })] }),
+  initRunning: pod({
+    initContainerStatuses: [containerStatus({ name: 'init', state: states.running() })],
+    containerStatuses: [containerStatus({ state: states.waiting('PodInitializing') })],
+  }),
   sidecar: pod({
     initContainers: [{ name: 'proxy', restartPolicy: 'Always' }],
     initContainerStatuses: [containerStatus({ name: 'proxy', ready: true, state: states.running() })],
@@ -89,11 +111,21 @@ describe('cachedDeploymentFields', () => {
   it('keeps what awaitRollout() and the informer read, and drops the rest', () => {
     const full = withManagedFields(progressingDeployment({ resourceVersion: '77' }));
     const cached = cachedDeploymentFields(full);
-    expect(cached.metadata).toMatchObject({ name: full.metadata?.name, namespace: full.metadata?.namespace, uid: full.metadata?.uid, resourceVersion: '77' });
+    expect(cached.metadata).toMatchObject({
+      name: full.metadata?.name,
+      namespace: full.metadata?.namespace,
+      uid: full.metadata?.uid,
+      resourceVersion: '77',
+    });
     expect(cached.metadata?.managedFields).toBeUndefined();
     expect(cached.metadata?.annotations).toBeUndefined();
     expect(cached.spec?.template).toEqual({});
-    expect(cached.status?.conditions?.[0]).toEqual({ type: 'Available', status: 'False', reason: 'MinimumReplicasUnavailable', message: 'Deployment does not have minimum availability.' });
+    expect(cached.status?.conditions?.[0]).toEqual({
+      type: 'Available',
+      status: 'False',
+      reason: 'MinimumReplicasUnavailable',
+      message: 'Deployment does not have minimum availability.',
+    });
     expect(JSON.stringify(cached).length).toBeLessThan(JSON.stringify(full).length / 2);
   });
 
@@ -121,7 +153,9 @@ describe('cachedPodFields', () => {
     expect(names(currentRolloutPods(cachedDeploymentFields(owner), cached))).toEqual(names(currentRolloutPods(owner, all)));
     // A single revision: the pod-template-hash label decides when no ReplicaSet is named yet.
     const oneRevision = [pods.running!, pods.ready!];
-    expect(names(currentRolloutPods(cachedDeploymentFields(owner), oneRevision.map(cachedPodFields)))).toEqual(names(currentRolloutPods(owner, oneRevision)));
+    expect(names(currentRolloutPods(cachedDeploymentFields(owner), oneRevision.map(cachedPodFields)))).toEqual(
+      names(currentRolloutPods(owner, oneRevision)),
+    );
   });
 
   it('keeps the routing label and drops managedFields and the container spec', () => {

@@ -3,7 +3,12 @@ import type { SchedulerLike } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { isoTime } from '../../src/rx/clock-time.js';
 
-const clockAt = (ms: number): SchedulerLike => ({ now: () => ms, schedule: () => { throw new Error('unused'); } });
+const clockAt = (ms: number): SchedulerLike => ({
+  now: () => ms,
+  schedule: () => {
+    throw new Error('unused');
+  },
+});
 
 describe('isoTime', () => {
   it('formats each millisecond, reusing the string within one', () => {

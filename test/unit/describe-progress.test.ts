@@ -48,7 +48,9 @@ describe('describeProgress: status only', () => {
   });
 
   it('says the container is ready when its pods are but the Deployment has not counted them yet', () => {
-    expect(describeProgress(inProgress, undefined, { podsReady: true })).toBe('container ready, waiting for the Deployment to count it available');
+    expect(describeProgress(inProgress, undefined, { podsReady: true })).toBe(
+      'container ready, waiting for the Deployment to count it available',
+    );
   });
 
   it('uses the status message for a paused Deployment', () => {
@@ -79,9 +81,7 @@ describe('describeProgress: pod reasons', () => {
   });
 
   it('ContainerCreating: pulling the image and starting the container', () => {
-    expect(describeProgress(inProgress, diagnosis(containerCreatingPod()))).toBe(
-      'pulling the image and starting the container',
-    );
+    expect(describeProgress(inProgress, diagnosis(containerCreatingPod()))).toBe('pulling the image and starting the container');
   });
 
   it('PodInitializing: running init containers, naming the running one', () => {
@@ -107,9 +107,7 @@ describe('describeProgress: pod reasons', () => {
     ['ErrImagePull', kubeletMessages.registryUnavailable()],
     ['ImagePullBackOff', kubeletMessages.backOffPulling()],
   ])('%s: cannot pull the image yet, with the kubelet message', (reason, message) => {
-    expect(describeProgress(inProgress, diagnosis(waitingPod(reason, message)))).toBe(
-      `cannot pull the image yet (${reason}): ${message}`,
-    );
+    expect(describeProgress(inProgress, diagnosis(waitingPod(reason, message)))).toBe(`cannot pull the image yet (${reason}): ${message}`);
   });
 
   it('CrashLoopBackOff: the container keeps crashing, with the restart count and the last exit', () => {

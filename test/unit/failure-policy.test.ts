@@ -329,7 +329,11 @@ describe('create failures (ReplicaSetCreateError, ReplicaFailure)', () => {
     const first = applyCreateFailurePolicy(policy, undefined, { message }, 0);
     const cleared = applyCreateFailurePolicy(policy, first.since, undefined, 20_000);
     expect(cleared).toEqual({ fatal: false });
-    expect(applyCreateFailurePolicy(policy, cleared.since, { message }, 40_000)).toEqual({ since: 40_000, fatal: false, recheckAt: 70_000 });
+    expect(applyCreateFailurePolicy(policy, cleared.since, { message }, 40_000)).toEqual({
+      since: 40_000,
+      fatal: false,
+      recheckAt: 70_000,
+    });
   });
 
   it('keeps the window when the message changes while the failure lasts', () => {
@@ -341,8 +345,14 @@ describe('create failures (ReplicaSetCreateError, ReplicaFailure)', () => {
     const custom = resolveFailurePolicy({ createFailure: { graceMs: 5_000, failAtOnce: /etcdserver/ } });
     expect(custom.createFailure.graceMs).toBe(5_000);
     expect(applyCreateFailurePolicy(custom, undefined, { message: transientErrors.etcd }, 0).fatal).toBe(true);
-    expect(applyCreateFailurePolicy(custom, undefined, { message: refusals.quota }, 0)).toEqual({ since: 0, fatal: false, recheckAt: 5_000 });
-    expect(resolveFailurePolicy({ createFailure: { graceMs: 1 } }).createFailure.failAtOnce).toBe(DEFAULT_FAILURE_POLICY.createFailure.failAtOnce);
+    expect(applyCreateFailurePolicy(custom, undefined, { message: refusals.quota }, 0)).toEqual({
+      since: 0,
+      fatal: false,
+      recheckAt: 5_000,
+    });
+    expect(resolveFailurePolicy({ createFailure: { graceMs: 1 } }).createFailure.failAtOnce).toBe(
+      DEFAULT_FAILURE_POLICY.createFailure.failAtOnce,
+    );
   });
 });
 
@@ -372,11 +382,16 @@ describe('resolveFailurePolicy', () => {
 
   it('replaces failAtOnceReasons and imageNotFound when given', () => {
     const custom = resolveFailurePolicy({ failAtOnceReasons: ['RunContainerError'], imageNotFound: /never-matches/ });
-    expect(applyFailurePolicy(custom, INITIAL_POLICY_STATE, waiting('RunContainerError', kubeletMessages.runContainerError()), 0).failure?.reason).toBe(
-      'RunContainerError',
-    );
+    expect(
+      applyFailurePolicy(custom, INITIAL_POLICY_STATE, waiting('RunContainerError', kubeletMessages.runContainerError()), 0).failure
+        ?.reason,
+    ).toBe('RunContainerError');
     // InvalidImageName is no longer fatal at once, and "not found" no longer short-cuts the pull rule.
-    expect(applyFailurePolicy(custom, INITIAL_POLICY_STATE, waiting('InvalidImageName', kubeletMessages.invalidImageName()), 0).failure).toBeUndefined();
-    expect(applyFailurePolicy(custom, INITIAL_POLICY_STATE, waiting('ErrImagePull', kubeletMessages.imageNotFound()), 0).failure).toBeUndefined();
+    expect(
+      applyFailurePolicy(custom, INITIAL_POLICY_STATE, waiting('InvalidImageName', kubeletMessages.invalidImageName()), 0).failure,
+    ).toBeUndefined();
+    expect(
+      applyFailurePolicy(custom, INITIAL_POLICY_STATE, waiting('ErrImagePull', kubeletMessages.imageNotFound()), 0).failure,
+    ).toBeUndefined();
   });
 });

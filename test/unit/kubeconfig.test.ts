@@ -8,12 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  KubeconfigInvalidError,
-  KubeconfigNotFoundError,
-  KubeProvisionerError,
-  UnknownContextError,
-} from '../../src/errors.js';
+import { KubeconfigInvalidError, KubeconfigNotFoundError, KubeProvisionerError, UnknownContextError } from '../../src/errors.js';
 import { loadKubeconfig, resolveKubeconfigPath, type KubeconfigOptions } from '../../src/kube/kubeconfig.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 
@@ -28,8 +23,21 @@ beforeAll(() => {
   token = `kp-secret-token-${randomBytes(16).toString('hex')}`;
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'client.key'), '-out', join(dir, 'client.crt'),
-      '-days', '2', '-subj', '/O=system:masters/CN=kp-test-user'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'client.key'),
+      '-out',
+      join(dir, 'client.crt'),
+      '-days',
+      '2',
+      '-subj',
+      '/O=system:masters/CN=kp-test-user',
+    ],
     { stdio: 'ignore' },
   );
   certPem = readFileSync(join(dir, 'client.crt'), 'utf8');
@@ -222,7 +230,11 @@ describe('invalid kubeconfigs', () => {
     ['an unclosed quote', (t: string) => t.replace(`token: ${token}`, `token: "${token}`), 'unexpected end of the stream'],
     ['a mis-indented line', (t: string) => t.replace(`    token: ${token}`, `     token: ${token}`), 'bad indentation'],
     ['a tab in the indentation', (t: string) => t.replace(`    token: ${token}`, `\ttoken: ${token}`), 'tab characters'],
-    ['a duplicated key', (t: string) => t.replace(`    token: ${token}`, `    token: ${token}\n    token: ${token}`), 'duplicated mapping key'],
+    [
+      'a duplicated key',
+      (t: string) => t.replace(`    token: ${token}`, `    token: ${token}\n    token: ${token}`),
+      'duplicated mapping key',
+    ],
   ])('rejects broken YAML (%s on the token line) without quoting the token', (_what, breakIt, reason) => {
     const path = writeConfig(breakIt(kubeconfigText()));
     const error = thrown(() => load(path));
@@ -266,7 +278,10 @@ describe('invalid kubeconfigs', () => {
   });
 
   it('rejects a context that names an undefined user', () => {
-    const text = kubeconfigText().replace('- name: prod\n  context:\n    cluster: prod\n    user: dev-admin', '- name: prod\n  context:\n    cluster: prod\n    user: ghost');
+    const text = kubeconfigText().replace(
+      '- name: prod\n  context:\n    cluster: prod\n    user: dev-admin',
+      '- name: prod\n  context:\n    cluster: prod\n    user: ghost',
+    );
     const error = thrown(() => load(writeConfig(text), { context: 'prod' }));
     expect(error).toBeInstanceOf(KubeconfigInvalidError);
     expect((error as Error).message).toContain('names user "ghost", which is not defined');

@@ -53,9 +53,20 @@ beforeAll(() => {
   token = `kp-secret-token-${randomBytes(16).toString('hex')}`;
   const selfSigned = (name: string, subject: string, keyType: string[], san?: string) =>
     openssl([
-      'req', '-x509', '-newkey', ...keyType, '-nodes',
-      '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.crt`),
-      '-days', '2', '-subj', subject, ...(san ? ['-addext', `subjectAltName=${san}`] : []),
+      'req',
+      '-x509',
+      '-newkey',
+      ...keyType,
+      '-nodes',
+      '-keyout',
+      join(dir, `${name}.key`),
+      '-out',
+      join(dir, `${name}.crt`),
+      '-days',
+      '2',
+      '-subj',
+      subject,
+      ...(san ? ['-addext', `subjectAltName=${san}`] : []),
     ]);
   const ec = ['ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
   selfSigned('server', '/CN=127.0.0.1', ec, 'IP:127.0.0.1');
@@ -183,7 +194,18 @@ async function startServer(kind: 'https' | 'http', handler: Handler): Promise<Lo
 
 function sendStatus(res: http.ServerResponse, code: number, reason: string, message: string, details?: object): void {
   res.writeHead(code, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, ...(details ? { details } : {}), code }));
+  res.end(
+    JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message,
+      reason,
+      ...(details ? { details } : {}),
+      code,
+    }),
+  );
 }
 
 function sendJson(res: http.ServerResponse, object: unknown): void {
@@ -326,15 +348,21 @@ describe('KubernetesApi requests over https', () => {
 
   it('422 with causes -> InvalidObjectError listing each field message', async () => {
     const server = await startServer('https', (_req, res) =>
-      sendStatus(res, 422, 'Invalid', 'Deployment.apps "web" is invalid: [spec.template.spec.containers[0].image: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]', {
-        name: 'web',
-        group: 'apps',
-        kind: 'Deployment',
-        causes: [
-          { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.template.spec.containers[0].image' },
-          { reason: 'FieldValueInvalid', message: 'Invalid value: -1: must be greater than or equal to 0', field: 'spec.replicas' },
-        ],
-      }),
+      sendStatus(
+        res,
+        422,
+        'Invalid',
+        'Deployment.apps "web" is invalid: [spec.template.spec.containers[0].image: Required value, spec.replicas: Invalid value: -1: must be greater than or equal to 0]',
+        {
+          name: 'web',
+          group: 'apps',
+          kind: 'Deployment',
+          causes: [
+            { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.template.spec.containers[0].image' },
+            { reason: 'FieldValueInvalid', message: 'Invalid value: -1: must be greater than or equal to 0', field: 'spec.replicas' },
+          ],
+        },
+      ),
     );
     const error = await rejection(api(server).createDeployment('team-a', body));
     expect(error).toBeInstanceOf(InvalidObjectError);
@@ -427,7 +455,9 @@ describe('KubernetesApi connections', () => {
   });
 
   it('opens at most maxConnections at once; further requests wait for a free one and all succeed', async () => {
-    const server = await startServer('https', (_req, res) => setTimeout(() => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })), 30));
+    const server = await startServer('https', (_req, res) =>
+      setTimeout(() => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })), 30),
+    );
     const client = api(server, { maxConnections: 2 });
     const results = await Promise.all(Array.from({ length: 6 }, () => client.readDeployment('team-a', 'web')));
     expect(results).toHaveLength(6);
@@ -444,7 +474,9 @@ describe('KubernetesApi connections', () => {
       sendJson(res, deployment({ name: 'web', namespace: 'team-a' }));
     });
     const client = api(server, { maxConnections: 1 });
-    const watches = [0, 1].map(() => client.watch('deployments', 'team-a', { resourceVersion: '1' }, { onEvent: () => {}, onClose: () => {} }));
+    const watches = [0, 1].map(() =>
+      client.watch('deployments', 'team-a', { resourceVersion: '1' }, { onEvent: () => {}, onClose: () => {} }),
+    );
     await expect(client.readDeployment('team-a', 'web')).resolves.toMatchObject({ metadata: { name: 'web' } });
     for (const watch of watches) watch.abort();
   });
@@ -505,16 +537,21 @@ function startWatch(client: KubernetesApi, onEvent?: (type: WatchEventType) => v
   let calls = 0;
   let resolveClosed!: (error: Error | undefined) => void;
   const closed = new Promise<Error | undefined>((resolve) => (resolveClosed = resolve));
-  const handle = client.watch('deployments', 'team-a', { resourceVersion: '1000', labelSelector: 'app=web' }, {
-    onEvent: (type, object) => {
-      events.push([type, object]);
-      onEvent?.(type);
+  const handle = client.watch(
+    'deployments',
+    'team-a',
+    { resourceVersion: '1000', labelSelector: 'app=web' },
+    {
+      onEvent: (type, object) => {
+        events.push([type, object]);
+        onEvent?.(type);
+      },
+      onClose: (error) => {
+        calls++;
+        resolveClosed(error);
+      },
     },
-    onClose: (error) => {
-      calls++;
-      resolveClosed(error);
-    },
-  });
+  );
   return { events, closed, closeCalls: () => calls, abort: () => handle.abort() };
 }
 
@@ -532,7 +569,11 @@ describe('KubernetesApi.watch', () => {
       const first = watchLine('ADDED', added);
       res.write(first.slice(0, 40));
       setTimeout(() => {
-        res.write(first.slice(40) + watchLine('MODIFIED', modified) + watchLine('BOOKMARK', { kind: 'Deployment', metadata: { resourceVersion: '1003' } }));
+        res.write(
+          first.slice(40) +
+            watchLine('MODIFIED', modified) +
+            watchLine('BOOKMARK', { kind: 'Deployment', metadata: { resourceVersion: '1003' } }),
+        );
         res.end();
       }, 20);
     });
@@ -551,10 +592,20 @@ describe('KubernetesApi.watch', () => {
   it('asks for a streaming list with sendInitialEvents, resourceVersionMatch=NotOlderThan and no resourceVersion', async () => {
     const server = await startServer('https', (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(watchLine('BOOKMARK', { kind: 'Deployment', metadata: { resourceVersion: '7', annotations: { 'k8s.io/initial-events-end': 'true' } } }));
+      res.end(
+        watchLine('BOOKMARK', {
+          kind: 'Deployment',
+          metadata: { resourceVersion: '7', annotations: { 'k8s.io/initial-events-end': 'true' } },
+        }),
+      );
     });
     const closed = new Promise<Error | undefined>((resolve) => {
-      api(server).watch('deployments', 'team-a', { resourceVersion: '', allowWatchBookmarks: true, sendInitialEvents: true }, { onEvent: () => {}, onClose: resolve });
+      api(server).watch(
+        'deployments',
+        'team-a',
+        { resourceVersion: '', allowWatchBookmarks: true, sendInitialEvents: true },
+        { onEvent: () => {}, onClose: resolve },
+      );
     });
     expect(await closed).toBeUndefined();
     const query = new URL(server.received[0]!.url, 'https://x').searchParams;
@@ -590,7 +641,15 @@ describe('KubernetesApi.watch', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.write(watchLine('ADDED', deployment({ name: 'web', namespace: 'team-a' })));
       res.write(
-        watchLine('ERROR', { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version: 1000 (1500)', reason: 'Expired', code: 410 }),
+        watchLine('ERROR', {
+          kind: 'Status',
+          apiVersion: 'v1',
+          metadata: {},
+          status: 'Failure',
+          message: 'too old resource version: 1000 (1500)',
+          reason: 'Expired',
+          code: 410,
+        }),
       );
       res.end();
     });

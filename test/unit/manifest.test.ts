@@ -125,9 +125,7 @@ describe('buildDeployment: a Manager Container maps to a Deployment', () => {
   });
 
   it('configured namespace: the spec namespace wins, then options.namespace, then "default"', () => {
-    expect(buildDeployment(spec({ namespace: 'from-spec' }), { namespace: 'from-config' }).metadata?.namespace).toBe(
-      'from-spec',
-    );
+    expect(buildDeployment(spec({ namespace: 'from-spec' }), { namespace: 'from-config' }).metadata?.namespace).toBe('from-spec');
     expect(buildDeployment(spec(), { namespace: 'from-config' }).metadata?.namespace).toBe('from-config');
     expect(buildDeployment(spec()).metadata?.namespace).toBe('default');
   });

@@ -44,14 +44,11 @@ describe('parseProviderId', () => {
     expect(formatProviderId(parseProviderId(id).namespace, parseProviderId(id).name)).toBe(id);
   });
 
-  it.each(['', 'web', 'a/b/c', 'default//web', 'default/web/'])(
-    'rejects %j: not exactly two parts joined by one slash',
-    (id) => {
-      expect(issuesOf(() => parseProviderId(id))).toEqual([
-        { path: 'providerId', message: `must be "namespace/deployment-name" (got ${JSON.stringify(id)})` },
-      ]);
-    },
-  );
+  it.each(['', 'web', 'a/b/c', 'default//web', 'default/web/'])('rejects %j: not exactly two parts joined by one slash', (id) => {
+    expect(issuesOf(() => parseProviderId(id))).toEqual([
+      { path: 'providerId', message: `must be "namespace/deployment-name" (got ${JSON.stringify(id)})` },
+    ]);
+  });
 
   it.each([
     ['/web', 'namespace'],
@@ -72,9 +69,6 @@ describe('parseProviderId', () => {
 
   it('names which part is wrong', () => {
     const issues = issuesOf(() => parseProviderId('BAD/worse_'));
-    expect(issues.map((issue) => issue.message.split(' ').slice(0, 2).join(' '))).toEqual([
-      'its namespace',
-      'its name',
-    ]);
+    expect(issues.map((issue) => issue.message.split(' ').slice(0, 2).join(' '))).toEqual(['its namespace', 'its name']);
   });
 });

@@ -94,7 +94,13 @@ describe('provision (creation)', () => {
     await vi.waitFor(() => expect(fake.get('deployments', 'web')).toBeDefined());
     completeRollout(fake, 'web');
     const resolved = await result;
-    expect(resolved).toEqual({ providerId: 'default/web', namespace: 'default', name: 'web', adopted: false, durationMs: expect.any(Number) });
+    expect(resolved).toEqual({
+      providerId: 'default/web',
+      namespace: 'default',
+      name: 'web',
+      adopted: false,
+      durationMs: expect.any(Number),
+    });
     expect(resolved.providerId).not.toContain(replicaSetName('web')); // never a ReplicaSet or Pod name
   });
 
@@ -200,13 +206,25 @@ describe('provision (readiness, bounded)', () => {
         phase: 'Pending',
         conditions: [{ type: 'PodScheduled', status: 'True' }],
         containerStatuses: [
-          { name: 'web', image: 'x', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull', message: 'manifest unknown' } } },
+          {
+            name: 'web',
+            image: 'x',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: 'ErrImagePull', message: 'manifest unknown' } },
+          },
         ],
       }),
     );
     const error = await pending.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RolloutFailedError);
-    expect(error).toMatchObject({ reason: 'ErrImagePull', detail: 'manifest unknown', container: 'web', pod: `${replicaSetName('web')}-x1` });
+    expect(error).toMatchObject({
+      reason: 'ErrImagePull',
+      detail: 'manifest unknown',
+      container: 'web',
+      pod: `${replicaSetName('web')}-x1`,
+    });
   });
 });
 
@@ -215,7 +233,9 @@ describe('provision (shared informers, recovery)', () => {
     const fake = new FakeKubernetes();
     const registry = fastInformers();
     const count = 50;
-    const pending = Array.from({ length: count }, (_, i) => provision(fake, { ...input, hostname: `web-${i}`, containerId: i + 1 }, { informers: registry }));
+    const pending = Array.from({ length: count }, (_, i) =>
+      provision(fake, { ...input, hostname: `web-${i}`, containerId: i + 1 }, { informers: registry }),
+    );
     await vi.waitFor(() => {
       expect(fake.get('deployments', `web-${count - 1}`)).toBeDefined();
       expect(fake.activeWatches).toBe(2);
@@ -224,7 +244,11 @@ describe('provision (shared informers, recovery)', () => {
     const results = await Promise.all(pending);
     expect(new Set(results.map((r) => r.providerId)).size).toBe(count);
     // One streaming list per kind: the current objects and then the changes, on one request.
-    const opened = (method: string) => fake.calls.filter((c) => c.method === method).map((c) => `${c.kind}${c.streamingList ? ' (streaming list)' : ''}`).sort();
+    const opened = (method: string) =>
+      fake.calls
+        .filter((c) => c.method === method)
+        .map((c) => `${c.kind}${c.streamingList ? ' (streaming list)' : ''}`)
+        .sort();
     expect(opened('watch')).toEqual(['deployments (streaming list)', 'pods (streaming list)']);
     expect(opened('list')).toEqual([]);
     expect(fake.activeWatches).toBe(0);
@@ -236,11 +260,17 @@ describe('provision (shared informers, recovery)', () => {
     fake.supportsStreamingLists = false;
     const registry = fastInformers();
     const count = 5;
-    const pending = Array.from({ length: count }, (_, i) => provision(fake, { ...input, hostname: `web-${i}`, containerId: i + 1 }, { informers: registry }));
+    const pending = Array.from({ length: count }, (_, i) =>
+      provision(fake, { ...input, hostname: `web-${i}`, containerId: i + 1 }, { informers: registry }),
+    );
     await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
     for (let i = 0; i < count; i++) completeRollout(fake, `web-${i}`);
     await expect(Promise.all(pending)).resolves.toHaveLength(count);
-    const opened = (method: string) => fake.calls.filter((c) => c.method === method).map((c) => `${c.kind}${c.streamingList ? ' (streaming list)' : ''}`).sort();
+    const opened = (method: string) =>
+      fake.calls
+        .filter((c) => c.method === method)
+        .map((c) => `${c.kind}${c.streamingList ? ' (streaming list)' : ''}`)
+        .sort();
     expect(opened('watch')).toEqual(['deployments', 'deployments (streaming list)', 'pods', 'pods (streaming list)']);
     expect(opened('list')).toEqual(['deployments', 'pods']);
     expect(fake.activeWatches).toBe(0);

@@ -20,12 +20,9 @@ describe('cpuQuantity', () => {
     expect(cpuQuantity(0.7 + 0.1)).toBe('800m');
   });
 
-  it.each([0, -1, 0.0004, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])(
-    'throws InvalidOptionError for %s',
-    (cpus) => {
-      expect(() => cpuQuantity(cpus)).toThrow(InvalidOptionError);
-    },
-  );
+  it.each([0, -1, 0.0004, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])('throws InvalidOptionError for %s', (cpus) => {
+    expect(() => cpuQuantity(cpus)).toThrow(InvalidOptionError);
+  });
 });
 
 describe('memoryQuantity', () => {

@@ -48,7 +48,7 @@ describe('newReplicaSetName', () => {
 });
 
 describe('currentRolloutPods', () => {
-  it("excludes the pods of an older ReplicaSet once the controller names the new one", () => {
+  it('excludes the pods of an older ReplicaSet once the controller names the new one', () => {
     const oldPod = waitingPod('CrashLoopBackOff', 'back-off 40s restarting failed container', { hash: OLD_HASH, restartCount: 6 });
     const newPod = waitingPod('ContainerCreating', undefined, { hash: HASH });
     const d = progressingDeployment({ generation: 2, conditions: [conditions.unavailable(), conditions.replicaSetUpdated(NEW_RS)] });

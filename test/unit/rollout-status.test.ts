@@ -186,7 +186,9 @@ describe('rolloutStatus: failure signals', () => {
 
   it('is never Complete while ReplicaFailure=True, even when every count looks complete', () => {
     const status = rolloutStatus(
-      deployment({ conditions: [conditions.available(), conditions.newReplicaSetAvailable(RS), conditions.replicaFailure('Internal error occurred')] }),
+      deployment({
+        conditions: [conditions.available(), conditions.newReplicaSetAvailable(RS), conditions.replicaFailure('Internal error occurred')],
+      }),
     );
     expect(status.state).toBe('InProgress');
     expect(status.createFailure?.message).toBe('Internal error occurred');
@@ -211,9 +213,7 @@ describe('rolloutStatus: failure signals', () => {
   });
 
   it('is never Complete while paused: InProgress, and the message says paused', () => {
-    const status = rolloutStatus(
-      deployment({ paused: true, conditions: [conditions.available(), conditions.deploymentPaused()] }),
-    );
+    const status = rolloutStatus(deployment({ paused: true, conditions: [conditions.available(), conditions.deploymentPaused()] }));
     expect(status.state).toBe('InProgress');
     expect(status.reason).toBe('DeploymentPaused');
     expect(status.message).toMatch(/paused/);

@@ -133,11 +133,7 @@ describe('SharedInformer', () => {
     events.next({ type: 'listed', items: [obj('a1', 'a', '1')], resourceVersion: '1' });
     events.next({ type: 'MODIFIED', object: obj('a1', 'a', '2') });
     events.next({ type: 'ADDED', object: obj('a2', 'a', '3') });
-    expect(a.seen).toEqual([
-      [slim(obj('a1', 'a'))],
-      [slim(obj('a1', 'a'))],
-      [slim(obj('a1', 'a')), slim(obj('a2', 'a'))],
-    ]);
+    expect(a.seen).toEqual([[slim(obj('a1', 'a'))], [slim(obj('a1', 'a'))], [slim(obj('a1', 'a')), slim(obj('a2', 'a'))]]);
     events.next({ type: 'DELETED', object: obj('a1', 'a', '4') });
     expect(a.seen.at(-1)).toEqual([slim(obj('a2', 'a'))]);
   });

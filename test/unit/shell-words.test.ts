@@ -28,8 +28,8 @@ describe('splitShellWords', () => {
     expect(splitShellWords('echo $HOME ~ *.txt a;b # c')).toEqual(['echo', '$HOME', '~', '*.txt', 'a;b', '#', 'c']);
   });
 
-  it("yields an empty word for '' and \"\"", () => {
-    expect(splitShellWords("cmd '' \"\" x")).toEqual(['cmd', '', '', 'x']);
+  it('yields an empty word for \'\' and ""', () => {
+    expect(splitShellWords('cmd \'\' "" x')).toEqual(['cmd', '', '', 'x']);
   });
 
   it('joins adjacent quoted and unquoted parts into one word', () => {

@@ -51,9 +51,7 @@ describe('parseWorkloadSpec: a valid spec', () => {
   });
 
   it('keeps every optional field when given', () => {
-    const spec = parseWorkloadSpec(
-      validInput({ env: { A: '1' }, entrypoint: ['/bin/app'], args: ['--port', '80'], namespace: 'team-a' }),
-    );
+    const spec = parseWorkloadSpec(validInput({ env: { A: '1' }, entrypoint: ['/bin/app'], args: ['--port', '80'], namespace: 'team-a' }));
     expect(spec).toMatchObject({ env: { A: '1' }, entrypoint: ['/bin/app'], args: ['--port', '80'], namespace: 'team-a' });
   });
 
@@ -338,9 +336,7 @@ describe('namespace', () => {
   });
 
   it.each(['', 'Team', 'team_a', 'a'.repeat(64), '-a'])('rejects %j', (namespace) => {
-    expect(fieldIssues('namespace', namespace)).toEqual([
-      { path: 'namespace', message: expect.stringMatching(/DNS-1123 label/) },
-    ]);
+    expect(fieldIssues('namespace', namespace)).toEqual([{ path: 'namespace', message: expect.stringMatching(/DNS-1123 label/) }]);
   });
 });
 
@@ -383,14 +379,7 @@ describe('whole-input rules', () => {
   });
 
   it('lists every missing required field', () => {
-    expect(issuesOf({}).map((issue) => issue.path)).toEqual([
-      'containerId',
-      'nodeId',
-      'hostname',
-      'image',
-      'cpus',
-      'memoryMb',
-    ]);
+    expect(issuesOf({}).map((issue) => issue.path)).toEqual(['containerId', 'nodeId', 'hostname', 'image', 'cpus', 'memoryMb']);
   });
 
   it.each([null, undefined, 'spec', 42, [validInput()]])('rejects a non-object input (%j)', (input) => {

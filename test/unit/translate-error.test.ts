@@ -18,13 +18,7 @@ import {
   UnauthorizedError,
   type RequestTarget,
 } from '../../src/errors.js';
-import {
-  errorFromNetwork,
-  errorFromResponse,
-  errorFromWatchStatus,
-  parseStatus,
-  type KubeStatus,
-} from '../../src/kube/translate-error.js';
+import { errorFromNetwork, errorFromResponse, errorFromWatchStatus, parseStatus, type KubeStatus } from '../../src/kube/translate-error.js';
 
 const SERVER = 'https://10.0.0.1:6443';
 const CREATE: RequestTarget = { verb: 'create', resource: 'deployments', namespace: 'team-a', name: 'web' };
@@ -116,7 +110,11 @@ describe('errorFromResponse: status code to class', () => {
   it('409 Conflict (stale resourceVersion) -> ConflictError with reason Conflict', () => {
     const error = respond(
       409,
-      status(409, 'Conflict', 'Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again'),
+      status(
+        409,
+        'Conflict',
+        'Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again',
+      ),
     );
     expect(error).toBeInstanceOf(ConflictError);
     expect(error.reason).toBe('Conflict');
@@ -142,7 +140,11 @@ describe('errorFromResponse: status code to class', () => {
         name: 'Web',
         kind: 'Deployment',
         causes: [
-          { reason: 'FieldValueInvalid', message: 'Invalid value: "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters', field: 'metadata.name' },
+          {
+            reason: 'FieldValueInvalid',
+            message: 'Invalid value: "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters',
+            field: 'metadata.name',
+          },
           { reason: 'FieldValueRequired', message: 'Required value', field: 'spec.template.spec.containers[0].image' },
         ],
       },
@@ -151,7 +153,11 @@ describe('errorFromResponse: status code to class', () => {
     expect(error).toBeInstanceOf(InvalidObjectError);
     expect(error.statusCode).toBe(422);
     expect(error.causes).toEqual([
-      { field: 'metadata.name', reason: 'FieldValueInvalid', message: 'Invalid value: "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters' },
+      {
+        field: 'metadata.name',
+        reason: 'FieldValueInvalid',
+        message: 'Invalid value: "Web": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters',
+      },
       { field: 'spec.template.spec.containers[0].image', reason: 'FieldValueRequired', message: 'Required value' },
     ]);
     expect(error.message).toContain('metadata.name: Invalid value: "Web"');
@@ -165,7 +171,10 @@ describe('errorFromResponse: status code to class', () => {
   });
 
   it('429 -> TooManyRequestsError with retryAfterMs from details.retryAfterSeconds', () => {
-    const error = respond(429, status(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 3 })) as TooManyRequestsError;
+    const error = respond(
+      429,
+      status(429, 'TooManyRequests', 'Too many requests, please try again later.', { retryAfterSeconds: 3 }),
+    ) as TooManyRequestsError;
     expect(error).toBeInstanceOf(TooManyRequestsError);
     expect(error.statusCode).toBe(429);
     expect(error.retryAfterMs).toBe(3_000);
@@ -178,7 +187,9 @@ describe('errorFromResponse: status code to class', () => {
   });
 
   it('429 prefers details.retryAfterSeconds over the header', () => {
-    const error = respond(429, status(429, 'TooManyRequests', 'slow down', { retryAfterSeconds: 2 }), { retryAfterHeader: '9' }) as TooManyRequestsError;
+    const error = respond(429, status(429, 'TooManyRequests', 'slow down', { retryAfterSeconds: 2 }), {
+      retryAfterHeader: '9',
+    }) as TooManyRequestsError;
     expect(error.retryAfterMs).toBe(2_000);
   });
 
@@ -210,7 +221,9 @@ describe('errorFromResponse: status code to class', () => {
   });
 
   it('keeps the original error as cause and out of the message', () => {
-    const original = new Error('HTTP-Code: 409 Message: Unknown API Status Code! Body: {...} Headers: {"authorization":"Bearer kp-secret"}');
+    const original = new Error(
+      'HTTP-Code: 409 Message: Unknown API Status Code! Body: {...} Headers: {"authorization":"Bearer kp-secret"}',
+    );
     const error = respond(409, status(409, 'AlreadyExists', 'deployments.apps "web" already exists'), { cause: original });
     expect(error.cause).toBe(original);
     expect(error.message).not.toContain('kp-secret');

@@ -37,9 +37,7 @@ async function provisionDockerContainer(
   const client = await steps.call('connect', () => options.clientFor(record.node));
 
   steps.report('pull-image', `Pulling ${image}`);
-  const pullTask = await steps.call('pull-image', () =>
-    client.pullOciImage(nodeName, DOCKER_STORAGE, { reference: image }),
-  );
+  const pullTask = await steps.call('pull-image', () => client.pullOciImage(nodeName, DOCKER_STORAGE, { reference: image }));
   await steps.call('pull-image', () => client.waitForTask(nodeName, pullTask));
   steps.report('pull-image', `Pulled ${image}`);
 
@@ -65,11 +63,7 @@ async function provisionDockerContainer(
   }
 
   if (record.nvidiaRequested) {
-    steps.report(
-      'nvidia-hook',
-      'GPU passthrough is not configured on Docker nodes; only the NVIDIA variables are set',
-      'warning',
-    );
+    steps.report('nvidia-hook', 'GPU passthrough is not configured on Docker nodes; only the NVIDIA variables are set', 'warning');
   }
 
   const network = await startAndDiscover(steps, client, nodeType, nodeName, containerId);
@@ -81,11 +75,7 @@ function requireImage(record: ContainerRecord, nodeType: string): string {
     throw new InvalidContainerRecordError(record.id, ['it has no template (an OCI image reference)']);
   }
   if (!isImageReference(record.template)) {
-    throw new UnsupportedTemplateError(
-      nodeType,
-      record.template,
-      'Docker nodes need an OCI image reference, not an LXC template',
-    );
+    throw new UnsupportedTemplateError(nodeType, record.template, 'Docker nodes need an OCI image reference, not an LXC template');
   }
   return record.template;
 }

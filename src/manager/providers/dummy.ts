@@ -34,17 +34,10 @@ export function createDummyProvider(options: DummyProviderOptions = {}): Provide
   };
 }
 
-function simulate(
-  record: ContainerRecord,
-  { clock }: ProviderContext,
-  provider: string,
-  delayMs: number,
-): Observable<ProviderEvent> {
+function simulate(record: ContainerRecord, { clock }: ProviderContext, provider: string, delayMs: number): Observable<ProviderEvent> {
   const steps = SIMULATED_STEPS.map(({ step, message }) =>
     timer(delayMs, clock).pipe(
-      map(
-        (): ProviderEvent => ({ type: 'step', at: eventTime(clock), provider, step, message: message(record), severity: 'info' }),
-      ),
+      map((): ProviderEvent => ({ type: 'step', at: eventTime(clock), provider, step, message: message(record), severity: 'info' })),
     ),
   );
   const outcome = defer(() => {

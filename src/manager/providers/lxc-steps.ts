@@ -28,10 +28,7 @@ export async function applyEnvironment(
     environment: { ...templateEnvironment, ...record.environment },
     entrypoint: effectiveEntrypoint(record.entrypoint, templateEntrypoint),
   };
-  const config = lxcEnvironmentConfig(
-    effectiveEnvironment(record, templateEnvironment),
-    templateDefaults.entrypoint,
-  );
+  const config = lxcEnvironmentConfig(effectiveEnvironment(record, templateEnvironment), templateDefaults.entrypoint);
   if (Object.keys(config).length === 0) return { templateDefaults, updateResult: undefined };
   const updateResult = await steps.call('environment', () => client.updateLxcConfig(nodeName, vmid, { ...config }));
   steps.report('environment', 'Applied environment variables and entrypoint');
@@ -76,7 +73,7 @@ export function actualResources(config: LxcConfig): ActualResources {
 
 function integerOrNull(value: unknown): number | null {
   if (value === null || value === undefined) return null;
-  const parsed = Number.parseInt(String(value), 10);
+  const parsed = typeof value === 'number' || typeof value === 'string' ? Number.parseInt(String(value), 10) : Number.NaN;
   return Number.isFinite(parsed) ? parsed : null;
 }
 

@@ -90,14 +90,7 @@ export type ProxmoxCreateApi = Pick<
 /** What the Docker provider calls: the subset that does something on Manager's DockerApi. */
 export type DockerCreateApi = Pick<
   NodeApi,
-  | 'pullOciImage'
-  | 'createLxc'
-  | 'updateLxcConfig'
-  | 'lxcConfig'
-  | 'startLxc'
-  | 'waitForTask'
-  | 'getLxcMacAddress'
-  | 'getLxcIpAddress'
+  'pullOciImage' | 'createLxc' | 'updateLxcConfig' | 'lxcConfig' | 'startLxc' | 'waitForTask' | 'getLxcMacAddress' | 'getLxcIpAddress'
 >;
 
 /** Builds (or looks up) the client for one node; Manager passes `node.api()` behind it. */

@@ -93,9 +93,7 @@ async function createFromImage(steps: StepRunner, job: LxcJob): Promise<void> {
   const rootfsStorage = await resolveStorage(steps, client, nodeName, record.node.volumeStorage || 'local-lvm', 'rootdir');
   steps.report('resolve-storage', `Using template storage ${templateStorage}, rootfs storage ${rootfsStorage}`);
 
-  const digest = await steps.call('image-digest', () =>
-    job.options.imageDigest(image.registry, image.repository, image.reference),
-  );
+  const digest = await steps.call('image-digest', () => job.options.imageDigest(image.registry, image.repository, image.reference));
   const filename = imageArchiveName(image, digest);
   const ostemplate = `${templateStorage}:vztmpl/${filename}.tar`;
   const contents = await steps.call('pull-image', () => client.storageContents(nodeName, templateStorage, 'vztmpl'));

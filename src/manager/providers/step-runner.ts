@@ -64,10 +64,7 @@ export function runSteps(program: StepProgram): Observable<ProviderEvent> {
 }
 
 /** A Provider whose work is plain async steps over a node client (Proxmox, Docker). */
-export function stepsProvider(
-  nodeType: string,
-  run: (steps: StepRunner, record: ContainerRecord) => Promise<ProvisionOutcome>,
-): Provider {
+export function stepsProvider(nodeType: string, run: (steps: StepRunner, record: ContainerRecord) => Promise<ProvisionOutcome>): Provider {
   return {
     nodeType,
     provision$: (record, context) =>

@@ -10,7 +10,10 @@ import type { ContainerId, ContainerRecord, ContainerResources } from '../provid
 const id = z.union([z.number(), z.string()]);
 const optionalText = z.string().nullish();
 // SQLite hands booleans back as 0/1 in some paths; both mean the same.
-const flag = z.union([z.boolean(), z.number()]).nullish().transform((value) => (value == null ? null : Boolean(value)));
+const flag = z
+  .union([z.boolean(), z.number()])
+  .nullish()
+  .transform((value) => (value == null ? null : Boolean(value)));
 
 const siteRow = z.looseObject({ name: z.string(), internalDomain: z.string() });
 

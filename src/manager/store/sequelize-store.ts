@@ -27,9 +27,7 @@ export interface SequelizeContainerStoreOptions {
   /** Manager's approved resource request for the row; absent or 0 values take the defaults. */
   readonly approvedResources?: (row: ManagerContainerRow) => ApprovedResources | Promise<ApprovedResources>;
   /** Manager's admin-defined default variables (the lowest precedence). */
-  readonly defaultEnvironment?: (
-    row: ManagerContainerRow,
-  ) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
+  readonly defaultEnvironment?: (row: ManagerContainerRow) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
 }
 
 export class SequelizeContainerStore implements ContainerStore {
@@ -55,6 +53,6 @@ export class SequelizeContainerStore implements ContainerStore {
 }
 
 function affectedCount(result: unknown): number {
-  const count = Array.isArray(result) ? result[0] : result;
+  const count: unknown = Array.isArray(result) ? result[0] : result;
   return typeof count === 'number' ? count : 0;
 }

@@ -22,7 +22,20 @@ import {
   RolloutTimeoutError,
 } from '../../../src/errors.js';
 
-const base = ['--container-id', '42', '--node-id', '7', '--hostname', 'web', '--image', 'nginx:1.27', '--cpus', '0.5', '--memory-mb', '512'];
+const base = [
+  '--container-id',
+  '42',
+  '--node-id',
+  '7',
+  '--hostname',
+  'web',
+  '--image',
+  'nginx:1.27',
+  '--cpus',
+  '0.5',
+  '--memory-mb',
+  '512',
+];
 
 async function run(argv: string[]) {
   const out: string[] = [];
@@ -48,15 +61,40 @@ describe('parseCreateArgs', () => {
   it('maps kubectl-style flags and spec flags', () => {
     const command = parseCreateArgs([
       ...base,
-      '--env', 'A=1', '--env', 'B=x=y', '--env', 'EMPTY=',
-      '--entrypoint', 'nginx -g "daemon off;"', '--arg=--verbose',
-      '--kubeconfig', '/tmp/kc', '--context', 'ctx', '-n', 'apps', '--timeout', '2m', '-o', 'json', '--progress-deadline', '90s',
+      '--env',
+      'A=1',
+      '--env',
+      'B=x=y',
+      '--env',
+      'EMPTY=',
+      '--entrypoint',
+      'nginx -g "daemon off;"',
+      '--arg=--verbose',
+      '--kubeconfig',
+      '/tmp/kc',
+      '--context',
+      'ctx',
+      '-n',
+      'apps',
+      '--timeout',
+      '2m',
+      '-o',
+      'json',
+      '--progress-deadline',
+      '90s',
     ]);
     expect(command).toEqual({
       api: { kubeconfigPath: '/tmp/kc', context: 'ctx', namespace: 'apps' },
       spec: {
-        containerId: '42', nodeId: '7', hostname: 'web', image: 'nginx:1.27', cpus: 0.5, memoryMb: 512,
-        env: { A: '1', B: 'x=y', EMPTY: '' }, entrypoint: 'nginx -g "daemon off;"', args: ['--verbose'],
+        containerId: '42',
+        nodeId: '7',
+        hostname: 'web',
+        image: 'nginx:1.27',
+        cpus: 0.5,
+        memoryMb: 512,
+        env: { A: '1', B: 'x=y', EMPTY: '' },
+        entrypoint: 'nginx -g "daemon off;"',
+        args: ['--verbose'],
       },
       timeoutMs: 120_000,
       progressDeadlineSeconds: 90,
@@ -73,8 +111,13 @@ describe('parseCreateArgs', () => {
   it('reads a JSON spec file (or stdin) and lets flags override it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kp-cli-'));
     const file = join(dir, 'spec.json');
-    writeFileSync(file, JSON.stringify({ containerId: 1, nodeId: 2, hostname: 'a', image: 'nginx', cpus: 1, memoryMb: 64, env: { X: '1' } }));
-    expect(parseCreateArgs(['-f', file, '--hostname', 'b', '--env', 'Y=2'])).toMatchObject({ spec: { containerId: 1, hostname: 'b', env: { X: '1', Y: '2' } } });
+    writeFileSync(
+      file,
+      JSON.stringify({ containerId: 1, nodeId: 2, hostname: 'a', image: 'nginx', cpus: 1, memoryMb: 64, env: { X: '1' } }),
+    );
+    expect(parseCreateArgs(['-f', file, '--hostname', 'b', '--env', 'Y=2'])).toMatchObject({
+      spec: { containerId: 1, hostname: 'b', env: { X: '1', Y: '2' } },
+    });
     expect(parseCreateArgs(['--spec-file', '-'], () => '{"hostname":"c"}')).toMatchObject({ spec: { hostname: 'c' } });
   });
 
@@ -109,7 +152,23 @@ describe('exit codes', () => {
 
 describe('runCli', () => {
   it('invalid input exits 2 before reading any kubeconfig, listing every problem', async () => {
-    const result = await run(['create', '--container-id', '42', '--node-id', '7', '--hostname', 'Bad_Name', '--image', 'nginx', '--cpus', '0', '--memory-mb', '512', '--kubeconfig', '/nonexistent/kubeconfig']);
+    const result = await run([
+      'create',
+      '--container-id',
+      '42',
+      '--node-id',
+      '7',
+      '--hostname',
+      'Bad_Name',
+      '--image',
+      'nginx',
+      '--cpus',
+      '0',
+      '--memory-mb',
+      '512',
+      '--kubeconfig',
+      '/nonexistent/kubeconfig',
+    ]);
     expect(result.code).toBe(EXIT.invalidInput);
     expect(result.err.join('\n')).toMatch(/InvalidSpecError: .*hostname: .*cpus: /);
     expect(result.out).toEqual([]);

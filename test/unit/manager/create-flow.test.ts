@@ -159,9 +159,7 @@ describe('createContainer$: failures leave the record unchanged', () => {
       updateAcl: async () => undefined,
       startLxc: async () => Promise.reject(new Error('start failed')),
     });
-    const registry = new ProviderRegistry([
-      createProxmoxProvider({ clientFor: () => client.api, imageDigest: async () => 'abc' }),
-    ]);
+    const registry = new ProviderRegistry([createProxmoxProvider({ clientFor: () => client.api, imageDigest: async () => 'abc' })]);
     const store = new MemoryContainerStore([containerRecord({ template: 'debian-12-tmpl' })]);
     const before = await store.load(42);
 
@@ -193,9 +191,7 @@ describe('createContainer$: choosing the provider', () => {
 
   it('fails with ContainerNotFoundError for a missing record', async () => {
     const { registry } = allProviders();
-    await expect(collect(99, { providers: registry, store: new MemoryContainerStore() })).rejects.toBeInstanceOf(
-      ContainerNotFoundError,
-    );
+    await expect(collect(99, { providers: registry, store: new MemoryContainerStore() })).rejects.toBeInstanceOf(ContainerNotFoundError);
   });
 
   it("wraps the store's own load error in ContainerLoadError", async () => {
@@ -229,7 +225,13 @@ describe('createContainer$: storing the outcome', () => {
 
     const result = await createContainer(42, { providers: registry, store });
 
-    expect(result).toMatchObject({ containerId: 42, provider: 'proxmox', providerId: '104', macAddress: 'BC:24:11:AA:BB:CC', ipAddress: '10.1.2.3' });
+    expect(result).toMatchObject({
+      containerId: 42,
+      provider: 'proxmox',
+      providerId: '104',
+      macAddress: 'BC:24:11:AA:BB:CC',
+      ipAddress: '10.1.2.3',
+    });
     expect(await store.load(42)).toMatchObject({
       providerId: '104',
       macAddress: 'BC:24:11:AA:BB:CC',

@@ -52,11 +52,7 @@ describe('Existing providers continue to work: docker', () => {
     expect(client.calls).toEqual([
       ['pullOciImage', 'dock1', 'docker', { reference: IMAGE }],
       ['waitForTask', 'dock1', `docker:pull:${IMAGE}`],
-      [
-        'createLxc',
-        'dock1',
-        { hostname: 'web-42', description: `Created from Docker image ${IMAGE}`, cores: 2, memory: 2048 },
-      ],
+      ['createLxc', 'dock1', { hostname: 'web-42', description: `Created from Docker image ${IMAGE}`, cores: 2, memory: 2048 }],
       ['waitForTask', 'dock1', 'docker:create:c0ffee01'],
       ['lxcConfig', 'dock1', 'c0ffee01'],
       [

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  effectiveEntrypoint,
-  effectiveEnvironment,
-  normalizeEnvironment,
-} from '../../../../src/manager/providers/environment.js';
+import { effectiveEntrypoint, effectiveEnvironment, normalizeEnvironment } from '../../../../src/manager/providers/environment.js';
 import { lxcEnvironmentConfig, parseLxcEnvironment } from '../../../../src/manager/providers/lxc-environment.js';
 import { containerRecord } from './fixtures.js';
 

@@ -7,9 +7,7 @@ import type { ContainerRecord, NodeRecord } from '../../../../src/manager/provid
 
 export type RecordedCall = [method: string, ...args: unknown[]];
 
-export function containerRecord(
-  overrides: Omit<Partial<ContainerRecord>, 'node'> & { node?: Partial<NodeRecord> } = {},
-): ContainerRecord {
+export function containerRecord(overrides: Omit<Partial<ContainerRecord>, 'node'> & { node?: Partial<NodeRecord> } = {}): ContainerRecord {
   const { node, ...rest } = overrides;
   return {
     id: 42,

@@ -9,11 +9,7 @@ import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { InvalidSpecError, RolloutFailedError } from '../../../../src/errors.js';
 import type { KubernetesClient } from '../../../../src/kube/client.js';
-import {
-  createKubernetesProvider,
-  kubernetesNodeConfig,
-  workloadInput,
-} from '../../../../src/manager/providers/kubernetes.js';
+import { createKubernetesProvider, kubernetesNodeConfig, workloadInput } from '../../../../src/manager/providers/kubernetes.js';
 import type { KubernetesNodeConfig, ProvisionFunction } from '../../../../src/manager/providers/kubernetes.js';
 import { parseWorkloadSpec } from '../../../../src/spec/workload-spec.js';
 import type { ProvisionEvent, RolloutStatus } from '../../../../src/rollout/events.js';
@@ -128,9 +124,7 @@ describe('kubernetes provider', () => {
     const controller = new AbortController();
     const record = containerRecord({ node: kubeNode });
 
-    const emitted = await lastValueFrom(
-      provider.provision$(record, { clock: asyncScheduler, signal: controller.signal }).pipe(toArray()),
-    );
+    const emitted = await lastValueFrom(provider.provision$(record, { clock: asyncScheduler, signal: controller.signal }).pipe(toArray()));
 
     expect(emitted.slice(0, 3)).toEqual(events);
     emitted.slice(0, 3).forEach((event, index) => expect(event).toBe(events[index]));
@@ -173,9 +167,7 @@ describe('kubernetes provider', () => {
       provision$: fakeProvision(() => throwError(() => failure), []),
       clientFor: () => fakeApi,
     });
-    await expect(lastValueFrom(provider.provision$(containerRecord({ node: kubeNode }), { clock: asyncScheduler }))).rejects.toBe(
-      failure,
-    );
+    await expect(lastValueFrom(provider.provision$(containerRecord({ node: kubeNode }), { clock: asyncScheduler }))).rejects.toBe(failure);
   });
 
   it("rethrows the client factory's error (e.g. a missing kubeconfig) without provisioning", async () => {
@@ -185,9 +177,7 @@ describe('kubernetes provider', () => {
       provision$: fakeProvision(() => of(...libraryEvents()), calls),
       clientFor: () => Promise.reject(missing),
     });
-    await expect(lastValueFrom(provider.provision$(containerRecord({ node: kubeNode }), { clock: asyncScheduler }))).rejects.toBe(
-      missing,
-    );
+    await expect(lastValueFrom(provider.provision$(containerRecord({ node: kubeNode }), { clock: asyncScheduler }))).rejects.toBe(missing);
     expect(calls).toEqual([]);
   });
 

@@ -255,9 +255,11 @@ describe('Existing providers continue to work: proxmox, template clone path', ()
     const client = healthyNode();
     const events = await run(containerRecord({ template: 'debian-12-tmpl', nvidiaRequested: true }), client);
     expect(client.calls).toContainEqual(['updateLxcConfig', 'pve1', 104, { hookscript: 'local:snippets/nvidia' }]);
-    expect(steps(events).filter((event) => event.severity === 'warning').map((event) => event.step)).toEqual([
-      'nvidia-hook',
-    ]);
+    expect(
+      steps(events)
+        .filter((event) => event.severity === 'warning')
+        .map((event) => event.step),
+    ).toEqual(['nvidia-hook']);
   });
 
   it('fails with TemplateNotFoundError naming template and node, cloning nothing', async () => {

@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  imageArchiveName,
-  isImageReference,
-  parseImageReference,
-} from '../../../../src/manager/providers/template-reference.js';
+import { imageArchiveName, isImageReference, parseImageReference } from '../../../../src/manager/providers/template-reference.js';
 
 describe('image references in the template field', () => {
   it('tells image references (with a "/") from LXC template names', () => {
@@ -42,8 +38,6 @@ describe('image references in the template field', () => {
     expect(imageArchiveName(parseImageReference('docker.io/library/nginx:latest'), 'abc123def456')).toBe(
       'docker.io_library_nginx_latest_abc123def456',
     );
-    expect(imageArchiveName(parseImageReference('registry.local:5000/team/app:1.2'), 'f00d')).toBe(
-      'registry.local_5000_team_app_1.2_f00d',
-    );
+    expect(imageArchiveName(parseImageReference('registry.local:5000/team/app:1.2'), 'f00d')).toBe('registry.local_5000_team_app_1.2_f00d');
   });
 });

@@ -183,9 +183,7 @@ describe('SequelizeContainerStore with Manager-shaped models', () => {
   it('refuses a row that already has a containerId and leaves it untouched', async () => {
     await models.Container.update({ containerId: 'team-a/old' }, { where: { id: containerId } });
     const before = await rowOf(containerId);
-    await expect(createContainer(containerId, { providers: providers(), store })).rejects.toBeInstanceOf(
-      AlreadyProvisionedError,
-    );
+    await expect(createContainer(containerId, { providers: providers(), store })).rejects.toBeInstanceOf(AlreadyProvisionedError);
     expect(provisionInputs).toEqual([]);
     expect(await rowOf(containerId)).toEqual(before);
   });
@@ -193,9 +191,7 @@ describe('SequelizeContainerStore with Manager-shaped models', () => {
   it('leaves the row exactly as it was when the provider fails', async () => {
     const before = await rowOf(containerId);
     const timeout = new RolloutTimeoutError({ namespace: 'team-a', name: 'web-42' }, 1000, undefined);
-    await expect(
-      createContainer(containerId, { providers: providers(() => throwError(() => timeout)), store }),
-    ).rejects.toBe(timeout);
+    await expect(createContainer(containerId, { providers: providers(() => throwError(() => timeout)), store })).rejects.toBe(timeout);
     expect(await rowOf(containerId)).toEqual(before);
   });
 
@@ -238,8 +234,6 @@ describe('SequelizeContainerStore with Manager-shaped models', () => {
   });
 
   it('reports a missing row as ContainerNotFoundError through the flow', async () => {
-    await expect(createContainer(containerId + 1000, { providers: providers(), store })).rejects.toBeInstanceOf(
-      ContainerNotFoundError,
-    );
+    await expect(createContainer(containerId + 1000, { providers: providers(), store })).rejects.toBeInstanceOf(ContainerNotFoundError);
   });
 });
