@@ -3,7 +3,7 @@
 
 // Input: the workload spec and its parts.
 export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './spec/workload-spec.js';
-export { isValidImageReference } from './spec/image-reference.js';
+export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './spec/image-reference.js';
 export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
 export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
 export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, ownershipLabels } from './spec/labels.js';

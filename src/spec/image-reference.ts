@@ -1,5 +1,6 @@
-// OCI image references, validated before anything reaches the cluster.
-// Our own reading of the distribution/OCI reference grammar:
+// OCI image references: one parser behind both the spec's validation and the Manager
+// adapter's template splitting, so the two read a reference the same way. Our own reading
+// of the distribution/OCI reference grammar:
 //
 //   reference  := name [ ":" tag ] [ "@" digest ]
 //   name       := [ registry "/" ] path-component { "/" path-component }     (<= 255 chars)
@@ -10,6 +11,8 @@
 //
 // The first component is a registry only if it looks like one the Docker way (contains
 // "." or ":" or is "localhost"); otherwise it is part of the path, as in "library/nginx".
+
+import { InvalidSpecError } from '../errors.js';
 
 const MAX_REFERENCE_LENGTH = 4096;
 const MAX_NAME_LENGTH = 255;
@@ -70,43 +73,68 @@ function repositoryPathProblem(path: string): string | undefined {
   return undefined;
 }
 
-function nameProblem(name: string): string | undefined {
-  if (name === '') return 'the repository name is missing';
-  if (name.length > MAX_NAME_LENGTH) {
-    return `the name before the tag or digest must be at most ${MAX_NAME_LENGTH} characters (it has ${name.length})`;
-  }
+/** An image reference taken apart. Nothing is defaulted: an absent part is undefined. */
+export interface ImageReferenceParts {
+  /** `host[:port]`, only when the first component names one (see looksLikeRegistry). */
+  readonly registry: string | undefined;
+  /** The path after the registry, e.g. `library/nginx`, or `nginx` alone. */
+  readonly repository: string;
+  readonly tag: string | undefined;
+  /** `algorithm:hex`, without the "@". */
+  readonly digest: string | undefined;
+}
+
+/** The one split every caller shares; the grammar's checks then run on its parts. */
+function splitImageReference(ref: string): ImageReferenceParts & { readonly name: string } {
+  const at = ref.indexOf('@');
+  const digest = at === -1 ? undefined : ref.slice(at + 1);
+  const beforeDigest = at === -1 ? ref : ref.slice(0, at);
+  // A ':' after the last '/' starts the tag; earlier ones belong to a registry port.
+  const tagColon = beforeDigest.lastIndexOf(':');
+  const hasTag = tagColon > beforeDigest.lastIndexOf('/');
+  const tag = hasTag ? beforeDigest.slice(tagColon + 1) : undefined;
+  const name = hasTag ? beforeDigest.slice(0, tagColon) : beforeDigest;
   const slash = name.indexOf('/');
   const first = slash === -1 ? '' : name.slice(0, slash);
-  if (slash !== -1 && looksLikeRegistry(first)) {
-    return registryProblem(first) ?? repositoryPathProblem(name.slice(slash + 1));
+  const registry = slash !== -1 && looksLikeRegistry(first) ? first : undefined;
+  const repository = registry === undefined ? name : name.slice(slash + 1);
+  return { name, registry, repository, tag, digest };
+}
+
+function partsProblem(ref: string, parts: ReturnType<typeof splitImageReference>): string | undefined {
+  if (ref === '') return 'must not be empty';
+  if (/\s/.test(ref)) return 'must not contain whitespace';
+  if (ref.length > MAX_REFERENCE_LENGTH) return `must be at most ${MAX_REFERENCE_LENGTH} characters`;
+  if (parts.digest !== undefined) {
+    const problem = digestProblem(parts.digest);
+    if (problem) return problem;
   }
-  return repositoryPathProblem(name);
+  if (parts.tag !== undefined && !TAG.test(parts.tag)) {
+    return `the tag "${parts.tag}" must be 1-128 letters, digits, "_", "." or "-", not starting with "." or "-"`;
+  }
+  if (parts.name === '') return 'the repository name is missing';
+  if (parts.name.length > MAX_NAME_LENGTH) {
+    return `the name before the tag or digest must be at most ${MAX_NAME_LENGTH} characters (it has ${parts.name.length})`;
+  }
+  return (parts.registry === undefined ? undefined : registryProblem(parts.registry)) ?? repositoryPathProblem(parts.repository);
 }
 
 /** The problem with `ref` as an OCI image reference, in words, or undefined if it is valid. */
 export function imageReferenceProblem(ref: string): string | undefined {
-  if (ref === '') return 'must not be empty';
-  if (/\s/.test(ref)) return 'must not contain whitespace';
-  if (ref.length > MAX_REFERENCE_LENGTH) return `must be at most ${MAX_REFERENCE_LENGTH} characters`;
-
-  const at = ref.indexOf('@');
-  const beforeDigest = at === -1 ? ref : ref.slice(0, at);
-  if (at !== -1) {
-    const problem = digestProblem(ref.slice(at + 1));
-    if (problem) return problem;
-  }
-  // A ':' after the last '/' starts the tag; earlier ones belong to a registry port.
-  const tagColon = beforeDigest.lastIndexOf(':');
-  const hasTag = tagColon > beforeDigest.lastIndexOf('/');
-  if (hasTag) {
-    const tag = beforeDigest.slice(tagColon + 1);
-    if (!TAG.test(tag)) {
-      return `the tag "${tag}" must be 1-128 letters, digits, "_", "." or "-", not starting with "." or "-"`;
-    }
-  }
-  return nameProblem(hasTag ? beforeDigest.slice(0, tagColon) : beforeDigest);
+  return partsProblem(ref, splitImageReference(ref));
 }
 
 export function isValidImageReference(ref: string): boolean {
   return typeof ref === 'string' && imageReferenceProblem(ref) === undefined;
+}
+
+/**
+ * Takes a valid image reference apart (registry, repository, tag, digest), read exactly as
+ * the spec validation reads it. Throws InvalidSpecError (path `image`) naming the rule.
+ */
+export function parseImageReference(ref: string): ImageReferenceParts {
+  const problem = typeof ref === 'string' ? imageReferenceProblem(ref) : 'must be a string';
+  if (problem !== undefined) throw new InvalidSpecError([{ path: 'image', message: problem }]);
+  const { registry, repository, tag, digest } = splitImageReference(ref);
+  return { registry, repository, tag, digest };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidSpecError } from '../../src/errors.js';
 import type { SpecIssue } from '../../src/errors.js';
-import { imageReferenceProblem, isValidImageReference } from '../../src/spec/image-reference.js';
+import { imageReferenceProblem, isValidImageReference, parseImageReference } from '../../src/spec/image-reference.js';
 import { MAX_CPUS, MAX_MEMORY_MB, parseWorkloadSpec, workloadSpecSchema } from '../../src/spec/workload-spec.js';
 
 const HEX64 = '0123456789abcdef'.repeat(4);
@@ -180,6 +180,27 @@ describe('image', () => {
     expect(issues).toHaveLength(1);
     expect(issues[0]?.path).toBe('image');
     expect(issues[0]?.message).toMatch(rule);
+  });
+
+  it.each([
+    ['nginx', { registry: undefined, repository: 'nginx', tag: undefined, digest: undefined }],
+    ['library/nginx:1.27', { registry: undefined, repository: 'library/nginx', tag: '1.27', digest: undefined }],
+    ['docker.io/library/nginx:latest', { registry: 'docker.io', repository: 'library/nginx', tag: 'latest', digest: undefined }],
+    [
+      'registry.example.com:5000/team/sub/app',
+      { registry: 'registry.example.com:5000', repository: 'team/sub/app', tag: undefined, digest: undefined },
+    ],
+    ['localhost/app', { registry: 'localhost', repository: 'app', tag: undefined, digest: undefined }],
+    ['[::1]:5000/app:tag', { registry: '[::1]:5000', repository: 'app', tag: 'tag', digest: undefined }],
+    [`ghcr.io/org/app:1.0@sha256:${HEX64}`, { registry: 'ghcr.io', repository: 'org/app', tag: '1.0', digest: `sha256:${HEX64}` }],
+  ])('parseImageReference takes %j apart the way the validation reads it', (image, parts) => {
+    expect(parseImageReference(image)).toEqual(parts);
+  });
+
+  it('parseImageReference refuses what the validation refuses, with InvalidSpecError on path image naming the rule', () => {
+    expect(() => parseImageReference('ghcr.io/Org/app')).toThrow(InvalidSpecError);
+    expect(() => parseImageReference('ghcr.io/Org/app')).toThrow(/image: the repository path must be lowercase \(got "Org"\)/);
+    expect(() => parseImageReference(3 as unknown as string)).toThrow(/image: must be a string/);
   });
 
   it('rejects a non-string and a missing image', () => {

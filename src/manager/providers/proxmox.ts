@@ -4,7 +4,8 @@
 // and configure it; apply env and entrypoint; attach the NVIDIA hook script when asked;
 // grant the owner access; start; discover MAC and IP. The provider ID is the VMID.
 import { InvalidContainerRecordError, ProviderStepError, TemplateNotFoundError } from '../errors.js';
-import { imageArchiveName, isImageReference, parseImageReference } from './template-reference.js';
+import { InvalidSpecError } from '../../index.js';
+import { imageArchiveName, isImageReference, splitTemplateReference, type ImageReference } from './template-reference.js';
 import { applyEnvironment, startAndDiscover } from './lxc-steps.js';
 import type { NodeApiFactory, ProxmoxCreateApi, Vmid } from './node-api.js';
 import { grantOwnerAccess } from './proxmox-acl.js';
@@ -56,6 +57,7 @@ async function provisionLxc(
   nodeType: string,
 ): Promise<ProvisionOutcome> {
   const { template, site } = requireTemplateAndSite(record);
+  const image = templateImage(record, template);
   const nodeName = record.node.name;
   const client = await steps.call('connect', () => options.clientFor(record.node));
 
@@ -66,7 +68,7 @@ async function provisionLxc(
   steps.report('allocate-vmid', `Allocated VMID ${vmid}`);
 
   const job: LxcJob = { record, template, site, nodeName, client, options, vmid };
-  if (isImageReference(template)) await createFromImage(steps, job);
+  if (image) await createFromImage(steps, job, image);
   else await cloneTemplate(steps, job);
 
   const { templateDefaults } = await applyEnvironment(steps, client, nodeName, vmid, record);
@@ -85,10 +87,23 @@ function requireTemplateAndSite(record: ContainerRecord): { template: string; si
   return { template: record.template, site: record.site };
 }
 
+/** The template taken apart if it is an OCI image reference; undefined for an LXC template name. */
+function templateImage(record: ContainerRecord, template: string): ImageReference | undefined {
+  if (!isImageReference(template)) return undefined;
+  try {
+    return splitTemplateReference(template);
+  } catch (error) {
+    if (!(error instanceof InvalidSpecError)) throw error;
+    const rule = error.issues.map((issue) => issue.message).join('; ');
+    throw new InvalidContainerRecordError(record.id, [`its template "${template}" is not a valid image reference: ${rule}`], {
+      cause: error,
+    });
+  }
+}
+
 /** OCI image: pull it into template storage unless the archive is there, then create. */
-async function createFromImage(steps: StepRunner, job: LxcJob): Promise<void> {
+async function createFromImage(steps: StepRunner, job: LxcJob, image: ImageReference): Promise<void> {
   const { client, nodeName, record, template, vmid } = job;
-  const image = parseImageReference(template);
   const templateStorage = await resolveStorage(steps, client, nodeName, record.node.imageStorage || 'local', 'vztmpl');
   const rootfsStorage = await resolveStorage(steps, client, nodeName, record.node.volumeStorage || 'local-lvm', 'rootdir');
   steps.report('resolve-storage', `Using template storage ${templateStorage}, rootfs storage ${rootfsStorage}`);

@@ -1,6 +1,10 @@
 // Manager's template field holds either an OCI image reference, normalised to
 // `host/org/image:tag` (a registry host may carry a port, a digest may follow), or the
 // name of a Proxmox LXC template. Only image references contain a '/'.
+import { parseImageReference } from '../../index.js';
+
+/** The registry Manager's own normaliser puts in front of a reference that names none. */
+export const MANAGER_DEFAULT_REGISTRY = 'docker.io';
 
 export interface ImageReference {
   /** Registry host, with its port if any, e.g. `docker.io`, `registry.local:5000`. */
@@ -20,27 +24,27 @@ export function isImageReference(template: string): boolean {
   return template.includes('/');
 }
 
-export function parseImageReference(ref: string): ImageReference {
-  const at = ref.indexOf('@');
-  const digest = at === -1 ? undefined : ref.slice(at + 1);
-  const named = at === -1 ? ref : ref.slice(0, at);
-  // A ':' after the last '/' starts the tag; an earlier one is the registry's port.
-  const tagColon = named.lastIndexOf(':');
-  const hasTag = tagColon > named.lastIndexOf('/');
-  const name = hasTag ? named.slice(0, tagColon) : named;
-  const tag = hasTag ? named.slice(tagColon + 1) : digest === undefined ? 'latest' : undefined;
-  const components = name.split('/');
-  const registry = components[0] ?? '';
+/**
+ * Takes the template apart with the core's parser, which the spec validation uses too (so
+ * an invalid reference throws InvalidSpecError), then fills in Manager's defaults: the
+ * registry `docker.io`, the tag `latest` when there is no digest.
+ */
+export function splitTemplateReference(ref: string): ImageReference {
+  const parts = parseImageReference(ref);
+  // Settled disagreement: in "org/app" the core sees no registry (Docker's rule), so Manager's default applies, not "org".
+  const registry = parts.registry ?? MANAGER_DEFAULT_REGISTRY;
+  const components = parts.repository.split('/');
   const image = components[components.length - 1] ?? '';
-  const namespace = components.slice(1, -1).join('/');
+  const namespace = components.slice(0, -1).join('/');
+  const tag = parts.tag ?? (parts.digest === undefined ? 'latest' : undefined);
   return {
     registry,
     namespace,
     image,
-    repository: namespace ? `${namespace}/${image}` : image,
+    repository: parts.repository,
     tag,
-    digest,
-    reference: tag ?? digest ?? 'latest',
+    digest: parts.digest,
+    reference: tag ?? parts.digest ?? 'latest',
   };
 }
 

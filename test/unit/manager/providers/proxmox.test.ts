@@ -362,4 +362,16 @@ describe('proxmox provider: failures', () => {
     expect(connected).toBe(false);
     expect(client.calls).toEqual([]);
   });
+
+  it('refuses an image template the spec validation refuses, naming the rule, before connecting', async () => {
+    const client = healthyNode();
+    const failure = run(containerRecord({ template: 'docker.io/library/Nginx:latest' }), client);
+    await expect(failure).rejects.toBeInstanceOf(InvalidContainerRecordError);
+    await expect(failure).rejects.toMatchObject({
+      problems: [
+        'its template "docker.io/library/Nginx:latest" is not a valid image reference: the repository path must be lowercase (got "Nginx")',
+      ],
+    });
+    expect(client.calls).toEqual([]);
+  });
 });

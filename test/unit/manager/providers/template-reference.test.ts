@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { imageArchiveName, isImageReference, parseImageReference } from '../../../../src/manager/providers/template-reference.js';
+import { InvalidSpecError } from '../../../../src/errors.js';
+import { imageArchiveName, isImageReference, splitTemplateReference } from '../../../../src/manager/providers/template-reference.js';
 
 describe('image references in the template field', () => {
   it('tells image references (with a "/") from LXC template names', () => {
@@ -8,7 +9,7 @@ describe('image references in the template field', () => {
   });
 
   it('splits registry, namespace, image and tag', () => {
-    expect(parseImageReference('docker.io/library/nginx:1.27')).toMatchObject({
+    expect(splitTemplateReference('docker.io/library/nginx:1.27')).toMatchObject({
       registry: 'docker.io',
       namespace: 'library',
       image: 'nginx',
@@ -19,7 +20,7 @@ describe('image references in the template field', () => {
   });
 
   it("keeps a registry port out of the tag, and defaults a missing tag to 'latest'", () => {
-    expect(parseImageReference('registry.local:5000/team/sub/app')).toMatchObject({
+    expect(splitTemplateReference('registry.local:5000/team/sub/app')).toMatchObject({
       registry: 'registry.local:5000',
       namespace: 'team/sub',
       image: 'app',
@@ -30,14 +31,31 @@ describe('image references in the template field', () => {
 
   it('resolves a digest reference by its digest', () => {
     const digest = `sha256:${'a'.repeat(64)}`;
-    expect(parseImageReference(`ghcr.io/org/tool@${digest}`)).toMatchObject({ tag: undefined, digest, reference: digest });
-    expect(parseImageReference(`ghcr.io/org/tool:v2@${digest}`)).toMatchObject({ tag: 'v2', digest, reference: 'v2' });
+    expect(splitTemplateReference(`ghcr.io/org/tool@${digest}`)).toMatchObject({ tag: undefined, digest, reference: digest });
+    expect(splitTemplateReference(`ghcr.io/org/tool:v2@${digest}`)).toMatchObject({ tag: 'v2', digest, reference: 'v2' });
+  });
+
+  it("reads 'org/app' the core's way: no registry named, so Manager's default docker.io (the old split took 'org' for one)", () => {
+    expect(splitTemplateReference('bitnami/redis:7')).toMatchObject({
+      registry: 'docker.io',
+      namespace: 'bitnami',
+      image: 'redis',
+      repository: 'bitnami/redis',
+      tag: '7',
+    });
+  });
+
+  it('refuses what the spec validation refuses (the old split passed anything on to the registry)', () => {
+    expect(() => splitTemplateReference('docker.io/Library/nginx:1.27')).toThrow(InvalidSpecError);
+    expect(() => splitTemplateReference('docker.io/library/nginx:1.27')).not.toThrow();
   });
 
   it("names the archive the way Manager does, with '/' and ':' replaced", () => {
-    expect(imageArchiveName(parseImageReference('docker.io/library/nginx:latest'), 'abc123def456')).toBe(
+    expect(imageArchiveName(splitTemplateReference('docker.io/library/nginx:latest'), 'abc123def456')).toBe(
       'docker.io_library_nginx_latest_abc123def456',
     );
-    expect(imageArchiveName(parseImageReference('registry.local:5000/team/app:1.2'), 'f00d')).toBe('registry.local_5000_team_app_1.2_f00d');
+    expect(imageArchiveName(splitTemplateReference('registry.local:5000/team/app:1.2'), 'f00d')).toBe(
+      'registry.local_5000_team_app_1.2_f00d',
+    );
   });
 });
