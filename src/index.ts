@@ -4,6 +4,7 @@
 // Input: the workload spec and its parts.
 export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './spec/workload-spec.js';
 export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './spec/image-reference.js';
+export { DEFAULT_NAMESPACE, isEnvVarName } from './spec/names.js';
 export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
 export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
 export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, ownershipLabels } from './spec/labels.js';

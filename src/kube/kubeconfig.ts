@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors.js';
+import { DEFAULT_NAMESPACE } from '../spec/names.js';
 
 export interface KubeconfigOptions {
   /** Path to a kubeconfig; default: $KUBECONFIG (first existing of its list), then ~/.kube/config. */
@@ -109,7 +110,7 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfi
     config,
     path,
     context: contextName,
-    namespace: options.namespace ?? context.namespace ?? 'default',
+    namespace: options.namespace ?? context.namespace ?? DEFAULT_NAMESPACE,
     server: server.origin + server.pathname.replace(/\/$/, ''),
   };
 }

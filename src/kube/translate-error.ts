@@ -17,6 +17,7 @@ import {
   type FieldCause,
   type RequestTarget,
 } from '../errors.js';
+import { oneLine } from '../text.js';
 
 /** The fields of a metav1.Status we read. */
 export interface KubeStatus {
@@ -157,8 +158,4 @@ function fieldCauses(status: KubeStatus | undefined): FieldCause[] {
 function retryAfterMs(status: KubeStatus | undefined, header: string | undefined): number | undefined {
   const seconds = status?.details?.retryAfterSeconds ?? (header !== undefined && header.trim() !== '' ? Number(header) : undefined);
   return seconds !== undefined && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined;
-}
-
-function oneLine(text: string | undefined): string {
-  return (text ?? '').replace(/\s+/g, ' ').trim();
 }

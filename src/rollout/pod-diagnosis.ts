@@ -2,6 +2,7 @@
 // it is running and ready. Reads only the Pod's status, in the order a user would look:
 // failed pod, scheduling, init containers, then the containers.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import { oneLine } from '../text.js';
 import type { PodDiagnosis } from './events.js';
 
 /** Waiting reasons that mean Kubernetes failed to start the container (the policy decides when to give up). */
@@ -107,8 +108,4 @@ function describeWaiting(reason: string, isInit: boolean): string {
   if (reason === 'ContainerCreating') return 'pulling the image and creating the container';
   if (reason === 'PodInitializing') return 'running init containers';
   return isInit ? `init container waiting (${reason})` : `container waiting (${reason})`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

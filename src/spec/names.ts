@@ -1,4 +1,8 @@
-// Kubernetes name rules: DNS-1123 labels (names, namespaces) and label values.
+// Name rules: DNS-1123 labels (names, namespaces), label values, environment variable
+// names; and the namespace used when nothing names one.
+
+/** The namespace of last resort, as kubectl's: used when neither spec, caller nor kubeconfig names one. */
+export const DEFAULT_NAMESPACE = 'default';
 
 const DNS_1123_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const DNS_1123_LABEL_RULE =
@@ -9,6 +13,15 @@ const LABEL_VALUE_RULE =
   "must be a Kubernetes label value: letters, digits, '-', '_' and '.', 1-63 characters, starting and ending with a letter or digit";
 
 export const MAX_LABEL_LENGTH = 63;
+
+// Conventional names only: no '=', NUL or whitespace, so no name can corrupt an encoding
+// later (a Pod's env, an LXC config line). The spec refuses others; Manager's records drop them.
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const ENV_NAME_RULE = "must be an environment variable name: letters, digits and '_', not starting with a digit";
+
+export function isEnvVarName(name: string): boolean {
+  return ENV_NAME.test(name);
+}
 
 export function isDns1123Label(value: string): boolean {
   return DNS_1123_LABEL.test(value);

@@ -8,7 +8,7 @@ import type { SpecIssue } from '../errors.js';
 import { ShellWordsError } from '../errors.js';
 import { splitShellWords } from './shell-words.js';
 import { imageReferenceProblem } from './image-reference.js';
-import { dns1123LabelProblem, labelValueProblem } from './names.js';
+import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName, labelValueProblem } from './names.js';
 
 /** A validated, normalised request to provision one Manager container. */
 export interface WorkloadSpec {
@@ -48,8 +48,6 @@ export const MAX_MEMORY_MB = 1_048_576;
 
 // ---- field schemas -------------------------------------------------------------------
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const ENV_NAME_RULE = "must be an environment variable name: letters, digits and '_', not starting with a digit";
 const NO_NUL_RULE = 'must not contain a NUL character';
 
 /** A zod error message that tells "missing" apart from "wrong type". */
@@ -124,7 +122,7 @@ function hasProtoKey(value: unknown): boolean {
 }
 
 const envRecord = z.record(
-  z.string().superRefine(refineWith((name: string) => (ENV_NAME.test(name) ? undefined : ENV_NAME_RULE))),
+  z.string().superRefine(refineWith((name: string) => (isEnvVarName(name) ? undefined : ENV_NAME_RULE))),
   z.string({ error: 'must be a string (empty allowed)' }).superRefine(refineWith(noNul)),
   {
     error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of NAME: "value" string pairs' : undefined),

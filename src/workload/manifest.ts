@@ -4,12 +4,10 @@
 
 import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
 import { InvalidOptionError, InvalidSpecError } from '../errors.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../spec/names.js';
 import type { WorkloadSpec } from '../spec/workload-spec.js';
 import { CONTAINER_ID_LABEL, ownershipLabels } from '../spec/labels.js';
 import { cpuQuantity, memoryQuantity } from '../spec/quantities.js';
-
-export const DEFAULT_NAMESPACE = 'default';
 
 /** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;

@@ -2,12 +2,10 @@
 //   system defaults < NVIDIA defaults < the template's own values < the user's values
 // Every source is normalised first, so no key or value can corrupt an encoding later.
 
+import { isEnvVarName } from '../../index.js';
 import type { ContainerRecord } from './types.js';
 
 export type Environment = Readonly<Record<string, string>>;
-
-/** Conventional variable names; excludes '=', NUL and whitespace. */
-const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** What GPU passthrough needs inside the container when the user asked for it. */
 export const NVIDIA_DEFAULT_ENVIRONMENT: Environment = Object.freeze({
@@ -24,7 +22,7 @@ export function normalizeEnvironment(input: unknown): Record<string, string> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return normalized;
   for (const [rawName, rawValue] of Object.entries(input)) {
     const name = rawName.trim();
-    if (!VARIABLE_NAME.test(name)) continue;
+    if (!isEnvVarName(name)) continue;
     if (rawValue === null || rawValue === undefined || typeof rawValue === 'object') continue;
     const value = String(rawValue);
     if (value.includes('\0')) continue;

@@ -4,7 +4,7 @@
 // or MAC step exists on this path: there is no stable MAC, so the MAC is null.
 import { concatMap, defer, from, switchMap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { KubernetesApi, provision$ as libraryProvision$ } from '../../index.js';
+import { DEFAULT_NAMESPACE, KubernetesApi, provision$ as libraryProvision$ } from '../../index.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import type { ContainerRecord, NodeRecord, Provider, ProviderContext, ProviderEvent, ProvisionedEvent } from './types.js';
@@ -40,13 +40,11 @@ export interface KubernetesProviderOptions {
   readonly nodeType?: string;
 }
 
-export const DEFAULT_KUBE_NAMESPACE = 'default';
-
 export function kubernetesNodeConfig(node: NodeRecord): KubernetesNodeConfig {
   return {
     kubeconfigPath: node.kubeconfigPath || undefined,
     kubeContext: node.kubeContext || undefined,
-    kubeNamespace: node.kubeNamespace || DEFAULT_KUBE_NAMESPACE,
+    kubeNamespace: node.kubeNamespace || DEFAULT_NAMESPACE,
     tlsVerify: node.tlsVerify !== false,
   };
 }
