@@ -19,7 +19,7 @@ export interface Observation {
   readonly kubectlComplete: boolean;
 }
 
-/** kubectl rollout status's predicate, written from its documented rules (readiness.md). */
+/** kubectl rollout status's predicate, as docs/readiness.md states it. */
 export function kubectlComplete(deployment: V1Deployment): boolean {
   const status = deployment.status ?? {};
   const desired = deployment.spec?.replicas ?? 1;

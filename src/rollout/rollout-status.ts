@@ -1,6 +1,6 @@
 // rolloutStatus(): one Deployment object in, one status value out (kstatus style: "not
 // ready yet" is a value, never an exception). The predicate is the strict union of what
-// kubectl, kstatus and Terraform check (see shared/reference/readiness.md):
+// kubectl, kstatus and Terraform check (docs/readiness.md says what each checks):
 //   observedGeneration caught up, updated/ready/available replicas >= desired, no surplus
 //   old replicas, Available=True, Progressing reason NewReplicaSetAvailable.
 // A status whose observedGeneration is behind the spec says nothing about that spec, so it

@@ -1,5 +1,5 @@
-// rolloutStatus(): one test per row of the readiness predicate and per failure signal in
-// shared/reference/readiness.md. The Deployments come from test/support/fixtures.ts,
+// rolloutStatus(): one test per rule of the readiness predicate and per Deployment failure
+// signal in docs/readiness.md. The Deployments come from test/support/fixtures.ts,
 // shaped and worded as the deployment controller writes them (no fakes of any service).
 import { describe, expect, it } from 'vitest';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';

@@ -9,7 +9,7 @@ import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.j
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import type { ContainerRecord, NodeRecord, Provider, ProviderContext, ProviderEvent, ProvisionedEvent } from './types.js';
 
-/** The shape of `provision$` in ../provision.ts, injected so tests need no cluster. */
+/** The shape of the core's `provision$`, injected so tests need no cluster. */
 export type ProvisionFunction = (
   api: KubernetesClient,
   input: unknown,
@@ -27,7 +27,7 @@ export interface KubernetesNodeConfig {
 export type KubernetesClientFactory = (config: KubernetesNodeConfig) => KubernetesClient | Promise<KubernetesClient>;
 
 export interface KubernetesProviderOptions {
-  /** Default: `provision$` from ../provision.js. */
+  /** Default: the core's `provision$`. */
   readonly provision$?: ProvisionFunction;
   /**
    * Default: `KubernetesApi.fromConfig`, one client per distinct node config for the
