@@ -18,6 +18,7 @@ import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError 
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';
 import type {
+  ConnectionInfo,
   KindMap,
   KubernetesClient,
   ListOptions,
@@ -132,7 +133,13 @@ export class FakeKubernetes implements KubernetesClient {
   }
 
   watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle {
-    this.calls.push({ method: 'watch', kind, namespace, ...(params.sendInitialEvents ? { streamingList: true as const } : {}) });
+    this.calls.push({
+      method: 'watch',
+      kind,
+      namespace,
+      ...(params.sendInitialEvents ? { streamingList: true as const } : {}),
+      ...(params.fieldSelector ? { fieldSelector: params.fieldSelector } : {}),
+    });
     this.watchesOpened += 1;
     const injected = this.failures.get('watch')?.shift();
     if (injected) {
@@ -243,22 +250,31 @@ export class FakeKubernetes implements KubernetesClient {
     this.resourceVersion += 1;
     const namespace = kind === 'nodes' ? '' : (object.metadata?.namespace ?? this.namespace);
     object.metadata = { ...object.metadata, resourceVersion: String(this.resourceVersion) };
-    this.objects.set(key(kind, namespace, object.metadata.name ?? ''), object);
-    this.emit(kind, namespace, type, object);
+    const storeKey = key(kind, namespace, object.metadata.name ?? '');
+    const previous = this.objects.get(storeKey);
+    this.objects.set(storeKey, object);
+    this.emit(kind, namespace, type, object, previous);
     return structuredClone(object);
   }
 
-  private emit(kind: WatchedKind, namespace: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: AnyObject): void {
+  private emit(
+    kind: WatchedKind,
+    namespace: string,
+    type: 'ADDED' | 'MODIFIED' | 'DELETED',
+    object: AnyObject,
+    previous?: AnyObject,
+  ): void {
     this.log.push({ kind, namespace, type, object: structuredClone(object), resourceVersion: this.resourceVersion });
     for (const watcher of [...this.watchers]) {
-      if (
-        watcher.kind === kind &&
-        (watcher.namespace === '' || watcher.namespace === namespace) &&
-        matches(object, watcher.selector) &&
-        matchesFields(object, watcher.fieldSelector)
-      ) {
-        watcher.handlers.onEvent(type, structuredClone(object));
-      }
+      if (watcher.kind !== kind || (watcher.namespace !== '' && watcher.namespace !== namespace) || !matches(object, watcher.selector))
+        continue;
+      // As the API server does for a field-selected watch: an object that starts matching
+      // arrives as ADDED, one that stops matching leaves as DELETED.
+      const now = matchesFields(object, watcher.fieldSelector);
+      const before = type === 'MODIFIED' && previous !== undefined && matchesFields(previous, watcher.fieldSelector);
+      const delivered =
+        type !== 'MODIFIED' ? (now ? type : undefined) : now ? (before ? 'MODIFIED' : 'ADDED') : before ? 'DELETED' : undefined;
+      if (delivered) watcher.handlers.onEvent(delivered, structuredClone(object));
     }
   }
 
@@ -290,6 +306,8 @@ export class FakeKubernetes implements KubernetesClient {
   readonly limitRanges: V1LimitRange[] = [];
   readonly resourceQuotas: V1ResourceQuota[] = [];
   private readonly hanging = new Set<Method>();
+  /** What a KubernetesApi would report of its kubeconfig; a fake has none unless a test sets it. */
+  connection: ConnectionInfo | undefined = undefined;
 
   /** Calls of `method` never answer (until their signal aborts them), as a silent server. */
   hang(method: Method): void {
