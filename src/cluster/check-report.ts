@@ -227,9 +227,16 @@ function tlsItem(
   const connection = context.connection;
   const outcome = gathered.version;
   if (rootCause?.item === 'tls') {
-    const error =
-      outcome.kind === 'error' && outcome.error instanceof TlsError ? outcome.error : (gathered.identity as { error?: unknown }).error;
-    return { id: 'tls', status: 'fail', needed: true, message: errorMessage(error), error: errorName(error), durationMs: elapsed(outcome) };
+    const failed = [outcome, gathered.identity].find((candidate) => candidate.kind === 'error' && candidate.error instanceof TlsError);
+    const error = failed?.kind === 'error' ? failed.error : undefined;
+    return {
+      id: 'tls',
+      status: 'fail',
+      needed: true,
+      message: errorMessage(error),
+      error: errorName(error),
+      durationMs: elapsed(failed ?? outcome),
+    };
   }
   if (!connection) {
     return { id: 'tls', status: 'skip', needed: true, message: 'unknown for a client passed in', durationMs: 0 };
