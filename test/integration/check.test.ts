@@ -383,9 +383,14 @@ describe('nodes(), nodes$() and fits() on the KWOK node', () => {
       seen.push(infos);
       for (const waiter of [...waiters]) if (waiter.predicate(infos)) waiter.resolve();
     });
+    // Uncordoned means both: spec.unschedulable cleared by kubectl, and the node controller's
+    // unschedulable taint removed after it (until then the scheduler refuses too).
     const until = (schedulable: boolean) =>
       new Promise<void>((resolve, reject) => {
-        const predicate = (infos: readonly NodeInfo[]) => infos.find((info) => info.name === env.nodeName)?.schedulable === schedulable;
+        const predicate = (infos: readonly NodeInfo[]) => {
+          const info = infos.find((candidate) => candidate.name === env.nodeName);
+          return schedulable ? info?.schedulable === true && info.taints.length === 0 : info?.schedulable === false;
+        };
         if (seen.at(-1) && predicate(seen.at(-1)!)) return resolve();
         const timer = setTimeout(() => reject(new Error(`node never became schedulable=${schedulable}`)), 30_000);
         waiters.push({ predicate, resolve: () => (clearTimeout(timer), resolve()) });
