@@ -302,7 +302,32 @@ export class WatchInactiveError extends KubeProvisionerError {
   override readonly name = 'WatchInactiveError';
   readonly inactiveMs: number;
   constructor(resource: string, namespace: string, inactiveMs: number) {
-    super(`Watch on ${resource} in namespace ${namespace} was silent for ${inactiveMs} ms; reconnecting`);
+    super(`Watch on ${resource} ${namespace ? `in namespace ${namespace}` : 'cluster-wide'} was silent for ${inactiveMs} ms; reconnecting`);
     this.inactiveMs = inactiveMs;
+  }
+}
+
+// ---- cluster discovery -------------------------------------------------------------
+
+/** The caller's AbortSignal fired before a check or node listing finished. */
+export class OperationAbortedError extends KubeProvisionerError {
+  override readonly name = 'OperationAbortedError';
+  /** What was aborted, e.g. `check` or `nodes`. */
+  readonly operation: string;
+  constructor(operation: string, reason: unknown) {
+    super(`${operation} was aborted`, { cause: reason });
+    this.operation = operation;
+  }
+}
+
+/** nodes() got no complete answer (the node and pod lists) within its time bound. */
+export class DiscoveryTimeoutError extends KubeProvisionerError {
+  override readonly name = 'DiscoveryTimeoutError';
+  readonly operation: string;
+  readonly timeoutMs: number;
+  constructor(operation: string, timeoutMs: number) {
+    super(`${operation} did not complete within ${timeoutMs} ms`);
+    this.operation = operation;
+    this.timeoutMs = timeoutMs;
   }
 }

@@ -4,16 +4,19 @@
 // Input: the workload spec and its parts.
 export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './spec/workload-spec.js';
 export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './spec/image-reference.js';
-export { DEFAULT_NAMESPACE, isEnvVarName } from './spec/names.js';
+export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './spec/names.js';
 export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
 export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
 export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, ownershipLabels } from './spec/labels.js';
 
 // The client, and the interface a fake client implements.
 export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } from './kube/kubernetes-api.js';
+export { ALL_NAMESPACES } from './kube/client.js';
 export type {
+  ConnectionInfo,
   KindMap,
   KubernetesClient,
+  ListOptions,
   ObjectList,
   RequestOptions,
   WatchEventType,
@@ -25,7 +28,7 @@ export type {
 
 // Informers: one shared watch per client, kind, namespace and selector.
 export { InformerRegistry, defaultInformerRegistry, type InformerRequest } from './informers/registry.js';
-export type { SharedInformer, RoutingKey, ObjectTransform } from './informers/shared-informer.js';
+export type { SharedInformer, RoutingKey, ObjectIdentity, ObjectTransform } from './informers/shared-informer.js';
 export type { KubeObject, ReflectorOptions } from './informers/reflector.js';
 export type { BackoffPolicy } from './rx/backoff.js';
 
@@ -49,6 +52,30 @@ export type {
 export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 
+// The cluster: preflight check, nodes, and whether a workload fits.
+export { DEFAULT_CHECK_TIMEOUT_MS, check, type CheckOptions, type CheckTarget } from './cluster/check.js';
+export {
+  CHECK_ITEM_IDS,
+  type CheckItem,
+  type CheckItemId,
+  type CheckReport,
+  type CheckStatus,
+  type PermissionAnswer,
+} from './cluster/check-report.js';
+export {
+  OPERATION_NAMES,
+  OPERATION_PERMISSIONS,
+  permissionLabel,
+  policyRules,
+  roleFor,
+  type OperationName,
+  type Permission,
+} from './cluster/permissions.js';
+export { DEFAULT_NODES_TIMEOUT_MS, nodes, nodes$, type NodesLiveOptions, type NodesOptions } from './cluster/nodes.js';
+export type { NodeInfo, NodeResources, NodeTaint } from './cluster/node-info.js';
+export { fits, fitsOnNodes, type FitsResult, type NodeFit } from './cluster/fits.js';
+export type { PodRequest } from './cluster/namespace-limits.js';
+
 // Generic operators, for callers composing their own abortable flows.
 export { abortOn } from './rx/abort-on.js';
 export { fromAbortable } from './rx/from-abortable.js';
@@ -59,6 +86,7 @@ export {
   ApiTimeoutError,
   ApiUnreachableError,
   ConflictError,
+  DiscoveryTimeoutError,
   ForbiddenError,
   InvalidObjectError,
   InvalidOptionError,
@@ -67,6 +95,7 @@ export {
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
   NotFoundError,
+  OperationAbortedError,
   ProvisionAbortedError,
   ResourceExpiredError,
   RolloutFailedError,

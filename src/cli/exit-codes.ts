@@ -2,9 +2,11 @@
 import {
   ApiError,
   ConflictError,
+  DiscoveryTimeoutError,
   InvalidSpecError,
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
+  OperationAbortedError,
   ProvisionAbortedError,
   RolloutFailedError,
   RolloutTimeoutError,
@@ -32,9 +34,9 @@ export const EXIT = {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError || error instanceof InvalidSpecError) return EXIT.invalidInput;
   if (error instanceof RolloutFailedError) return EXIT.rolloutFailed;
-  if (error instanceof RolloutTimeoutError) return EXIT.timeout;
+  if (error instanceof RolloutTimeoutError || error instanceof DiscoveryTimeoutError) return EXIT.timeout;
   if (error instanceof ConflictError) return EXIT.conflict;
-  if (error instanceof ProvisionAbortedError) return EXIT.aborted;
+  if (error instanceof ProvisionAbortedError || error instanceof OperationAbortedError) return EXIT.aborted;
   if (
     error instanceof ApiError ||
     error instanceof KubeconfigNotFoundError ||

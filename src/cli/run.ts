@@ -9,6 +9,8 @@ import { CREATE_USAGE, parseCreateArgs } from './args.js';
 import { UsageError } from '../errors.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
+import { runCheck } from './commands/check.js';
+import { runNodes } from './commands/nodes.js';
 
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -21,8 +23,16 @@ const TOP_USAGE = `Usage: kube-provision <command> [flags]
 
 Commands:
   create    provision a Manager container as a Deployment and wait for its rollout
+  check     check that the cluster, the credentials and the namespace will work
+  nodes     list the cluster's nodes: Ready, schedulable, IPs, CPU and memory in use
 
-Run "kube-provision create --help" for the flags.`;
+Run "kube-provision <command> --help" for the flags.`;
+
+/** Commands in files of their own (src/cli/commands/). */
+const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
+  check: runCheck,
+  nodes: runNodes,
+};
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -30,6 +40,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout(TOP_USAGE);
     return command === undefined ? EXIT.invalidInput : EXIT.ok;
   }
+  const other = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (other) return other(rest, io);
   if (command !== 'create') {
     io.stderr(`error: unknown command "${command}"\n\n${TOP_USAGE}`);
     return EXIT.invalidInput;

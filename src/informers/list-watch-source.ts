@@ -30,17 +30,19 @@ export function listWatchSource<K extends WatchedKind>(
   kind: K,
   namespace: string,
   labelSelector: string | undefined,
+  fieldSelector?: string,
 ): ListWatchSource<KindMap[K]> {
   return {
     resource: kind,
     namespace,
-    list$: () => fromAbortable((signal) => client.list(kind, namespace, labelSelector, { signal })),
+    list$: () =>
+      fromAbortable((signal) => client.list(kind, namespace, labelSelector, { signal, ...(fieldSelector ? { fieldSelector } : {}) })),
     watch$: (request) =>
       new Observable<WatchEvent<KindMap[K]>>((subscriber) => {
         const handle = client.watch(
           kind,
           namespace,
-          { ...request, ...(labelSelector !== undefined ? { labelSelector } : {}) },
+          { ...request, ...(labelSelector !== undefined ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) },
           {
             onEvent: (type, object) => {
               if (type !== 'ERROR') subscriber.next({ type, object });

@@ -192,6 +192,6 @@ function isChange<T>(event: WatchEvent<T>): event is WatchEvent<T> & { readonly 
  * a watch as invalid (422, or 400 from some proxies). Any other cause of a 400 or 422
  * fails the list that follows as well, so it still surfaces.
  */
-function rejectsStreamingList(error: unknown): boolean {
+export function rejectsStreamingList(error: unknown): boolean {
   return error instanceof InvalidObjectError || (error instanceof ApiError && error.statusCode === 400);
 }

@@ -1,15 +1,19 @@
 // One SharedInformer per (client, kind, namespace, label selector, routing key): every
 // concurrent provisioning in a namespace shares one Deployment watch and one Pod watch.
 // Entries remove themselves when their last consumer leaves, so nothing stays open.
-import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
+import { ALL_NAMESPACES, type KindMap, type KubernetesClient, type WatchedKind } from '../kube/client.js';
 import { listWatchSource } from './list-watch-source.js';
 import { reflect, type ReflectorOptions } from './reflector.js';
-import { SharedInformer, type ObjectTransform, type RoutingKey } from './shared-informer.js';
+import { SharedInformer, type ObjectIdentity, type ObjectTransform, type RoutingKey } from './shared-informer.js';
+import type { KubeObject } from './reflector.js';
 
 export interface InformerRequest<K extends WatchedKind> {
   readonly kind: K;
+  /** ALL_NAMESPACES ('') for every namespace, and for cluster-scoped kinds (nodes). */
   readonly namespace: string;
   readonly labelSelector: string;
+  /** Optional, e.g. `status.phase!=Succeeded`; informers with different field selectors never share. */
+  readonly fieldSelector?: string;
   /** Names the routing key function, so two different keyings never share an entry. */
   readonly routingKeyName: string;
   readonly routingKey: RoutingKey<KindMap[K]>;
@@ -30,14 +34,16 @@ export class InformerRegistry {
       informers = new Map();
       this.byClient.set(client, informers);
     }
-    const id = `${request.kind}\u0000${request.namespace}\u0000${request.labelSelector}\u0000${request.routingKeyName}\u0000${request.transformName ?? ''}`;
+    const id = `${request.kind}\u0000${request.namespace}\u0000${request.labelSelector}\u0000${request.routingKeyName}\u0000${request.transformName ?? ''}\u0000${request.fieldSelector ?? ''}`;
     const existing = informers.get(id) as SharedInformer<KindMap[K]> | undefined;
     if (existing) return existing;
 
-    const source = listWatchSource(client, request.kind, request.namespace, request.labelSelector);
+    const source = listWatchSource(client, request.kind, request.namespace, request.labelSelector, request.fieldSelector);
     const created: SharedInformer<KindMap[K]> = new SharedInformer(reflect(source, this.reflectorOptions), {
       routingKey: request.routingKey,
       ...(request.transform ? { transform: request.transform } : {}),
+      // Across namespaces, names repeat: objects are told apart by namespace and name.
+      ...(request.namespace === ALL_NAMESPACES && request.kind !== 'nodes' ? { identity: namespacedName } : {}),
       onIdle: () => {
         if (informers.get(id) === (created as unknown)) informers.delete(id);
       },
@@ -54,3 +60,6 @@ export class InformerRegistry {
 
 /** The process-wide registry used when a caller injects none. */
 export const defaultInformerRegistry = new InformerRegistry();
+
+const namespacedName: ObjectIdentity<KubeObject & { readonly metadata?: { readonly namespace?: string } }> = (object) =>
+  object.metadata?.name === undefined ? undefined : `${object.metadata.namespace ?? ''}/${object.metadata.name}`;

@@ -28,9 +28,16 @@ export type RoutingKey<T> = (object: T) => string | undefined;
  */
 export type ObjectTransform<T> = (object: T) => T;
 
+/** What tells cached objects apart: their name within one namespace, `namespace/name` across namespaces. */
+export type ObjectIdentity<T> = (object: T) => string | undefined;
+
+const byObjectName = (object: KubeObject): string | undefined => object.metadata?.name;
+
 export interface SharedInformerOptions<T> {
   readonly routingKey: RoutingKey<T>;
   readonly transform?: ObjectTransform<T>;
+  /** Default: metadata.name. */
+  readonly identity?: ObjectIdentity<T>;
   /** Called when the last consumer has left and the reflector is stopped. */
   readonly onIdle?: () => void;
 }
@@ -53,6 +60,7 @@ export class SharedInformer<T extends KubeObject> {
 
   private readonly routingKey: RoutingKey<T>;
   private readonly transform: ObjectTransform<T> | undefined;
+  private readonly identity: ObjectIdentity<T>;
   private readonly onIdle: () => void;
 
   constructor(
@@ -61,6 +69,7 @@ export class SharedInformer<T extends KubeObject> {
   ) {
     this.routingKey = options.routingKey;
     this.transform = options.transform;
+    this.identity = options.identity ?? byObjectName;
     this.onIdle = options.onIdle ?? (() => {});
   }
 
@@ -132,25 +141,25 @@ export class SharedInformer<T extends KubeObject> {
     }
     // A deleted object is not cached: no need to project it.
     const object = event.type === 'DELETED' || !this.transform ? event.object : this.transform(event.object);
-    const name = object.metadata?.name;
+    const name = this.identity(object);
     if (!name) return;
     const key = this.routingKey(object);
     const previous = this.byName.get(name);
     if (event.type !== 'DELETED' && previous !== undefined && previous.key === key) {
       // The common case: a cached object changed, its routing key did not. Alone under
       // its key (a Deployment by name), it needs no search: no read of the old object.
-      previous.objects = previous.objects.length === 1 ? [object] : withObject(previous.objects, name, object);
+      previous.objects = previous.objects.length === 1 ? [object] : this.withObject(previous.objects, name, object);
       this.notify(previous);
       return;
     }
     if (previous) {
-      previous.objects = previous.objects.filter((cached) => cached.metadata?.name !== name);
+      previous.objects = previous.objects.filter((cached) => this.identity(cached) !== name);
       this.byName.delete(name);
     }
     let current: KeyEntry<T> | undefined;
     if (event.type !== 'DELETED' && key !== undefined) {
       current = this.entryOf(key);
-      current.objects = withObject(current.objects, name, object);
+      current.objects = this.withObject(current.objects, name, object);
       this.byName.set(name, current);
     } else if (key !== undefined) {
       // A deletion still tells the key's waiters where things stand.
@@ -168,7 +177,7 @@ export class SharedInformer<T extends KubeObject> {
     this.byName.clear();
     for (const item of items) {
       const cached = this.transform ? this.transform(item) : item;
-      const name = cached.metadata?.name;
+      const name = this.identity(cached);
       const key = this.routingKey(cached);
       if (!name || key === undefined) continue;
       const entry = this.entryOf(key);
@@ -207,6 +216,14 @@ export class SharedInformer<T extends KubeObject> {
     for (const subscriber of subscribers) subscriber.next(objects);
   }
 
+  /** `objects` with the one of identity `name` replaced by `object`, or `object` appended. */
+  private withObject(objects: readonly T[], name: string, object: T): readonly T[] {
+    for (let index = 0; index < objects.length; index += 1) {
+      if (this.identity(objects[index]!) === name) return objects.with(index, object);
+    }
+    return [...objects, object];
+  }
+
   private failAll(error: unknown): void {
     const subscribers = [...this.entries.values()].flatMap((entry) => entry.subscribers);
     this.subscriberCount = 0;
@@ -216,12 +233,4 @@ export class SharedInformer<T extends KubeObject> {
     this.onIdle();
     for (const subscriber of subscribers) subscriber.error(error);
   }
-}
-
-/** `objects` with the one named `name` replaced by `object`, or `object` appended. */
-function withObject<T extends KubeObject>(objects: readonly T[], name: string, object: T): readonly T[] {
-  for (let index = 0; index < objects.length; index += 1) {
-    if (objects[index]?.metadata?.name === name) return objects.with(index, object);
-  }
-  return [...objects, object];
 }

@@ -1,13 +1,29 @@
 // The narrow surface of the Kubernetes API that the provisioner and informers use.
 // KubernetesApi implements it over @kubernetes/client-node; tests inject fakes.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type {
+  V1Deployment,
+  V1LimitRange,
+  V1Namespace,
+  V1Node,
+  V1Pod,
+  V1ResourceAttributes,
+  V1ResourceQuota,
+  V1SelfSubjectAccessReview,
+  V1SelfSubjectReview,
+  VersionInfo,
+} from '@kubernetes/client-node';
 
-export type WatchedKind = 'deployments' | 'pods';
+/** Namespaced kinds take a namespace, `ALL_NAMESPACES` for every one; `nodes` are cluster-scoped (namespace ''). */
+export type WatchedKind = 'deployments' | 'pods' | 'nodes';
 
 export interface KindMap {
   deployments: V1Deployment;
   pods: V1Pod;
+  nodes: V1Node;
 }
+
+/** The namespace argument of list() and watch() that means every namespace (and the one a cluster-scoped kind takes). */
+export const ALL_NAMESPACES = '';
 
 export interface ObjectList<T> {
   readonly items: readonly T[];
@@ -18,6 +34,8 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ER
 
 export interface WatchParams {
   readonly labelSelector?: string;
+  /** e.g. `spec.nodeName!=,status.phase!=Succeeded`; only the fields the API server indexes. */
+  readonly fieldSelector?: string;
   readonly resourceVersion: string;
   /** Ask the server to end the watch cleanly after this long (client-go style). */
   readonly timeoutSeconds?: number;
@@ -50,6 +68,11 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+export interface ListOptions extends RequestOptions {
+  /** As in WatchParams. */
+  readonly fieldSelector?: string;
+}
+
 export interface KubernetesClient {
   /** The namespace to use when a spec names none (option, else context, else `default`). */
   readonly namespace: string;
@@ -63,7 +86,30 @@ export interface KubernetesClient {
     kind: K,
     namespace: string,
     labelSelector: string | undefined,
-    options?: RequestOptions,
+    options?: ListOptions,
   ): Promise<ObjectList<KindMap[K]>>;
   watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle;
+
+  // ---- cluster discovery and preflight (src/cluster/: check, nodes, fits) ----------------
+  /** The server's build (GET /version). */
+  version(options?: RequestOptions): Promise<VersionInfo>;
+  /** Who the API server takes us for (authentication.k8s.io/v1, served from Kubernetes 1.28). */
+  selfSubjectReview(options?: RequestOptions): Promise<V1SelfSubjectReview>;
+  /** Whether we may do one thing, as `kubectl auth can-i` asks it (authorization.k8s.io/v1). */
+  selfSubjectAccessReview(attributes: V1ResourceAttributes, options?: RequestOptions): Promise<V1SelfSubjectAccessReview>;
+  readNamespace(name: string, options?: RequestOptions): Promise<V1Namespace>;
+  listLimitRanges(namespace: string, options?: RequestOptions): Promise<readonly V1LimitRange[]>;
+  listResourceQuotas(namespace: string, options?: RequestOptions): Promise<readonly V1ResourceQuota[]>;
+  /** Where this client's settings came from, for reports; never a credential. Absent on fakes. */
+  readonly connection?: ConnectionInfo;
+}
+
+export interface ConnectionInfo {
+  readonly kubeconfigPath: string;
+  readonly context: string;
+  readonly server: string;
+  /** False only when the caller turned verification off explicitly. */
+  readonly tlsVerify: boolean;
+  /** Whether the kubeconfig supplies a CA for the server (else the system's CAs apply). */
+  readonly customCa: boolean;
 }

@@ -1,8 +1,19 @@
 // KubernetesApi: the KubernetesClient over a real API server.
-import type { V1Deployment } from '@kubernetes/client-node';
 import type {
+  V1Deployment,
+  V1LimitRange,
+  V1Namespace,
+  V1ResourceAttributes,
+  V1ResourceQuota,
+  V1SelfSubjectAccessReview,
+  V1SelfSubjectReview,
+  VersionInfo,
+} from '@kubernetes/client-node';
+import type {
+  ConnectionInfo,
   KindMap,
   KubernetesClient,
+  ListOptions,
   ObjectList,
   RequestOptions,
   WatchedKind,
@@ -32,9 +43,15 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const LIST_PAGE_SIZE = 500;
 const FIELD_MANAGER = 'kube-provisioner';
 
+/** A namespaced collection's path; the empty namespace (ALL_NAMESPACES) is every namespace. */
+function collectionPath(groupVersion: string, resource: string, namespace: string): string {
+  return namespace ? `${groupVersion}/namespaces/${encodeURIComponent(namespace)}/${resource}` : `${groupVersion}/${resource}`;
+}
+
 const RESOURCE_PATHS: Record<WatchedKind, (namespace: string) => string> = {
-  deployments: (namespace) => `/apis/apps/v1/namespaces/${encodeURIComponent(namespace)}/deployments`,
-  pods: (namespace) => `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`,
+  deployments: (namespace) => collectionPath('/apis/apps/v1', 'deployments', namespace),
+  pods: (namespace) => collectionPath('/api/v1', 'pods', namespace),
+  nodes: () => '/api/v1/nodes',
 };
 
 interface ListResponse<T> {
@@ -57,13 +74,22 @@ export class KubernetesApi implements KubernetesClient {
       ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
       ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     });
-    return new KubernetesApi(transport, loaded.namespace, loaded.context);
+    const cluster = loaded.config.getCurrentCluster();
+    const connection: ConnectionInfo = {
+      kubeconfigPath: loaded.path,
+      context: loaded.context,
+      server: loaded.server,
+      tlsVerify: options.tlsVerify !== false,
+      customCa: Boolean(cluster?.caData || cluster?.caFile),
+    };
+    return new KubernetesApi(transport, loaded.namespace, loaded.context, connection);
   }
 
   private constructor(
     private readonly transport: HttpTransport,
     readonly namespace: string,
     readonly context: string,
+    readonly connection: ConnectionInfo,
   ) {}
 
   get server(): string {
@@ -94,17 +120,35 @@ export class KubernetesApi implements KubernetesClient {
     kind: K,
     namespace: string,
     labelSelector: string | undefined,
-    options: RequestOptions = {},
+    options: ListOptions = {},
   ): Promise<ObjectList<KindMap[K]>> {
-    const items: KindMap[K][] = [];
+    return this.listPages<KindMap[K]>(RESOURCE_PATHS[kind](namespace), kind, namespace, {
+      labelSelector,
+      fieldSelector: options.fieldSelector,
+      signal: options.signal,
+    });
+  }
+
+  private async listPages<T>(
+    path: string,
+    resource: string,
+    namespace: string,
+    options: { labelSelector?: string | undefined; fieldSelector?: string | undefined; signal?: AbortSignal | undefined },
+  ): Promise<ObjectList<T>> {
+    const items: T[] = [];
     let resourceVersion = '';
     let continueToken: string | undefined;
     do {
-      const page: ListResponse<KindMap[K]> = await this.transport.requestJson({
+      const page: ListResponse<T> = await this.transport.requestJson({
         method: 'GET',
-        path: RESOURCE_PATHS[kind](namespace),
-        query: { labelSelector, limit: LIST_PAGE_SIZE, continue: continueToken },
-        target: { verb: 'list', resource: kind, namespace },
+        path,
+        query: {
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+          limit: LIST_PAGE_SIZE,
+          continue: continueToken,
+        },
+        target: { verb: 'list', resource, namespace },
         signal: options.signal,
       });
       items.push(...(page.items ?? []));
@@ -120,6 +164,7 @@ export class KubernetesApi implements KubernetesClient {
       RESOURCE_PATHS[kind](namespace),
       {
         labelSelector: params.labelSelector,
+        fieldSelector: params.fieldSelector,
         resourceVersion: params.resourceVersion || undefined,
         timeoutSeconds: params.timeoutSeconds,
         allowWatchBookmarks: params.allowWatchBookmarks,
@@ -131,6 +176,61 @@ export class KubernetesApi implements KubernetesClient {
         onClose: (error) => handlers.onClose(error),
       },
     );
+  }
+
+  // ---- cluster discovery and preflight ------------------------------------------------
+
+  version(options: RequestOptions = {}): Promise<VersionInfo> {
+    return this.transport.requestJson<VersionInfo>({
+      method: 'GET',
+      path: '/version',
+      target: { verb: 'get', resource: 'version' },
+      signal: options.signal,
+    });
+  }
+
+  selfSubjectReview(options: RequestOptions = {}): Promise<V1SelfSubjectReview> {
+    return this.transport.requestJson<V1SelfSubjectReview>({
+      method: 'POST',
+      path: '/apis/authentication.k8s.io/v1/selfsubjectreviews',
+      body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+      target: { verb: 'create', resource: 'selfsubjectreviews.authentication.k8s.io' },
+      signal: options.signal,
+    });
+  }
+
+  selfSubjectAccessReview(attributes: V1ResourceAttributes, options: RequestOptions = {}): Promise<V1SelfSubjectAccessReview> {
+    return this.transport.requestJson<V1SelfSubjectAccessReview>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attributes } },
+      target: { verb: 'create', resource: 'selfsubjectaccessreviews.authorization.k8s.io' },
+      signal: options.signal,
+    });
+  }
+
+  readNamespace(name: string, options: RequestOptions = {}): Promise<V1Namespace> {
+    return this.transport.requestJson<V1Namespace>({
+      method: 'GET',
+      path: `/api/v1/namespaces/${encodeURIComponent(name)}`,
+      target: { verb: 'get', resource: 'namespaces', name },
+      signal: options.signal,
+    });
+  }
+
+  async listLimitRanges(namespace: string, options: RequestOptions = {}): Promise<readonly V1LimitRange[]> {
+    const list = await this.listPages<V1LimitRange>(collectionPath('/api/v1', 'limitranges', namespace), 'limitranges', namespace, options);
+    return list.items;
+  }
+
+  async listResourceQuotas(namespace: string, options: RequestOptions = {}): Promise<readonly V1ResourceQuota[]> {
+    const list = await this.listPages<V1ResourceQuota>(
+      collectionPath('/api/v1', 'resourcequotas', namespace),
+      'resourcequotas',
+      namespace,
+      options,
+    );
+    return list.items;
   }
 }
 

@@ -174,3 +174,29 @@ export class NetworkIdentityMissingError extends KubeProvisionerError {
     this.providerId = providerId;
   }
 }
+
+// ---- node configuration ------------------------------------------------------------
+
+export interface NodeConfigIssue {
+  /** The node's field, as Manager names it: kubeconfigPath, kubeContext, kubeNamespace, tlsVerify. */
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * A Kubernetes node's settings break a rule. Lists every problem at once; never quotes a
+ * value (a kubeconfig pasted where its path belongs would otherwise end up in the answer).
+ */
+export class InvalidNodeConfigError extends KubeProvisionerError {
+  override readonly name = 'InvalidNodeConfigError';
+  /** The node's name or id, when the record had one. */
+  readonly node: string | undefined;
+  readonly issues: readonly NodeConfigIssue[];
+  constructor(node: string | undefined, issues: readonly NodeConfigIssue[]) {
+    super(
+      `Kubernetes node${node ? ` ${node}` : ''} configuration is invalid: ${issues.map((issue) => `${issue.field} ${issue.message}`).join('; ')}`,
+    );
+    this.node = node;
+    this.issues = issues;
+  }
+}

@@ -16,6 +16,7 @@ export {
   ContainerNotFoundError,
   DuplicateProviderError,
   InvalidContainerRecordError,
+  InvalidNodeConfigError,
   NetworkIdentityMissingError,
   NoStorageError,
   ProviderIdNotSavedError,
@@ -24,7 +25,10 @@ export {
   TemplateNotFoundError,
   UnknownNodeTypeError,
   UnsupportedTemplateError,
+  type NodeConfigIssue,
 } from './errors.js';
+export { parseKubernetesNodeConfig, type KubernetesNodeSettings } from './node-config.js';
+export { checkKubernetesNode, type KubernetesNodeCheck, type KubernetesNodeCheckOptions } from './node-check.js';
 export { ProviderRegistry } from './providers/registry.js';
 export {
   createKubernetesProvider,

@@ -52,3 +52,31 @@ describe('no leaks', () => {
     process.stderr.write(`[leaks] child exited ${exitedAfterMs} ms after its last provisioning\n`);
   });
 });
+
+describe('no leaks after check, nodes, nodes$ and fits', () => {
+  it('nothing remains after each, against the real server and a silent one, and the process exits by itself', async () => {
+    const child = spawn(process.execPath, ['test/leaks/check-and-count.mjs', clusterEnv().kubeconfigPath, namespace], { cwd: root });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let reportedAt = 0;
+    child.stdout.on('data', () => (reportedAt ||= Date.now()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearTimeout(killer);
+    const exitedAfterMs = Date.now() - reportedAt;
+
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({
+      check: { outcome: 'ok=true', leaky: [], informers: 0 },
+      checkSilent: { outcome: 'ok=false', leaky: [], informers: 0 },
+      checkAborted: { outcome: 'OperationAbortedError', leaky: [], informers: 0 },
+      nodes: { outcome: 'resolved', leaky: [], informers: 0 },
+      nodesLive: { outcome: 'resolved', leaky: [], informers: 0 },
+      fits: { outcome: 'resolved', leaky: [], informers: 0 },
+    });
+    expect(exitedAfterMs).toBeLessThan(2000);
+  });
+});

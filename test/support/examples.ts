@@ -12,12 +12,22 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** What an example needs to run. Each file in examples/ is listed here exactly once. */
-export const EXAMPLES: Readonly<Record<string, 'nothing' | 'cluster'>> = {
+/**
+ * What each example needs: nothing (unit suite), the cluster (run by
+ * test/integration/examples.test.ts), or a dedicated integration test that runs it with
+ * the arguments it takes (`tested by <file>`).
+ */
+export type ExampleNeeds = 'nothing' | 'cluster' | `tested by ${string}`;
+
+export const EXAMPLES: Readonly<Record<string, ExampleNeeds>> = {
   'build-deployment.mjs': 'nothing',
   'provision.mjs': 'cluster',
   'provision.cjs': 'cluster',
   'progress.mjs': 'cluster',
   'manager-create-container.cjs': 'cluster',
+  'check-cluster.mjs': 'tested by test/integration/check.test.ts',
+  'nodes-and-fits.mjs': 'tested by test/integration/check.test.ts',
+  'manager-node-check.cjs': 'tested by test/integration/check.test.ts',
 };
 
 export function exampleFiles(): string[] {
@@ -39,7 +49,7 @@ export function documentationFiles(): string[] {
 /** Info strings of code blocks that are code: each such block must be an example file. */
 export const CODE_LANGUAGES: ReadonlySet<string> = new Set(['js', 'javascript', 'mjs', 'cjs', 'ts', 'typescript', 'jsx', 'tsx']);
 /** Info strings of blocks that are not run: shell commands, transcripts, pictures. */
-export const NON_CODE_LANGUAGES: ReadonlySet<string> = new Set(['sh', 'console', 'text']);
+export const NON_CODE_LANGUAGES: ReadonlySet<string> = new Set(['sh', 'console', 'text', 'yaml']);
 
 export interface FencedBlock {
   readonly file: string;

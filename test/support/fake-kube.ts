@@ -2,13 +2,26 @@
 // versions, label-selected lists and watches that replay from a resourceVersion, and
 // hooks to inject API errors and drop watches. It stands in for the API server only in
 // unit tests; the integration suite uses the real control plane.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type {
+  V1Deployment,
+  V1LimitRange,
+  V1Namespace,
+  V1Node,
+  V1Pod,
+  V1ResourceAttributes,
+  V1ResourceQuota,
+  V1SelfSubjectAccessReview,
+  V1SelfSubjectReview,
+  VersionInfo,
+} from '@kubernetes/client-node';
 import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';
 import type {
+  ConnectionInfo,
   KindMap,
   KubernetesClient,
+  ListOptions,
   ObjectList,
   RequestOptions,
   WatchHandle,
@@ -17,7 +30,7 @@ import type {
   WatchedKind,
 } from '../../src/kube/client.js';
 
-type AnyObject = V1Deployment | V1Pod;
+type AnyObject = V1Deployment | V1Pod | V1Node;
 
 interface LoggedEvent {
   readonly kind: WatchedKind;
@@ -31,10 +44,21 @@ interface Watcher {
   readonly kind: WatchedKind;
   readonly namespace: string;
   readonly selector: string | undefined;
+  readonly fieldSelector?: string | undefined;
   readonly handlers: WatchHandlers<AnyObject>;
 }
 
-type Method = 'createDeployment' | 'readDeployment' | 'list' | 'watch';
+type Method =
+  | 'createDeployment'
+  | 'readDeployment'
+  | 'list'
+  | 'watch'
+  | 'version'
+  | 'selfSubjectReview'
+  | 'selfSubjectAccessReview'
+  | 'readNamespace'
+  | 'listLimitRanges'
+  | 'listResourceQuotas';
 
 export class FakeKubernetes implements KubernetesClient {
   readonly server = 'https://fake.invalid:6443';
@@ -45,7 +69,8 @@ export class FakeKubernetes implements KubernetesClient {
   private readonly log: LoggedEvent[] = [];
   private readonly watchers = new Set<Watcher>();
   private readonly failures = new Map<Method, Error[]>();
-  readonly calls: { method: Method; kind?: WatchedKind; namespace: string; name?: string; streamingList?: true }[] = [];
+  readonly calls: { method: Method; kind?: WatchedKind; namespace: string; name?: string; streamingList?: true; fieldSelector?: string }[] =
+    [];
   watchesOpened = 0;
   /** false: refuse streaming lists with 422, as a server without the WatchList feature does. */
   supportsStreamingLists = true;
@@ -91,17 +116,30 @@ export class FakeKubernetes implements KubernetesClient {
     return structuredClone(found) as V1Deployment;
   }
 
-  async list<K extends WatchedKind>(kind: K, namespace: string, labelSelector: string | undefined): Promise<ObjectList<KindMap[K]>> {
-    this.calls.push({ method: 'list', kind, namespace });
-    this.throwInjected('list');
+  async list<K extends WatchedKind>(
+    kind: K,
+    namespace: string,
+    labelSelector: string | undefined,
+    options: ListOptions = {},
+  ): Promise<ObjectList<KindMap[K]>> {
+    this.calls.push({ method: 'list', kind, namespace, ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}) });
+    await this.answer('list', options.signal);
     const items = [...this.objects.entries()]
-      .filter(([k, object]) => k.startsWith(`${kind}/${namespace}/`) && matches(object, labelSelector))
+      .filter(
+        ([k, object]) => inScope(k, kind, namespace) && matches(object, labelSelector) && matchesFields(object, options.fieldSelector),
+      )
       .map(([, object]) => structuredClone(object) as KindMap[K]);
     return { items, resourceVersion: String(this.resourceVersion) };
   }
 
   watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle {
-    this.calls.push({ method: 'watch', kind, namespace, ...(params.sendInitialEvents ? { streamingList: true as const } : {}) });
+    this.calls.push({
+      method: 'watch',
+      kind,
+      namespace,
+      ...(params.sendInitialEvents ? { streamingList: true as const } : {}),
+      ...(params.fieldSelector ? { fieldSelector: params.fieldSelector } : {}),
+    });
     this.watchesOpened += 1;
     const injected = this.failures.get('watch')?.shift();
     if (injected) {
@@ -126,14 +164,15 @@ export class FakeKubernetes implements KubernetesClient {
       queueMicrotask(() => handlers.onClose(new ResourceExpiredError()));
       return { abort: () => {} };
     }
-    const watcher: Watcher = { kind, namespace, selector: params.labelSelector, handlers: handlers };
+    const watcher: Watcher = { kind, namespace, selector: params.labelSelector, fieldSelector: params.fieldSelector, handlers: handlers };
     this.watchers.add(watcher);
     for (const event of this.log) {
       if (
         event.resourceVersion > from &&
         event.kind === kind &&
-        event.namespace === namespace &&
-        matches(event.object, params.labelSelector)
+        (namespace === '' || event.namespace === namespace) &&
+        matches(event.object, params.labelSelector) &&
+        matchesFields(event.object, params.fieldSelector)
       ) {
         handlers.onEvent(event.type, structuredClone(event.object) as KindMap[K]);
       }
@@ -148,10 +187,10 @@ export class FakeKubernetes implements KubernetesClient {
     params: WatchParams,
     handlers: WatchHandlers<KindMap[K]>,
   ): WatchHandle {
-    const watcher: Watcher = { kind, namespace, selector: params.labelSelector, handlers: handlers };
+    const watcher: Watcher = { kind, namespace, selector: params.labelSelector, fieldSelector: params.fieldSelector, handlers: handlers };
     this.watchers.add(watcher);
     for (const [k, object] of this.objects) {
-      if (k.startsWith(`${kind}/${namespace}/`) && matches(object, params.labelSelector))
+      if (inScope(k, kind, namespace) && matches(object, params.labelSelector) && matchesFields(object, params.fieldSelector))
         handlers.onEvent('ADDED', structuredClone(object) as KindMap[K]);
     }
     const bookmark = {
@@ -209,19 +248,33 @@ export class FakeKubernetes implements KubernetesClient {
 
   private store(kind: WatchedKind, type: 'ADDED' | 'MODIFIED', object: AnyObject): AnyObject {
     this.resourceVersion += 1;
-    const namespace = object.metadata?.namespace ?? this.namespace;
+    const namespace = kind === 'nodes' ? '' : (object.metadata?.namespace ?? this.namespace);
     object.metadata = { ...object.metadata, resourceVersion: String(this.resourceVersion) };
-    this.objects.set(key(kind, namespace, object.metadata.name ?? ''), object);
-    this.emit(kind, namespace, type, object);
+    const storeKey = key(kind, namespace, object.metadata.name ?? '');
+    const previous = this.objects.get(storeKey);
+    this.objects.set(storeKey, object);
+    this.emit(kind, namespace, type, object, previous);
     return structuredClone(object);
   }
 
-  private emit(kind: WatchedKind, namespace: string, type: 'ADDED' | 'MODIFIED' | 'DELETED', object: AnyObject): void {
+  private emit(
+    kind: WatchedKind,
+    namespace: string,
+    type: 'ADDED' | 'MODIFIED' | 'DELETED',
+    object: AnyObject,
+    previous?: AnyObject,
+  ): void {
     this.log.push({ kind, namespace, type, object: structuredClone(object), resourceVersion: this.resourceVersion });
     for (const watcher of [...this.watchers]) {
-      if (watcher.kind === kind && watcher.namespace === namespace && matches(object, watcher.selector)) {
-        watcher.handlers.onEvent(type, structuredClone(object));
-      }
+      if (watcher.kind !== kind || (watcher.namespace !== '' && watcher.namespace !== namespace) || !matches(object, watcher.selector))
+        continue;
+      // As the API server does for a field-selected watch: an object that starts matching
+      // arrives as ADDED, one that stops matching leaves as DELETED.
+      const now = matchesFields(object, watcher.fieldSelector);
+      const before = type === 'MODIFIED' && previous !== undefined && matchesFields(previous, watcher.fieldSelector);
+      const delivered =
+        type !== 'MODIFIED' ? (now ? type : undefined) : now ? (before ? 'MODIFIED' : 'ADDED') : before ? 'DELETED' : undefined;
+      if (delivered) watcher.handlers.onEvent(delivered, structuredClone(object));
     }
   }
 
@@ -229,6 +282,129 @@ export class FakeKubernetes implements KubernetesClient {
     const error = this.failures.get(method)?.shift();
     if (error) throw error;
   }
+
+  // ---- cluster discovery and preflight (src/cluster/) -----------------------------------
+
+  /** What version() answers. */
+  versionInfo: VersionInfo = {
+    major: '1',
+    minor: '36',
+    gitVersion: 'v1.36.3',
+    gitCommit: 'fake',
+    gitTreeState: 'clean',
+    buildDate: '2026-01-01T00:00:00Z',
+    goVersion: 'go1.26',
+    compiler: 'gc',
+    platform: 'linux/amd64',
+  };
+  /** Who selfSubjectReview() says we are. */
+  user = { username: 'fake-admin', groups: ['system:masters', 'system:authenticated'] };
+  /** Namespaces readNamespace() finds. */
+  readonly namespaces = new Set<string>(['default']);
+  /** Decides each access review; default: everything allowed. */
+  authorize: (attributes: V1ResourceAttributes) => boolean | { allowed: boolean; reason?: string } = () => true;
+  readonly limitRanges: V1LimitRange[] = [];
+  readonly resourceQuotas: V1ResourceQuota[] = [];
+  private readonly hanging = new Set<Method>();
+  /** What a KubernetesApi would report of its kubeconfig; a fake has none unless a test sets it. */
+  connection: ConnectionInfo | undefined = undefined;
+
+  /** Calls of `method` never answer (until their signal aborts them), as a silent server. */
+  hang(method: Method): void {
+    this.hanging.add(method);
+  }
+
+  async version(options: RequestOptions = {}): Promise<VersionInfo> {
+    this.calls.push({ method: 'version', namespace: '' });
+    await this.answer('version', options.signal);
+    return structuredClone(this.versionInfo);
+  }
+
+  async selfSubjectReview(options: RequestOptions = {}): Promise<V1SelfSubjectReview> {
+    this.calls.push({ method: 'selfSubjectReview', namespace: '' });
+    await this.answer('selfSubjectReview', options.signal);
+    return { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', status: { userInfo: structuredClone(this.user) } };
+  }
+
+  async selfSubjectAccessReview(attributes: V1ResourceAttributes, options: RequestOptions = {}): Promise<V1SelfSubjectAccessReview> {
+    this.calls.push({
+      method: 'selfSubjectAccessReview',
+      namespace: attributes.namespace ?? '',
+      name: `${attributes.verb} ${attributes.resource}`,
+    });
+    await this.answer('selfSubjectAccessReview', options.signal);
+    const decision = this.authorize(attributes);
+    const { allowed, reason } = typeof decision === 'boolean' ? { allowed: decision, reason: undefined } : decision;
+    return {
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: attributes },
+      status: { allowed, ...(reason ? { reason } : {}) },
+    };
+  }
+
+  async readNamespace(name: string, options: RequestOptions = {}): Promise<V1Namespace> {
+    this.calls.push({ method: 'readNamespace', namespace: '', name });
+    await this.answer('readNamespace', options.signal);
+    if (!this.namespaces.has(name)) {
+      throw new NotFoundError(`namespaces "${name}" not found`, { target: { verb: 'get', resource: 'namespaces', name } });
+    }
+    return { metadata: { name }, status: { phase: 'Active' } };
+  }
+
+  async listLimitRanges(namespace: string, options: RequestOptions = {}): Promise<readonly V1LimitRange[]> {
+    this.calls.push({ method: 'listLimitRanges', namespace });
+    await this.answer('listLimitRanges', options.signal);
+    return structuredClone(this.limitRanges.filter((item) => item.metadata?.namespace === namespace));
+  }
+
+  async listResourceQuotas(namespace: string, options: RequestOptions = {}): Promise<readonly V1ResourceQuota[]> {
+    this.calls.push({ method: 'listResourceQuotas', namespace });
+    await this.answer('listResourceQuotas', options.signal);
+    return structuredClone(this.resourceQuotas.filter((item) => item.metadata?.namespace === namespace));
+  }
+
+  /** Adds or replaces a Node (cluster-scoped), emitting ADDED or MODIFIED. */
+  addNode(node: V1Node): V1Node {
+    const stored = structuredClone(node);
+    stored.metadata = { ...stored.metadata, uid: stored.metadata?.uid ?? `uid-${++this.uidCounter}` };
+    delete stored.metadata.namespace;
+    const exists = this.objects.has(key('nodes', '', stored.metadata.name ?? ''));
+    return this.store('nodes', exists ? 'MODIFIED' : 'ADDED', stored) as V1Node;
+  }
+
+  /** An injected error, a hang until aborted, or nothing. */
+  private async answer(method: Method, signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.hanging.has(method)) {
+      await new Promise<never>((_resolve, reject) => {
+        signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+      });
+    }
+    this.throwInjected(method);
+  }
+}
+
+/** Objects of `kind` in `namespace`; the empty namespace is every namespace (and the one of nodes). */
+function inScope(storeKey: string, kind: WatchedKind, namespace: string): boolean {
+  return storeKey.startsWith(namespace === '' ? `${kind}/` : `${kind}/${namespace}/`);
+}
+
+/** `field=value` and `field!=value` terms on the fields the project selects by (spec.nodeName, status.phase). */
+function matchesFields(object: AnyObject, selector: string | undefined): boolean {
+  if (!selector) return true;
+  const fields: Record<string, string> = {
+    'spec.nodeName': (object as V1Pod).spec?.nodeName ?? '',
+    'status.phase': (object as V1Pod).status?.phase ?? '',
+    'metadata.name': object.metadata?.name ?? '',
+  };
+  return selector.split(',').every((term) => {
+    const negated = term.includes('!=');
+    const [field = '', value = ''] = term.split(negated ? '!=' : '=');
+    const actual = fields[field];
+    if (actual === undefined) throw new Error(`fake: field selector on ${field} is not supported`);
+    return negated ? actual !== value : actual === value;
+  });
 }
 
 function key(kind: WatchedKind, namespace: string, name: string): string {

@@ -13,7 +13,7 @@ const SRC = join(ROOT, 'src');
 const BANDS: readonly (readonly string[])[] = [
   ['cli', 'manager'],
   ['index.ts'],
-  ['workload'],
+  ['workload', 'cluster'],
   ['informers', 'rollout'],
   ['kube'],
   ['spec', 'rx'],

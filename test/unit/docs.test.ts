@@ -41,6 +41,15 @@ describe('code blocks in the docs are the examples, as written', () => {
     expect(exampleFiles()).toEqual(Object.keys(EXAMPLES).sort());
   });
 
+  it.each(Object.entries(EXAMPLES).filter(([, needs]) => needs.startsWith('tested by ')))(
+    'examples/%s is run by the test it names (%s)',
+    (file, needs) => {
+      const testFile = needs.slice('tested by '.length);
+      expect(existsSync(`${ROOT}${testFile}`), testFile).toBe(true);
+      expect(readFileSync(`${ROOT}${testFile}`, 'utf8')).toContain(`examples/${file}`);
+    },
+  );
+
   it.each(exampleFiles())('examples/%s is quoted by a document', (file) => {
     const quoted = blocks.some((block) => CODE_LANGUAGES.has(block.language) && block.body === exampleSource(file));
     expect(quoted, `no document quotes examples/${file}`).toBe(true);

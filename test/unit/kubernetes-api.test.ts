@@ -24,11 +24,12 @@ import {
   ForbiddenError,
   InvalidObjectError,
   KubeconfigInvalidError,
+  NotFoundError,
   ResourceExpiredError,
   TlsError,
   UnauthorizedError,
 } from '../../src/errors.js';
-import type { WatchEventType } from '../../src/kube/client.js';
+import { ALL_NAMESPACES, type WatchEventType } from '../../src/kube/client.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../../src/kube/kubernetes-api.js';
 import { deployment } from '../support/fixtures.js';
 
@@ -727,5 +728,113 @@ describe('KubernetesApi.watch', () => {
     watch.abort();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(watch.closeCalls()).toBe(0);
+  });
+});
+
+// ---- cluster discovery and preflight (src/cluster/) ------------------------------------
+
+describe('KubernetesApi discovery and preflight requests', () => {
+  it('version() GETs /version; selfSubjectReview() POSTs a SelfSubjectReview; both send the token', async () => {
+    const server = await startServer('https', (req, res) => {
+      if (req.url === '/version') return sendJson(res, { major: '1', minor: '36', gitVersion: 'v1.36.3' });
+      sendJson(res, { kind: 'SelfSubjectReview', status: { userInfo: { username: 'alice', groups: ['system:authenticated'] } } });
+    });
+    const client = api(server);
+    expect((await client.version()).gitVersion).toBe('v1.36.3');
+    expect((await client.selfSubjectReview()).status?.userInfo?.username).toBe('alice');
+    expect(server.received.map(({ method, url }) => `${method} ${url}`)).toEqual([
+      'GET /version',
+      'POST /apis/authentication.k8s.io/v1/selfsubjectreviews',
+    ]);
+    expect(JSON.parse(server.received[1]!.body)).toEqual({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+    expect(server.received.every((received) => received.authorization === `Bearer ${token}`)).toBe(true);
+  });
+
+  it('selfSubjectAccessReview() POSTs the resource attributes as kubectl auth can-i does', async () => {
+    const server = await startServer('https', (_req, res, text) => {
+      const review = JSON.parse(text) as { spec: unknown };
+      sendJson(res, { ...review, status: { allowed: false, reason: 'no RBAC policy matched' } });
+    });
+    const answer = await api(server).selfSubjectAccessReview({
+      namespace: 'team-a',
+      verb: 'patch',
+      group: 'apps',
+      resource: 'deployments',
+    });
+    expect(answer.status).toEqual({ allowed: false, reason: 'no RBAC policy matched' });
+    expect(server.received[0]?.url).toBe('/apis/authorization.k8s.io/v1/selfsubjectaccessreviews');
+    expect(JSON.parse(server.received[0]!.body)).toEqual({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SelfSubjectAccessReview',
+      spec: { resourceAttributes: { namespace: 'team-a', verb: 'patch', group: 'apps', resource: 'deployments' } },
+    });
+  });
+
+  it('readNamespace() 404 -> NotFoundError; LimitRanges and ResourceQuotas are listed per namespace', async () => {
+    const server = await startServer('https', (req, res) => {
+      if (req.url?.startsWith('/api/v1/namespaces/missing')) return sendStatus(res, 404, 'NotFound', 'namespaces "missing" not found');
+      sendJson(res, {
+        metadata: { resourceVersion: '7' },
+        items: [{ metadata: { name: req.url?.includes('limitranges') ? 'lr' : 'rq' } }],
+      });
+    });
+    const client = api(server);
+    const error = await rejection(client.readNamespace('missing'));
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((await client.listLimitRanges('team-a')).map((item) => item.metadata?.name)).toEqual(['lr']);
+    expect((await client.listResourceQuotas('team-a')).map((item) => item.metadata?.name)).toEqual(['rq']);
+    expect(server.received.map(({ url }) => url.split('?')[0])).toEqual([
+      '/api/v1/namespaces/missing',
+      '/api/v1/namespaces/team-a/limitranges',
+      '/api/v1/namespaces/team-a/resourcequotas',
+    ]);
+  });
+
+  it('nodes are listed cluster-wide; pods in ALL_NAMESPACES with a field selector; a 403 names list nodes', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, { metadata: { resourceVersion: '9' }, items: [] }));
+    const client = api(server);
+    await client.list('nodes', ALL_NAMESPACES, undefined);
+    await client.list('pods', ALL_NAMESPACES, undefined, { fieldSelector: 'spec.nodeName!=,status.phase!=Failed' });
+    const urls = server.received.map(({ url }) => new URL(url, 'https://x'));
+    expect(urls.map((url) => url.pathname)).toEqual(['/api/v1/nodes', '/api/v1/pods']);
+    expect(urls[1]?.searchParams.get('fieldSelector')).toBe('spec.nodeName!=,status.phase!=Failed');
+
+    const denying = await startServer('https', (_req, res) =>
+      sendStatus(res, 403, 'Forbidden', 'nodes is forbidden: User "x" cannot list resource "nodes"'),
+    );
+    const forbidden = await rejection(api(denying).list('nodes', ALL_NAMESPACES, undefined));
+    expect(forbidden).toBeInstanceOf(ForbiddenError);
+    expect(forbidden.message).toContain('may not list nodes');
+  });
+
+  it('a watch passes its field selector; connection reports the settings without credentials', async () => {
+    const server = await startServer('https', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end();
+    });
+    const client = api(server);
+    const closed = new Promise<Error | undefined>((resolve) =>
+      client.watch(
+        'pods',
+        ALL_NAMESPACES,
+        { resourceVersion: '5', fieldSelector: 'spec.nodeName=n1' },
+        { onEvent: () => {}, onClose: resolve },
+      ),
+    );
+    expect(await closed).toBeUndefined();
+    const url = new URL(server.received[0]!.url, 'https://x');
+    expect([url.pathname, url.searchParams.get('fieldSelector'), url.searchParams.get('watch')]).toEqual([
+      '/api/v1/pods',
+      'spec.nodeName=n1',
+      'true',
+    ]);
+    expect(client.connection).toEqual({
+      kubeconfigPath: expect.any(String),
+      context: 'local',
+      server: server.url,
+      tlsVerify: true,
+      customCa: true,
+    });
+    expect(JSON.stringify(client.connection)).not.toContain(token);
   });
 });

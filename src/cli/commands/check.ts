@@ -1,0 +1,126 @@
+// kube-provision check: the preflight report as a table (or one JSON object with -o json).
+import { parseArgs } from 'node:util';
+import { check, DEFAULT_CHECK_TIMEOUT_MS } from '../../cluster/check.js';
+import type { CheckReport } from '../../cluster/check-report.js';
+import { OPERATION_NAMES, type OperationName } from '../../cluster/permissions.js';
+import { InvalidSpecError, UsageError } from '../../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { formatTable } from '../table.js';
+import type { CliIo } from '../run.js';
+import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_OPTIONS, apiOptionsFrom, durationFlag, outputFlag, resourceFlags } from './cluster-flags.js';
+import { runCommand } from './run-command.js';
+
+export const CHECK_USAGE = `Usage: kube-provision check [flags]
+
+Checks, before any provisioning, that the cluster will work: the kubeconfig and context,
+TLS, the API server, who we are, the RBAC permissions each operation needs in the
+namespace, the namespace itself, and (with --cpus and --memory-mb) whether its
+LimitRanges and ResourceQuotas allow such a workload. Prints one line per item.
+
+${CLUSTER_FLAGS_USAGE}
+Check:
+      --cpus N                 CPU cores of the workload to check against LimitRanges and ResourceQuotas
+      --memory-mb N            its memory in MiB (give both or neither)
+      --needs OPERATION        whose permissions must be there: create or lifecycle (default lifecycle)
+      --timeout DUR            bound on the whole check (default 10s)
+Output:
+  -o, --output text|json       json: the report as one JSON object
+  -h, --help
+
+Exit codes: 0 every needed item passed (warnings allowed), 2 invalid flags,
+5 a needed item failed.`;
+
+export async function runCheck(argv: readonly string[], io: CliIo): Promise<number> {
+  return runCommand('check', argv, io, async (json) => {
+    const parsed = parseCheckArgs(argv);
+    if (parsed === 'help') {
+      io.stdout(CHECK_USAGE);
+      return EXIT.ok;
+    }
+    json(parsed.output === 'json');
+    const report = await check(parsed.api, {
+      ...(parsed.spec ? { spec: parsed.spec } : {}),
+      needs: parsed.needs,
+      timeoutMs: parsed.timeoutMs,
+      ...(io.signal ? { signal: io.signal } : {}),
+    }).catch((error: unknown) => {
+      throw flagNamedSpecError(error);
+    });
+    if (parsed.output === 'json') io.stdout(JSON.stringify(report));
+    else for (const line of formatCheckReport(report)) io.stdout(line);
+    return report.ok ? EXIT.ok : EXIT.apiError;
+  });
+}
+
+interface CheckCommand {
+  readonly api: ReturnType<typeof apiOptionsFrom>;
+  readonly spec: { cpus: unknown; memoryMb: unknown } | undefined;
+  readonly needs: OperationName;
+  readonly timeoutMs: number;
+  readonly output: 'text' | 'json';
+}
+
+export function parseCheckArgs(argv: readonly string[]): CheckCommand | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        ...CLUSTER_FLAG_OPTIONS,
+        cpus: { type: 'string' },
+        'memory-mb': { type: 'string' },
+        needs: { type: 'string' },
+        timeout: { type: 'string' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return 'help';
+  const needs = values.needs ?? 'lifecycle';
+  if (!(OPERATION_NAMES as readonly string[]).includes(needs)) {
+    throw new UsageError(`--needs must be one of ${OPERATION_NAMES.join(', ')}, not "${needs}"`);
+  }
+  return {
+    api: apiOptionsFrom(values),
+    spec: resourceFlags(values.cpus, values['memory-mb']),
+    needs: needs as OperationName,
+    timeoutMs: values.timeout !== undefined ? durationFlag('--timeout', values.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
+    output: outputFlag(values.output),
+  };
+}
+
+const STATUS_WORDS = { pass: 'ok', warn: 'WARN', fail: 'FAIL', skip: 'skip' } as const;
+
+/** The report for a person: a summary line, then one row per item. */
+export function formatCheckReport(report: CheckReport): string[] {
+  const where = [
+    report.server ?? 'no server',
+    report.context ? `context ${report.context}` : undefined,
+    report.namespace ? `namespace ${report.namespace}` : undefined,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const failed = report.items.filter((item) => item.status === 'fail').length;
+  const warned = report.items.filter((item) => item.status === 'warn').length;
+  const verdict = report.ok
+    ? `ready${warned ? ` (${warned} warning${warned === 1 ? '' : 's'})` : ''}`
+    : `NOT READY: ${failed} needed item${failed === 1 ? '' : 's'} failed`;
+  return [
+    `Checked ${where} in ${report.durationMs} ms: ${verdict}`,
+    ...formatTable(
+      ['ITEM', 'STATUS', 'DETAIL'],
+      report.items.map((item) => [item.id, STATUS_WORDS[item.status], item.message]),
+    ),
+  ];
+}
+
+const SPEC_FLAGS: Record<string, string> = { cpus: '--cpus', memoryMb: '--memory-mb' };
+
+/** The spec came from flags: name the flag, not the field. */
+function flagNamedSpecError(error: unknown): unknown {
+  if (!(error instanceof InvalidSpecError)) return error;
+  return new UsageError(error.issues.map((issue) => `${SPEC_FLAGS[issue.path] ?? issue.path} ${issue.message}`).join('; '));
+}

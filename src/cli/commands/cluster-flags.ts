@@ -1,0 +1,60 @@
+// The kubectl-style flags every cluster command shares, into KubernetesApi options.
+import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
+import { UsageError } from '../../errors.js';
+import { parseDuration } from '../duration.js';
+
+export const CLUSTER_FLAG_OPTIONS = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+  'insecure-skip-tls-verify': { type: 'boolean' },
+  'request-timeout': { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export const CLUSTER_FLAGS_USAGE = `Cluster:
+      --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
+      --context NAME           kubeconfig context (default: current-context)
+  -n, --namespace NAME         namespace (default: the context's, else "default")
+      --insecure-skip-tls-verify  do not verify the API server's certificate
+      --request-timeout DUR    bound on each API request (default 30s)`;
+
+export interface ClusterFlags {
+  readonly kubeconfig?: string | undefined;
+  readonly context?: string | undefined;
+  readonly namespace?: string | undefined;
+  readonly 'insecure-skip-tls-verify'?: boolean | undefined;
+  readonly 'request-timeout'?: string | undefined;
+}
+
+export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
+  const requestTimeoutMs = flags['request-timeout'] !== undefined ? durationFlag('--request-timeout', flags['request-timeout']) : undefined;
+  return {
+    ...(flags.kubeconfig !== undefined ? { kubeconfigPath: flags.kubeconfig } : {}),
+    ...(flags.context !== undefined ? { context: flags.context } : {}),
+    ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
+    ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
+    ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+  };
+}
+
+export function durationFlag(flag: string, text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
+  return ms;
+}
+
+export function outputFlag(value: string | undefined): 'text' | 'json' {
+  const output = value ?? 'text';
+  if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
+  return output;
+}
+
+/** `--cpus` and `--memory-mb` as the spec check() and fits() read; both or neither. */
+export function resourceFlags(cpus: string | undefined, memoryMb: string | undefined): { cpus: unknown; memoryMb: unknown } | undefined {
+  if (cpus === undefined && memoryMb === undefined) return undefined;
+  if (cpus === undefined || memoryMb === undefined) throw new UsageError('--cpus and --memory-mb go together: give both or neither');
+  const number = (text: string): number | string => (/^\s*-?(\d+(\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : text);
+  return { cpus: number(cpus), memoryMb: number(memoryMb) };
+}

@@ -1,0 +1,202 @@
+// check(): will provisioning work with this kubeconfig, context and namespace? One report,
+// every item pass, warn, fail or skip with its reason. The kubeconfig is loaded first
+// (no request before it loads); then every question goes to the API server at once and
+// the whole check races one time bound, so a silent server costs `timeoutMs`, not the
+// sum of its requests' timeouts. Nothing is thrown for what the cluster answers: only bad
+// input (InvalidSpecError, InvalidOptionError) and an abort reject.
+import {
+  asyncScheduler,
+  defer,
+  forkJoin,
+  last,
+  lastValueFrom,
+  map,
+  of,
+  catchError,
+  takeUntil,
+  timer,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
+import {
+  InvalidOptionError,
+  KubeconfigInvalidError,
+  KubeconfigNotFoundError,
+  OperationAbortedError,
+  UnknownContextError,
+} from '../errors.js';
+import type { KubernetesClient } from '../kube/client.js';
+import { KubernetesApi, type KubernetesApiOptions } from '../kube/kubernetes-api.js';
+import { resolveKubeconfigPath } from '../kube/kubeconfig.js';
+import { abortOn } from '../rx/abort-on.js';
+import { isoTime } from '../rx/clock-time.js';
+import { fromAbortable } from '../rx/from-abortable.js';
+import { dns1123LabelProblem } from '../spec/names.js';
+import {
+  CHECK_ITEM_IDS,
+  assembleReport,
+  itemNeeded,
+  type CheckItem,
+  type CheckReport,
+  type Gathered,
+  type Outcome,
+} from './check-report.js';
+import { OPERATION_NAMES, OPERATION_PERMISSIONS, permissionLabel, type OperationName, type Permission } from './permissions.js';
+import { parseResourceRequest } from './resource-request.js';
+import { probeStreamingLists } from './watch-list-probe.js';
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+
+export interface CheckOptions {
+  /** Namespace to check; default: the client's. */
+  readonly namespace?: string;
+  /** `{ cpus, memoryMb }` (or a whole workload spec): also check the namespace's LimitRanges and ResourceQuotas. */
+  readonly spec?: unknown;
+  /** Whose permissions are needed: `create` (provisioning only) or `lifecycle` (default: everything). */
+  readonly needs?: OperationName;
+  /** Bound on the whole check; items without an answer by then are reported as such. Default 10000. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** Clock and timers (tests pass a virtual-time scheduler). */
+  readonly scheduler?: SchedulerLike;
+}
+
+/** A client, or the options to load one (then a kubeconfig that does not load is a failing item). */
+export type CheckTarget = KubernetesClient | KubernetesApiOptions;
+
+export async function check(target: CheckTarget, options: CheckOptions = {}): Promise<CheckReport> {
+  const scheduler = options.scheduler ?? asyncScheduler;
+  const needs = options.needs ?? 'lifecycle';
+  if (!OPERATION_NAMES.includes(needs)) {
+    throw new InvalidOptionError('needs', `check option needs must be one of ${OPERATION_NAMES.join(', ')} (got ${String(needs)})`);
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  if (!(Number.isSafeInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= 2 ** 31 - 1)) {
+    throw new InvalidOptionError(
+      'timeoutMs',
+      `check option timeoutMs must be a whole number of ms from 1 to 2147483647 (got ${timeoutMs})`,
+    );
+  }
+  if (options.namespace !== undefined) {
+    const problem = dns1123LabelProblem(options.namespace);
+    if (problem) throw new InvalidOptionError('namespace', `check option namespace ${problem}`);
+  }
+  const request = options.spec === undefined ? undefined : parseResourceRequest(options.spec);
+  if (options.signal?.aborted) throw new OperationAbortedError('check', options.signal.reason);
+
+  const startedAtMs = scheduler.now();
+  const checkedAt = isoTime(scheduler);
+  let api: KubernetesClient;
+  try {
+    api = isClient(target) ? target : KubernetesApi.fromConfig(target);
+  } catch (error) {
+    if (error instanceof KubeconfigNotFoundError || error instanceof KubeconfigInvalidError || error instanceof UnknownContextError) {
+      return unloadedReport(error, target, { needs, checkedAt, namespace: options.namespace });
+    }
+    throw error;
+  }
+  const namespace = options.namespace ?? api.namespace;
+
+  const deadline$ = timer(timeoutMs, scheduler);
+  const ask = <T>(job: (signal: AbortSignal) => Promise<T>): Observable<Outcome<T>> =>
+    fromAbortable(job).pipe(
+      map((value): Outcome<T> => ({ kind: 'value', value, atMs: scheduler.now() })),
+      catchError((error: unknown) => of<Outcome<T>>({ kind: 'error', error, atMs: scheduler.now() })),
+      takeUntil(deadline$),
+      last(undefined, undefined),
+      map((outcome): Outcome<T> => outcome ?? { kind: 'timeout', atMs: scheduler.now() }),
+    );
+
+  const permissions = uniquePermissions();
+  const gathered$ = forkJoin({
+    version: ask((signal) => api.version({ signal })),
+    identity: ask((signal) => api.selfSubjectReview({ signal })),
+    streamingLists: ask((signal) => probeStreamingLists(api, namespace, signal)),
+    namespace: ask((signal) => api.readNamespace(namespace, { signal })),
+    reviews: forkJoin(
+      permissions.map((permission) =>
+        ask((signal) =>
+          api.selfSubjectAccessReview(
+            {
+              namespace,
+              verb: permission.verb,
+              group: permission.group,
+              resource: permission.resource,
+              ...(permission.subresource ? { subresource: permission.subresource } : {}),
+            },
+            { signal },
+          ),
+        ),
+      ),
+    ).pipe(map((outcomes) => new Map(outcomes.map((outcome, index) => [permissionLabel(permissions[index]!), outcome])))),
+    limits: request
+      ? forkJoin({
+          limitRanges: ask((signal) => api.listLimitRanges(namespace, { signal })),
+          quotas: ask((signal) => api.listResourceQuotas(namespace, { signal })),
+        })
+      : of(undefined),
+  });
+
+  const report$ = defer(() => gathered$).pipe(
+    map(({ limits, ...rest }): Gathered => ({ ...rest, ...(limits ? { limits } : {}) })),
+    map((gathered) =>
+      assembleReport(gathered, {
+        namespace,
+        server: api.server,
+        connection: api.connection,
+        needs,
+        request,
+        timeoutMs,
+        startedAtMs,
+        checkedAt,
+        finishedAtMs: scheduler.now(),
+      }),
+    ),
+    abortOn(options.signal, (reason) => new OperationAbortedError('check', reason)),
+  );
+  return lastValueFrom(report$);
+}
+
+function isClient(target: CheckTarget): target is KubernetesClient {
+  return typeof (target as Partial<KubernetesClient>).list === 'function';
+}
+
+/** Every permission of every operation, once. */
+function uniquePermissions(): Permission[] {
+  const byLabel = new Map<string, Permission>();
+  for (const operation of OPERATION_NAMES) {
+    for (const permission of OPERATION_PERMISSIONS[operation]) byLabel.set(permissionLabel(permission), permission);
+  }
+  return [...byLabel.values()];
+}
+
+/** The kubeconfig did not load: that item fails, nothing else was asked. */
+function unloadedReport(
+  error: KubeconfigNotFoundError | KubeconfigInvalidError | UnknownContextError,
+  options: KubernetesApiOptions,
+  context: { needs: OperationName; checkedAt: string; namespace: string | undefined },
+): CheckReport {
+  const items = CHECK_ITEM_IDS.map((id): CheckItem =>
+    id === 'kubeconfig'
+      ? { id, status: 'fail', needed: true, message: error.message, error: error.name, durationMs: 0 }
+      : {
+          id,
+          status: 'skip',
+          needed: itemNeeded(id, context.needs),
+          message: 'not checked: the kubeconfig did not load (see kubeconfig)',
+          durationMs: 0,
+        },
+  );
+  return {
+    ok: false,
+    namespace: context.namespace ?? options.namespace ?? null,
+    server: null,
+    context: options.context ?? null,
+    kubeconfigPath: error instanceof UnknownContextError ? resolveKubeconfigPath(options.kubeconfigPath) : error.path,
+    tlsVerify: options.tlsVerify === false ? false : null,
+    needs: context.needs,
+    checkedAt: context.checkedAt,
+    durationMs: 0,
+    items,
+  };
+}

@@ -1,0 +1,79 @@
+// The RBAC permissions each of the library's operations needs in the workload's namespace:
+// ONE table, which check() reviews verb by verb (SelfSubjectAccessReview, as
+// `kubectl auth can-i` does) and from which the docs and roleFor() render a Role.
+import type { V1PolicyRule, V1Role } from '@kubernetes/client-node';
+
+export interface Permission {
+  readonly verb: string;
+  /** API group: '' for the core group (pods), 'apps' for deployments. */
+  readonly group: string;
+  readonly resource: string;
+  readonly subresource?: string;
+}
+
+const deployments = (verb: string): Permission => ({ verb, group: 'apps', resource: 'deployments' });
+const pods = (verb: string): Permission => ({ verb, group: '', resource: 'pods' });
+
+const CREATE: readonly Permission[] = [
+  // create the Deployment; get it back when the name is taken (adopt or conflict)
+  deployments('create'),
+  deployments('get'),
+  // the shared informers that await the rollout (a streaming list is a watch; list is the fallback)
+  deployments('list'),
+  deployments('watch'),
+  pods('list'),
+  pods('watch'),
+];
+
+/**
+ * Per operation, every permission it needs in the namespace. `create` is provisioning
+ * alone (provision, provision$); `lifecycle` is the workload's whole life (status, start,
+ * stop, restart, reconfigure, delete) and includes `create`. Keep this the only list:
+ * an operation that starts using another verb or subresource (say `deployments/scale`
+ * for start and stop) adds it here, and check() and the docs follow.
+ */
+export const OPERATION_PERMISSIONS = {
+  create: CREATE,
+  lifecycle: [
+    ...CREATE,
+    // scale, restart and reconfigure write the Deployment
+    deployments('patch'),
+    deployments('update'),
+    deployments('delete'),
+    // status reads the Pods of one workload directly
+    pods('get'),
+  ],
+} as const satisfies Readonly<Record<string, readonly Permission[]>>;
+
+export type OperationName = keyof typeof OPERATION_PERMISSIONS;
+
+export const OPERATION_NAMES = Object.keys(OPERATION_PERMISSIONS) as readonly OperationName[];
+
+/** kubectl's spelling: `create deployments.apps`, `list pods`, `patch deployments.apps/scale`. */
+export function permissionLabel(permission: Permission): string {
+  const resource = permission.group ? `${permission.resource}.${permission.group}` : permission.resource;
+  return `${permission.verb} ${resource}${permission.subresource ? `/${permission.subresource}` : ''}`;
+}
+
+/** The table's rules for one operation, one rule per group and resource, verbs in table order. */
+export function policyRules(operation: OperationName): V1PolicyRule[] {
+  const rules = new Map<string, { group: string; resource: string; verbs: string[] }>();
+  for (const permission of OPERATION_PERMISSIONS[operation]) {
+    const resource = permission.subresource ? `${permission.resource}/${permission.subresource}` : permission.resource;
+    const id = `${permission.group}/${resource}`;
+    const rule = rules.get(id) ?? { group: permission.group, resource, verbs: [] };
+    if (!rule.verbs.includes(permission.verb)) rule.verbs.push(permission.verb);
+    rules.set(id, rule);
+  }
+  return [...rules.values()].map(({ group, resource, verbs }) => ({ apiGroups: [group], resources: [resource], verbs }));
+}
+
+/** A namespaced Role granting exactly what `operation` needs (bind it with a RoleBinding). */
+export function roleFor(operation: OperationName, where: { readonly name: string; readonly namespace: string }): V1Role {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: where.name, namespace: where.namespace },
+    rules: policyRules(operation),
+  };
+}

@@ -1,0 +1,23 @@
+// The part of a workload spec that check() and fits() read: its CPU and memory, validated
+// by the same rules as parseWorkloadSpec (a whole spec is accepted; other fields are ignored).
+import { z } from 'zod';
+import { InvalidSpecError } from '../errors.js';
+import { workloadSpecSchema } from '../spec/workload-spec.js';
+import type { PodRequest } from './namespace-limits.js';
+
+const resourceRequestSchema = z.object(
+  { cpus: workloadSpecSchema.shape.cpus, memoryMb: workloadSpecSchema.shape.memoryMb },
+  { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object with cpus and memoryMb' : undefined) },
+);
+
+const MEBIBYTE = 1024 * 1024;
+
+/** `{ cpus, memoryMb }` (or a whole spec) as the requests of its Pod. Throws InvalidSpecError. */
+export function parseResourceRequest(input: unknown): PodRequest {
+  const result = resourceRequestSchema.safeParse(input);
+  if (!result.success) {
+    throw new InvalidSpecError(result.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })));
+  }
+  // Requests equal limits (buildDeployment), in whole millicores and MiB.
+  return { cpuMillicores: Math.round(result.data.cpus * 1000), memoryBytes: result.data.memoryMb * MEBIBYTE };
+}

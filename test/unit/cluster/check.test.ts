@@ -1,0 +1,388 @@
+// check() against the fake client (test/support/fake-kube.ts) in virtual time: how the
+// answers become items, which item carries a root cause, and the time bound (a silent
+// server costs exactly timeoutMs of virtual time, and its requests are aborted). The
+// integration suite runs the same checks against the real control plane.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { V1ResourceAttributes } from '@kubernetes/client-node';
+import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import { check, type CheckOptions } from '../../../src/cluster/check.js';
+import type { CheckItem, CheckReport } from '../../../src/cluster/check-report.js';
+import {
+  ApiUnreachableError,
+  ForbiddenError,
+  InvalidOptionError,
+  InvalidSpecError,
+  NotFoundError,
+  OperationAbortedError,
+  TlsError,
+  UnauthorizedError,
+} from '../../../src/errors.js';
+import { FakeKubernetes } from '../../support/fake-kube.js';
+
+const SERVER = 'https://fake.invalid:6443';
+const VIEWER_VERBS = new Set(['get', 'list', 'watch']);
+
+/** Runs check() on a virtual clock: answers settle first, then the clock runs out. */
+async function runCheck(fake: FakeKubernetes, options: CheckOptions = {}): Promise<CheckReport> {
+  const scheduler = new VirtualTimeScheduler(VirtualAction, Infinity);
+  const report = check(fake, { ...options, scheduler });
+  await new Promise((resolve) => setImmediate(resolve));
+  scheduler.flush();
+  return report;
+}
+
+function item(report: CheckReport, id: CheckItem['id']): CheckItem {
+  const found = report.items.find((candidate) => candidate.id === id);
+  if (!found) throw new Error(`no item ${id}`);
+  return found;
+}
+
+const statuses = (report: CheckReport) => Object.fromEntries(report.items.map((entry) => [entry.id, entry.status]));
+
+/** Every request the fake serves fails with `error` (as when the connection itself fails). */
+function failEverything(fake: FakeKubernetes, error: Error): void {
+  for (const method of ['version', 'selfSubjectReview', 'readNamespace', 'listLimitRanges', 'listResourceQuotas', 'watch'] as const) {
+    fake.failNext(method, error);
+  }
+  for (let index = 0; index < 10; index += 1) fake.failNext('selfSubjectAccessReview', error);
+}
+
+function withConnection(fake: FakeKubernetes, tlsVerify = true): FakeKubernetes {
+  fake.connection = { kubeconfigPath: '/etc/kp/config', context: 'prod', server: SERVER, tlsVerify, customCa: true };
+  return fake;
+}
+
+describe('check() with every answer good', () => {
+  it('passes every item it can check, in report order, as plain JSON', async () => {
+    const fake = withConnection(new FakeKubernetes());
+    const report = await runCheck(fake, { spec: { cpus: 0.5, memoryMb: 256 } });
+    expect(report.items.map((entry) => entry.id)).toEqual([
+      'kubeconfig',
+      'tls',
+      'api',
+      'identity',
+      'watch-list',
+      'namespace',
+      'permissions:create',
+      'permissions:lifecycle',
+      'resources',
+    ]);
+    expect(report.items.every((entry) => entry.status === 'pass')).toBe(true);
+    expect(report).toMatchObject({
+      ok: true,
+      namespace: 'default',
+      server: SERVER,
+      context: 'prod',
+      kubeconfigPath: '/etc/kp/config',
+      tlsVerify: true,
+    });
+    expect(item(report, 'api')).toMatchObject({ serverVersion: 'v1.36.3', message: `Kubernetes v1.36.3 answers at ${SERVER}` });
+    expect(item(report, 'identity').user).toEqual({ username: 'fake-admin', groups: ['system:masters', 'system:authenticated'] });
+    expect(item(report, 'permissions:lifecycle').permissions).toHaveLength(10);
+    expect(item(report, 'resources').message).toBe('500m CPU and 256Mi memory: no LimitRange or ResourceQuota in namespace default');
+    expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+  });
+
+  it('asks each permission once, in the namespace checked, as kubectl auth can-i does; the probe watch is closed', async () => {
+    const fake = new FakeKubernetes();
+    fake.namespaces.add('team-a');
+    const asked: V1ResourceAttributes[] = [];
+    fake.authorize = (attributes) => (asked.push(attributes), true);
+    const report = await runCheck(fake, { namespace: 'team-a' });
+    expect(report.ok).toBe(true);
+    expect(asked).toHaveLength(10);
+    expect(new Set(asked.map((attributes) => `${attributes.verb} ${attributes.group}/${attributes.resource}`)).size).toBe(10);
+    expect(asked.every((attributes) => attributes.namespace === 'team-a')).toBe(true);
+    expect(fake.calls.filter((call) => call.method === 'watch')).toEqual([
+      { method: 'watch', kind: 'deployments', namespace: 'team-a', streamingList: true },
+    ]);
+    expect(fake.activeWatches).toBe(0);
+  });
+
+  it('a client without kubeconfig facts skips the kubeconfig and TLS items rather than guessing', async () => {
+    const report = await runCheck(new FakeKubernetes());
+    expect(item(report, 'kubeconfig')).toMatchObject({ status: 'skip', message: 'a client was passed in: no kubeconfig loaded here' });
+    expect(item(report, 'tls').status).toBe('skip');
+    expect(item(report, 'resources')).toMatchObject({ status: 'skip' });
+    expect(report.ok).toBe(true);
+  });
+});
+
+describe('check() reports what is wrong', () => {
+  it('a viewer-like user: the missing verbs per operation, as failures', async () => {
+    const fake = new FakeKubernetes();
+    fake.authorize = (attributes) => VIEWER_VERBS.has(attributes.verb ?? '');
+    const report = await runCheck(fake);
+    expect(report.ok).toBe(false);
+    expect(item(report, 'permissions:create')).toMatchObject({ status: 'fail', needed: true, missing: ['create deployments.apps'] });
+    expect(item(report, 'permissions:lifecycle')).toMatchObject({
+      status: 'fail',
+      missing: ['create deployments.apps', 'patch deployments.apps', 'update deployments.apps', 'delete deployments.apps'],
+      message:
+        'lifecycle: missing 4 of 10 in namespace default: create deployments.apps, patch deployments.apps, update deployments.apps, delete deployments.apps',
+    });
+  });
+
+  it('needs: create makes the lifecycle verbs a warning; the authorizer reason is kept', async () => {
+    const fake = new FakeKubernetes();
+    fake.authorize = (attributes) =>
+      attributes.verb === 'delete' ? { allowed: false, reason: 'no RBAC policy\nmatched' } : { allowed: true };
+    const report = await runCheck(fake, { needs: 'create' });
+    expect(report.ok).toBe(true);
+    expect(report.needs).toBe('create');
+    expect(item(report, 'permissions:create').status).toBe('pass');
+    const lifecycle = item(report, 'permissions:lifecycle');
+    expect(lifecycle).toMatchObject({ status: 'warn', needed: false, missing: ['delete deployments.apps'] });
+    expect(lifecycle.permissions?.find((answer) => !answer.allowed)).toEqual({
+      permission: 'delete deployments.apps',
+      allowed: false,
+      reason: 'no RBAC policy matched',
+    });
+  });
+
+  it('a missing namespace fails its own item, and the quota item says why it was not checked', async () => {
+    const fake = new FakeKubernetes();
+    fake.namespaces.clear();
+    const report = await runCheck(fake, { spec: { cpus: 1, memoryMb: 128 } });
+    expect(statuses(report)).toMatchObject({ namespace: 'fail', api: 'pass', 'permissions:create': 'pass', resources: 'skip' });
+    expect(item(report, 'namespace')).toMatchObject({
+      message: 'namespace default does not exist (create it, or choose another)',
+      error: 'NotFoundError',
+    });
+    expect(item(report, 'resources').message).toBe('not checked: namespace default does not exist');
+  });
+
+  it('may not read namespaces, LimitRanges or quotas: warnings that say so, not failures', async () => {
+    const fake = new FakeKubernetes();
+    fake.failNext('readNamespace', new ForbiddenError({ verb: 'get', resource: 'namespaces', name: 'default' }));
+    fake.failNext('listLimitRanges', new ForbiddenError({ verb: 'list', resource: 'limitranges', namespace: 'default' }));
+    fake.failNext('watch', new ForbiddenError({ verb: 'watch', resource: 'deployments', namespace: 'default' }));
+    const report = await runCheck(fake, { spec: { cpus: 1, memoryMb: 128 } });
+    expect(report.ok).toBe(true);
+    expect(item(report, 'namespace')).toMatchObject({
+      status: 'warn',
+      message: 'cannot tell whether namespace default exists: may not get namespaces',
+    });
+    expect(item(report, 'resources')).toMatchObject({
+      status: 'warn',
+      message: 'cannot tell: may not list limitranges in namespace default',
+    });
+    expect(item(report, 'watch-list')).toMatchObject({
+      status: 'warn',
+      message: 'cannot tell: may not watch deployments in namespace default',
+    });
+  });
+
+  it('a LimitRange and a quota that refuse the spec fail the resources item, each refusal listed', async () => {
+    const fake = new FakeKubernetes();
+    fake.limitRanges.push({
+      metadata: { name: 'caps', namespace: 'default' },
+      spec: { limits: [{ type: 'Container', max: { cpu: '1' } }] },
+    });
+    fake.resourceQuotas.push({
+      metadata: { name: 'mem', namespace: 'default' },
+      spec: { hard: { 'requests.memory': '1Gi' } },
+      status: { hard: { 'requests.memory': '1Gi' }, used: { 'requests.memory': '900Mi' } },
+    });
+    fake.resourceQuotas.push({
+      metadata: { name: 'elsewhere', namespace: 'other' },
+      spec: { hard: { pods: '0' } },
+      status: { hard: { pods: '0' } },
+    });
+    const report = await runCheck(fake, { spec: { cpus: 2, memoryMb: 256 } });
+    expect(report.ok).toBe(false);
+    expect(item(report, 'resources')).toMatchObject({
+      status: 'fail',
+      refusals: [
+        'LimitRange caps: cpu 2 per Container is above the maximum 1',
+        'ResourceQuota mem: requests.memory would be 1156Mi, above its hard limit 1Gi (900Mi used)',
+      ],
+    });
+  });
+
+  it('TLS verification turned off is a warning that says so', async () => {
+    const report = await runCheck(withConnection(new FakeKubernetes(), false));
+    expect(report.ok).toBe(true);
+    expect(report.tlsVerify).toBe(false);
+    expect(item(report, 'tls')).toMatchObject({
+      status: 'warn',
+      message: "OFF: TLS verification was turned off explicitly; the API server's identity is not verified",
+    });
+  });
+
+  it('streaming lists not served, SelfSubjectReview not served: warned and skipped, still ok', async () => {
+    const fake = new FakeKubernetes();
+    fake.supportsStreamingLists = false;
+    fake.failNext('selfSubjectReview', new NotFoundError('the server could not find the requested resource'));
+    const report = await runCheck(fake);
+    expect(report.ok).toBe(true);
+    expect(item(report, 'watch-list')).toMatchObject({ status: 'warn', message: expect.stringMatching(/^streaming lists are not served/) });
+    expect(item(report, 'identity')).toMatchObject({ status: 'skip', message: expect.stringContaining('not served') });
+  });
+});
+
+describe('check() names one root cause when nothing gets through', () => {
+  it('a TLS failure fails the tls item; everything else is skipped with a pointer to it', async () => {
+    const fake = withConnection(new FakeKubernetes());
+    failEverything(fake, new TlsError(SERVER, 'the certificate chain ends in a CA the kubeconfig does not trust'));
+    const report = await runCheck(fake);
+    expect(statuses(report)).toEqual({
+      kubeconfig: 'pass',
+      tls: 'fail',
+      api: 'skip',
+      identity: 'skip',
+      'watch-list': 'skip',
+      namespace: 'skip',
+      'permissions:create': 'skip',
+      'permissions:lifecycle': 'skip',
+      resources: 'skip',
+    });
+    expect(item(report, 'tls')).toMatchObject({ error: 'TlsError', message: expect.stringContaining('does not trust') });
+    expect(item(report, 'namespace').message).toBe('not checked: TLS verification failed (see tls)');
+  });
+
+  it('an unreachable server fails the api item; TLS was never tried', async () => {
+    const fake = withConnection(new FakeKubernetes());
+    failEverything(fake, new ApiUnreachableError(SERVER, 'ECONNREFUSED during get version (cluster scope)'));
+    const report = await runCheck(fake, { spec: { cpus: 1, memoryMb: 64 } });
+    expect(statuses(report)).toMatchObject({ tls: 'skip', api: 'fail', identity: 'skip', 'permissions:create': 'skip', resources: 'skip' });
+    expect(item(report, 'api')).toMatchObject({ error: 'ApiUnreachableError', message: expect.stringContaining('ECONNREFUSED') });
+    expect(item(report, 'tls').message).toBe('on, not tried: the API server is unreachable');
+  });
+
+  it('rejected credentials fail the identity item; the server did answer', async () => {
+    const fake = withConnection(new FakeKubernetes());
+    failEverything(fake, new UnauthorizedError(SERVER));
+    const report = await runCheck(fake);
+    expect(statuses(report)).toMatchObject({
+      tls: 'pass',
+      api: 'pass',
+      identity: 'fail',
+      namespace: 'skip',
+      'permissions:lifecycle': 'skip',
+    });
+    expect(item(report, 'identity').error).toBe('UnauthorizedError');
+    expect(item(report, 'permissions:create').message).toBe('not checked: the credentials were rejected (see identity)');
+  });
+});
+
+describe('check() is bounded in time (virtual clock)', () => {
+  it('a silent server: the api item fails at exactly timeoutMs and every request is aborted', async () => {
+    const fake = new FakeKubernetes();
+    for (const method of [
+      'version',
+      'selfSubjectReview',
+      'readNamespace',
+      'selfSubjectAccessReview',
+      'listLimitRanges',
+      'listResourceQuotas',
+    ] as const) {
+      fake.hang(method);
+    }
+    fake.failNext('watch', new ApiUnreachableError(SERVER, 'no answer'));
+    const report = await runCheck(fake, { timeoutMs: 2_500, spec: { cpus: 1, memoryMb: 64 } });
+    expect(report.durationMs).toBe(2_500);
+    expect(item(report, 'api')).toMatchObject({ status: 'fail', durationMs: 2_500, message: `${SERVER} gave no answer within 2500 ms` });
+    expect(report.items.filter((entry) => entry.status === 'fail').map((entry) => entry.id)).toEqual(['api']);
+  });
+
+  it('one slow answer: only its item waits out the bound; the others keep their own time', async () => {
+    const fake = new FakeKubernetes();
+    fake.hang('readNamespace');
+    const report = await runCheck(fake);
+    expect(report.durationMs).toBe(10_000);
+    expect(item(report, 'namespace')).toMatchObject({ status: 'fail', durationMs: 10_000, message: 'no answer within 10000 ms' });
+    expect(item(report, 'api')).toMatchObject({ status: 'pass', durationMs: 0 });
+    expect(item(report, 'permissions:create').status).toBe('pass');
+  });
+
+  it('slow access reviews: the permission items say they could not be reviewed', async () => {
+    const fake = new FakeKubernetes();
+    fake.hang('selfSubjectAccessReview');
+    const report = await runCheck(fake, { timeoutMs: 1_000, needs: 'create' });
+    expect(item(report, 'permissions:create')).toMatchObject({
+      status: 'fail',
+      message: 'could not review the permissions: no answer within 1000 ms',
+    });
+    expect(item(report, 'permissions:lifecycle').status).toBe('warn');
+  });
+
+  it('an abort mid-check rejects with OperationAbortedError and leaves nothing open', async () => {
+    const fake = new FakeKubernetes();
+    fake.hang('version');
+    const controller = new AbortController();
+    const report = check(fake, { signal: controller.signal });
+    await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(new Error('user left'));
+    await expect(report).rejects.toBeInstanceOf(OperationAbortedError);
+    expect(fake.activeWatches).toBe(0);
+  });
+
+  it('an already-aborted signal rejects at once, before any request', async () => {
+    const fake = new FakeKubernetes();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(check(fake, { signal: controller.signal })).rejects.toBeInstanceOf(OperationAbortedError);
+    expect(fake.calls).toEqual([]);
+  });
+});
+
+describe('check() input', () => {
+  it.each([
+    [{ spec: { cpus: 0, memoryMb: 64 } }, InvalidSpecError, /cpus: must be greater than 0/],
+    [{ spec: { cpus: 1 } }, InvalidSpecError, /memoryMb: is required/],
+    [{ needs: 'everything' as never }, InvalidOptionError, /needs must be one of create, lifecycle/],
+    [{ timeoutMs: 0 }, InvalidOptionError, /timeoutMs/],
+    [{ timeoutMs: 2 ** 31 }, InvalidOptionError, /timeoutMs/],
+    [{ namespace: 'Team_A' }, InvalidOptionError, /namespace must be a DNS-1123 label/],
+  ])('rejects %j before any request', async (options, ErrorClass, message) => {
+    const fake = new FakeKubernetes();
+    const rejection = check(fake, options);
+    await expect(rejection).rejects.toBeInstanceOf(ErrorClass);
+    await expect(rejection).rejects.toThrow(message);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it('a kubeconfig that does not load fails the kubeconfig item; nothing else is asked', async () => {
+    const report = await check({ kubeconfigPath: '/nonexistent/kube/config' }, { namespace: 'team-a' });
+    expect(report).toMatchObject({ ok: false, server: null, namespace: 'team-a', kubeconfigPath: '/nonexistent/kube/config' });
+    expect(item(report, 'kubeconfig')).toMatchObject({
+      status: 'fail',
+      error: 'KubeconfigNotFoundError',
+      message: 'Kubeconfig not found at /nonexistent/kube/config',
+    });
+    expect(
+      report.items
+        .slice(1)
+        .every((entry) => entry.status === 'skip' && entry.message === 'not checked: the kubeconfig did not load (see kubeconfig)'),
+    ).toBe(true);
+    expect(item(report, 'watch-list').needed).toBe(false);
+  });
+
+  it('an unknown context names the contexts there are and never the token of the file', async () => {
+    const token = `kp-check-secret-${Math.random().toString(36).slice(2)}`;
+    const path = join(mkdtempSync(join(tmpdir(), 'kp-check-')), 'config');
+    writeFileSync(
+      path,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+        `users: [{name: u, user: {token: ${token}}}]`,
+        'contexts: [{name: real, context: {cluster: c, user: u}}]',
+        'current-context: real',
+      ].join('\n'),
+    );
+    const report = await check({ kubeconfigPath: path, context: 'typo' });
+    expect(item(report, 'kubeconfig')).toMatchObject({
+      status: 'fail',
+      error: 'UnknownContextError',
+      message: 'Context "typo" is not in the kubeconfig (available: real)',
+    });
+    expect(report).toMatchObject({ context: 'typo', kubeconfigPath: path });
+    expect(JSON.stringify(report)).not.toContain(token);
+  });
+});
