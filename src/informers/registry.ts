@@ -35,7 +35,20 @@ export class InformerRegistry {
     if (existing) return existing;
 
     const source = listWatchSource(client, request.kind, request.namespace, request.labelSelector);
-    const created: SharedInformer<KindMap[K]> = new SharedInformer(reflect(source, this.reflectorOptions), {
+    const options = this.reflectorOptions;
+    // The informer hears about its own connection, for consumers that report staleness.
+    const reflectorOptions: ReflectorOptions = {
+      ...options,
+      onDisconnected: (error, retryInMs) => {
+        options.onDisconnected?.(error, retryInMs);
+        created.reportDisconnected(error, retryInMs);
+      },
+      onConnected: () => {
+        options.onConnected?.();
+        created.reportConnected();
+      },
+    };
+    const created: SharedInformer<KindMap[K]> = new SharedInformer(reflect(source, reflectorOptions), {
       routingKey: request.routingKey,
       ...(request.transform ? { transform: request.transform } : {}),
       onIdle: () => {

@@ -39,6 +39,11 @@ export interface WatchHandlers<T> {
    * error (ApiError subclasses) describing why. Never called after abort().
    */
   onClose(error: Error | undefined): void;
+  /**
+   * The server accepted the watch (HTTP 200), before any event: the connection is healthy
+   * again even when nothing changes. Optional; informers use it to report recovery.
+   */
+  onOpen?(): void;
 }
 
 export interface WatchHandle {

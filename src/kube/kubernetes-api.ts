@@ -129,6 +129,7 @@ export class KubernetesApi implements KubernetesClient {
       {
         onEvent: (type, object) => handlers.onEvent(type, object as KindMap[K]),
         onClose: (error) => handlers.onClose(error),
+        onOpen: () => handlers.onOpen?.(),
       },
     );
   }

@@ -128,6 +128,7 @@ export class FakeKubernetes implements KubernetesClient {
     }
     const watcher: Watcher = { kind, namespace, selector: params.labelSelector, handlers: handlers };
     this.watchers.add(watcher);
+    handlers.onOpen?.();
     for (const event of this.log) {
       if (
         event.resourceVersion > from &&
@@ -150,6 +151,7 @@ export class FakeKubernetes implements KubernetesClient {
   ): WatchHandle {
     const watcher: Watcher = { kind, namespace, selector: params.labelSelector, handlers: handlers };
     this.watchers.add(watcher);
+    handlers.onOpen?.();
     for (const [k, object] of this.objects) {
       if (k.startsWith(`${kind}/${namespace}/`) && matches(object, params.labelSelector))
         handlers.onEvent('ADDED', structuredClone(object) as KindMap[K]);
