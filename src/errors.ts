@@ -295,6 +295,18 @@ export class ProvisionAbortedError extends KubeProvisionerError {
   }
 }
 
+/** An operation other than provisioning (a status read, a live status list) was aborted through its AbortSignal. */
+export class OperationAbortedError extends KubeProvisionerError {
+  override readonly name = 'OperationAbortedError';
+  /** What was aborted: `status`, `list`, `statuses`. */
+  readonly operation: string;
+  constructor(operation: string, where: FailureContext | string | undefined, reason: unknown) {
+    const subject = where === undefined ? '' : typeof where === 'string' ? ` of ${where}` : ` of ${where.namespace}/${where.name}`;
+    super(`${operation}${subject} was aborted`, { cause: reason });
+    this.operation = operation;
+  }
+}
+
 // ---- informers ---------------------------------------------------------------------
 
 /** A watch stayed silent longer than the inactivity limit: treated as a dead connection. */

@@ -24,7 +24,7 @@ export type {
 
 // Informers: one shared watch per client, kind, namespace and selector.
 export { InformerRegistry, defaultInformerRegistry, type InformerRequest } from './informers/registry.js';
-export type { SharedInformer, RoutingKey, ObjectTransform } from './informers/shared-informer.js';
+export type { InformerNotice, SharedInformer, RoutingKey, ObjectTransform } from './informers/shared-informer.js';
 export type { KubeObject, ReflectorOptions } from './informers/reflector.js';
 export type { BackoffPolicy } from './rx/backoff.js';
 
@@ -44,9 +44,29 @@ export type {
   RolloutStatus,
 } from './rollout/events.js';
 
+// Workload status: the pure mapping to Manager's words.
+export {
+  REVISION_ANNOTATION,
+  workloadStatus,
+  type FailureJudgement,
+  type WorkloadResources,
+  type WorkloadState,
+  type WorkloadStatusOptions,
+  type WorkloadStatusValue,
+} from './rollout/workload-status.js';
+export { unknownStatus } from './rollout/unknown-status.js';
+export { sameWorkloadStatus } from './rollout/same-workload-status.js';
+
 // Operations on one workload.
 export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
+
+// Reading workloads: one status, the list, and live statuses.
+export { DEFAULT_READ_TIMEOUT_MS } from './workload/read-options.js';
+export { status, type StatusOptions } from './workload/status.js';
+export { list, type ListOptions, type WorkloadSnapshot } from './workload/list.js';
+export { status$, statuses$, type StatusesOptions, type StatusStreamOptions } from './workload/statuses.js';
+export type { StatusEvent } from './workload/status-board.js';
 
 // Generic operators, for callers composing their own abortable flows.
 export { abortOn } from './rx/abort-on.js';
@@ -66,6 +86,7 @@ export {
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
   NotFoundError,
+  OperationAbortedError,
   ProvisionAbortedError,
   ResourceExpiredError,
   RolloutFailedError,

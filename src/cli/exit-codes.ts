@@ -5,6 +5,7 @@ import {
   InvalidSpecError,
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
+  OperationAbortedError,
   ProvisionAbortedError,
   RolloutFailedError,
   RolloutTimeoutError,
@@ -34,7 +35,7 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof RolloutFailedError) return EXIT.rolloutFailed;
   if (error instanceof RolloutTimeoutError) return EXIT.timeout;
   if (error instanceof ConflictError) return EXIT.conflict;
-  if (error instanceof ProvisionAbortedError) return EXIT.aborted;
+  if (error instanceof ProvisionAbortedError || error instanceof OperationAbortedError) return EXIT.aborted;
   if (
     error instanceof ApiError ||
     error instanceof KubeconfigNotFoundError ||
