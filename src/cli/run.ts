@@ -9,6 +9,8 @@ import { CREATE_USAGE, parseCreateArgs } from './args.js';
 import { UsageError } from '../errors.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
+import { runGet } from './commands/get.js';
+import { runStatus } from './commands/status.js';
 
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -21,8 +23,16 @@ const TOP_USAGE = `Usage: kube-provision <command> [flags]
 
 Commands:
   create    provision a Manager container as a Deployment and wait for its rollout
+  get       list the Manager workloads of a namespace with their status, or show one
+  status    show one workload's status; --watch follows it
 
-Run "kube-provision create --help" for the flags.`;
+Run "kube-provision <command> --help" for the flags.`;
+
+/** Commands with a file of their own in commands/. */
+const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
+  get: runGet,
+  status: runStatus,
+};
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -30,6 +40,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout(TOP_USAGE);
     return command === undefined ? EXIT.invalidInput : EXIT.ok;
   }
+  const other = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (other) return other(rest, io);
   if (command !== 'create') {
     io.stderr(`error: unknown command "${command}"\n\n${TOP_USAGE}`);
     return EXIT.invalidInput;
