@@ -5,8 +5,8 @@
 //
 // To attribute an event to the watch event behind it, the client handed to statuses$ is
 // the library's KubernetesApi with each watch's handlers wrapped: a Deployment event
-// notes (name, arrival time), a Pod event notes its workload. The wrapper does one Map
-// write per watch event and nothing else.
+// notes (name, arrival time, the process's CPU time), a Pod event notes its workload. The
+// wrapper reads the clock and the CPU time and writes one Map entry per watch event.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type {
   KindMap,
