@@ -295,6 +295,18 @@ export class ProvisionAbortedError extends KubeProvisionerError {
   }
 }
 
+/** An operation other than provisioning (a status read, a live status list, a check, a node listing) was aborted through its AbortSignal. */
+export class OperationAbortedError extends KubeProvisionerError {
+  override readonly name = 'OperationAbortedError';
+  /** What was aborted: `status`, `list`, `statuses`, `check`, `nodes`. */
+  readonly operation: string;
+  constructor(operation: string, where: FailureContext | string | undefined, reason: unknown) {
+    const subject = where === undefined ? '' : typeof where === 'string' ? ` of ${where}` : ` of ${where.namespace}/${where.name}`;
+    super(`${operation}${subject} was aborted`, { cause: reason });
+    this.operation = operation;
+  }
+}
+
 // ---- informers ---------------------------------------------------------------------
 
 /** A watch stayed silent longer than the inactivity limit: treated as a dead connection. */
@@ -308,17 +320,6 @@ export class WatchInactiveError extends KubeProvisionerError {
 }
 
 // ---- cluster discovery -------------------------------------------------------------
-
-/** The caller's AbortSignal fired before a check or node listing finished. */
-export class OperationAbortedError extends KubeProvisionerError {
-  override readonly name = 'OperationAbortedError';
-  /** What was aborted, e.g. `check` or `nodes`. */
-  readonly operation: string;
-  constructor(operation: string, reason: unknown) {
-    super(`${operation} was aborted`, { cause: reason });
-    this.operation = operation;
-  }
-}
 
 /** nodes() got no complete answer (the node and pod lists) within its time bound. */
 export class DiscoveryTimeoutError extends KubeProvisionerError {

@@ -16,7 +16,7 @@ export type {
   ConnectionInfo,
   KindMap,
   KubernetesClient,
-  ListOptions,
+  ListRequestOptions,
   ObjectList,
   RequestOptions,
   WatchEventType,
@@ -28,7 +28,7 @@ export type {
 
 // Informers: one shared watch per client, kind, namespace and selector.
 export { InformerRegistry, defaultInformerRegistry, type InformerRequest } from './informers/registry.js';
-export type { SharedInformer, RoutingKey, ObjectIdentity, ObjectTransform } from './informers/shared-informer.js';
+export type { InformerNotice, SharedInformer, RoutingKey, ObjectIdentity, ObjectTransform } from './informers/shared-informer.js';
 export type { KubeObject, ReflectorOptions } from './informers/reflector.js';
 export type { BackoffPolicy } from './rx/backoff.js';
 
@@ -48,9 +48,29 @@ export type {
   RolloutStatus,
 } from './rollout/events.js';
 
+// Workload status: the pure mapping to Manager's words.
+export {
+  REVISION_ANNOTATION,
+  workloadStatus,
+  type FailureJudgement,
+  type WorkloadResources,
+  type WorkloadState,
+  type WorkloadStatusOptions,
+  type WorkloadStatusValue,
+} from './rollout/workload-status.js';
+export { unknownStatus } from './rollout/unknown-status.js';
+export { sameWorkloadStatus } from './rollout/same-workload-status.js';
+
 // Operations on one workload.
 export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
+
+// Reading workloads: one status, the list, and live statuses.
+export { DEFAULT_READ_TIMEOUT_MS } from './workload/read-options.js';
+export { status, type StatusOptions } from './workload/status.js';
+export { list, type ListOptions, type WorkloadSnapshot } from './workload/list.js';
+export { status$, statuses$, type StatusesOptions, type StatusStreamOptions } from './workload/statuses.js';
+export type { StatusEvent } from './workload/status-board.js';
 
 // The cluster: preflight check, nodes, and whether a workload fits.
 export { DEFAULT_CHECK_TIMEOUT_MS, check, type CheckOptions, type CheckTarget } from './cluster/check.js';

@@ -3,6 +3,7 @@ import {
   ApiError,
   ConflictError,
   DiscoveryTimeoutError,
+  InvalidOptionError,
   InvalidSpecError,
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
@@ -17,7 +18,7 @@ import {
 export const EXIT = {
   ok: 0,
   unexpected: 1,
-  /** Bad flags or an invalid spec: nothing was sent to the cluster. */
+  /** Bad flags, an invalid spec or option: nothing was sent to the cluster. */
   invalidInput: 2,
   /** The rollout failed (ProgressDeadlineExceeded, ImagePullBackOff, CrashLoopBackOff, ...). */
   rolloutFailed: 3,
@@ -32,7 +33,7 @@ export const EXIT = {
 } as const;
 
 export function exitCodeFor(error: unknown): number {
-  if (error instanceof UsageError || error instanceof InvalidSpecError) return EXIT.invalidInput;
+  if (error instanceof UsageError || error instanceof InvalidSpecError || error instanceof InvalidOptionError) return EXIT.invalidInput;
   if (error instanceof RolloutFailedError) return EXIT.rolloutFailed;
   if (error instanceof RolloutTimeoutError || error instanceof DiscoveryTimeoutError) return EXIT.timeout;
   if (error instanceof ConflictError) return EXIT.conflict;

@@ -11,6 +11,8 @@ import { EXIT, exitCodeFor } from './exit-codes.js';
 import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
 import { runCheck } from './commands/check.js';
 import { runNodes } from './commands/nodes.js';
+import { runGet } from './commands/get.js';
+import { runStatus } from './commands/status.js';
 
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -25,13 +27,17 @@ Commands:
   create    provision a Manager container as a Deployment and wait for its rollout
   check     check that the cluster, the credentials and the namespace will work
   nodes     list the cluster's nodes: Ready, schedulable, IPs, CPU and memory in use
+  get       list the Manager workloads of a namespace with their status, or show one
+  status    show one workload's status; --watch follows it
 
 Run "kube-provision <command> --help" for the flags.`;
 
-/** Commands in files of their own (src/cli/commands/). */
-const COMMANDS: Record<string, (argv: readonly string[], io: CliIo) => Promise<number>> = {
+/** Commands with a file of their own in commands/. */
+const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => Promise<number>>> = {
   check: runCheck,
   nodes: runNodes,
+  get: runGet,
+  status: runStatus,
 };
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

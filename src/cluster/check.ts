@@ -82,7 +82,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
     if (problem) throw new InvalidOptionError('namespace', `check option namespace ${problem}`);
   }
   const request = options.spec === undefined ? undefined : parseResourceRequest(options.spec);
-  if (options.signal?.aborted) throw new OperationAbortedError('check', options.signal.reason);
+  if (options.signal?.aborted) throw new OperationAbortedError('check', undefined, options.signal.reason);
 
   const startedAtMs = scheduler.now();
   const checkedAt = isoTime(scheduler);
@@ -152,7 +152,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
         finishedAtMs: scheduler.now(),
       }),
     ),
-    abortOn(options.signal, (reason) => new OperationAbortedError('check', reason)),
+    abortOn(options.signal, (reason) => new OperationAbortedError('check', undefined, reason)),
   );
   return lastValueFrom(report$);
 }

@@ -138,7 +138,7 @@ export function nodes(api: KubernetesClient, options: NodesOptions = {}): Promis
       return sortedInfos(nodeList.items, (name) => requestedBy(podsByNode.get(name) ?? []));
     }).pipe(
       deadline(timeoutMs, () => new DiscoveryTimeoutError('nodes', timeoutMs), options.scheduler ?? asyncScheduler),
-      abortOn(options.signal, (reason) => new OperationAbortedError('nodes', reason)),
+      abortOn(options.signal, (reason) => new OperationAbortedError('nodes', undefined, reason)),
     ),
   );
 }

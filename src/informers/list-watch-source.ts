@@ -21,8 +21,11 @@ export interface ListWatchSource<T> {
   readonly resource: string;
   readonly namespace: string;
   list$(): Observable<ObjectList<T>>;
-  /** Completes when the server ends the watch cleanly; errors with a project error otherwise. */
-  watch$(request: WatchRequest): Observable<WatchEvent<T>>;
+  /**
+   * Completes when the server ends the watch cleanly; errors with a project error otherwise.
+   * `onOpen` runs when the server accepts the watch, before its first event.
+   */
+  watch$(request: WatchRequest, onOpen?: () => void): Observable<WatchEvent<T>>;
 }
 
 export function listWatchSource<K extends WatchedKind>(
@@ -37,7 +40,7 @@ export function listWatchSource<K extends WatchedKind>(
     namespace,
     list$: () =>
       fromAbortable((signal) => client.list(kind, namespace, labelSelector, { signal, ...(fieldSelector ? { fieldSelector } : {}) })),
-    watch$: (request) =>
+    watch$: (request, onOpen) =>
       new Observable<WatchEvent<KindMap[K]>>((subscriber) => {
         const handle = client.watch(
           kind,
@@ -48,6 +51,7 @@ export function listWatchSource<K extends WatchedKind>(
               if (type !== 'ERROR') subscriber.next({ type, object });
             },
             onClose: (error) => (error ? subscriber.error(error) : subscriber.complete()),
+            ...(onOpen ? { onOpen } : {}),
           },
         );
         return () => handle.abort();

@@ -8,7 +8,9 @@
 //   - other transient failures retry with jittered exponential backoff, reset by progress
 //     (a successful list or any watch event, bookmarks included);
 //   - a silent watch is cut by the watchdog and retried like a network failure;
-//   - fatal failures (401, 403, 400, TLS) end the stream with the error.
+//   - fatal failures (401, 403, 400, TLS) end the stream with the error;
+//   - losing and regaining the connection is told to onDisconnected / onConnected, so a
+//     consumer can say when what it shows may be stale.
 // The server is asked to end each watch after 5-10 minutes and to send bookmarks, so
 // reconnects resume from a fresh resourceVersion instead of relisting.
 import {
@@ -70,6 +72,13 @@ export interface ReflectorOptions {
   readonly random?: () => number;
   /** Told about every failure that will be retried, with the delay chosen. */
   readonly onRetry?: (error: unknown, delayMs: number) => void;
+  /**
+   * Told when the connection is lost: a failure retried after a backoff (not a relist after
+   * 410 Gone, not the switch from streaming lists to list and watch).
+   */
+  readonly onDisconnected?: (error: unknown, retryInMs: number) => void;
+  /** Told when the server accepts a watch or answers a list: the connection works. */
+  readonly onConnected?: () => void;
 }
 
 export const DEFAULT_INACTIVITY_MS = 150_000;
@@ -94,6 +103,7 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
       map((list): ReflectorEvent<T> => {
         resourceVersion = list.resourceVersion;
         failures = 0;
+        options.onConnected?.();
         return { type: 'listed', items: list.items, resourceVersion: list.resourceVersion };
       }),
     );
@@ -107,13 +117,16 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
         // since resourceVersion is only taken from the end bookmark.
         let initial: Map<string, T> | undefined = streaming ? new Map() : undefined;
         return source
-          .watch$({
-            resourceVersion: streaming ? '' : resourceVersion,
-            timeoutSeconds: watchTimeoutSeconds(),
-            // A streaming list marks its end with a bookmark, so it always asks for them.
-            allowWatchBookmarks: streaming || (options.allowWatchBookmarks ?? true),
-            ...(streaming ? { sendInitialEvents: true } : {}),
-          })
+          .watch$(
+            {
+              resourceVersion: streaming ? '' : resourceVersion,
+              timeoutSeconds: watchTimeoutSeconds(),
+              // A streaming list marks its end with a bookmark, so it always asks for them.
+              allowWatchBookmarks: streaming || (options.allowWatchBookmarks ?? true),
+              ...(streaming ? { sendInitialEvents: true } : {}),
+            },
+            options.onConnected,
+          )
           .pipe(
             watchdog(inactivityMs, () => new WatchInactiveError(source.resource, source.namespace, inactivityMs), scheduler),
             map((event): ReflectorEvent<T> | undefined => {
@@ -175,6 +188,7 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
           failures += 1;
           const delayMs = Math.max(backoffDelay(failures, policy, random), decision.notBeforeMs ?? 0);
           options.onRetry?.(error, delayMs);
+          options.onDisconnected?.(error, delayMs);
           return timer(delayMs, scheduler);
         },
       }),

@@ -39,7 +39,20 @@ export class InformerRegistry {
     if (existing) return existing;
 
     const source = listWatchSource(client, request.kind, request.namespace, request.labelSelector, request.fieldSelector);
-    const created: SharedInformer<KindMap[K]> = new SharedInformer(reflect(source, this.reflectorOptions), {
+    const options = this.reflectorOptions;
+    // The informer hears about its own connection, for consumers that report staleness.
+    const reflectorOptions: ReflectorOptions = {
+      ...options,
+      onDisconnected: (error, retryInMs) => {
+        options.onDisconnected?.(error, retryInMs);
+        created.reportDisconnected(error, retryInMs);
+      },
+      onConnected: () => {
+        options.onConnected?.();
+        created.reportConnected();
+      },
+    };
+    const created: SharedInformer<KindMap[K]> = new SharedInformer(reflect(source, reflectorOptions), {
       routingKey: request.routingKey,
       ...(request.transform ? { transform: request.transform } : {}),
       // Across namespaces, names repeat: objects are told apart by namespace and name.

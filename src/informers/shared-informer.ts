@@ -11,6 +11,12 @@
 // object before it is cached (client-go's SetTransform), so the cache holds only what
 // consumers read.
 //
+// A consumer of every key (a live list of all workloads) uses observeAll(): it gets each
+// key's change as it happens (the same one lookup per event, whatever the number of
+// keys), a `synced` notice after every (re)list, and the connection's state as the
+// reflector reports it through the registry (`disconnected` while it retries, then
+// `connected`).
+//
 // Each routing key has one entry holding its cached objects and its subscribers, and each
 // cached name points at its key's entry: an event finds everything it touches with one
 // lookup (a large Map's lookups are cache misses; there used to be five per event). The
@@ -44,6 +50,20 @@ export interface SharedInformerOptions<T> {
 
 const NONE: readonly never[] = Object.freeze([]);
 
+/** What observeAll() delivers: every key's changes, relists done, and the connection's state. */
+export type InformerNotice<T> =
+  /** The cached objects under `key` now (empty: the last one left or was deleted). */
+  | { readonly type: 'changed'; readonly key: string; readonly objects: readonly T[] }
+  /** A (re)list is complete: every key it touched has been reported before this. */
+  | { readonly type: 'synced' }
+  /** The list or watch failed and is retried in `retryInMs`; the cache may be stale meanwhile. */
+  | { readonly type: 'disconnected'; readonly error: unknown; readonly retryInMs: number }
+  /** The server answers again after a `disconnected`. */
+  | { readonly type: 'connected' };
+
+const SYNCED: InformerNotice<never> = Object.freeze({ type: 'synced' });
+const CONNECTED: InformerNotice<never> = Object.freeze({ type: 'connected' });
+
 interface KeyEntry<T> {
   readonly key: string;
   objects: readonly T[];
@@ -57,6 +77,10 @@ export class SharedInformer<T extends KubeObject> {
   private subscriberCount = 0;
   private connection: Subscription | undefined;
   private synced = false;
+  /** Consumers of every key (observeAll). */
+  private allSubscribers: readonly Subscriber<InformerNotice<T>>[] = NONE;
+  /** Set while the source retries after a failure. */
+  private disconnection: InformerNotice<T> | undefined;
 
   private readonly routingKey: RoutingKey<T>;
   private readonly transform: ObjectTransform<T> | undefined;
@@ -89,6 +113,45 @@ export class SharedInformer<T extends KubeObject> {
     });
   }
 
+  /**
+   * Every key's changes, for a consumer of them all. On subscribe, when the cache is
+   * synced: one `changed` per cached key and a `synced` (and `disconnected` if the
+   * source is retrying); then each change as it happens.
+   */
+  observeAll(): Observable<InformerNotice<T>> {
+    return new Observable<InformerNotice<T>>((subscriber) => {
+      this.allSubscribers = [...this.allSubscribers, subscriber];
+      this.subscriberCount += 1;
+      if (this.subscriberCount === 1) this.start();
+      else if (this.synced) {
+        for (const entry of this.entries.values()) {
+          if (entry.objects.length > 0) subscriber.next({ type: 'changed', key: entry.key, objects: entry.objects });
+        }
+        subscriber.next(SYNCED);
+      }
+      if (this.disconnection) subscriber.next(this.disconnection);
+      return () => this.removeFromAll(subscriber);
+    });
+  }
+
+  /**
+   * The source lost its connection and retries in `retryInMs` (the registry wires the
+   * reflector's onDisconnected here). Told to observeAll() consumers on every retry.
+   */
+  reportDisconnected(error: unknown, retryInMs: number): void {
+    if (!this.connection) return;
+    const notice: InformerNotice<T> = { type: 'disconnected', error, retryInMs };
+    this.disconnection = notice;
+    for (const subscriber of this.allSubscribers) subscriber.next(notice);
+  }
+
+  /** The source works again (a watch was accepted, a list answered, an event arrived). */
+  reportConnected(): void {
+    if (!this.disconnection) return;
+    this.disconnection = undefined;
+    for (const subscriber of this.allSubscribers) subscriber.next(CONNECTED);
+  }
+
   /** How many consumers are subscribed (for tests and benchmarks). */
   get consumers(): number {
     return this.subscriberCount;
@@ -115,6 +178,7 @@ export class SharedInformer<T extends KubeObject> {
     const connection = this.connection;
     this.connection = undefined;
     this.synced = false;
+    this.disconnection = undefined;
     this.clear();
     connection?.unsubscribe();
     this.onIdle();
@@ -134,11 +198,22 @@ export class SharedInformer<T extends KubeObject> {
     if (this.subscriberCount === 0) this.stop();
   }
 
+  private removeFromAll(subscriber: Subscriber<InformerNotice<T>>): void {
+    if (!this.allSubscribers.includes(subscriber)) return;
+    this.allSubscribers = this.allSubscribers.filter((other) => other !== subscriber);
+    this.subscriberCount -= 1;
+    if (this.subscriberCount === 0) this.stop();
+  }
+
   private apply(event: ReflectorEvent<T>): void {
+    // Anything from the source proves the connection works; after a relist, once its
+    // changes are reported, so a consumer never re-evaluates from the stale cache.
     if (event.type === 'listed') {
       this.replace(event.items);
+      if (this.disconnection) this.reportConnected();
       return;
     }
+    if (this.disconnection) this.reportConnected();
     // A deleted object is not cached: no need to project it.
     const object = event.type === 'DELETED' || !this.transform ? event.object : this.transform(event.object);
     const name = this.identity(object);
@@ -186,12 +261,13 @@ export class SharedInformer<T extends KubeObject> {
       else listed.set(entry, [cached]);
       this.byName.set(name, entry);
     }
-    for (const entry of [...this.entries.values()]) {
-      entry.objects = listed.get(entry) ?? NONE;
-      this.dropIfEmpty(entry);
-    }
+    const touched = [...this.entries.values()];
+    for (const entry of touched) entry.objects = listed.get(entry) ?? NONE;
     this.synced = true;
-    for (const entry of [...this.entries.values()]) this.notify(entry);
+    // Keys emptied by the relist are reported too: their objects went away while disconnected.
+    for (const entry of touched) this.notify(entry);
+    for (const entry of touched) this.dropIfEmpty(entry);
+    for (const subscriber of this.allSubscribers) subscriber.next(SYNCED);
   }
 
   private entryOf(key: string): KeyEntry<T> {
@@ -214,6 +290,11 @@ export class SharedInformer<T extends KubeObject> {
     const { objects, subscribers } = entry;
     // Copy-on-write: a waiter that unsubscribes meanwhile replaces the array, not this one.
     for (const subscriber of subscribers) subscriber.next(objects);
+    const all = this.allSubscribers;
+    if (all.length > 0) {
+      const notice: InformerNotice<T> = { type: 'changed', key: entry.key, objects };
+      for (const subscriber of all) subscriber.next(notice);
+    }
   }
 
   /** `objects` with the one of identity `name` replaced by `object`, or `object` appended. */
@@ -226,11 +307,15 @@ export class SharedInformer<T extends KubeObject> {
 
   private failAll(error: unknown): void {
     const subscribers = [...this.entries.values()].flatMap((entry) => entry.subscribers);
+    const all = this.allSubscribers;
+    this.allSubscribers = NONE;
     this.subscriberCount = 0;
     this.connection = undefined;
     this.synced = false;
+    this.disconnection = undefined;
     this.clear();
     this.onIdle();
     for (const subscriber of subscribers) subscriber.error(error);
+    for (const subscriber of all) subscriber.error(error);
   }
 }

@@ -57,6 +57,11 @@ export interface WatchHandlers<T> {
    * error (ApiError subclasses) describing why. Never called after abort().
    */
   onClose(error: Error | undefined): void;
+  /**
+   * The server accepted the watch (HTTP 200), before any event: the connection is healthy
+   * again even when nothing changes. Optional; informers use it to report recovery.
+   */
+  onOpen?(): void;
 }
 
 export interface WatchHandle {
@@ -68,7 +73,7 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface ListOptions extends RequestOptions {
+export interface ListRequestOptions extends RequestOptions {
   /** As in WatchParams. */
   readonly fieldSelector?: string;
 }
@@ -86,7 +91,7 @@ export interface KubernetesClient {
     kind: K,
     namespace: string,
     labelSelector: string | undefined,
-    options?: ListOptions,
+    options?: ListRequestOptions,
   ): Promise<ObjectList<KindMap[K]>>;
   watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle;
 

@@ -39,6 +39,8 @@ export interface JsonRequest {
 export interface StreamHandlers {
   onEvent(type: WatchEventType, object: unknown): void;
   onClose(error: Error | undefined): void;
+  /** The server answered 200: the watch is established. */
+  onOpen?(): void;
 }
 
 // Lists of thousands of objects are a few MB; anything far larger is not an API answer.
@@ -171,6 +173,7 @@ export class HttpTransport {
               .catch((error: unknown) => close(errorFromNetwork(this.server, error, target)));
             return;
           }
+          handlers.onOpen?.();
           streamEvents(res, (type, object) => {
             if (aborted || closed) return;
             if (type === 'ERROR') {

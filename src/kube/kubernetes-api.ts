@@ -13,7 +13,7 @@ import type {
   ConnectionInfo,
   KindMap,
   KubernetesClient,
-  ListOptions,
+  ListRequestOptions,
   ObjectList,
   RequestOptions,
   WatchedKind,
@@ -120,7 +120,7 @@ export class KubernetesApi implements KubernetesClient {
     kind: K,
     namespace: string,
     labelSelector: string | undefined,
-    options: ListOptions = {},
+    options: ListRequestOptions = {},
   ): Promise<ObjectList<KindMap[K]>> {
     return this.listPages<KindMap[K]>(RESOURCE_PATHS[kind](namespace), kind, namespace, {
       labelSelector,
@@ -174,6 +174,7 @@ export class KubernetesApi implements KubernetesClient {
       {
         onEvent: (type, object) => handlers.onEvent(type, object as KindMap[K]),
         onClose: (error) => handlers.onClose(error),
+        onOpen: () => handlers.onOpen?.(),
       },
     );
   }

@@ -1,8 +1,8 @@
 // What the rollout streams keep of each watched object: the informers apply these
 // projections before caching (client-go's SetTransform), so a cached Deployment or Pod
-// holds only the fields rolloutStatus(), currentRolloutPods(), diagnosePod() and
-// awaitRollout() read, plus what the informers route by (a Deployment's name, a Pod's
-// container-id label). A Deployment as the watch
+// holds only the fields rolloutStatus(), currentRolloutPods(), diagnosePod(),
+// awaitRollout() and workloadStatus() read, plus what the informers route by (a
+// Deployment's name, a Pod's container-id label). A Deployment as the watch
 // delivers it is ~4 KB of JSON, mostly managedFields and the pod template; each one
 // stays cached until the next event for it, long enough to be promoted to V8's old
 // generation, so its size is paid in GC time on every event and in memory per waiter.
@@ -12,21 +12,29 @@
 // that are small and read as a whole (container states) are shared with the input, never
 // modified: the projections are pure.
 import type {
+  V1Container,
   V1ContainerStatus,
   V1Deployment,
   V1DeploymentCondition,
   V1OwnerReference,
   V1Pod,
   V1PodCondition,
+  V1PodTemplateSpec,
 } from '@kubernetes/client-node';
+import { REVISION_ANNOTATION } from '../rollout/workload-status.js';
 
 const NOT_CACHED = Object.freeze({});
 
-/** A Deployment's fields that rolloutStatus(), newReplicaSetName() and awaitRollout() read. */
+/**
+ * A Deployment's fields that rolloutStatus(), newReplicaSetName(), awaitRollout() and
+ * workloadStatus() read: of the pod template, only each container's name, image and
+ * resources; of the annotations, only the revision.
+ */
 export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
   const metadata = deployment.metadata;
   const spec = deployment.spec;
   const status = deployment.status;
+  const revision = metadata?.annotations?.[REVISION_ANNOTATION];
   return {
     metadata: {
       name: metadata?.name,
@@ -35,6 +43,9 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       resourceVersion: metadata?.resourceVersion,
       generation: metadata?.generation,
       deletionTimestamp: metadata?.deletionTimestamp,
+      // The ownership labels: shared with the input, never modified.
+      labels: metadata?.labels,
+      annotations: revision === undefined ? undefined : { [REVISION_ANNOTATION]: revision },
     },
     spec: spec && {
       replicas: spec.replicas,
@@ -42,7 +53,7 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       progressDeadlineSeconds: spec.progressDeadlineSeconds,
       // Required by the type, never read: one shared empty value instead of a copy.
       selector: NOT_CACHED,
-      template: NOT_CACHED,
+      template: templateContainers(spec.template),
     },
     status: status && {
       observedGeneration: status.observedGeneration,
@@ -55,11 +66,19 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
   };
 }
 
+function templateContainers(template: V1PodTemplateSpec | undefined): V1PodTemplateSpec {
+  return { spec: { containers: (template?.spec?.containers ?? []).map(templateContainer) } };
+}
+
+function templateContainer(container: V1Container): V1Container {
+  return { name: container.name, image: container.image, resources: container.resources };
+}
+
 function deploymentCondition(condition: V1DeploymentCondition): V1DeploymentCondition {
   return { type: condition.type, status: condition.status, reason: condition.reason, message: condition.message };
 }
 
-/** A Pod's fields that diagnosePod() and currentRolloutPods() read, labels included. */
+/** A Pod's fields that diagnosePod(), currentRolloutPods() and workloadStatus() read, labels included. */
 export function cachedPodFields(pod: V1Pod): V1Pod {
   const metadata = pod.metadata;
   const spec = pod.spec;
@@ -84,6 +103,7 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       phase: status.phase,
       reason: status.reason,
       message: status.message,
+      podIP: status.podIP,
       conditions: status.conditions?.map(podCondition),
       initContainerStatuses: status.initContainerStatuses?.map(containerStatus),
       containerStatuses: status.containerStatuses?.map(containerStatus),

@@ -5,6 +5,7 @@
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { defer, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
+import type { SharedInformer } from '../informers/shared-informer.js';
 import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
 import { cachedDeploymentFields, cachedPodFields } from './cached-fields.js';
 import { MANAGED_SELECTOR, containerIdOf } from '../spec/labels.js';
@@ -41,6 +42,21 @@ export function podSnapshots(
   containerId: string,
 ): Observable<readonly V1Pod[]> {
   return snapshots(registry, client, { kind: 'pods', namespace, labelSelector: MANAGED_SELECTOR, ...PODS_BY_CONTAINER_ID }, containerId);
+}
+
+/**
+ * The two informers of a namespace themselves, for consumers of every workload in it
+ * (statuses$): the same registry entries provision$ waits on, so they share the watches.
+ */
+export function namespaceInformers(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+): { readonly deployments: SharedInformer<V1Deployment>; readonly pods: SharedInformer<V1Pod> } {
+  return {
+    deployments: registry.informer(client, { kind: 'deployments', namespace, labelSelector: MANAGED_SELECTOR, ...DEPLOYMENTS_BY_NAME }),
+    pods: registry.informer(client, { kind: 'pods', namespace, labelSelector: MANAGED_SELECTOR, ...PODS_BY_CONTAINER_ID }),
+  };
 }
 
 /** The informer is looked up at subscription time, so an idle one is never kept around. */

@@ -1,7 +1,7 @@
 // Marble tests (TestScheduler, virtual time) for the informer source: list+watch and
 // streaming lists, resume, relist on 410, backoff, watchdog and fatal errors. The ListWatchSource is a scripted fake
 // whose list$ and watch$ answers are cold marbles; no API server is involved.
-import { map, type Observable } from 'rxjs';
+import { defer, map, type Observable } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import {
@@ -276,5 +276,64 @@ describe('reflect (marble)', () => {
       });
       expect(script.listCalls()).toBe(0);
     });
+  });
+});
+
+describe('reflect: connection reports (marble)', () => {
+  it('reports a lost connection on each backoff retry, a regained one when a watch is accepted; a 410 relist is neither', () => {
+    const scheduler = newScheduler();
+    const reports: string[] = [];
+    scheduler.run(({ cold, expectObservable }) => {
+      const lists = [cold<ObjectList<Obj>>('(l|)', { l: { items: [], resourceVersion: '10' } })];
+      const watches = [
+        cold<WatchEvent<Obj>>('#', undefined, networkDown()), // 0: refused -> retry in 500
+        cold<WatchEvent<Obj>>('#', undefined, networkDown()), // 500: refused -> retry in 1000
+        cold<WatchEvent<Obj>>('-'), // 1500: accepted (opened), quiet
+      ];
+      let listCalls = 0;
+      let watchCalls = 0;
+      const source: ListWatchSource<Obj> = {
+        resource: 'deployments',
+        namespace: 'default',
+        list$: () => lists[listCalls++]!,
+        watch$: (_request, onOpen) => {
+          const index = watchCalls++;
+          // The server answers the third watch: it opens before its (absent) events.
+          return index === 2 ? defer(() => (onOpen?.(), watches[index]!)) : watches[index]!;
+        },
+      };
+      const events = reflect(source, {
+        ...listThenWatch,
+        scheduler,
+        onDisconnected: (error, retryInMs) => reports.push(`disconnected@${scheduler.now()}:${(error as Error).name}:${retryInMs}`),
+        onConnected: () => reports.push(`connected@${scheduler.now()}`),
+      });
+      expectObservable(events.pipe(mapSummary), '^ 2s !').toBe('l', { l: 'listed@10:0' });
+    });
+    expect(reports).toEqual([
+      'connected@0', // the list answered
+      'disconnected@0:ApiUnreachableError:500',
+      'disconnected@500:ApiUnreachableError:1000',
+      'connected@1500',
+    ]);
+  });
+
+  it('a relist after 410 Gone is not a lost connection', () => {
+    const scheduler = newScheduler();
+    const reports: string[] = [];
+    scheduler.run(({ cold, expectObservable }) => {
+      const script = scriptedSource(
+        [cold('(l|)', { l: { items: [], resourceVersion: '10' } }), cold('(l|)', { l: { items: [], resourceVersion: '90' } })],
+        [cold('--#', undefined, new ResourceExpiredError()), cold('-')],
+      );
+      const events = reflect(script.source, {
+        ...listThenWatch,
+        scheduler,
+        onDisconnected: () => reports.push('disconnected'),
+        onConnected: () => reports.push('connected'),
+      });
+      expectObservable(events.pipe(mapSummary), '^----!').toBe('l-r', { l: 'listed@10:0', r: 'listed@90:0' });
+    });
+    expect(reports).toEqual(['connected', 'connected']);
   });
 });

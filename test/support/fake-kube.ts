@@ -21,7 +21,7 @@ import type {
   ConnectionInfo,
   KindMap,
   KubernetesClient,
-  ListOptions,
+  ListRequestOptions,
   ObjectList,
   RequestOptions,
   WatchHandle,
@@ -120,7 +120,7 @@ export class FakeKubernetes implements KubernetesClient {
     kind: K,
     namespace: string,
     labelSelector: string | undefined,
-    options: ListOptions = {},
+    options: ListRequestOptions = {},
   ): Promise<ObjectList<KindMap[K]>> {
     this.calls.push({ method: 'list', kind, namespace, ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}) });
     await this.answer('list', options.signal);
@@ -166,6 +166,7 @@ export class FakeKubernetes implements KubernetesClient {
     }
     const watcher: Watcher = { kind, namespace, selector: params.labelSelector, fieldSelector: params.fieldSelector, handlers: handlers };
     this.watchers.add(watcher);
+    handlers.onOpen?.();
     for (const event of this.log) {
       if (
         event.resourceVersion > from &&
@@ -189,6 +190,7 @@ export class FakeKubernetes implements KubernetesClient {
   ): WatchHandle {
     const watcher: Watcher = { kind, namespace, selector: params.labelSelector, fieldSelector: params.fieldSelector, handlers: handlers };
     this.watchers.add(watcher);
+    handlers.onOpen?.();
     for (const [k, object] of this.objects) {
       if (inScope(k, kind, namespace) && matches(object, params.labelSelector) && matchesFields(object, params.fieldSelector))
         handlers.onEvent('ADDED', structuredClone(object) as KindMap[K]);

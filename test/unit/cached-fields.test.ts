@@ -3,13 +3,15 @@
 // every state the fixtures model; and the projections leave their input untouched.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { containerIdOf, CONTAINER_ID_LABEL } from '../../src/spec/labels.js';
+import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
 import { cachedDeploymentFields, cachedPodFields } from '../../src/workload/cached-fields.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import { currentRolloutPods, newReplicaSetName } from '../../src/rollout/rollout-pods.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';
+import { REVISION_ANNOTATION, workloadStatus } from '../../src/rollout/workload-status.js';
 import {
   EVICTION_MESSAGE,
+  IMAGE,
   OLD_HASH,
   T0,
   conditions,
@@ -118,15 +120,18 @@ describe('cachedDeploymentFields', () => {
       resourceVersion: '77',
     });
     expect(cached.metadata?.managedFields).toBeUndefined();
-    expect(cached.metadata?.annotations).toBeUndefined();
-    expect(cached.spec?.template).toEqual({});
+    // Of the annotations, the revision only; of the pod template, each container's name, image and resources.
+    expect(cached.metadata?.annotations).toEqual({ [REVISION_ANNOTATION]: '1' });
+    expect(cached.metadata?.labels).toEqual(full.metadata?.labels);
+    expect(cached.spec?.template).toEqual({ spec: { containers: [{ name: 'manager', image: IMAGE, resources: undefined }] } });
     expect(cached.status?.conditions?.[0]).toEqual({
       type: 'Available',
       status: 'False',
       reason: 'MinimumReplicasUnavailable',
       message: 'Deployment does not have minimum availability.',
     });
-    expect(JSON.stringify(cached).length).toBeLessThan(JSON.stringify(full).length / 2);
+    // This fixture is small (a watched Deployment is ~4 KB); labels, revision and image stay.
+    expect(JSON.stringify(cached).length).toBeLessThan(JSON.stringify(full).length * 0.6);
   });
 
   it('leaves its input untouched and gives every Deployment the same shape', () => {
@@ -138,6 +143,17 @@ describe('cachedDeploymentFields', () => {
     expect(Object.keys(other.metadata ?? {})).toEqual(Object.keys(cached.metadata ?? {}));
     expect(Object.keys(other.spec ?? {})).toEqual(Object.keys(cached.spec ?? {}));
     expect(Object.keys(other.status ?? {})).toEqual(Object.keys(cached.status ?? {}));
+  });
+});
+
+describe('workloadStatus() on cached objects', () => {
+  const managed = { app: 'web', [MANAGED_LABEL]: 'true', [CONTAINER_ID_LABEL]: '42' };
+  it.each(Object.entries(deployments))('gives the same status as on full objects, with every Pod state: %s Deployment', (_, owner) => {
+    const full = { ...owner, metadata: { ...owner.metadata, labels: managed } };
+    for (const [state, one] of Object.entries(pods)) {
+      const cached = workloadStatus(cachedDeploymentFields(withManagedFields(full)), [cachedPodFields(withManagedFields(one))]);
+      expect(cached, state).toEqual(workloadStatus(full, [one]));
+    }
   });
 });
 

@@ -169,3 +169,85 @@ describe('SharedInformer', () => {
     expect(collect(informer, 'x').names()).toEqual(['']);
   });
 });
+
+describe('SharedInformer.observeAll', () => {
+  function all(informer: SharedInformer<Obj>) {
+    const seen: string[] = [];
+    const errors: unknown[] = [];
+    const subscription = informer.observeAll().subscribe({
+      next: (notice) =>
+        seen.push(
+          notice.type === 'changed'
+            ? `${notice.key}:${notice.objects.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).join(',')}`
+            : notice.type === 'disconnected'
+              ? `disconnected:${String(notice.error)}:${notice.retryInMs}`
+              : notice.type,
+        ),
+      error: (error) => errors.push(error),
+    });
+    return { seen, errors, subscription };
+  }
+
+  it('reports every key after the list, then each change under its key, and shares the source with keyed waiters', () => {
+    const { events, informer, counts } = setup();
+    const waiter = collect(informer, 'a');
+    const everything = all(informer);
+    expect(counts().starts).toBe(1);
+    events.next({ type: 'ADDED', object: obj('a1', 'a') }); // before the list: not reported
+    events.next({ type: 'listed', items: [obj('a1', 'a', '1'), obj('b1', 'b', '1')], resourceVersion: '5' });
+    events.next({ type: 'MODIFIED', object: obj('b1', 'b', '2') });
+    events.next({ type: 'ADDED', object: obj('b2', 'b', '3') });
+    events.next({ type: 'DELETED', object: obj('a1', 'a', '4') });
+    expect(everything.seen).toEqual(['a:a1@1', 'b:b1@1', 'synced', 'b:b1@2', 'b:b1@2,b2@3', 'a:']);
+    expect(waiter.names()).toEqual(['a1', '']);
+    expect(informer.consumers).toBe(2);
+    everything.subscription.unsubscribe();
+    waiter.subscription.unsubscribe();
+    expect(counts()).toMatchObject({ stops: 1, idles: 1 });
+  });
+
+  it('a late consumer gets the cache at once: one change per key, then synced', () => {
+    const { events, informer } = setup();
+    const first = all(informer);
+    events.next({ type: 'listed', items: [obj('a1', 'a', '1'), obj('b1', 'b', '1')], resourceVersion: '5' });
+    const late = all(informer);
+    expect(late.seen).toEqual(['a:a1@1', 'b:b1@1', 'synced']);
+    first.subscription.unsubscribe();
+    late.subscription.unsubscribe();
+  });
+
+  it('a relist reports keys whose objects went away while disconnected', () => {
+    const { events, informer } = setup();
+    const everything = all(informer);
+    events.next({ type: 'listed', items: [obj('a1', 'a', '1'), obj('b1', 'b', '1')], resourceVersion: '5' });
+    events.next({ type: 'listed', items: [obj('b1', 'b', '9')], resourceVersion: '90' });
+    expect(everything.seen.slice(3)).toEqual(['a:', 'b:b1@9', 'synced']);
+  });
+
+  it('tells the connection state: disconnected on every retry, connected once when the source works again', () => {
+    const { events, informer } = setup();
+    const everything = all(informer);
+    events.next({ type: 'listed', items: [], resourceVersion: '5' });
+    informer.reportDisconnected('ECONNREFUSED', 500);
+    informer.reportDisconnected('ECONNREFUSED', 1000);
+    const late = all(informer);
+    informer.reportConnected();
+    informer.reportConnected();
+    expect(everything.seen).toEqual(['synced', 'disconnected:ECONNREFUSED:500', 'disconnected:ECONNREFUSED:1000', 'connected']);
+    expect(late.seen).toEqual(['synced', 'disconnected:ECONNREFUSED:1000', 'connected']);
+    // Any event from the source also proves the connection.
+    informer.reportDisconnected('reset', 500);
+    events.next({ type: 'ADDED', object: obj('x1', 'x', '6') });
+    expect(everything.seen.slice(-3)).toEqual(['disconnected:reset:500', 'connected', 'x:x1@6']);
+  });
+
+  it('fails consumers of every key on a fatal source error', () => {
+    const { events, informer, counts } = setup();
+    const everything = all(informer);
+    const fatal = new Error('forbidden');
+    events.error(fatal);
+    expect(everything.errors).toEqual([fatal]);
+    expect(informer.consumers).toBe(0);
+    expect(counts().idles).toBe(1);
+  });
+});

@@ -1,0 +1,102 @@
+// kube-provision status PROVIDER_ID [--watch]: one workload's status as a line (the same
+// shape as create's progress lines) or a JSON status event; with --watch, one more line
+// per change, from the shared informers, until interrupted.
+import { parseArgs } from 'node:util';
+import { OperationAbortedError, UsageError } from '../../errors.js';
+import { KubernetesApi } from '../../kube/kubernetes-api.js';
+import type { StatusEvent } from '../../workload/status-board.js';
+import { containerIdOption } from '../../workload/read-options.js';
+import { readStatus } from '../../workload/status.js';
+import { status$ } from '../../workload/statuses.js';
+import { isoTime } from '../../rx/clock-time.js';
+import { asyncScheduler } from 'rxjs';
+import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_DEFINITIONS, apiOptionsFrom, asksForJson, durationFlag } from '../cluster-flags.js';
+import { EXIT, exitCodeFor } from '../exit-codes.js';
+import { errorRecord, formatErrorLine } from '../format.js';
+import type { CliIo } from '../run.js';
+import { formatStatusLine } from '../status-format.js';
+import { earlyAddress, workloadAddress } from './workload-address.js';
+
+export const STATUS_USAGE = `Usage: kube-provision status PROVIDER_ID [--watch] [flags]
+
+Show a Manager workload's status: running, offline, stopping, creating, starting,
+updating, failed, missing or unknown, with the reason in the kubelet's or controller's
+words. PROVIDER_ID is namespace/name, or a name in the namespace of -n.
+
+  -w, --watch                  keep printing a line per change until interrupted (Ctrl-C)
+      --container-id ID        Manager's container id: a Deployment with another one is "missing"
+      --timeout DUR            bound on the read without --watch (default 30s)
+${CLUSTER_FLAGS_USAGE}
+Output:
+  -o, --output text|json       json: one status event per line
+  -h, --help
+
+Exit codes: 0 read (whatever the status, missing included), 2 invalid input, 5 API or
+kubeconfig error (without --watch the status is printed as unknown, with the reason),
+130 interrupted (the way a --watch ends).`;
+
+export async function runStatus(argv: readonly string[], io: CliIo): Promise<number> {
+  let json = asksForJson(argv);
+  try {
+    const { values, positionals } = parse(argv);
+    if (values.help) {
+      io.stdout(STATUS_USAGE);
+      return EXIT.ok;
+    }
+    const output = values.output ?? 'text';
+    if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
+    json = output === 'json';
+    if (positionals.length !== 1) throw new UsageError('status takes exactly one PROVIDER_ID (namespace/name)');
+    if (values.watch && values.timeout !== undefined)
+      throw new UsageError('--timeout bounds a single read; --watch runs until interrupted');
+    const timeoutMs = values.timeout !== undefined ? durationFlag('--timeout', values.timeout) : undefined;
+    const containerId = containerIdOption(values['container-id']);
+    const early = earlyAddress(positionals[0], values.namespace);
+    const api = KubernetesApi.fromConfig(apiOptionsFrom(values));
+    const providerId = early ?? workloadAddress(positionals[0]!, values.namespace, api.namespace);
+    const print = (event: StatusEvent): void => io.stdout(json ? JSON.stringify(event) : formatStatusLine(event));
+    const common = {
+      ...(containerId !== undefined ? { containerId } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
+    };
+
+    if (!values.watch) {
+      const reading = await readStatus(api, providerId, { ...common, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+      print({ type: 'status', at: isoTime(asyncScheduler), ...reading });
+      return reading.status.state === 'unknown' ? EXIT.apiError : EXIT.ok;
+    }
+    try {
+      await new Promise<void>((resolve, reject) => {
+        status$(api, providerId, common).subscribe({ next: print, error: reject, complete: resolve });
+      });
+    } catch (error) {
+      // Interrupting is how a watch ends: no error line for it.
+      if (error instanceof OperationAbortedError) return EXIT.aborted;
+      throw error;
+    }
+    return EXIT.ok;
+  } catch (error) {
+    if (json) io.stdout(JSON.stringify(errorRecord(error)));
+    io.stderr(formatErrorLine(error));
+    if (error instanceof UsageError) io.stderr('Run "kube-provision status --help" for the flags.');
+    return exitCodeFor(error);
+  }
+}
+
+function parse(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: true,
+      options: {
+        ...CLUSTER_FLAG_DEFINITIONS,
+        watch: { type: 'boolean', short: 'w' },
+        'container-id': { type: 'string' },
+        timeout: { type: 'string' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}

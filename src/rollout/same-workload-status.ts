@@ -1,0 +1,39 @@
+// sameWorkloadStatus(): whether two status values say the same thing, field by field, so
+// a live list emits a workload only when something a UI shows has changed.
+import type { PodDiagnosis, ReplicaCounts } from './events.js';
+import type { WorkloadStatusValue } from './workload-status.js';
+
+export function sameWorkloadStatus(a: WorkloadStatusValue, b: WorkloadStatusValue): boolean {
+  return (
+    a.state === b.state &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    a.podIp === b.podIp &&
+    a.nodeName === b.nodeName &&
+    a.restarts === b.restarts &&
+    a.image === b.image &&
+    a.resources.cpu === b.resources.cpu &&
+    a.resources.memory === b.resources.memory &&
+    a.generation === b.generation &&
+    a.observedGeneration === b.observedGeneration &&
+    sameReplicas(a.replicas, b.replicas) &&
+    samePod(a.pod, b.pod)
+  );
+}
+
+function sameReplicas(a: ReplicaCounts, b: ReplicaCounts): boolean {
+  return a.desired === b.desired && a.total === b.total && a.updated === b.updated && a.ready === b.ready && a.available === b.available;
+}
+
+function samePod(a: PodDiagnosis | undefined, b: PodDiagnosis | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  return (
+    a.severity === b.severity &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    a.pod === b.pod &&
+    a.container === b.container &&
+    a.restartCount === b.restartCount
+  );
+}

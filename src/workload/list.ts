@@ -1,0 +1,103 @@
+// list(): every Deployment of a namespace that carries our ownership labels, with its
+// status, in the shape of Manager's node snapshots (its clusterResources entries:
+// `vmid`, `name`, `type`, `status`), the provider ID standing where Manager matches
+// `Container.containerId`. Two requests at once: the managed Deployments and the managed
+// Pods. Point-in-time, judged like status(); for a live list use statuses$.
+//
+// A namespace that cannot be listed has no workloads to call `unknown`: list() rejects
+// with the typed error (ApiUnreachableError, ApiTimeoutError past `timeoutMs`, ...).
+import type { V1Pod } from '@kubernetes/client-node';
+import { OperationAbortedError, ApiTimeoutError } from '../errors.js';
+import type { KubernetesClient } from '../kube/client.js';
+import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
+import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';
+import { abortOn } from '../rx/abort-on.js';
+import { fromAbortable } from '../rx/from-abortable.js';
+import { MANAGED_SELECTOR, NODE_ID_LABEL, containerIdOf } from '../spec/labels.js';
+import { asyncScheduler, lastValueFrom, map, throwError, timeout, type SchedulerLike } from 'rxjs';
+import { namespaceOption, timeoutOption } from './read-options.js';
+
+export interface ListOptions {
+  /** Default: the client's namespace. */
+  readonly namespace?: string;
+  /** Bound on the whole list; default 30000. */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  readonly failurePolicy?: FailurePolicyOverrides;
+  /** Clock and timers (tests). */
+  readonly scheduler?: SchedulerLike;
+}
+
+/** One workload, shaped like an entry of Manager's node snapshot. */
+export interface WorkloadSnapshot {
+  /** The provider ID `namespace/name`, under the key Manager's snapshot lookup reads. */
+  readonly vmid: string;
+  /** The Deployment name (= Manager's hostname). */
+  readonly name: string;
+  readonly type: 'deployment';
+  /** Manager's status word. */
+  readonly status: WorkloadState;
+  readonly providerId: string;
+  readonly namespace: string;
+  /** The container-id label (Manager's Container.id). */
+  readonly containerId: string;
+  /** The node-id label (Manager's Node.id). */
+  readonly nodeId: string;
+  /** Everything behind the word: reason, message, Pod IP, node, restarts, image, resources, ... */
+  readonly detail: WorkloadStatusValue;
+}
+
+/** Sorted by name. */
+export async function list(client: KubernetesClient, options: ListOptions = {}): Promise<WorkloadSnapshot[]> {
+  const namespace = namespaceOption(options.namespace, client);
+  const timeoutMs = timeoutOption(options.timeoutMs);
+  const policy = resolveFailurePolicy(options.failurePolicy);
+  const read$ = fromAbortable((signal) =>
+    Promise.all([
+      client.list('deployments', namespace, MANAGED_SELECTOR, { signal }),
+      client.list('pods', namespace, MANAGED_SELECTOR, { signal }),
+    ]),
+  );
+  return lastValueFrom(
+    read$.pipe(
+      map(([deployments, pods]) => {
+        const podsByContainerId = new Map<string, V1Pod[]>();
+        for (const pod of pods.items) {
+          const containerId = containerIdOf(pod);
+          if (containerId === undefined) continue;
+          const group = podsByContainerId.get(containerId);
+          if (group) group.push(pod);
+          else podsByContainerId.set(containerId, [pod]);
+        }
+        const snapshots: WorkloadSnapshot[] = [];
+        for (const deployment of deployments.items) {
+          const name = deployment.metadata?.name;
+          const containerId = containerIdOf(deployment);
+          if (!name || containerId === undefined) continue;
+          const detail = workloadStatus(deployment, podsByContainerId.get(containerId) ?? [], { failurePolicy: policy });
+          if (detail.state === 'missing') continue; // not ours after all
+          const providerId = `${namespace}/${name}`;
+          snapshots.push({
+            vmid: providerId,
+            name,
+            type: 'deployment',
+            status: detail.state,
+            providerId,
+            namespace,
+            containerId,
+            nodeId: deployment.metadata?.labels?.[NODE_ID_LABEL] ?? '',
+            detail,
+          });
+        }
+        return snapshots.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      }),
+      timeout({
+        first: timeoutMs,
+        with: () =>
+          throwError(() => new ApiTimeoutError(client.server, timeoutMs, { target: { verb: 'list', resource: 'deployments', namespace } })),
+        scheduler: options.scheduler ?? asyncScheduler,
+      }),
+      abortOn(options.signal, (reason) => new OperationAbortedError('list', `namespace ${namespace}`, reason)),
+    ),
+  );
+}

@@ -1,0 +1,323 @@
+// StatusBoard: the state behind statuses$ and status$. It is fed by the two shared
+// informers of a namespace (every key's changes, through observeAll) and emits a
+// workload's status event only when the status changed.
+//
+// Routing is O(1) per informer event: a Deployment change names its workload (the
+// informer's key is the Deployment name), a Pod change names its container-id, which
+// leads to the workload(s) carrying it. Only that workload is evaluated, with only its
+// own Pods. Nothing is emitted before both informers have listed once (a Deployment
+// without its Pods would flash a wrong status); then every workload once.
+//
+// The failure policy runs per workload, as during a rollout: problems are tracked over
+// time and a grace window ending is a timer of that workload alone. While either
+// informer is disconnected (the API server is unreachable), every workload is `unknown`
+// with the reason; when both are connected again, every workload is evaluated afresh.
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { SchedulerLike, Subscription } from 'rxjs';
+import type { InformerNotice } from '../informers/shared-informer.js';
+import type { PodDiagnosis } from '../rollout/events.js';
+import {
+  INITIAL_POLICY_STATE,
+  applyCreateFailurePolicy,
+  applyFailurePolicy,
+  type FailurePolicy,
+  type PolicyState,
+} from '../rollout/failure-policy.js';
+import { diagnosePod } from '../rollout/pod-diagnosis.js';
+import { currentRolloutPods } from '../rollout/rollout-pods.js';
+import { rolloutStatus } from '../rollout/rollout-status.js';
+import { sameWorkloadStatus } from '../rollout/same-workload-status.js';
+import { workloadStatus, type FailureJudgement, type WorkloadStatusValue } from '../rollout/workload-status.js';
+import { isoTime } from '../rx/clock-time.js';
+import { NODE_ID_LABEL, containerIdOf } from '../spec/labels.js';
+import { unreachableStatus } from './unreachable.js';
+
+/** One workload's status, as statuses$ and status$ emit it (plain JSON). */
+export interface StatusEvent {
+  readonly type: 'status';
+  /** ISO-8601 time the status was computed. */
+  readonly at: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** `namespace/name`: Manager's Container.containerId. */
+  readonly providerId: string;
+  /** The container-id label (Manager's Container.id); empty when not known. */
+  readonly containerId: string;
+  /** The node-id label (Manager's Node.id); empty when not known. */
+  readonly nodeId: string;
+  /** The Deployment resourceVersion the status was computed from; empty when none was read. */
+  readonly resourceVersion: string;
+  readonly status: WorkloadStatusValue;
+}
+
+export interface StatusBoardOptions {
+  readonly namespace: string;
+  readonly scheduler: SchedulerLike;
+  readonly policy: FailurePolicy;
+  readonly emit: (event: StatusEvent) => void;
+  /** Follow this Deployment only (status$); it is reported `missing` while absent. */
+  readonly only?: { readonly name: string; readonly containerId?: string };
+}
+
+type Kind = 'deployments' | 'pods';
+
+const NO_PODS: readonly V1Pod[] = Object.freeze([]);
+const NO_FAILURE: FailureJudgement = Object.freeze({ createFailureFatal: false });
+
+/** One managed Deployment and what the board remembers about it. */
+class Workload {
+  uid: string | undefined;
+  nodeId = '';
+  /** Last emitted. */
+  last: WorkloadStatusValue | undefined;
+  /** Last computed from objects (never `unknown`): the `previous` of the next evaluation. */
+  lastKnown: WorkloadStatusValue | undefined;
+  policyState: PolicyState = INITIAL_POLICY_STATE;
+  createFailureSince: number | undefined;
+  recheck: Subscription | undefined;
+  recheckAt: number | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly providerId: string,
+    readonly containerId: string,
+    public deployment: V1Deployment,
+  ) {}
+
+  /** Another object took the name: nothing about the old one applies. */
+  forget(): void {
+    this.lastKnown = undefined;
+    this.policyState = INITIAL_POLICY_STATE;
+    this.createFailureSince = undefined;
+  }
+}
+
+export class StatusBoard {
+  private readonly workloads = new Map<string, Workload>();
+  /** Deployment names by container-id label (almost always one). */
+  private readonly namesByContainerId = new Map<string, string[]>();
+  private readonly podsByContainerId = new Map<string, readonly V1Pod[]>();
+  private readonly synced = new Set<Kind>();
+  private readonly disconnected = new Map<Kind, unknown>();
+  private started = false;
+  /** status$ only: what was last emitted while the Deployment was absent or not yet seen. */
+  private targetLast: WorkloadStatusValue | undefined;
+  /** status$ only: the Deployment when it is there but not a workload (no container-id label). */
+  private targetDeployment: V1Deployment | undefined;
+
+  constructor(private readonly options: StatusBoardOptions) {}
+
+  onDeployments(notice: InformerNotice<V1Deployment>): void {
+    if (notice.type === 'changed') this.deploymentChanged(notice.key, notice.objects[0]);
+    else this.onConnectionNotice('deployments', notice);
+  }
+
+  onPods(notice: InformerNotice<V1Pod>): void {
+    if (notice.type === 'changed') this.podsChanged(notice.key, notice.objects);
+    else this.onConnectionNotice('pods', notice);
+  }
+
+  /** Cancels every pending grace-window timer. */
+  close(): void {
+    for (const workload of this.workloads.values()) workload.recheck?.unsubscribe();
+  }
+
+  private onConnectionNotice(kind: Kind, notice: Exclude<InformerNotice<unknown>, { type: 'changed' }>): void {
+    switch (notice.type) {
+      case 'synced':
+        this.synced.add(kind);
+        if (!this.started && this.synced.size === 2) {
+          this.started = true;
+          this.evaluateAll();
+        }
+        break;
+      case 'disconnected':
+        this.disconnected.set(kind, notice.error);
+        this.evaluateAll();
+        break;
+      case 'connected':
+        this.disconnected.delete(kind);
+        if (this.disconnected.size === 0) this.evaluateAll();
+        break;
+    }
+  }
+
+  private deploymentChanged(name: string, deployment: V1Deployment | undefined): void {
+    const only = this.options.only;
+    if (only && name !== only.name) return;
+    const containerId = deployment ? containerIdOf(deployment) : undefined;
+    let workload = this.workloads.get(name);
+    if (workload && workload.containerId !== containerId) {
+      this.remove(workload);
+      workload = undefined;
+    }
+    if (!deployment || containerId === undefined) {
+      // Gone, or lacking the container-id label: never reported as a workload.
+      this.targetDeployment = deployment;
+      this.showTarget();
+      return;
+    }
+    if (!workload) {
+      workload = new Workload(name, `${this.options.namespace}/${name}`, containerId, deployment);
+      this.workloads.set(name, workload);
+      const names = this.namesByContainerId.get(containerId);
+      if (names) names.push(name);
+      else this.namesByContainerId.set(containerId, [name]);
+    }
+    const uid = deployment.metadata?.uid;
+    if (workload.uid !== undefined && workload.uid !== uid) workload.forget();
+    workload.uid = uid;
+    workload.deployment = deployment;
+    workload.nodeId = deployment.metadata?.labels?.[NODE_ID_LABEL] ?? '';
+    this.evaluate(workload);
+  }
+
+  private podsChanged(containerId: string, pods: readonly V1Pod[]): void {
+    if (pods.length === 0) this.podsByContainerId.delete(containerId);
+    else this.podsByContainerId.set(containerId, pods);
+    const names = this.namesByContainerId.get(containerId);
+    if (!names) return;
+    for (const name of names) {
+      const workload = this.workloads.get(name);
+      if (workload) this.evaluate(workload);
+    }
+  }
+
+  /** The Deployment is gone (or no longer ours): one final `missing`, if it was ever reported. */
+  private remove(workload: Workload): void {
+    workload.recheck?.unsubscribe();
+    this.workloads.delete(workload.name);
+    const names = this.namesByContainerId.get(workload.containerId)?.filter((name) => name !== workload.name);
+    if (names?.length) this.namesByContainerId.set(workload.containerId, names);
+    else this.namesByContainerId.delete(workload.containerId);
+    if (!workload.last) return;
+    const gone: WorkloadStatusValue = {
+      ...workloadStatus(undefined, NO_PODS),
+      reason: 'Deleted',
+      message: 'the Deployment was deleted, or lost its ownership labels',
+    };
+    workload.last = gone;
+    this.targetLast = gone;
+    this.options.emit(this.event(workload.name, workload.providerId, workload.containerId, workload.nodeId, '', gone));
+  }
+
+  private evaluateAll(): void {
+    for (const workload of this.workloads.values()) this.evaluate(workload);
+    this.showTarget();
+  }
+
+  private evaluate(workload: Workload): void {
+    if (!this.started) return;
+    const failure = this.firstDisconnection();
+    if (failure !== undefined) {
+      this.show(workload, unreachableStatus(failure.error, workload.lastKnown));
+      return;
+    }
+    const pods = this.podsByContainerId.get(workload.containerId) ?? NO_PODS;
+    const judgement = this.judge(workload, pods);
+    const expected = this.options.only?.containerId;
+    const status = workloadStatus(workload.deployment, pods, {
+      failurePolicy: this.options.policy,
+      judgement,
+      ...(workload.lastKnown ? { previous: workload.lastKnown } : {}),
+      ...(expected !== undefined ? { containerId: expected } : {}),
+    });
+    workload.lastKnown = status;
+    this.show(workload, status);
+  }
+
+  /** The failure policy over time, for a workload whose rollout is in progress. */
+  private judge(workload: Workload, pods: readonly V1Pod[]): FailureJudgement {
+    const deployment = workload.deployment;
+    const rollout = rolloutStatus(deployment);
+    if (rollout.state !== 'InProgress' || rollout.replicas.desired === 0 || deployment.metadata?.deletionTimestamp) {
+      workload.policyState = INITIAL_POLICY_STATE;
+      workload.createFailureSince = undefined;
+      this.scheduleRecheck(workload, undefined);
+      return NO_FAILURE;
+    }
+    const { policy, scheduler } = this.options;
+    const now = scheduler.now();
+    const diagnoses = currentRolloutPods(deployment, pods)
+      .map(diagnosePod)
+      .filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
+    const verdict = applyFailurePolicy(policy, workload.policyState, diagnoses, now);
+    workload.policyState = verdict.state;
+    const create = applyCreateFailurePolicy(policy, workload.createFailureSince, rollout.createFailure, now);
+    workload.createFailureSince = create.since;
+    this.scheduleRecheck(workload, earliest(verdict.recheckAt, create.recheckAt));
+    return verdict.failure ? { podFailure: verdict.failure, createFailureFatal: create.fatal } : { createFailureFatal: create.fatal };
+  }
+
+  private scheduleRecheck(workload: Workload, at: number | undefined): void {
+    if (at === workload.recheckAt) return;
+    workload.recheck?.unsubscribe();
+    workload.recheckAt = at;
+    const { scheduler } = this.options;
+    workload.recheck =
+      at === undefined
+        ? undefined
+        : scheduler.schedule(
+            () => {
+              workload.recheckAt = undefined;
+              workload.recheck = undefined;
+              if (this.workloads.get(workload.name) === workload) this.evaluate(workload);
+            },
+            Math.max(0, at - scheduler.now()),
+          );
+  }
+
+  private show(workload: Workload, status: WorkloadStatusValue): void {
+    if (workload.last && sameWorkloadStatus(workload.last, status)) return;
+    workload.last = status;
+    this.targetLast = status;
+    const resourceVersion = workload.deployment.metadata?.resourceVersion ?? '';
+    this.options.emit(this.event(workload.name, workload.providerId, workload.containerId, workload.nodeId, resourceVersion, status));
+  }
+
+  /** status$: says `missing` (or `unknown`) for its Deployment while no workload stands for it. */
+  private showTarget(): void {
+    const only = this.options.only;
+    if (!only || this.workloads.has(only.name)) return;
+    const failure = this.firstDisconnection();
+    let status: WorkloadStatusValue;
+    if (failure !== undefined) status = unreachableStatus(failure.error);
+    else if (this.started) status = workloadStatus(this.targetDeployment, NO_PODS);
+    else return;
+    // Not found after a deletion was reported is no news.
+    if (this.targetLast?.state === 'missing' && status.reason === 'NotFound') return;
+    if (this.targetLast && sameWorkloadStatus(this.targetLast, status)) return;
+    this.targetLast = status;
+    this.options.emit(this.event(only.name, `${this.options.namespace}/${only.name}`, only.containerId ?? '', '', '', status));
+  }
+
+  private firstDisconnection(): { readonly error: unknown } | undefined {
+    for (const error of this.disconnected.values()) return { error };
+    return undefined;
+  }
+
+  private event(
+    name: string,
+    providerId: string,
+    containerId: string,
+    nodeId: string,
+    resourceVersion: string,
+    status: WorkloadStatusValue,
+  ): StatusEvent {
+    return {
+      type: 'status',
+      at: isoTime(this.options.scheduler),
+      namespace: this.options.namespace,
+      name,
+      providerId,
+      containerId,
+      nodeId,
+      resourceVersion,
+      status,
+    };
+  }
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}

@@ -1,0 +1,117 @@
+// status(): one workload's status now, by provider ID, in Manager's words (see
+// workloadStatus). Two requests: the Deployment, then its Pods by container-id (both at
+// once when the caller names the expected container id). Point-in-time, so the failure
+// policy judges this one snapshot: the reasons that fail at once and a crash loop's
+// restart count; statuses$ and status$ also apply the grace windows over time.
+//
+// An API server that cannot be reached, does not answer within `timeoutMs`, or answers
+// 5xx/429 gives `unknown` with the reason: never a throw. What needs the caller to act
+// (401, 403, an untrusted certificate, a bad provider ID or option) is thrown as a typed
+// error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import { asyncScheduler, catchError, lastValueFrom, map, of, throwError, timeout, type SchedulerLike } from 'rxjs';
+import { NotFoundError, OperationAbortedError } from '../errors.js';
+import type { KubernetesClient } from '../kube/client.js';
+import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
+import { unknownStatus } from '../rollout/unknown-status.js';
+import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
+import { abortOn } from '../rx/abort-on.js';
+import { fromAbortable } from '../rx/from-abortable.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, containerIdOf } from '../spec/labels.js';
+import { parseProviderId, type ProviderIdParts } from '../spec/provider-id.js';
+import { containerIdOption, timeoutOption } from './read-options.js';
+import { isUnreachable, unreachableStatus } from './unreachable.js';
+
+export interface StatusOptions {
+  /** Manager's container id: a Deployment carrying another one is reported `missing`. */
+  readonly containerId?: string | number;
+  /** Bound on the whole read; default 30000. Past it the status is `unknown` (reason Timeout). */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  /** When a Pod problem makes the workload `failed` (see failure-policy.ts). */
+  readonly failurePolicy?: FailurePolicyOverrides;
+  /** Clock and timers (tests). */
+  readonly scheduler?: SchedulerLike;
+}
+
+/** A status with the labels it was read from (the CLI prints them). */
+export interface StatusReading {
+  readonly namespace: string;
+  readonly name: string;
+  readonly providerId: string;
+  readonly containerId: string;
+  readonly nodeId: string;
+  readonly resourceVersion: string;
+  readonly status: WorkloadStatusValue;
+}
+
+export async function status(client: KubernetesClient, providerId: string, options: StatusOptions = {}): Promise<WorkloadStatusValue> {
+  return (await readStatus(client, providerId, options)).status;
+}
+
+/** status() with the labels and resourceVersion it read. */
+export async function readStatus(client: KubernetesClient, providerId: string, options: StatusOptions = {}): Promise<StatusReading> {
+  const target = parseProviderId(providerId);
+  const expected = containerIdOption(options.containerId);
+  const timeoutMs = timeoutOption(options.timeoutMs);
+  const policy = resolveFailurePolicy(options.failurePolicy);
+  const reading = (deployment: V1Deployment | undefined, status: WorkloadStatusValue): StatusReading => {
+    const labels = status.state === 'missing' ? undefined : deployment?.metadata?.labels;
+    return {
+      namespace: target.namespace,
+      name: target.name,
+      providerId: `${target.namespace}/${target.name}`,
+      containerId: labels?.[CONTAINER_ID_LABEL] ?? expected ?? '',
+      nodeId: labels?.[NODE_ID_LABEL] ?? '',
+      resourceVersion: deployment?.metadata?.resourceVersion ?? '',
+      status,
+    };
+  };
+
+  const read$ = fromAbortable(async (signal) => {
+    const [deployment, podsOfExpected] = await Promise.all([
+      readDeploymentIfAny(client, target, signal),
+      expected !== undefined ? podsOf(client, target.namespace, expected, signal) : undefined,
+    ]);
+    const containerId = deployment && deployment.metadata?.labels?.[MANAGED_LABEL] === 'true' ? containerIdOf(deployment) : undefined;
+    const pods = podsOfExpected ?? (containerId !== undefined ? await podsOf(client, target.namespace, containerId, signal) : []);
+    return { deployment, pods };
+  });
+
+  return lastValueFrom(
+    read$.pipe(
+      map(({ deployment, pods }) =>
+        reading(
+          deployment,
+          workloadStatus(deployment, pods, { failurePolicy: policy, ...(expected !== undefined ? { containerId: expected } : {}) }),
+        ),
+      ),
+      timeout({
+        first: timeoutMs,
+        with: () =>
+          of(reading(undefined, unknownStatus('Timeout', `the API server at ${client.server} did not answer within ${timeoutMs} ms`))),
+        scheduler: options.scheduler ?? asyncScheduler,
+      }),
+      catchError((error: unknown) => (isUnreachable(error) ? of(reading(undefined, unreachableStatus(error))) : throwError(() => error))),
+      abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
+    ),
+  );
+}
+
+async function readDeploymentIfAny(
+  client: KubernetesClient,
+  target: ProviderIdParts,
+  signal: AbortSignal,
+): Promise<V1Deployment | undefined> {
+  try {
+    return await client.readDeployment(target.namespace, target.name, { signal });
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+async function podsOf(client: KubernetesClient, namespace: string, containerId: string, signal: AbortSignal): Promise<readonly V1Pod[]> {
+  const list = await client.list('pods', namespace, `${MANAGED_SELECTOR},${CONTAINER_ID_LABEL}=${containerId}`, { signal });
+  return list.items;
+}
