@@ -11,6 +11,8 @@ export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE
 // The client, and the interface a fake client implements.
 export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } from './kube/kubernetes-api.js';
 export type {
+  DeleteOptions,
+  DeploymentMergePatch,
   KindMap,
   KubernetesClient,
   ObjectList,
@@ -47,6 +49,30 @@ export type {
 // Operations on one workload.
 export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
+// The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
+export { start, start$, type StartOptions, type StartResult } from './workload/start.js';
+export { stop, stop$, type StopOptions, type StopResult } from './workload/stop.js';
+export { restart, restart$, type RestartOptions, type RestartResult } from './workload/restart.js';
+export { reconfigure, reconfigure$, type ReconfigureOptions, type ReconfigureResult } from './workload/reconfigure.js';
+export { remove, remove$, type RemoveOptions, type RemoveResult } from './workload/remove.js';
+export { parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload/workload-changes.js';
+export { workloadDrift } from './workload/drift.js';
+export { RESTARTED_AT_ANNOTATION, type OperationResult, type WorkloadOperationOptions } from './workload/lifecycle.js';
+export type {
+  DeletedEvent,
+  DiagnosedEvent,
+  LifecycleEvent,
+  OutcomeEvent,
+  PatchedEvent,
+  ReconfiguredEvent,
+  RemovedEvent,
+  RestartedEvent,
+  RollbackEvent,
+  ScaledEvent,
+  StartedEvent,
+  StoppedEvent,
+  WaitingEvent,
+} from './workload/lifecycle-events.js';
 
 // Generic operators, for callers composing their own abortable flows.
 export { abortOn } from './rx/abort-on.js';
@@ -66,7 +92,10 @@ export {
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
   NotFoundError,
+  OperationAbortedError,
+  OperationTimeoutError,
   ProvisionAbortedError,
+  ReconfigureFailedError,
   ResourceExpiredError,
   RolloutFailedError,
   RolloutTimeoutError,
@@ -77,6 +106,13 @@ export {
   UnknownContextError,
   UsageError,
   WatchInactiveError,
+  WorkloadDriftError,
+  WorkloadNotFoundError,
+  WorkloadOwnershipError,
+  WorkloadSupersededError,
+  type DriftField,
   type FieldCause,
   type SpecIssue,
+  type Supersession,
+  type WorkloadOperation,
 } from './errors.js';

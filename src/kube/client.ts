@@ -66,4 +66,28 @@ export interface KubernetesClient {
     options?: RequestOptions,
   ): Promise<ObjectList<KindMap[K]>>;
   watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle;
+
+  // ---- writes after creation (the workload lifecycle: start, stop, restart, reconfigure, remove)
+  /**
+   * A JSON merge patch (RFC 7386) of one Deployment; answers with the object as stored (a
+   * new `metadata.generation` when the spec changed). A `metadata.resourceVersion` in the
+   * patch is an optimistic-concurrency precondition: the server refuses with 409 Conflict
+   * when the object changed since that version was read.
+   */
+  patchDeployment(namespace: string, name: string, patch: DeploymentMergePatch, options?: RequestOptions): Promise<V1Deployment>;
+  /**
+   * Deletes one Deployment. `preconditions.uid` makes the server refuse (409 Conflict) when
+   * the object of that name is no longer the one that was checked; `propagationPolicy`
+   * says what happens to its ReplicaSets and Pods (Foreground: they go first, and the
+   * Deployment stays, with a deletionTimestamp, until they are gone).
+   */
+  deleteDeployment(namespace: string, name: string, options?: DeleteOptions): Promise<void>;
+}
+
+/** A merge patch body for a Deployment: any subset of its fields; null removes a field. */
+export type DeploymentMergePatch = Readonly<Record<string, unknown>>;
+
+export interface DeleteOptions extends RequestOptions {
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
 }
