@@ -9,6 +9,8 @@ import { CREATE_USAGE, parseCreateArgs } from './args.js';
 import { UsageError } from '../errors.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
+import { runLifecycleCommand } from './commands/lifecycle.js';
+import { LIFECYCLE_COMMANDS, type LifecycleCommandName } from './commands/lifecycle-args.js';
 
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -20,9 +22,14 @@ export interface CliIo {
 const TOP_USAGE = `Usage: kube-provision <command> [flags]
 
 Commands:
-  create    provision a Manager container as a Deployment and wait for its rollout
+  create       provision a Manager container as a Deployment and wait for its rollout
+  start        scale a stopped workload to 1 and wait until it runs
+  stop         scale a workload to 0 and wait until its pods are gone
+  restart      roll out a new pod from the same template and wait for it
+  reconfigure  change env, entrypoint, CPU, memory or image and wait for the rollout
+  delete       delete a workload and wait until it and its pods are gone
 
-Run "kube-provision create --help" for the flags.`;
+Run "kube-provision <command> --help" for the flags.`;
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -30,6 +37,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout(TOP_USAGE);
     return command === undefined ? EXIT.invalidInput : EXIT.ok;
   }
+  if (LIFECYCLE_COMMANDS.has(command)) return runLifecycleCommand(command as LifecycleCommandName, rest, io);
   if (command !== 'create') {
     io.stderr(`error: unknown command "${command}"\n\n${TOP_USAGE}`);
     return EXIT.invalidInput;
@@ -53,6 +61,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       timeoutMs: parsed.timeoutMs,
       ...(io.signal ? { signal: io.signal } : {}),
       ...(parsed.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: parsed.progressDeadlineSeconds } : {}),
+      ...(parsed.onDrift !== undefined ? { onDrift: parsed.onDrift } : {}),
     });
     const providerId = await new Promise<string>((resolve, reject) => {
       let last: ProvisionEvent | undefined;

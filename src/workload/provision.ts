@@ -92,7 +92,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             const hint =
               onDrift === 'reconfigure'
                 ? 'labels cannot be reconfigured; nothing was changed'
-                : "nothing was changed (pass onDrift: 'reconfigure' to apply the requested spec)";
+                : "nothing was changed (onDrift: 'reconfigure', or --on-drift reconfigure, applies the requested spec)";
             throw new WorkloadDriftError(target, drift, hint);
           }
           const context = operationContext('create', client, target, { ...options, containerId: spec.containerId });
