@@ -1,10 +1,11 @@
 // The waits of the lifecycle operations that are not a rollout, over the informers'
 // snapshots (no polling, no timer of their own; the caller's deadline bounds them):
 //   awaitStopped   stop: the controller saw replicas 0 and no Pod of the workload is left
+//                  (the Pods are counted, not the Deployment's status: a 0-replica
+//                  Deployment may carry no replica counts at all)
 //   awaitObserved  reconfigure of a stopped workload: the controller saw the new generation
 //   awaitRemoved   remove: the Deployment and every Pod of the workload are gone
 // Each emits a `waiting` event when what it waits for changes, and completes when done.
-// A 0-replica Deployment may carry no replica counts at all: missing counts are 0.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { asyncScheduler, combineLatest, distinctUntilChanged, map, takeWhile, type Observable, type SchedulerLike } from 'rxjs';
 import { diagnosePod } from '../rollout/pod-diagnosis.js';
@@ -93,9 +94,9 @@ function stoppedState(deployment: V1Deployment | undefined, pods: readonly V1Pod
   if (!deployment || (deployment.status?.observedGeneration ?? 0) < generation) {
     return { done: false, message: `waiting for the deployment controller to observe generation ${generation}`, pods: podNames(pods) };
   }
+  // The Pod informer is the authority on "no Pod left": the Deployment's replica count
+  // reaches 0 only a controller round trip after the last Pod is gone (seconds under load).
   if (pods.length > 0) return podsLeft(pods);
-  const replicas = deployment.status?.replicas ?? 0;
-  if (replicas > 0) return { done: false, message: `waiting for the controller to count 0 replicas (${replicas} reported)`, pods: [] };
   return { done: true, message: 'stopped', pods: [] };
 }
 
