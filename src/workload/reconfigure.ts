@@ -188,39 +188,36 @@ function rollback(
   failure: RolloutFailedError,
   streams: WorkloadStreams,
 ): Observable<LifecycleEvent> {
-  return podsBefore(streams)
-    .pipe(
-      switchMap((olderPods) =>
-        fromAbortable(async (signal) => {
-          const current = await readOwned(context, signal);
-          return patchLive(
-            context,
-            current,
-            (live) => {
-              if (live.generation !== failed.generation || live.deployment.metadata?.deletionTimestamp) {
-                throw new WorkloadSupersededError(context.operation, context, failed.generation, supersessionOf(live, failed.replicas));
-              }
-              return { spec: { template: { spec: { containers: previous } } } };
-            },
-            signal,
-            { exact: true },
-          );
-        }).pipe(map((outcome) => ({ ...outcome, olderPods }))),
-      ),
-    )
-    .pipe(
-      concatMap(({ written, live, olderPods }) => {
-        const target = { generation: written?.metadata?.generation ?? live.generation, replicas: written?.spec?.replicas ?? live.replicas };
-        return concat(
-          of<LifecycleEvent>({ type: 'rollback', ...context.base(), reason: failure.reason, generation: target.generation }),
-          awaitTemplate(context, live, target, streams, written ? olderPods : undefined),
-          defer(() => throwError(() => new ReconfigureFailedError(failure, { generation: target.generation }))),
+  return podsBefore(streams).pipe(
+    switchMap((olderPods) =>
+      fromAbortable(async (signal) => {
+        const current = await readOwned(context, signal);
+        return patchLive(
+          context,
+          current,
+          (live) => {
+            if (live.generation !== failed.generation || live.deployment.metadata?.deletionTimestamp) {
+              throw new WorkloadSupersededError(context.operation, context, failed.generation, supersessionOf(live, failed.replicas));
+            }
+            return { spec: { template: { spec: { containers: previous } } } };
+          },
+          signal,
+          { exact: true },
         );
-      }),
-      catchError((error: unknown) =>
-        throwError(() => (error instanceof ReconfigureFailedError ? error : new ReconfigureFailedError(failure, asError(error)))),
-      ),
-    );
+      }).pipe(map((outcome) => ({ ...outcome, olderPods }))),
+    ),
+    concatMap(({ written, live, olderPods }) => {
+      const target = { generation: written?.metadata?.generation ?? live.generation, replicas: written?.spec?.replicas ?? live.replicas };
+      return concat(
+        of<LifecycleEvent>({ type: 'rollback', ...context.base(), reason: failure.reason, generation: target.generation }),
+        awaitTemplate(context, live, target, streams, written ? olderPods : undefined),
+        defer(() => throwError(() => new ReconfigureFailedError(failure, { generation: target.generation }))),
+      );
+    }),
+    catchError((error: unknown) =>
+      throwError(() => (error instanceof ReconfigureFailedError ? error : new ReconfigureFailedError(failure, asError(error)))),
+    ),
+  );
 }
 
 /** What moved the Deployment past the failed generation. */
