@@ -1,10 +1,11 @@
 // Restart a workload and follow its progress live: the Observable form (restart$) emits
-// the same kind of events as creation, one JSON object each.
-// Usage: KUBECONFIG=... node examples/restart.mjs NAMESPACE/NAME
-import { KubernetesApi, restart$ } from 'kube-provisioner';
+// plain-JSON events, as creation does.
+// Run against any cluster: KUBECONFIG_PATH=~/.kube/config NAMESPACE=team-a node examples/restart.mjs
+import { KubernetesApi, provision, restart$ } from 'kube-provisioner';
 
-const providerId = process.argv[2];
-const api = KubernetesApi.fromConfig({ kubeconfigPath: process.env.KUBECONFIG });
+const api = KubernetesApi.fromConfig({ kubeconfigPath: process.env.KUBECONFIG_PATH, namespace: process.env.NAMESPACE });
+const spec = { containerId: 46, nodeId: 7, hostname: 'web-restart', image: 'docker.io/library/nginx:1.27', cpus: 0.5, memoryMb: 256 };
+const { providerId } = await provision(api, spec);
 
 restart$(api, providerId, { timeoutMs: 120_000 }).subscribe({
   next: (event) => {

@@ -52,11 +52,6 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENV_NAME_RULE = "must be an environment variable name: letters, digits and '_', not starting with a digit";
 const NO_NUL_RULE = 'must not contain a NUL character';
 
-/** Why `name` is not an environment variable name, or undefined (also used by reconfigure). */
-export function envNameProblem(name: string): string | undefined {
-  return ENV_NAME.test(name) ? undefined : ENV_NAME_RULE;
-}
-
 /** A zod error message that tells "missing" apart from "wrong type". */
 function missingOr(wrongType: string) {
   return (issue: { input?: unknown }): string => (issue.input === undefined ? 'is required' : wrongType);
@@ -129,7 +124,7 @@ function hasProtoKey(value: unknown): boolean {
 }
 
 const envRecord = z.record(
-  z.string().superRefine(refineWith(envNameProblem)),
+  z.string().superRefine(refineWith((name: string) => (ENV_NAME.test(name) ? undefined : ENV_NAME_RULE))),
   z.string({ error: 'must be a string (empty allowed)' }).superRefine(refineWith(noNul)),
   {
     error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of NAME: "value" string pairs' : undefined),

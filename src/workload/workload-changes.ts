@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { InvalidSpecError, type SpecIssue } from '../errors.js';
 import { coresOf, mebibytesOf } from '../spec/parse-quantity.js';
 import { cpuQuantity, memoryQuantity } from '../spec/quantities.js';
-import { envNameProblem, workloadSpecSchema } from '../spec/workload-spec.js';
+import { workloadSpecSchema } from '../spec/workload-spec.js';
 
 /** The input of reconfigure(): every field optional; absent means "leave as it is". */
 export interface WorkloadChanges {
@@ -36,6 +36,14 @@ export interface ParsedChanges {
 }
 
 const fields = workloadSpecSchema.shape;
+
+/** Why `name` is not a variable name, by creation's own env schema (its key rule). */
+function envNameProblem(name: string): string | undefined {
+  const result = fields.env.safeParse({ [name]: '' });
+  if (result.success) return undefined;
+  const [issue] = result.error.issues;
+  return issue?.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue?.message;
+}
 
 const unsetEnv = z
   .array(z.string({ error: 'must be a variable name' }), { error: 'must be a list of variable names' })

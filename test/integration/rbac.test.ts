@@ -1,4 +1,4 @@
-// The Role in examples/rbac/role.yaml, applied as a cluster admin would, is all a user
+// The Role in docs/kube-provisioner-role.yaml, applied as a cluster admin would, is all a user
 // needs: the `restricted` user of the test cluster (no grants of its own) runs every
 // operation with only that Role bound to it. And each verb in it is needed: with one taken
 // out, the operation that uses it fails with a ForbiddenError naming that verb.
@@ -14,7 +14,7 @@ import { start } from '../../src/workload/start.js';
 import { stop } from '../../src/workload/stop.js';
 import { apiFor, createNamespace, kubectl, sampleSpec } from '../support/kube.js';
 
-const ROLE_FILE = fileURLToPath(new URL('../../examples/rbac/role.yaml', import.meta.url));
+const ROLE_FILE = fileURLToPath(new URL('../../docs/kube-provisioner-role.yaml', import.meta.url));
 const TIMEOUT = { timeoutMs: 60_000 };
 
 const namespaces: string[] = [];

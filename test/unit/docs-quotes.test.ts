@@ -20,7 +20,7 @@ describe('docs quote the example files as they are', () => {
         'examples/restart.mjs',
         'examples/reconfigure.mjs',
         'examples/remove.mjs',
-        'examples/rbac/role.yaml',
+        'docs/kube-provisioner-role.yaml',
       ]),
     );
   });
