@@ -182,14 +182,16 @@ export class ForbiddenError extends ApiError {
 }
 
 export class NotFoundError extends ApiError {
-  override readonly name = 'NotFoundError';
+  // Typed as string: subclasses (Workload*Error, ReconfigureFailedError) name themselves.
+  override readonly name: string = 'NotFoundError';
   constructor(what: string, options: Omit<ApiErrorOptions, 'statusCode'> = {}) {
     super(`Not found (404): ${what}`, { ...options, statusCode: 404 });
   }
 }
 
 export class ConflictError extends ApiError {
-  override readonly name = 'ConflictError';
+  // Typed as string: subclasses (Workload*Error, ReconfigureFailedError) name themselves.
+  override readonly name: string = 'ConflictError';
   constructor(message: string, options: Omit<ApiErrorOptions, 'statusCode'> = {}) {
     super(message, { ...options, statusCode: 409 });
   }
@@ -247,7 +249,8 @@ export interface FailureContext {
 }
 
 export class RolloutFailedError extends KubeProvisionerError {
-  override readonly name = 'RolloutFailedError';
+  // Typed as string: subclasses (Workload*Error, ReconfigureFailedError) name themselves.
+  override readonly name: string = 'RolloutFailedError';
   readonly namespace: string;
   readonly deployment: string;
   /** Machine-readable reason, e.g. ProgressDeadlineExceeded, ImagePullBackOff. */
@@ -298,11 +301,12 @@ export class ProvisionAbortedError extends KubeProvisionerError {
 /** An operation other than provisioning (a status read, a live status list, a check, a node listing) was aborted through its AbortSignal. */
 export class OperationAbortedError extends KubeProvisionerError {
   override readonly name = 'OperationAbortedError';
-  /** What was aborted: `status`, `list`, `statuses`, `check`, `nodes`. */
+  /** What was aborted: a WorkloadOperation (`start`, `stop`, ...), or `status`, `list`, `statuses`, `check`, `nodes`. */
   readonly operation: string;
   constructor(operation: string, where: FailureContext | string | undefined, reason: unknown) {
     const subject = where === undefined ? '' : typeof where === 'string' ? ` of ${where}` : ` of ${where.namespace}/${where.name}`;
-    super(`${operation}${subject} was aborted`, { cause: reason });
+    const noun = Object.hasOwn(OPERATION_NOUNS, operation) ? OPERATION_NOUNS[operation as WorkloadOperation] : operation;
+    super(`${noun}${subject} was aborted`, { cause: reason });
     this.operation = operation;
   }
 }
@@ -330,5 +334,208 @@ export class DiscoveryTimeoutError extends KubeProvisionerError {
     super(`${operation} did not complete within ${timeoutMs} ms`);
     this.operation = operation;
     this.timeoutMs = timeoutMs;
+  }
+}
+
+// ---- the workload lifecycle (start, stop, restart, reconfigure, remove) ---------------
+
+/** The operations on one workload, as named in messages and errors. */
+export type WorkloadOperation = 'create' | 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove';
+
+const OPERATION_NOUNS: Record<WorkloadOperation, string> = {
+  create: 'Provisioning',
+  start: 'Start',
+  stop: 'Stop',
+  restart: 'Restart',
+  reconfigure: 'Reconfiguration',
+  remove: 'Removal',
+};
+
+/** "Stop of team-a/web", for messages. */
+export function describeOperation(operation: WorkloadOperation, where: FailureContext): string {
+  return `${OPERATION_NOUNS[operation]} of ${where.namespace}/${where.name}`;
+}
+
+/** No Deployment of that name: the workload to start, stop, restart or reconfigure is missing. */
+export class WorkloadNotFoundError extends NotFoundError {
+  override readonly name = 'WorkloadNotFoundError';
+  readonly namespace: string;
+  readonly deployment: string;
+  constructor(where: FailureContext, options: { cause?: unknown } = {}) {
+    super(`no Deployment ${where.namespace}/${where.name}: the workload does not exist`, {
+      target: { verb: 'get', resource: 'deployments', namespace: where.namespace, name: where.name },
+      reason: 'NotFound',
+      cause: options.cause,
+    });
+    this.namespace = where.namespace;
+    this.deployment = where.name;
+  }
+}
+
+/**
+ * The Deployment of that name is not the expected Manager container's: no managed=true
+ * label, or another container-id. Nothing was changed.
+ */
+export class WorkloadOwnershipError extends ConflictError {
+  override readonly name = 'WorkloadOwnershipError';
+  readonly namespace: string;
+  readonly deployment: string;
+  /** The container-id the caller expected, if it named one. */
+  readonly expectedContainerId: string | undefined;
+  /** The container-id label the Deployment carries, if any. */
+  readonly actualContainerId: string | undefined;
+  constructor(
+    operation: WorkloadOperation,
+    where: FailureContext,
+    facts: { expectedContainerId?: string | undefined; actualContainerId?: string | undefined; managed: boolean },
+  ) {
+    const whose = !facts.managed
+      ? 'is not managed by Manager (no org.mieweb.opensource-server.managed=true label)'
+      : facts.actualContainerId === undefined
+        ? 'carries no container-id label'
+        : `belongs to container-id ${facts.actualContainerId}` +
+          (facts.expectedContainerId !== undefined ? `, not container-id ${facts.expectedContainerId}` : '');
+    super(`Deployment ${where.namespace}/${where.name} ${whose}; the ${operation} was refused and nothing was changed`, {
+      reason: 'NotOwned',
+      target: { verb: 'get', resource: 'deployments', namespace: where.namespace, name: where.name },
+    });
+    this.namespace = where.namespace;
+    this.deployment = where.name;
+    this.expectedContainerId = facts.expectedContainerId;
+    this.actualContainerId = facts.actualContainerId;
+  }
+}
+
+/** What took over a workload while an operation waited on it. */
+export type Supersession =
+  /** Another operation scaled it to `replicas`. */
+  | { readonly by: 'scale'; readonly replicas: number; readonly generation: number }
+  /** Another change to its spec (the pod template: reconfigure, restart) made a newer generation. */
+  | { readonly by: 'spec'; readonly generation: number }
+  /** It was deleted, or is being deleted. */
+  | { readonly by: 'deletion' }
+  /** It was deleted and another object of the same name took its place. */
+  | { readonly by: 'replacement' };
+
+/**
+ * A concurrent operation took over while this one waited (a stop while a start waits, a
+ * newer reconfigure): waiting for the older target could never end, so it ends at once.
+ */
+export class WorkloadSupersededError extends KubeProvisionerError {
+  override readonly name = 'WorkloadSupersededError';
+  readonly namespace: string;
+  readonly deployment: string;
+  readonly operation: WorkloadOperation;
+  /** The generation this operation waited for. */
+  readonly expectedGeneration: number;
+  readonly supersededBy: Supersession;
+  constructor(operation: WorkloadOperation, where: FailureContext, expectedGeneration: number, supersededBy: Supersession) {
+    super(
+      `${describeOperation(operation, where)} was superseded: ${describeSupersession(supersededBy)} while waiting for generation ${expectedGeneration}`,
+    );
+    this.namespace = where.namespace;
+    this.deployment = where.name;
+    this.operation = operation;
+    this.expectedGeneration = expectedGeneration;
+    this.supersededBy = supersededBy;
+  }
+}
+
+function describeSupersession(supersededBy: Supersession): string {
+  switch (supersededBy?.by) {
+    case 'scale':
+      return `the Deployment was scaled to ${supersededBy.replicas} (generation ${supersededBy.generation})`;
+    case 'spec':
+      return `the Deployment was changed again (generation ${supersededBy.generation}: its pod template or another spec field)`;
+    case 'deletion':
+      return 'the Deployment was deleted';
+    case 'replacement':
+      return 'the Deployment was deleted and replaced by another object of the same name';
+    default:
+      return 'the Deployment changed';
+  }
+}
+
+/** One field where a live workload differs from the requested spec. */
+export interface DriftField {
+  /** In the spec's words: `image`, `cpus`, `memoryMb`, `entrypoint`, `args`, `env.NAME`, `replicas`, `labels.KEY`. */
+  readonly field: string;
+  /** The live value, as text (`(none)` when absent). */
+  readonly live: string;
+  /** The requested value, as text (`(none)` when absent). */
+  readonly desired: string;
+}
+
+/**
+ * A create found the container's Deployment already there (same container-id) but not as
+ * requested: adopting it would report ready for a spec that was never applied. Nothing was
+ * changed; `onDrift: 'reconfigure'` applies the requested spec instead.
+ */
+export class WorkloadDriftError extends KubeProvisionerError {
+  override readonly name = 'WorkloadDriftError';
+  readonly namespace: string;
+  readonly deployment: string;
+  readonly fields: readonly DriftField[];
+  constructor(where: FailureContext, fields: readonly DriftField[], hint: string) {
+    super(
+      `Deployment ${where.namespace}/${where.name} exists for this container but differs from the requested spec: ` +
+        `${fields.map((drift) => `${drift.field} (live ${drift.live}, requested ${drift.desired})`).join('; ')}; ${hint}`,
+    );
+    this.namespace = where.namespace;
+    this.deployment = where.name;
+    this.fields = fields;
+  }
+}
+
+/** An operation did not finish within its `timeoutMs`. */
+export class OperationTimeoutError extends KubeProvisionerError {
+  override readonly name = 'OperationTimeoutError';
+  readonly operation: WorkloadOperation;
+  readonly timeoutMs: number;
+  /** What it was still waiting for, in words. */
+  readonly waitingFor: string | undefined;
+  readonly lastStatus: RolloutStatusLike | undefined;
+  constructor(
+    operation: WorkloadOperation,
+    where: FailureContext,
+    timeoutMs: number,
+    last: { waitingFor?: string | undefined; lastStatus?: RolloutStatusLike | undefined } = {},
+  ) {
+    super(
+      `${describeOperation(operation, where)} did not complete within ${timeoutMs} ms` +
+        (last.waitingFor ? `; still waiting for ${last.waitingFor}` : '') +
+        (last.lastStatus ? `; last status: ${last.lastStatus.state} (${last.lastStatus.reason}) ${last.lastStatus.message}` : ''),
+    );
+    this.operation = operation;
+    this.timeoutMs = timeoutMs;
+    this.waitingFor = last.waitingFor;
+    this.lastStatus = last.lastStatus;
+  }
+}
+
+/**
+ * A reconfiguration's rollout failed and `rollbackOnFailure` was asked for: says whether
+ * the previous pod template was restored (and rolled out), or why not. The failure itself
+ * is in `reason`, `detail`, `pod` and `container`, as for RolloutFailedError.
+ */
+export class ReconfigureFailedError extends RolloutFailedError {
+  override readonly name = 'ReconfigureFailedError';
+  /** The previous pod template is back and its rollout completed (or, stopped, was observed). */
+  readonly restored: boolean;
+  /** Why the restore failed or was not attempted, when it was not restored. */
+  readonly restoreError: Error | undefined;
+  /** `restore`: the generation restored, or the error that kept it from being restored. */
+  constructor(failure: RolloutFailedError, restore: { readonly generation: number } | Error) {
+    super({ namespace: failure.namespace, name: failure.deployment }, failure.reason, failure.detail, {
+      ...(failure.pod !== undefined ? { pod: failure.pod } : {}),
+      ...(failure.container !== undefined ? { container: failure.container } : {}),
+      cause: failure,
+    });
+    const restored = !(restore instanceof Error);
+    this.message = restored
+      ? `${failure.message}; the previous pod template was restored (generation ${restore.generation})`
+      : `${failure.message}; restoring the previous pod template failed: ${restore.message}`;
+    this.restored = restored;
+    this.restoreError = restored ? undefined : restore;
   }
 }

@@ -14,6 +14,8 @@ export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } 
 export { ALL_NAMESPACES } from './kube/client.js';
 export type {
   ConnectionInfo,
+  DeleteOptions,
+  DeploymentMergePatch,
   KindMap,
   KubernetesClient,
   ListRequestOptions,
@@ -64,6 +66,30 @@ export { sameWorkloadStatus } from './rollout/same-workload-status.js';
 // Operations on one workload.
 export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
+// The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
+export { start, start$, type StartOptions, type StartResult } from './workload/start.js';
+export { stop, stop$, type StopOptions, type StopResult } from './workload/stop.js';
+export { restart, restart$, type RestartOptions, type RestartResult } from './workload/restart.js';
+export { reconfigure, reconfigure$, type ReconfigureOptions, type ReconfigureResult } from './workload/reconfigure.js';
+export { remove, remove$, type RemoveOptions, type RemoveResult } from './workload/remove.js';
+export { parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload/workload-changes.js';
+export { workloadDrift } from './workload/drift.js';
+export { RESTARTED_AT_ANNOTATION, type OperationResult, type WorkloadOperationOptions } from './workload/lifecycle.js';
+export type {
+  DeletedEvent,
+  DiagnosedEvent,
+  LifecycleEvent,
+  OutcomeEvent,
+  PatchedEvent,
+  ReconfiguredEvent,
+  RemovedEvent,
+  RestartedEvent,
+  RollbackEvent,
+  ScaledEvent,
+  StartedEvent,
+  StoppedEvent,
+  WaitingEvent,
+} from './workload/lifecycle-events.js';
 
 // Reading workloads: one status, the list, and live statuses.
 export { DEFAULT_READ_TIMEOUT_MS } from './workload/read-options.js';
@@ -116,7 +142,9 @@ export {
   KubeconfigNotFoundError,
   NotFoundError,
   OperationAbortedError,
+  OperationTimeoutError,
   ProvisionAbortedError,
+  ReconfigureFailedError,
   ResourceExpiredError,
   RolloutFailedError,
   RolloutTimeoutError,
@@ -127,6 +155,13 @@ export {
   UnknownContextError,
   UsageError,
   WatchInactiveError,
+  WorkloadDriftError,
+  WorkloadNotFoundError,
+  WorkloadOwnershipError,
+  WorkloadSupersededError,
+  type DriftField,
   type FieldCause,
   type SpecIssue,
+  type Supersession,
+  type WorkloadOperation,
 } from './errors.js';

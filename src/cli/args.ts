@@ -13,6 +13,8 @@ export interface CreateCommand {
   readonly timeoutMs: number;
   readonly progressDeadlineSeconds?: number;
   readonly output: 'text' | 'json';
+  /** What to do when the container's Deployment exists but differs (see ProvisionOptions.onDrift). */
+  readonly onDrift?: 'fail' | 'reconfigure';
 }
 
 export const CREATE_USAGE = `Usage: kube-provision create [flags]
@@ -40,12 +42,14 @@ Cluster:
 Waiting:
       --timeout DUR            bound on the whole provisioning (default 5m), e.g. 90s, 5m, 1m30s
       --progress-deadline DUR  the Deployment's progressDeadlineSeconds (default 10m)
+      --on-drift fail|reconfigure  when this container's Deployment exists but differs from
+                               the flags: fail (default, exit 6) or rewrite it and wait
 Output:
   -o, --output text|json       json: one JSON object per line
   -h, --help
 
 Exit codes: 0 ready, 2 invalid input, 3 rollout failed, 4 timeout, 5 API or kubeconfig error,
-6 conflict (name taken by another container), 130 interrupted.`;
+6 conflict (name taken by another container, or drift), 130 interrupted.`;
 
 export function parseCreateArgs(argv: readonly string[], readStdin: () => string = () => readFileSync(0, 'utf8')): CreateCommand | 'help' {
   let parsed;
@@ -72,6 +76,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
         'request-timeout': { type: 'string' },
         timeout: { type: 'string' },
         'progress-deadline': { type: 'string' },
+        'on-drift': { type: 'string' },
         output: { type: 'string', short: 'o' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -96,6 +101,10 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   if (flags.arg) spec.args = flags.arg;
   if (flags.env) spec.env = { ...(spec.env as Record<string, unknown> | undefined), ...parseEnv(flags.env) };
 
+  const onDrift = flags['on-drift'];
+  if (onDrift !== undefined && onDrift !== 'fail' && onDrift !== 'reconfigure') {
+    throw new UsageError(`--on-drift must be "fail" or "reconfigure", not "${onDrift}"`);
+  }
   const output = flags.output ?? 'text';
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
   const requestTimeoutMs = flags['request-timeout'] !== undefined ? duration('--request-timeout', flags['request-timeout']) : undefined;
@@ -114,16 +123,17 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
       ? { progressDeadlineSeconds: Math.max(1, Math.round(duration('--progress-deadline', flags['progress-deadline']) / 1000)) }
       : {}),
     output,
+    ...(onDrift !== undefined ? { onDrift } : {}),
   };
 }
 
-function duration(flag: string, text: string): number {
+export function duration(flag: string, text: string): number {
   const ms = parseDuration(text);
   if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
   return ms;
 }
 
-function parseEnv(pairs: readonly string[]): Record<string, string> {
+export function parseEnv(pairs: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const pair of pairs) {
     const separator = pair.indexOf('=');
@@ -134,7 +144,7 @@ function parseEnv(pairs: readonly string[]): Record<string, string> {
 }
 
 /** Numbers become numbers; anything else stays text so validation can name the field. */
-function numberOrText(text: string | undefined): number | string | undefined {
+export function numberOrText(text: string | undefined): number | string | undefined {
   if (text === undefined) return undefined;
   return /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text;
 }

@@ -8,11 +8,15 @@ import {
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
   OperationAbortedError,
+  OperationTimeoutError,
   ProvisionAbortedError,
   RolloutFailedError,
   RolloutTimeoutError,
   UnknownContextError,
   UsageError,
+  WorkloadDriftError,
+  WorkloadNotFoundError,
+  WorkloadSupersededError,
 } from '../errors.js';
 
 export const EXIT = {
@@ -26,8 +30,19 @@ export const EXIT = {
   timeout: 4,
   /** Kubeconfig, connection, TLS, authentication, authorization or other API errors. */
   apiError: 5,
-  /** A Deployment of that name exists and belongs to another container. */
+  /**
+   * A Deployment of that name exists and belongs to another container (or to no Manager
+   * container); or, on create, this container's Deployment differs from the request.
+   */
   conflict: 6,
+  /** start, stop, restart, reconfigure: no Deployment of that name (Manager's "missing"). */
+  notFound: 7,
+  /**
+   * A concurrent operation on the same workload took over (a stop while a start waited, a
+   * newer reconfigure): this one's target can no longer be reached. Nothing is wrong with
+   * the workload; the newer operation decides its state.
+   */
+  superseded: 8,
   /** Interrupted (SIGINT/SIGTERM). */
   aborted: 130,
 } as const;
@@ -35,8 +50,11 @@ export const EXIT = {
 export function exitCodeFor(error: unknown): number {
   if (error instanceof UsageError || error instanceof InvalidSpecError || error instanceof InvalidOptionError) return EXIT.invalidInput;
   if (error instanceof RolloutFailedError) return EXIT.rolloutFailed;
-  if (error instanceof RolloutTimeoutError || error instanceof DiscoveryTimeoutError) return EXIT.timeout;
-  if (error instanceof ConflictError) return EXIT.conflict;
+  if (error instanceof RolloutTimeoutError || error instanceof OperationTimeoutError || error instanceof DiscoveryTimeoutError)
+    return EXIT.timeout;
+  if (error instanceof ConflictError || error instanceof WorkloadDriftError) return EXIT.conflict;
+  if (error instanceof WorkloadNotFoundError) return EXIT.notFound;
+  if (error instanceof WorkloadSupersededError) return EXIT.superseded;
   if (error instanceof ProvisionAbortedError || error instanceof OperationAbortedError) return EXIT.aborted;
   if (
     error instanceof ApiError ||

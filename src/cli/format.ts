@@ -1,6 +1,15 @@
 // One line per progress event for humans (and Manager's job log), or one JSON object per
 // line with -o json.
-import { InvalidSpecError, KubeProvisionerError, RolloutFailedError, RolloutTimeoutError } from '../errors.js';
+import {
+  InvalidSpecError,
+  KubeProvisionerError,
+  OperationTimeoutError,
+  ReconfigureFailedError,
+  RolloutFailedError,
+  RolloutTimeoutError,
+  WorkloadDriftError,
+  WorkloadSupersededError,
+} from '../errors.js';
 import type { ProvisionEvent } from '../rollout/events.js';
 
 export function formatEventLine(event: ProvisionEvent): string {
@@ -13,7 +22,10 @@ export function describeEvent(event: ProvisionEvent): string {
     case 'created':
       return `${event.providerId} created Deployment`;
     case 'adopted':
-      return `${event.providerId} adopted existing Deployment (same container-id)`;
+      return (
+        `${event.providerId} adopted existing Deployment (same container-id)` +
+        (event.reconfigured ? `; rewriting what differs: ${event.reconfigured.join(', ')}` : '')
+      );
     case 'progress':
       return `${event.providerId} ${event.message}`;
     case 'ready':
@@ -29,6 +41,13 @@ export function errorRecord(error: unknown): Record<string, unknown> {
   if (error instanceof RolloutFailedError)
     Object.assign(record, { reason: error.reason, detail: error.detail, pod: error.pod, container: error.container });
   if (error instanceof RolloutTimeoutError) Object.assign(record, { timeoutMs: error.timeoutMs, lastStatus: error.lastStatus });
+  if (error instanceof ReconfigureFailedError)
+    Object.assign(record, { restored: error.restored, ...(error.restoreError ? { restoreError: error.restoreError.message } : {}) });
+  if (error instanceof OperationTimeoutError)
+    Object.assign(record, { timeoutMs: error.timeoutMs, waitingFor: error.waitingFor, lastStatus: error.lastStatus });
+  if (error instanceof WorkloadSupersededError)
+    Object.assign(record, { expectedGeneration: error.expectedGeneration, supersededBy: error.supersededBy });
+  if (error instanceof WorkloadDriftError) record.fields = error.fields;
   return record;
 }
 

@@ -13,6 +13,8 @@ import { runCheck } from './commands/check.js';
 import { runNodes } from './commands/nodes.js';
 import { runGet } from './commands/get.js';
 import { runStatus } from './commands/status.js';
+import { runLifecycleCommand } from './commands/lifecycle.js';
+import { LIFECYCLE_COMMANDS, type LifecycleCommandName } from './commands/lifecycle-args.js';
 
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -24,11 +26,16 @@ export interface CliIo {
 const TOP_USAGE = `Usage: kube-provision <command> [flags]
 
 Commands:
-  create    provision a Manager container as a Deployment and wait for its rollout
-  check     check that the cluster, the credentials and the namespace will work
-  nodes     list the cluster's nodes: Ready, schedulable, IPs, CPU and memory in use
-  get       list the Manager workloads of a namespace with their status, or show one
-  status    show one workload's status; --watch follows it
+  create       provision a Manager container as a Deployment and wait for its rollout
+  get          list the Manager workloads of a namespace with their status, or show one
+  status       show one workload's status; --watch follows it
+  start        scale a stopped workload to 1 and wait until it runs
+  stop         scale a workload to 0 and wait until its pods are gone
+  restart      roll out a new pod from the same template and wait for it
+  reconfigure  change env, entrypoint, CPU, memory or image and wait for the rollout
+  delete       delete a workload and wait until it and its pods are gone
+  check        check that the cluster, the credentials and the namespace will work
+  nodes        list the cluster's nodes: Ready, schedulable, IPs, CPU and memory in use
 
 Run "kube-provision <command> --help" for the flags.`;
 
@@ -48,6 +55,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const other = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (other) return other(rest, io);
+  if (LIFECYCLE_COMMANDS.has(command)) return runLifecycleCommand(command as LifecycleCommandName, rest, io);
   if (command !== 'create') {
     io.stderr(`error: unknown command "${command}"\n\n${TOP_USAGE}`);
     return EXIT.invalidInput;
@@ -71,6 +79,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       timeoutMs: parsed.timeoutMs,
       ...(io.signal ? { signal: io.signal } : {}),
       ...(parsed.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: parsed.progressDeadlineSeconds } : {}),
+      ...(parsed.onDrift !== undefined ? { onDrift: parsed.onDrift } : {}),
     });
     const providerId = await new Promise<string>((resolve, reject) => {
       let last: ProvisionEvent | undefined;

@@ -105,6 +105,21 @@ export interface KubernetesClient {
   readNamespace(name: string, options?: RequestOptions): Promise<V1Namespace>;
   listLimitRanges(namespace: string, options?: RequestOptions): Promise<readonly V1LimitRange[]>;
   listResourceQuotas(namespace: string, options?: RequestOptions): Promise<readonly V1ResourceQuota[]>;
+  // ---- writes after creation (the workload lifecycle: start, stop, restart, reconfigure, remove)
+  /**
+   * A JSON merge patch (RFC 7386) of one Deployment; answers with the object as stored (a
+   * new `metadata.generation` when the spec changed). A `metadata.resourceVersion` in the
+   * patch is an optimistic-concurrency precondition: the server refuses with 409 Conflict
+   * when the object changed since that version was read.
+   */
+  patchDeployment(namespace: string, name: string, patch: DeploymentMergePatch, options?: RequestOptions): Promise<V1Deployment>;
+  /**
+   * Deletes one Deployment. `preconditions.uid` makes the server refuse (409 Conflict) when
+   * the object of that name is no longer the one that was checked; `propagationPolicy`
+   * says what happens to its ReplicaSets and Pods (Foreground: they go first, and the
+   * Deployment stays, with a deletionTimestamp, until they are gone).
+   */
+  deleteDeployment(namespace: string, name: string, options?: DeleteOptions): Promise<void>;
   /** Where this client's settings came from, for reports; never a credential. Absent on fakes. */
   readonly connection?: ConnectionInfo;
 }
@@ -117,4 +132,12 @@ export interface ConnectionInfo {
   readonly tlsVerify: boolean;
   /** Whether the kubeconfig supplies a CA for the server (else the system's CAs apply). */
   readonly customCa: boolean;
+}
+
+/** A merge patch body for a Deployment: any subset of its fields; null removes a field. */
+export type DeploymentMergePatch = Readonly<Record<string, unknown>>;
+
+export interface DeleteOptions extends RequestOptions {
+  readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };
+  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
 }

@@ -28,7 +28,9 @@ export interface TransportOptions {
 }
 
 export interface JsonRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The body's media type; default application/json (a merge patch says so here). */
+  readonly contentType?: string;
   readonly path: string;
   readonly query?: Record<string, string | number | boolean | undefined>;
   readonly body?: unknown;
@@ -85,7 +87,9 @@ export class HttpTransport {
       headers: {
         ...transportOptions.headers,
         Accept: 'application/json',
-        ...(payload !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
+        ...(payload !== undefined
+          ? { 'Content-Type': request.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) }
+          : {}),
       },
     });
     const answer = new Promise<T>((resolve, reject) => {

@@ -11,6 +11,8 @@ import type {
 } from '@kubernetes/client-node';
 import type {
   ConnectionInfo,
+  DeleteOptions,
+  DeploymentMergePatch,
   KindMap,
   KubernetesClient,
   ListRequestOptions,
@@ -112,6 +114,33 @@ export class KubernetesApi implements KubernetesClient {
       method: 'GET',
       path: `${RESOURCE_PATHS.deployments(namespace)}/${encodeURIComponent(name)}`,
       target: { verb: 'get', resource: 'deployments', namespace, name },
+      signal: options.signal,
+    });
+  }
+
+  patchDeployment(namespace: string, name: string, patch: DeploymentMergePatch, options: RequestOptions = {}): Promise<V1Deployment> {
+    return this.transport.requestJson<V1Deployment>({
+      method: 'PATCH',
+      path: `${RESOURCE_PATHS.deployments(namespace)}/${encodeURIComponent(name)}`,
+      query: { fieldManager: FIELD_MANAGER },
+      contentType: 'application/merge-patch+json',
+      body: patch,
+      target: { verb: 'patch', resource: 'deployments', namespace, name },
+      signal: options.signal,
+    });
+  }
+
+  async deleteDeployment(namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
+    await this.transport.requestJson<unknown>({
+      method: 'DELETE',
+      path: `${RESOURCE_PATHS.deployments(namespace)}/${encodeURIComponent(name)}`,
+      body: {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        ...(options.preconditions ? { preconditions: options.preconditions } : {}),
+        ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
+      },
+      target: { verb: 'delete', resource: 'deployments', namespace, name },
       signal: options.signal,
     });
   }

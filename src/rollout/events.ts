@@ -60,6 +60,11 @@ export interface CreatedEvent extends EventBase {
 export interface AdoptedEvent extends EventBase {
   readonly type: 'adopted';
   readonly uid: string;
+  /**
+   * Set when the adopted Deployment differed from the request and `onDrift: 'reconfigure'`
+   * rewrote it: the fields written (`image`, `cpus`, `env.NAME`, `replicas`, ...).
+   */
+  readonly reconfigured?: readonly string[];
 }
 
 export interface ProgressEvent extends EventBase {

@@ -61,3 +61,20 @@ export function formatBytes(bytes: number): string {
   }
   return `${value}${unit}`;
 }
+
+// The API server stores quantities in a canonical form ("1000m" comes back as "1", "1024Mi"
+// as "1Gi"), so a live value is compared with a requested one as a number, never as text.
+
+/** CPU cores of a quantity, in whole millicores ("1500m" -> 1.5); undefined when not a quantity. */
+export function coresOf(quantity: string | number | undefined): number | undefined {
+  if (typeof quantity === 'number') return Number.isFinite(quantity) ? Math.round(quantity * 1000) / 1000 : undefined;
+  const millicores = quantity === undefined ? undefined : cpuMillicores(quantity);
+  return millicores === undefined ? undefined : millicores / 1000;
+}
+
+/** MiB of a memory quantity ("1Gi" -> 1024); not rounded, so "1G" shows as 953.67... */
+export function mebibytesOf(quantity: string | number | undefined): number | undefined {
+  if (typeof quantity === 'number') return Number.isFinite(quantity) ? quantity / 2 ** 20 : undefined;
+  const bytes = quantity === undefined ? undefined : quantityUnits(quantity);
+  return bytes === undefined ? undefined : bytes / 2 ** 20;
+}

@@ -1,16 +1,20 @@
 // createOrAdopt(): creates the Deployment; when one of that name already exists, adopts it
 // only if it is the same Manager container's (our container-id and managed labels), and
-// otherwise fails with ConflictError. It never overwrites or patches an existing object.
+// otherwise fails with ConflictError. It never overwrites or patches an existing object:
+// what it adopts is compared with the manifest (`drift`), and the caller decides.
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
-import { ConflictError } from '../errors.js';
+import { ConflictError, type DriftField } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../spec/labels.js';
+import { workloadDrift } from './drift.js';
 
 export interface CreatedOrAdopted {
   readonly deployment: V1Deployment;
   readonly adopted: boolean;
+  /** Adopted: where the live Deployment differs from the manifest (empty: it is as asked). */
+  readonly drift: readonly DriftField[];
 }
 
 export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment): Observable<CreatedOrAdopted> {
@@ -19,7 +23,7 @@ export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment):
   const containerId = manifest.metadata!.labels![CONTAINER_ID_LABEL]!;
   return fromAbortable(async (signal): Promise<CreatedOrAdopted> => {
     try {
-      return { deployment: await client.createDeployment(namespace, manifest, { signal }), adopted: false };
+      return { deployment: await client.createDeployment(namespace, manifest, { signal }), adopted: false, drift: [] };
     } catch (error) {
       if (!(error instanceof ConflictError) || error.reason !== 'AlreadyExists') throw error;
       const existing = await client.readDeployment(namespace, name, { signal });
@@ -33,7 +37,7 @@ export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment):
           { reason: 'AlreadyExists', target: { verb: 'create', resource: 'deployments', namespace, name }, cause: error },
         );
       }
-      return { deployment: existing, adopted: true };
+      return { deployment: existing, adopted: true, drift: workloadDrift(manifest, existing) };
     }
   });
 }

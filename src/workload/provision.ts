@@ -9,19 +9,22 @@
 // flight are released.
 import { asyncScheduler, concat, defer, filter, lastValueFrom, map, of, switchMap, tap, type Observable, type SchedulerLike } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
-import { ProvisionAbortedError, RolloutTimeoutError } from '../errors.js';
+import { InvalidOptionError, ProvisionAbortedError, RolloutTimeoutError, WorkloadDriftError } from '../errors.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { parseWorkloadSpec } from '../spec/workload-spec.js';
 import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { deadline } from '../rx/deadline.js';
-import type { ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
+import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { createOrAdopt } from './create-or-adopt.js';
 import { buildDeployment } from './manifest.js';
 import { formatProviderId } from '../spec/provider-id.js';
 import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { isReconfigurable } from './drift.js';
+import { operationContext } from './lifecycle.js';
+import { reconfigureAdopted } from './reconfigure.js';
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
@@ -37,6 +40,14 @@ export interface ProvisionOptions {
   readonly scheduler?: SchedulerLike;
   /** Shared informers; default: one registry for the process. */
   readonly informers?: InformerRegistry;
+  /**
+   * When a Deployment of this container-id exists already but differs from the request
+   * (image, resources, env, entrypoint, args, replicas, labels): `fail` (default) with
+   * WorkloadDriftError listing the fields, nothing changed; `reconfigure` rewrites its
+   * containers to the request (and replicas to 1) and waits for that rollout. Labels are
+   * never rewritten: a label difference fails either way.
+   */
+  readonly onDrift?: 'fail' | 'reconfigure';
 }
 
 export interface ProvisionResult {
@@ -67,9 +78,43 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
 
+    const onDrift = options.onDrift ?? 'fail';
+    if (onDrift !== 'fail' && onDrift !== 'reconfigure') {
+      throw new InvalidOptionError('onDrift', `onDrift must be "fail" or "reconfigure" (got ${JSON.stringify(onDrift)})`);
+    }
+
     const work$ = createOrAdopt(client, manifest).pipe(
-      switchMap(({ deployment, adopted }) => {
+      switchMap(({ deployment, adopted, drift }) => {
         const uid = deployment.metadata?.uid ?? '';
+        if (drift.length > 0) {
+          const fixed = onDrift === 'reconfigure' && drift.every(isReconfigurable);
+          if (!fixed) {
+            const hint =
+              onDrift === 'reconfigure'
+                ? 'labels cannot be reconfigured; nothing was changed'
+                : "nothing was changed (onDrift: 'reconfigure', or --on-drift reconfigure, applies the requested spec)";
+            throw new WorkloadDriftError(target, drift, hint);
+          }
+          const context = operationContext('create', client, target, { ...options, containerId: spec.containerId });
+          return concat(
+            of<ProvisionEvent>({
+              type: 'adopted',
+              at: at(),
+              namespace,
+              name,
+              providerId,
+              uid,
+              reconfigured: drift.map((each) => each.field),
+            }),
+            reconfigureAdopted(context, deployment, spec).pipe(
+              filter((event): event is ProgressEvent => event.type === 'progress'),
+              tap((event) => (lastStatus = event.status)),
+            ),
+            defer(() =>
+              of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
+            ),
+          );
+        }
         return concat(
           of<ProvisionEvent>({ type: adopted ? 'adopted' : 'created', at: at(), namespace, name, providerId, uid }),
           awaitRollout(

@@ -179,6 +179,10 @@ export class ApiProxy {
       // An upstream reset (apiserver overloaded or restarting) ends this response only.
       upstream.on('error', () => res.destroy());
       res.writeHead(upstream.statusCode ?? 502, upstream.headers);
+      // Node sends the headers with the first body chunk; a watch with nothing to report yet
+      // would then look unanswered to its client (client-go waits for them), as the apiserver
+      // flushes them at once.
+      if (request.watch) res.flushHeaders();
       upstream.pipe(res);
       if (this.silent) silence(upstream, res);
     });

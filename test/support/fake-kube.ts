@@ -19,6 +19,8 @@ import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js'
 import { HASH, conditions, replicaSetName } from './fixtures.js';
 import type {
   ConnectionInfo,
+  DeleteOptions,
+  DeploymentMergePatch,
   KindMap,
   KubernetesClient,
   ListRequestOptions,
@@ -58,7 +60,9 @@ type Method =
   | 'selfSubjectAccessReview'
   | 'readNamespace'
   | 'listLimitRanges'
-  | 'listResourceQuotas';
+  | 'listResourceQuotas'
+  | 'patchDeployment'
+  | 'deleteDeployment';
 
 export class FakeKubernetes implements KubernetesClient {
   readonly server = 'https://fake.invalid:6443';
@@ -69,8 +73,15 @@ export class FakeKubernetes implements KubernetesClient {
   private readonly log: LoggedEvent[] = [];
   private readonly watchers = new Set<Watcher>();
   private readonly failures = new Map<Method, Error[]>();
-  readonly calls: { method: Method; kind?: WatchedKind; namespace: string; name?: string; streamingList?: true; fieldSelector?: string }[] =
-    [];
+  readonly calls: {
+    method: Method;
+    kind?: WatchedKind;
+    namespace: string;
+    name?: string;
+    streamingList?: true;
+    fieldSelector?: string;
+    body?: unknown;
+  }[] = [];
   watchesOpened = 0;
   /** false: refuse streaming lists with 422, as a server without the WatchList feature does. */
   supportsStreamingLists = true;
@@ -200,6 +211,70 @@ export class FakeKubernetes implements KubernetesClient {
     };
     handlers.onEvent('BOOKMARK', bookmark);
     return { abort: () => this.watchers.delete(watcher) };
+  }
+
+  /**
+   * A JSON merge patch, as kube-apiserver applies one: metadata.resourceVersion is a
+   * precondition (409 Conflict), a different metadata.uid is refused (422, immutable), and
+   * a change to the spec or the annotations makes a new generation.
+   */
+  async patchDeployment(namespace: string, name: string, patch: DeploymentMergePatch, options: RequestOptions = {}): Promise<V1Deployment> {
+    this.calls.push({ method: 'patchDeployment', namespace, name, body: structuredClone(patch) });
+    options.signal?.throwIfAborted();
+    this.throwInjected('patchDeployment');
+    const current = this.objects.get(key('deployments', namespace, name)) as V1Deployment | undefined;
+    if (!current) throw new NotFoundError(`deployments.apps "${name}" not found`);
+    const meta = (patch.metadata ?? {}) as { uid?: string; resourceVersion?: string };
+    if (meta.uid !== undefined && meta.uid !== current.metadata?.uid) {
+      throw new InvalidObjectError(`Deployment.apps "${name}" is invalid`, [
+        { field: 'metadata.uid', reason: 'FieldValueInvalid', message: 'field is immutable' },
+      ]);
+    }
+    if (meta.resourceVersion !== undefined && meta.resourceVersion !== current.metadata?.resourceVersion) {
+      throw new ConflictError(`Operation cannot be fulfilled on deployments.apps "${name}": the object has been modified`, {
+        reason: 'Conflict',
+        target: { verb: 'patch', resource: 'deployments', namespace, name },
+      });
+    }
+    const next = mergePatch(structuredClone(current), patch) as V1Deployment;
+    next.metadata = { ...next.metadata, uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion };
+    const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
+    const annotationsChanged = JSON.stringify(next.metadata.annotations ?? {}) !== JSON.stringify(current.metadata?.annotations ?? {});
+    if (!specChanged && !annotationsChanged && JSON.stringify(next.metadata) === JSON.stringify(current.metadata)) {
+      return structuredClone(current);
+    }
+    if (specChanged || annotationsChanged) next.metadata.generation = (current.metadata?.generation ?? 0) + 1;
+    return this.store('deployments', 'MODIFIED', next) as V1Deployment;
+  }
+
+  /** Foreground deletions stay (with a deletionTimestamp) while `holdForegroundDeletions` is set. */
+  holdForegroundDeletions = false;
+
+  async deleteDeployment(namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
+    this.calls.push({ method: 'deleteDeployment', namespace, name, body: { ...options, signal: undefined } });
+    options.signal?.throwIfAborted();
+    this.throwInjected('deleteDeployment');
+    const current = this.objects.get(key('deployments', namespace, name));
+    if (!current) throw new NotFoundError(`deployments.apps "${name}" not found`);
+    const uid = options.preconditions?.uid;
+    if (uid !== undefined && uid !== current.metadata?.uid) {
+      throw new ConflictError(`Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid}`, {
+        reason: 'Conflict',
+        target: { verb: 'delete', resource: 'deployments', namespace, name },
+      });
+    }
+    if (options.propagationPolicy === 'Foreground' && this.holdForegroundDeletions) {
+      this.update(
+        'deployments',
+        name,
+        (deployment) => {
+          deployment.metadata = { ...deployment.metadata, deletionTimestamp: new Date(), finalizers: ['foregroundDeletion'] };
+        },
+        namespace,
+      );
+      return;
+    }
+    this.delete('deployments', name, namespace);
   }
 
   // ---- driving the fake -------------------------------------------------------------
@@ -407,6 +482,18 @@ function matchesFields(object: AnyObject, selector: string | undefined): boolean
     if (actual === undefined) throw new Error(`fake: field selector on ${field} is not supported`);
     return negated ? actual !== value : actual === value;
   });
+}
+
+/** RFC 7386: objects merge key by key, null removes a key, anything else (lists included) replaces. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return structuredClone(patch);
+  const result: Record<string, unknown> =
+    target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete result[name];
+    else result[name] = mergePatch(result[name], value);
+  }
+  return result;
 }
 
 function key(kind: WatchedKind, namespace: string, name: string): string {

@@ -838,3 +838,73 @@ describe('KubernetesApi discovery and preflight requests', () => {
     expect(JSON.stringify(client.connection)).not.toContain(token);
   });
 });
+
+// ---- writes after creation (start, stop, restart, reconfigure, remove) ----------------
+
+describe('KubernetesApi writes after creation', () => {
+  it('patchDeployment sends a JSON merge patch with fieldManager and returns the stored object', async () => {
+    const contentTypes: (string | undefined)[] = [];
+    const server = await startServer('https', (req, res) => {
+      contentTypes.push(req.headers['content-type']);
+      sendJson(res, deployment({ name: 'web', namespace: 'team-a', generation: 2, replicas: 0 }));
+    });
+    const patch = { metadata: { uid: 'u1', resourceVersion: '41' }, spec: { replicas: 0 } };
+    const stored = await api(server).patchDeployment('team-a', 'web', patch);
+    expect(stored.metadata?.generation).toBe(2);
+    expect(server.received[0]).toMatchObject({
+      method: 'PATCH',
+      url: '/apis/apps/v1/namespaces/team-a/deployments/web?fieldManager=kube-provisioner',
+      authorization: `Bearer ${token}`,
+    });
+    expect(contentTypes).toEqual(['application/merge-patch+json']);
+    expect(JSON.parse(server.received[0]!.body)).toEqual(patch);
+  });
+
+  it('a stale resourceVersion (409 Conflict) -> ConflictError with reason Conflict; no secret in it', async () => {
+    const server = await startServer('https', (_req, res) =>
+      sendStatus(
+        res,
+        409,
+        'Conflict',
+        'Operation cannot be fulfilled on deployments.apps "web": the object has been modified; please apply your changes to the latest version and try again',
+        { name: 'web', group: 'apps', kind: 'deployments' },
+      ),
+    );
+    const error = await rejection(api(server).patchDeployment('team-a', 'web', { metadata: { resourceVersion: '1' } }));
+    expect(error).toBeInstanceOf(ConflictError);
+    expect((error as ConflictError).reason).toBe('Conflict');
+    expect(error.message).toMatch(/^Conflict \(409\) on patch deployments \(team-a\/web\): Operation cannot be fulfilled/);
+  });
+
+  it('a patch without the patch verb (403) -> ForbiddenError naming patch', async () => {
+    const server = await startServer('https', (_req, res) =>
+      sendStatus(res, 403, 'Forbidden', 'deployments.apps "web" is forbidden: User "kp-test-user" cannot patch resource "deployments"'),
+    );
+    const error = await rejection(api(server).patchDeployment('team-a', 'web', { spec: { replicas: 1 } }));
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error).toMatchObject({ verb: 'patch', resource: 'deployments' });
+  });
+
+  it('deleteDeployment sends DeleteOptions with the UID precondition and the propagation policy', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, { kind: 'Status', status: 'Success' }));
+    await api(server).deleteDeployment('team-a', 'web', { preconditions: { uid: 'u1' }, propagationPolicy: 'Foreground' });
+    expect(server.received[0]).toMatchObject({ method: 'DELETE', url: '/apis/apps/v1/namespaces/team-a/deployments/web' });
+    expect(JSON.parse(server.received[0]!.body)).toEqual({
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      preconditions: { uid: 'u1' },
+      propagationPolicy: 'Foreground',
+    });
+  });
+
+  it('a delete whose UID precondition fails (409) -> ConflictError; a missing one (404) -> NotFoundError', async () => {
+    const conflict = await startServer('https', (_req, res) =>
+      sendStatus(res, 409, 'Conflict', 'Precondition failed: UID in precondition: u1, UID in object meta: u2'),
+    );
+    const refused = await rejection(api(conflict).deleteDeployment('team-a', 'web', { preconditions: { uid: 'u1' } }));
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(refused.message).toContain('Precondition failed: UID in precondition: u1');
+    const missing = await startServer('https', (_req, res) => sendStatus(res, 404, 'NotFound', 'deployments.apps "web" not found'));
+    expect(await rejection(api(missing).deleteDeployment('team-a', 'web'))).toBeInstanceOf(NotFoundError);
+  });
+});

@@ -1,0 +1,179 @@
+// Flags of `kube-provision start|stop|restart|delete|reconfigure PROVIDER_ID`, kubectl-style
+// like create's. The workload is named by its provider ID ("namespace/name"); -n, when
+// given, must agree with it. The changes of reconfigure stay raw here:
+// parseWorkloadChanges validates them all at once, with creation's field rules.
+import { parseArgs } from 'node:util';
+import { UsageError } from '../../errors.js';
+import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
+import { parseProviderId } from '../../spec/provider-id.js';
+import { DEFAULT_TIMEOUT_MS } from '../../workload/provision.js';
+import { duration, numberOrText, parseEnv } from '../args.js';
+
+export type LifecycleCommandName = 'start' | 'stop' | 'restart' | 'reconfigure' | 'delete';
+
+export const LIFECYCLE_COMMANDS: ReadonlySet<string> = new Set<LifecycleCommandName>(['start', 'stop', 'restart', 'reconfigure', 'delete']);
+
+export interface LifecycleCommand {
+  readonly command: LifecycleCommandName;
+  readonly providerId: string;
+  readonly api: KubernetesApiOptions;
+  readonly timeoutMs: number;
+  readonly containerId?: string;
+  readonly output: 'text' | 'json';
+  /** reconfigure only: the changes, as the library takes them (validated later). */
+  readonly changes?: Record<string, unknown>;
+  readonly rollbackOnFailure?: boolean;
+}
+
+const WHAT: Record<LifecycleCommandName, string> = {
+  start:
+    'Scale a stopped workload to 1 and wait until its rollout is complete and available.\nA running workload is left as it is (nothing is written).',
+  stop: 'Scale a workload to 0 and wait until none of its Pods is left. The diagnosis of a failing\nPod is printed before it goes. A stopped workload is left as it is (nothing is written).',
+  restart:
+    'Roll out a new Pod from the same pod template (kubectl rollout restart) and wait for it.\nA stopped workload stays stopped (nothing is written).',
+  reconfigure:
+    'Change the pod template of the same Deployment (same provider ID) and wait for its rollout.\nThe replica count is untouched: a stopped workload stays stopped.',
+  delete:
+    'Delete the Deployment (only if it carries --container-id and managed=true) and wait until it\nand its Pods are gone. A missing workload succeeds at once.',
+};
+
+const CHANGE_FLAGS = `Changes (at least one):
+      --env KEY=VALUE          set an environment variable (repeatable)
+      --unset-env KEY          remove an environment variable (repeatable)
+      --cpus N                 CPU cores, fractions down to 0.001
+      --memory-mb N            memory in MiB
+      --entrypoint "CMD ARGS"  command, split like shell words (quotes respected)
+      --arg VALUE              argument after the command (repeatable; replaces the old ones)
+      --image REF              OCI image reference, passed to Kubernetes as is
+      --rollback-on-failure    if the new rollout fails, restore the previous pod template and wait for it
+`;
+
+export function lifecycleUsage(command: LifecycleCommandName): string {
+  return `Usage: kube-provision ${command} PROVIDER_ID [flags]
+
+${WHAT[command]}
+PROVIDER_ID is "namespace/name", as create printed it.
+
+${command === 'reconfigure' ? CHANGE_FLAGS : ''}Workload:
+      --container-id ID        the Manager container id the Deployment must carry${command === 'delete' ? ' (required)' : ''}
+Cluster:
+      --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
+      --context NAME           kubeconfig context (default: current-context)
+  -n, --namespace NAME         must match the provider ID's namespace when given
+      --insecure-skip-tls-verify  do not verify the API server's certificate
+      --request-timeout DUR    bound on each API request (default 30s)
+Waiting:
+      --timeout DUR            bound on the whole operation (default 5m), e.g. 90s, 5m, 1m30s
+Output:
+  -o, --output text|json       json: one JSON object per line
+  -h, --help
+
+Exit codes: 0 done, 2 invalid input, 3 rollout failed, 4 timeout, 5 API or kubeconfig error,
+6 conflict (not this container's Deployment), 7 no such workload, 8 superseded by a
+concurrent operation, 130 interrupted.`;
+}
+
+export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly string[]): LifecycleCommand | 'help' {
+  const reconfigure = command === 'reconfigure';
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: true,
+      options: {
+        'container-id': { type: 'string' },
+        kubeconfig: { type: 'string' },
+        context: { type: 'string' },
+        namespace: { type: 'string', short: 'n' },
+        'insecure-skip-tls-verify': { type: 'boolean' },
+        'request-timeout': { type: 'string' },
+        timeout: { type: 'string' },
+        output: { type: 'string', short: 'o' },
+        help: { type: 'boolean', short: 'h' },
+        ...(reconfigure
+          ? {
+              env: { type: 'string', multiple: true },
+              'unset-env': { type: 'string', multiple: true },
+              cpus: { type: 'string' },
+              'memory-mb': { type: 'string' },
+              entrypoint: { type: 'string' },
+              arg: { type: 'string', multiple: true },
+              image: { type: 'string' },
+              'rollback-on-failure': { type: 'boolean' },
+            }
+          : {}),
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const flags = parsed.values as Record<string, string | string[] | boolean | undefined>;
+  if (flags.help) return 'help';
+
+  if (parsed.positionals.length !== 1) {
+    throw new UsageError(
+      parsed.positionals.length === 0
+        ? `${command} needs the workload's provider ID (namespace/name)`
+        : `${command} takes one provider ID, got ${parsed.positionals.length}: ${parsed.positionals.join(' ')}`,
+    );
+  }
+  const providerId = parsed.positionals[0] as string;
+  const { namespace } = parseProviderId(providerId);
+  const namespaceFlag = text(flags.namespace);
+  if (namespaceFlag !== undefined && namespaceFlag !== namespace) {
+    throw new UsageError(`-n/--namespace ${namespaceFlag} does not match the provider ID's namespace ${namespace}`);
+  }
+  const containerId = text(flags['container-id']);
+  if (command === 'delete' && containerId === undefined) {
+    throw new UsageError('delete needs --container-id: the Manager container id the Deployment must carry');
+  }
+  const output = text(flags.output) ?? 'text';
+  if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
+  const requestTimeout = text(flags['request-timeout']);
+  const timeout = text(flags.timeout);
+  const requestTimeoutMs = requestTimeout !== undefined ? duration('--request-timeout', requestTimeout) : undefined;
+  const kubeconfig = text(flags.kubeconfig);
+  const context = text(flags.context);
+
+  return {
+    command,
+    providerId,
+    api: {
+      ...(kubeconfig !== undefined ? { kubeconfigPath: kubeconfig } : {}),
+      ...(context !== undefined ? { context } : {}),
+      namespace,
+      ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
+      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
+    },
+    timeoutMs: timeout !== undefined ? duration('--timeout', timeout) : DEFAULT_TIMEOUT_MS,
+    ...(containerId !== undefined ? { containerId } : {}),
+    output,
+    ...(reconfigure ? { changes: changesFrom(flags), rollbackOnFailure: flags['rollback-on-failure'] === true } : {}),
+  };
+}
+
+function changesFrom(flags: Record<string, string | string[] | boolean | undefined>): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  const env = flags.env as string[] | undefined;
+  const unset = flags['unset-env'] as string[] | undefined;
+  if (env) changes.env = parseEnv(env);
+  if (unset) changes.unsetEnv = unset;
+  const cpus = text(flags.cpus);
+  const memory = text(flags['memory-mb']);
+  if (cpus !== undefined) changes.cpus = numberOrText(cpus);
+  if (memory !== undefined) changes.memoryMb = numberOrText(memory);
+  const entrypoint = text(flags.entrypoint);
+  if (entrypoint !== undefined) changes.entrypoint = entrypoint;
+  if (flags.arg) changes.args = flags.arg;
+  const image = text(flags.image);
+  if (image !== undefined) changes.image = image;
+  if (Object.keys(changes).length === 0) {
+    throw new UsageError('reconfigure needs at least one change: --env, --unset-env, --cpus, --memory-mb, --entrypoint, --arg or --image');
+  }
+  return changes;
+}
+
+function text(value: string | string[] | boolean | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}

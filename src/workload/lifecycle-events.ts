@@ -1,0 +1,105 @@
+// Progress events of the operations on an existing workload (start, stop, restart,
+// reconfigure, remove). Same shape as creation's: plain JSON, discriminated by `type`,
+// stamped with `at`, and naming `namespace`, `name` and `providerId`. Waiting on a rollout
+// emits creation's own `progress` events.
+import type { PodDiagnosis, ProgressEvent } from '../rollout/events.js';
+
+interface LifecycleEventBase {
+  /** ISO-8601 time the event was produced. */
+  readonly at: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly providerId: string;
+}
+
+/**
+ * What a Pod was doing, or why it could not run, taken before a stop or removal takes the
+ * Pod away: a crash loop's reason and last exit are kept in the log.
+ */
+export interface DiagnosedEvent extends LifecycleEventBase {
+  readonly type: 'diagnosed';
+  readonly pod: PodDiagnosis;
+}
+
+/** The replica count was written (start, stop). */
+export interface ScaledEvent extends LifecycleEventBase {
+  readonly type: 'scaled';
+  readonly replicas: number;
+  readonly previousReplicas: number;
+  /** The Deployment generation the write made; the wait is for this one. */
+  readonly generation: number;
+}
+
+/** The pod template was written (restart, reconfigure, adoption with onDrift: 'reconfigure'). */
+export interface PatchedEvent extends LifecycleEventBase {
+  readonly type: 'patched';
+  /** What changed, in the spec's words: `image`, `env.NAME`, `cpus`, `restartedAt`, ... */
+  readonly fields: readonly string[];
+  readonly generation: number;
+  readonly replicas: number;
+}
+
+/** The reconfiguration's rollout failed; the previous pod template was written back. */
+export interface RollbackEvent extends LifecycleEventBase {
+  readonly type: 'rollback';
+  /** Why: the failure's reason (ErrImagePull, CrashLoopBackOff, ...). */
+  readonly reason: string;
+  readonly generation: number;
+}
+
+/** The Deployment's deletion was accepted (remove). */
+export interface DeletedEvent extends LifecycleEventBase {
+  readonly type: 'deleted';
+  readonly uid: string;
+}
+
+/** Waiting for Pods (stop) or for the Deployment and its Pods (remove) to be gone. */
+export interface WaitingEvent extends LifecycleEventBase {
+  readonly type: 'waiting';
+  /** Plain words: "waiting for 1 pod to go (web-7c9f5d-x1: Terminating)". */
+  readonly message: string;
+  /** The names of the workload's Pods still there. */
+  readonly pods: readonly string[];
+}
+
+interface OutcomeBase extends LifecycleEventBase {
+  /** false: nothing had to be written (already running, already stopped, already gone). */
+  readonly changed: boolean;
+  readonly durationMs: number;
+}
+
+/** start's last event: the rollout is complete and available. */
+export interface StartedEvent extends OutcomeBase {
+  readonly type: 'started';
+}
+
+/** stop's last event: replicas 0 and no Pod left. */
+export interface StoppedEvent extends OutcomeBase {
+  readonly type: 'stopped';
+}
+
+/** restart's last event. */
+export interface RestartedEvent extends OutcomeBase {
+  readonly type: 'restarted';
+  /** false: the workload was stopped, and it stays stopped (nothing was restarted). */
+  readonly running: boolean;
+}
+
+/** reconfigure's last event: the new template is rolled out (or, stopped, observed). */
+export interface ReconfiguredEvent extends OutcomeBase {
+  readonly type: 'reconfigured';
+  /** What changed, in the spec's words (empty when nothing did). */
+  readonly fields: readonly string[];
+  /** The replica count, untouched: 0 means it stays stopped. */
+  readonly replicas: number;
+}
+
+/** remove's last event: the Deployment and its Pods are gone (changed: false, it was already). */
+export interface RemovedEvent extends OutcomeBase {
+  readonly type: 'removed';
+}
+
+export type OutcomeEvent = StartedEvent | StoppedEvent | RestartedEvent | ReconfiguredEvent | RemovedEvent;
+
+export type LifecycleEvent =
+  ProgressEvent | DiagnosedEvent | ScaledEvent | PatchedEvent | RollbackEvent | DeletedEvent | WaitingEvent | OutcomeEvent;

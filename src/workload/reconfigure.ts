@@ -1,0 +1,281 @@
+// reconfigure$() / reconfigure(): change env, entrypoint/args, CPU, memory or the image of
+// a workload by rewriting the pod template of the same Deployment: the provider ID never
+// changes, and the replica count is never touched (a stopped workload stays stopped).
+//
+//   validate the changes (creation's field rules; nothing sent when invalid)
+//   -> read (ours?) -> nothing differs: `reconfigured` at once, no write
+//   -> write the containers, preconditioned on the resourceVersion read (a concurrent
+//      change refuses the write; it is read again and the changes applied on top)
+//   -> `patched` -> running: the new generation's rollout, failing fast with the
+//      kubelet's words; stopped: the controller has observed the new generation
+//   -> `reconfigured`
+//
+// rollbackOnFailure: when that rollout fails, the containers read before the change are
+// written back (what `kubectl rollout undo` restores from the previous ReplicaSet) and
+// their rollout awaited; the error, a ReconfigureFailedError, says whether that worked.
+import type { V1Container, V1Deployment } from '@kubernetes/client-node';
+import { catchError, concat, concatMap, defer, map, of, switchMap, throwError, type Observable } from 'rxjs';
+import { ConflictError, ReconfigureFailedError, RolloutFailedError, WorkloadSupersededError, type WorkloadOperation } from '../errors.js';
+import type { KubernetesClient } from '../kube/client.js';
+import type { WorkloadSpec } from '../spec/workload-spec.js';
+import { fromAbortable } from '../rx/from-abortable.js';
+import { awaitObserved } from './await-workload.js';
+import { guardGeneration } from './guard-generation.js';
+import type { LifecycleEvent, ReconfiguredEvent } from './lifecycle-events.js';
+import {
+  awaitGenerationRollout,
+  outcomeOf,
+  ownedWorkload,
+  patchLive,
+  podsBefore,
+  readOwned,
+  resultBase,
+  runOperation,
+  withWorkloadStreams,
+  type OperationContext,
+  type OperationResult,
+  type OwnedWorkload,
+  type WorkloadOperationOptions,
+  type WorkloadStreams,
+} from './lifecycle.js';
+import { applyChanges, parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload-changes.js';
+import { workloadContainer } from './workload-container.js';
+
+export interface ReconfigureOptions extends WorkloadOperationOptions {
+  /**
+   * When the new template's rollout fails, write the previous one back and wait for it;
+   * the error (ReconfigureFailedError) says whether that restore succeeded. Default false.
+   */
+  readonly rollbackOnFailure?: boolean;
+}
+
+export interface ReconfigureResult extends OperationResult {
+  /** What changed, in the spec's words (`image`, `env.NAME`, `cpus`, ...); empty when nothing did. */
+  readonly fields: readonly string[];
+  /** The replica count, untouched: 0 means it stays stopped. */
+  readonly replicas: number;
+}
+
+/** Cold: nothing happens until subscribed (the changes are validated then, before any request). */
+export function reconfigure$(
+  client: KubernetesClient,
+  providerId: string,
+  changes: WorkloadChanges,
+  options: ReconfigureOptions = {},
+): Observable<LifecycleEvent> {
+  return runOperation('reconfigure', client, providerId, options, (context) => {
+    const parsed = parseWorkloadChanges(changes);
+    return fromAbortable((signal) => readOwned(context, signal)).pipe(
+      switchMap((owned) => {
+        if (plannedContainers(context, owned, parsed).fields.length === 0) return of(reconfigured(context, [], owned.replicas, false));
+        return withWorkloadStreams(context, owned.containerId, (streams) =>
+          rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
+            rollbackOnFailure: options.rollbackOnFailure === true,
+            scaleUp: false,
+            awaitWhenUnchanged: false,
+          }),
+        );
+      }),
+    );
+  });
+}
+
+/** Resolves once the new template is rolled out (or, when stopped, observed by the controller). */
+export function reconfigure(
+  client: KubernetesClient,
+  providerId: string,
+  changes: WorkloadChanges,
+  options: ReconfigureOptions = {},
+): Promise<ReconfigureResult> {
+  return outcomeOf(reconfigure$(client, providerId, changes, options), 'reconfigured', (event: ReconfiguredEvent) => ({
+    ...resultBase(event),
+    fields: event.fields,
+    replicas: event.replicas,
+  }));
+}
+
+interface PlannedContainers {
+  readonly containers: V1Container[];
+  readonly fields: readonly string[];
+}
+
+type Plan = (live: OwnedWorkload) => PlannedContainers;
+
+/**
+ * Writes the containers `plan` makes from the live object (and, with `scaleUp`, replicas 1
+ * when stopped), then waits: `patched` ... `reconfigured`. The write's precondition is the
+ * resourceVersion read; a refused write is planned again from what is there now.
+ */
+export function rewriteTemplate(
+  context: OperationContext,
+  owned: OwnedWorkload,
+  plan: Plan,
+  streams: WorkloadStreams,
+  options: {
+    readonly rollbackOnFailure: boolean;
+    /** Also write replicas 1 when it is stopped (adoption: a create asks for a running workload). */
+    readonly scaleUp: boolean;
+    /** When another writer made the write unnecessary, still wait for the live generation. */
+    readonly awaitWhenUnchanged: boolean;
+  },
+): Observable<LifecycleEvent> {
+  let planned: PlannedContainers = { containers: [], fields: [] };
+  return podsBefore(streams).pipe(
+    switchMap((olderPods) =>
+      fromAbortable((signal) =>
+        patchLive(
+          context,
+          owned,
+          (live) => {
+            planned = plan(live);
+            const scaleUp = options.scaleUp && live.replicas === 0;
+            if (planned.fields.length === 0 && !scaleUp) return undefined;
+            return { spec: { ...(scaleUp ? { replicas: 1 } : {}), template: { spec: { containers: planned.containers } } } };
+          },
+          signal,
+          { exact: true },
+        ),
+      ).pipe(map((outcome) => ({ ...outcome, olderPods }))),
+    ),
+    switchMap(({ written, live, olderPods }) => {
+      if (!written) {
+        const done = of(reconfigured(context, [], live.replicas, false));
+        if (!options.awaitWhenUnchanged) return done;
+        return concat(awaitTemplate(context, live, { generation: live.generation, replicas: live.replicas }, streams), done);
+      }
+      const target = { generation: written.metadata?.generation ?? live.generation, replicas: written.spec?.replicas ?? live.replicas };
+      const fields = [...planned.fields, ...(target.replicas !== live.replicas ? ['replicas'] : [])];
+      const previous = live.deployment.spec?.template.spec?.containers ?? [];
+      return concat(
+        of<LifecycleEvent>({ type: 'patched', ...context.base(), fields, ...target }),
+        awaitTemplate(context, live, target, streams, olderPods).pipe(
+          catchError((error: unknown) =>
+            options.rollbackOnFailure && error instanceof RolloutFailedError
+              ? rollback(context, target, previous, error, streams)
+              : throwError(() => error),
+          ),
+        ),
+        defer(() => of(reconfigured(context, fields, target.replicas, true))),
+      );
+    }),
+  );
+}
+
+/** Running: the rollout of `target`; stopped: the controller has seen it. */
+function awaitTemplate(
+  context: OperationContext,
+  owned: OwnedWorkload,
+  target: { readonly generation: number; readonly replicas: number },
+  streams: WorkloadStreams,
+  olderPods?: ReadonlySet<string>,
+): Observable<LifecycleEvent> {
+  if (target.replicas > 0) return awaitGenerationRollout(context, owned, target, streams, olderPods);
+  return awaitObserved(
+    context,
+    streams.deployments$.pipe(guardGeneration(context.operation, { ...context, uid: owned.uid, ...target })),
+    context,
+  );
+}
+
+/**
+ * Writes `previous` back, unless the Deployment has moved past the failed generation (a
+ * newer change must not be undone), and waits for it. Always ends in ReconfigureFailedError.
+ */
+function rollback(
+  context: OperationContext,
+  failed: { readonly generation: number; readonly replicas: number },
+  previous: readonly V1Container[],
+  failure: RolloutFailedError,
+  streams: WorkloadStreams,
+): Observable<LifecycleEvent> {
+  return podsBefore(streams).pipe(
+    switchMap((olderPods) =>
+      fromAbortable(async (signal) => {
+        const current = await readOwned(context, signal);
+        return patchLive(
+          context,
+          current,
+          (live) => {
+            if (live.generation !== failed.generation || live.deployment.metadata?.deletionTimestamp) {
+              throw new WorkloadSupersededError(context.operation, context, failed.generation, supersessionOf(live, failed.replicas));
+            }
+            return { spec: { template: { spec: { containers: previous } } } };
+          },
+          signal,
+          { exact: true },
+        );
+      }).pipe(map((outcome) => ({ ...outcome, olderPods }))),
+    ),
+    concatMap(({ written, live, olderPods }) => {
+      const target = { generation: written?.metadata?.generation ?? live.generation, replicas: written?.spec?.replicas ?? live.replicas };
+      return concat(
+        of<LifecycleEvent>({ type: 'rollback', ...context.base(), reason: failure.reason, generation: target.generation }),
+        awaitTemplate(context, live, target, streams, written ? olderPods : undefined),
+        defer(() => throwError(() => new ReconfigureFailedError(failure, { generation: target.generation }))),
+      );
+    }),
+    catchError((error: unknown) =>
+      throwError(() => (error instanceof ReconfigureFailedError ? error : new ReconfigureFailedError(failure, asError(error)))),
+    ),
+  );
+}
+
+/** What moved the Deployment past the failed generation. */
+function supersessionOf(live: OwnedWorkload, failedReplicas: number): WorkloadSupersededError['supersededBy'] {
+  if (live.deployment.metadata?.deletionTimestamp) return { by: 'deletion' };
+  if (live.replicas !== failedReplicas) return { by: 'scale', replicas: live.replicas, generation: live.generation };
+  return { by: 'spec', generation: live.generation };
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/** The live containers with the changes applied to the workload's own container. */
+function plannedContainers(context: OperationContext, owned: OwnedWorkload, changes: ParsedChanges): PlannedContainers {
+  const containers = owned.deployment.spec?.template.spec?.containers ?? [];
+  const container = workloadContainer(owned.deployment);
+  if (!container) throw noContainer(context.operation, context, owned.deployment);
+  const applied = applyChanges(container, changes);
+  return { containers: containers.map((each) => (each === container ? applied.container : each)), fields: applied.fields };
+}
+
+function noContainer(operation: WorkloadOperation, where: { namespace: string; name: string }, deployment: V1Deployment): ConflictError {
+  const names = (deployment.spec?.template.spec?.containers ?? []).map((container) => container.name).join(', ') || 'none';
+  return new ConflictError(
+    `Deployment ${where.namespace}/${where.name} has no container named ${where.name} (containers: ${names}); the ${operation} was refused and nothing was changed`,
+    { reason: 'NotOwned', target: { verb: 'patch', resource: 'deployments', namespace: where.namespace, name: where.name } },
+  );
+}
+
+function reconfigured(context: OperationContext, fields: readonly string[], replicas: number, changed: boolean): ReconfiguredEvent {
+  return { type: 'reconfigured', ...context.base(), changed, fields, replicas, durationMs: context.elapsed() };
+}
+
+/** The changes that turn the live container into the one `spec` asks for (adoption with onDrift: 'reconfigure'). */
+export function changesToSpec(spec: WorkloadSpec, live: V1Container | undefined): ParsedChanges {
+  const liveNames = (live?.env ?? []).map((variable) => variable.name);
+  return {
+    image: spec.image,
+    env: spec.env,
+    unsetEnv: liveNames.filter((name) => !Object.hasOwn(spec.env, name)),
+    entrypoint: spec.entrypoint ?? null,
+    args: spec.args ?? null,
+    cpus: spec.cpus,
+    memoryMb: spec.memoryMb,
+  };
+}
+
+/**
+ * Adoption with onDrift: 'reconfigure': rewrites the adopted Deployment's containers to
+ * the requested spec (and replicas to 1 if it was stopped), then waits for that rollout.
+ */
+export function reconfigureAdopted(context: OperationContext, deployment: V1Deployment, spec: WorkloadSpec): Observable<LifecycleEvent> {
+  return defer(() => {
+    const owned = ownedWorkload(context, deployment);
+    const plan: Plan = (live) => plannedContainers(context, live, changesToSpec(spec, workloadContainer(live.deployment)));
+    return withWorkloadStreams(context, owned.containerId, (streams) =>
+      rewriteTemplate(context, owned, plan, streams, { rollbackOnFailure: false, scaleUp: true, awaitWhenUnchanged: true }),
+    );
+  });
+}

@@ -1,0 +1,202 @@
+// What reconfigure() may change on a running (or stopped) workload, validated by the same
+// field rules as creation (the zod schemas of workload-spec.ts), and applied to the live
+// container as a pure function: same container and changes in, same container out, with
+// the list of fields that really changed (in the spec's words).
+import type { V1Container, V1EnvVar, V1ResourceRequirements } from '@kubernetes/client-node';
+import { z } from 'zod';
+import { InvalidSpecError, type SpecIssue } from '../errors.js';
+import { coresOf, mebibytesOf } from '../spec/parse-quantity.js';
+import { cpuQuantity, memoryQuantity } from '../spec/quantities.js';
+import { workloadSpecSchema } from '../spec/workload-spec.js';
+
+/** The input of reconfigure(): every field optional; absent means "leave as it is". */
+export interface WorkloadChanges {
+  /** Set these variables (others are kept). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Remove these variables (absent ones are ignored). */
+  readonly unsetEnv?: readonly string[];
+  /** A command line (split like shell words) or an argv array; null: back to the image's Entrypoint. */
+  readonly entrypoint?: string | readonly string[] | null;
+  /** null: back to the image's Cmd. */
+  readonly args?: readonly string[] | null;
+  readonly cpus?: number;
+  readonly memoryMb?: number;
+  readonly image?: string;
+}
+
+/** Validated changes: entrypoint and args are argv arrays, or null to reset them. */
+export interface ParsedChanges {
+  readonly env: Readonly<Record<string, string>>;
+  readonly unsetEnv: readonly string[];
+  readonly entrypoint?: readonly string[] | null;
+  readonly args?: readonly string[] | null;
+  readonly cpus?: number;
+  readonly memoryMb?: number;
+  readonly image?: string;
+}
+
+const fields = workloadSpecSchema.shape;
+
+/** Why `name` is not a variable name, by creation's own env schema (its key rule). */
+function envNameProblem(name: string): string | undefined {
+  const result = fields.env.safeParse({ [name]: '' });
+  if (result.success) return undefined;
+  const [issue] = result.error.issues;
+  return issue?.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue?.message;
+}
+
+const unsetEnv = z
+  .array(z.string({ error: 'must be a variable name' }), { error: 'must be a list of variable names' })
+  .superRefine((names, ctx) => {
+    names.forEach((name, index) => {
+      const problem = envNameProblem(name);
+      if (problem) ctx.addIssue({ code: 'custom', path: [index], message: problem });
+    });
+  })
+  .optional();
+
+const changesSchema = z.strictObject(
+  {
+    env: fields.env,
+    unsetEnv,
+    entrypoint: fields.entrypoint,
+    args: fields.args,
+    cpus: fields.cpus.optional(),
+    memoryMb: fields.memoryMb.optional(),
+    image: fields.image.optional(),
+  },
+  { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of the fields to change' : undefined) },
+);
+
+const ALLOWED = Object.keys(changesSchema.shape).join(', ');
+
+/**
+ * Validates reconfigure()'s input; throws InvalidSpecError listing every problem with its
+ * field path (`env.MY_VAR`, `cpus`, `unsetEnv.0`), before anything is sent.
+ */
+export function parseWorkloadChanges(input: unknown): ParsedChanges {
+  // null means "reset" here, where creation reads it as "absent": set it aside first.
+  const record = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
+  const resetEntrypoint = record?.entrypoint === null;
+  const resetArgs = record?.args === null;
+  const result = changesSchema.safeParse(record ? withoutNull(record, ['entrypoint', 'args']) : input);
+  if (!result.success) throw new InvalidSpecError(issuesOf(result.error.issues));
+  const { env, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image } = result.data;
+  const both = unset.flatMap((name, index) =>
+    Object.hasOwn(env, name) ? [{ path: `unsetEnv.${index}`, message: `${name} is also set in env` }] : [],
+  );
+  if (both.length > 0) throw new InvalidSpecError(both);
+  return {
+    env,
+    unsetEnv: unset,
+    ...(resetEntrypoint ? { entrypoint: null } : entrypoint ? { entrypoint } : {}),
+    ...(resetArgs ? { args: null } : args ? { args } : {}),
+    ...(cpus !== undefined ? { cpus } : {}),
+    ...(memoryMb !== undefined ? { memoryMb } : {}),
+    ...(image !== undefined ? { image } : {}),
+  };
+}
+
+function withoutNull(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key, value]) => !(keys.includes(key) && value === null)));
+}
+
+function issuesOf(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
+  const path = (segments: readonly PropertyKey[]): string => segments.map((segment) => (segment === '' ? '""' : String(segment))).join('.');
+  return issues.flatMap((issue): SpecIssue[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: path([...issue.path, key]),
+        message: `is not a field reconfigure can change (allowed: ${ALLOWED})`,
+      }));
+    }
+    if (issue.code === 'invalid_key') return issue.issues.map((inner) => ({ path: path(issue.path), message: inner.message }));
+    return [{ path: path(issue.path), message: issue.message }];
+  });
+}
+
+export interface AppliedChanges {
+  readonly container: V1Container;
+  /** The fields that differ from the live container, in the spec's words; empty: nothing to write. */
+  readonly fields: readonly string[];
+}
+
+/** The live container with `changes` applied (a new object; the input is not modified). */
+export function applyChanges(live: V1Container, changes: ParsedChanges): AppliedChanges {
+  const container: V1Container = structuredClone(live);
+  const changed: string[] = [];
+
+  if (changes.image !== undefined && changes.image !== live.image) {
+    container.image = changes.image;
+    changed.push('image');
+  }
+
+  const env: V1EnvVar[] = [...(container.env ?? [])];
+  for (const name of changes.unsetEnv) {
+    const index = env.findIndex((variable) => variable.name === name);
+    if (index < 0) continue;
+    env.splice(index, 1);
+    changed.push(`env.${name}`);
+  }
+  for (const name of Object.keys(changes.env).sort()) {
+    const value = changes.env[name] as string;
+    const index = env.findIndex((variable) => variable.name === name);
+    const current = index < 0 ? undefined : env[index];
+    // The API server leaves an empty value out: absent and "" are the same variable.
+    if (current && current.valueFrom === undefined && (current.value ?? '') === value) continue;
+    if (index < 0) env.push({ name, value });
+    else env[index] = { name, value };
+    changed.push(`env.${name}`);
+  }
+  if (env.length > 0) container.env = env;
+  else delete container.env;
+
+  if (changes.entrypoint !== undefined && !sameWords(live.command, changes.entrypoint)) {
+    if (changes.entrypoint === null) delete container.command;
+    else container.command = [...changes.entrypoint];
+    changed.push('entrypoint');
+  }
+  if (changes.args !== undefined && !sameWords(live.args, changes.args)) {
+    if (changes.args === null) delete container.args;
+    else container.args = [...changes.args];
+    changed.push('args');
+  }
+
+  if (changes.cpus !== undefined && !bothAre(live.resources, 'cpu', coresOf, Math.round(changes.cpus * 1000) / 1000)) {
+    container.resources = withResource(container.resources, 'cpu', cpuQuantity(changes.cpus));
+    changed.push('cpus');
+  }
+  if (changes.memoryMb !== undefined && !bothAre(live.resources, 'memory', mebibytesOf, changes.memoryMb)) {
+    container.resources = withResource(container.resources, 'memory', memoryQuantity(changes.memoryMb));
+    changed.push('memoryMb');
+  }
+  return { container, fields: changed };
+}
+
+/** null and absent both mean "the image's own". */
+function sameWords(live: readonly string[] | undefined, wanted: readonly string[] | null): boolean {
+  const a = live ?? [];
+  const b = wanted ?? [];
+  return a.length === b.length && a.every((word, index) => word === b[index]);
+}
+
+/** Requests and limits both hold `amount` (compared as numbers: the server canonicalises quantities). */
+function bothAre(
+  resources: V1ResourceRequirements | undefined,
+  resource: 'cpu' | 'memory',
+  toNumber: (quantity: string | undefined) => number | undefined,
+  amount: number,
+): boolean {
+  const requests = resources?.requests?.[resource];
+  const limits = resources?.limits?.[resource];
+  return toNumber(requests) === amount && toNumber(limits) === amount;
+}
+
+/** Requests equal limits (Guaranteed QoS), as buildDeployment sets them. */
+function withResource(resources: V1ResourceRequirements | undefined, resource: 'cpu' | 'memory', quantity: string): V1ResourceRequirements {
+  return {
+    ...resources,
+    requests: { ...resources?.requests, [resource]: quantity },
+    limits: { ...resources?.limits, [resource]: quantity },
+  };
+}
