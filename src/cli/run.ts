@@ -9,6 +9,7 @@ import { CREATE_USAGE, parseCreateArgs } from './args.js';
 import { UsageError } from '../errors.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
+import { runUiCommand } from './commands/ui.js';
 
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -21,8 +22,9 @@ const TOP_USAGE = `Usage: kube-provision <command> [flags]
 
 Commands:
   create    provision a Manager container as a Deployment and wait for its rollout
+  ui        serve a live page of the namespace's workloads on 127.0.0.1
 
-Run "kube-provision create --help" for the flags.`;
+Run "kube-provision <command> --help" for the flags.`;
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -30,6 +32,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout(TOP_USAGE);
     return command === undefined ? EXIT.invalidInput : EXIT.ok;
   }
+  if (command === 'ui') return runUiCommand(rest, io);
   if (command !== 'create') {
     io.stderr(`error: unknown command "${command}"\n\n${TOP_USAGE}`);
     return EXIT.invalidInput;
