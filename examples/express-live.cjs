@@ -3,7 +3,7 @@
 //   POST /jobs                 starts a provisioning; answers { jobId, events }
 //   GET  /jobs/:jobId/events   its progress as Server-Sent Events, for any number of tabs
 //
-// Run it: node examples/express-live.cjs <kubeconfig> [namespace]
+// Run it: PORT=3000 node examples/express-live.cjs <kubeconfig> [namespace]
 'use strict';
 const express = require('express');
 const { finalize } = require('rxjs');
@@ -52,6 +52,12 @@ module.exports = { createApp };
 if (require.main === module) {
   const [kubeconfigPath, namespace] = process.argv.slice(2);
   const api = KubernetesApi.fromConfig({ kubeconfigPath, ...(namespace ? { namespace } : {}) });
-  const server = createApp(api).listen(3000, '127.0.0.1', () => console.log('listening on http://127.0.0.1:3000'));
-  process.once('SIGINT', () => server.close());
+  const app = createApp(api);
+  const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
+    console.log(`listening on http://127.0.0.1:${server.address().port}`);
+  });
+  process.once('SIGINT', () => {
+    app.closeJobs(); // ends the event streams too, so close() does not wait for them
+    server.close();
+  });
 }

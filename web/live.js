@@ -158,8 +158,9 @@ function renderRow(tbody, providerId) {
   const cells = row.children;
   setBadge(cells[1].firstChild, status.state);
   const detail = cells[2];
-  detail.firstChild.textContent = status.reason;
-  detail.lastChild.textContent = status.state === 'running' ? '' : status.pod ? status.pod.message : status.message;
+  // Running needs no reason; anything else says why, a Pod's own words first.
+  detail.firstChild.textContent = status.state === 'running' ? '' : status.reason;
+  detail.lastChild.textContent = status.pod && status.state !== 'running' ? status.pod.message : status.message;
   cells[3].textContent = status.podIp ?? '–';
   cells[4].textContent = status.nodeName ?? '–';
   cells[5].textContent = String(status.restarts);
@@ -180,8 +181,8 @@ function createRow(tbody, event) {
   cell(row).append(element('span', 'badge', ''));
   const detail = cell(row, 'detail');
   detail.append(element('span', 'reason', ''), document.createTextNode(' '), element('span', 'message', ''));
-  cell(row, 'mono');
-  cell(row);
+  cell(row, 'mono nowrap');
+  cell(row, 'nowrap');
   cell(row, 'num');
   cell(row, 'mono');
   const actions = cell(row, 'actions');

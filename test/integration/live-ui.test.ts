@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Browser, Page } from 'playwright-core';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +19,12 @@ import { startUiServer, type UiServer } from '../../src/ui/server.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';
 import { launchBrowser } from '../support/browser.js';
+import { clusterEnv } from '../support/cluster-env.js';
+
+const kubeConfig = new KubeConfig();
+kubeConfig.loadFromFile(clusterEnv().kubeconfigPath);
+/** A second, independent client for the test's own writes. */
+const apps = kubeConfig.makeApiClient(AppsV1Api);
 import { apiFor, createNamespace, kubectl, sampleSpec, uniqueName } from '../support/kube.js';
 import { standInStatuses$ } from '../support/standin-statuses.js';
 
@@ -138,7 +145,7 @@ describe('live page: one namespace, one page', () => {
     expect(await page.$eval(`${card} .error`, (node) => node.textContent)).toMatch(/^RolloutFailedError: .*ErrImagePull.*not found/);
     const row = `tr[data-provider-id="${operation.providerId}"]`;
     await page.waitForSelector(`${row}[data-state="failed"]`, { timeout: 15_000 });
-    expect(await page.$eval(`${row} .detail`, (node) => node.textContent)).toMatch(/ErrImagePull .*not found/);
+    expect(await page.$eval(`${row} .detail`, (node) => node.textContent)).toMatch(/ErrImagePull.*not found/);
     expect(navigations).toBe(0);
 
     await page.waitForTimeout(300); // let the last frame paint
@@ -222,7 +229,7 @@ describe('live page: 200 workloads', () => {
         namespace: setup.namespace,
       }),
     );
-    kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
+    await Promise.all(items.map((body) => apps.createNamespacedDeployment({ namespace: setup.namespace, body })));
 
     const allIn = (state: string) =>
       page.waitForFunction(
@@ -231,11 +238,22 @@ describe('live page: 200 workloads', () => {
         { timeout: 90_000, polling: 250 },
       );
     await allIn('running');
+
     expect(await page.$$eval('#workloads tbody tr', (rows) => rows.length)).toBe(count);
     expect(await page.$eval('#workload-count', (node) => node.textContent)).toBe(String(count));
 
-    kubectl(['scale', 'deployment', '--all', '--replicas=0', '-n', setup.namespace]);
+    // 200 scale writes at once, from this process, while the hub streams.
+    await Promise.all(
+      items.map((item) =>
+        apps.replaceNamespacedDeploymentScale({
+          name: item.metadata!.name!,
+          namespace: setup.namespace,
+          body: { metadata: { name: item.metadata!.name!, namespace: setup.namespace }, spec: { replicas: 0 } },
+        }),
+      ),
+    );
     await allIn('offline');
+
     // Caught up: the page has applied the server's newest event, and never had to resync.
     await expect
       .poll(() => page.evaluate(() => document.body.dataset.lastEventId), { timeout: 10_000 })
@@ -251,7 +269,7 @@ describe('live page: 200 workloads', () => {
       ),
     );
 
-    kubectl(['delete', 'deployment', '--all', '-n', setup.namespace, '--wait=false']);
+    await apps.deleteCollectionNamespacedDeployment({ namespace: setup.namespace });
     await page.waitForFunction(() => document.querySelectorAll('#workloads tbody tr').length === 0, undefined, { timeout: 60_000 });
   });
 });
