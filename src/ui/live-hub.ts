@@ -7,7 +7,7 @@
 //     `operation-event`, `operation-ended`, `statuses-error`, with a snapshot for pages
 //     that connect fresh or cannot be resumed from the channel's buffer.
 // A page closing never ends an operation; close() does (it is the owner's call).
-import { ReplaySubject, Subject, retry, timer, type Observable, type Subscription } from 'rxjs';
+import { ReplaySubject, Subject, asyncScheduler, defer, retry, timer, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionError } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { formatProviderId, parseProviderId } from '../spec/provider-id.js';
@@ -19,7 +19,8 @@ import { availableActions, type LifecycleAction, type OperationEvent, type UiBac
 export const DEFAULT_HUB_REPLAY = 5000;
 export const DEFAULT_KEEP_FINISHED_OPERATIONS = 50;
 export const DEFAULT_EVENTS_PER_OPERATION = 200;
-const STATUSES_RETRY_MS = 5000;
+/** A failed status feed is resubscribed after this long (its informers back off on their own first). */
+export const STATUSES_RETRY_MS = 5000;
 
 export type OperationKind = 'provision' | LifecycleAction;
 
@@ -68,6 +69,8 @@ export interface LiveHubOptions {
   readonly keepFinishedOperations?: number;
   /** Progress events kept per operation for pages that connect later. Default 200. */
   readonly eventsPerOperation?: number;
+  /** Clock and timers (tests inject a virtual-time scheduler). */
+  readonly scheduler?: SchedulerLike;
 }
 
 /** A running or finished operation, as the hub's owner sees it. */
@@ -104,6 +107,7 @@ export class LiveHub {
   private readonly statusSubscription: Subscription;
   private readonly keepFinished: number;
   private readonly eventsPerOperation: number;
+  private readonly scheduler: SchedulerLike;
   private nextOperation = 1;
   private isClosed = false;
 
@@ -111,19 +115,20 @@ export class LiveHub {
     this.api = options.api;
     this.namespace = options.namespace;
     this.backend = options.backend;
+    this.scheduler = options.scheduler ?? asyncScheduler;
     this.keepFinished = wholeNumber('keepFinishedOperations', options.keepFinishedOperations ?? DEFAULT_KEEP_FINISHED_OPERATIONS, 0);
     this.eventsPerOperation = wholeNumber('eventsPerOperation', options.eventsPerOperation ?? DEFAULT_EVENTS_PER_OPERATION, 1);
     this.channel = new EventChannel<HubEvent>(this.changes, {
       replay: options.replay ?? DEFAULT_HUB_REPLAY,
       snapshot: () => this.snapshot(),
     });
-    this.statusSubscription = options.backend
-      .statuses$(options.api, { namespace: options.namespace })
+    // Deferred, so a retry asks the backend for a new feed.
+    this.statusSubscription = defer(() => options.backend.statuses$(options.api, { namespace: options.namespace }))
       .pipe(
         retry({
           delay: (error: unknown) => {
-            this.publish({ type: 'statuses-error', at: new Date().toISOString(), error: errorForViewers(error) });
-            return timer(STATUSES_RETRY_MS);
+            this.publish({ type: 'statuses-error', at: this.now(), error: errorForViewers(error) });
+            return timer(STATUSES_RETRY_MS, this.scheduler);
           },
         }),
       )
@@ -163,7 +168,7 @@ export class LiveHub {
       id,
       kind,
       providerId,
-      startedAt: new Date().toISOString(),
+      startedAt: this.now(),
       state: 'running',
       events: [],
       omitted: 0,
@@ -228,7 +233,7 @@ export class LiveHub {
 
   private end(record: OperationRecord, state: 'succeeded' | 'failed', error?: ErrorForViewers): void {
     record.state = state;
-    record.endedAt = new Date().toISOString();
+    record.endedAt = this.now();
     if (error) record.error = error;
     this.publish({
       type: 'operation-ended',
@@ -243,6 +248,10 @@ export class LiveHub {
   private forgetOldOperations(): void {
     const finished = [...this.operations.values()].filter((record) => record.state !== 'running');
     for (const record of finished.slice(0, Math.max(0, finished.length - this.keepFinished))) this.operations.delete(record.id);
+  }
+
+  private now(): string {
+    return new Date(this.scheduler.now()).toISOString();
   }
 
   /** State first, then the event: a snapshot taken between two events matches the last ID sent. */
