@@ -221,9 +221,13 @@ function renderOperation(box, id) {
   const shown = Number(list.dataset.shown ?? 0);
   if (operation.omitted && shown === 0) list.append(element('li', 'omitted', `(${operation.omitted} earlier lines not kept)`));
   for (const event of operation.events.slice(shown)) {
+    // Like the CLI: a change that reads the same in words is one line.
+    const text = describe(event);
+    if (text === list.dataset.lastText) continue;
+    list.dataset.lastText = text;
     const line = element('li', '', '');
     line.dataset.type = event.type;
-    line.append(element('time', '', event.at.slice(11, 23)), document.createTextNode(describe(event)));
+    line.append(element('time', '', event.at.slice(11, 23)), document.createTextNode(text));
     list.append(line);
   }
   list.dataset.shown = String(operation.events.length);

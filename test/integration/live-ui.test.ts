@@ -76,6 +76,11 @@ async function openPage(browser: Browser, url: string): Promise<Page> {
   return page;
 }
 
+/** The lines the page shows for these events: like the CLI, a repeat of the line before is left out. */
+function pageLines(events: readonly OperationEvent[]): string[] {
+  return events.map(describeForPage).filter((text, index, all) => text !== all[index - 1]);
+}
+
 /** The lines of an operation's card, without their times. */
 async function operationLines(page: Page, operationId: string): Promise<string[]> {
   return page.$$eval(`[data-operation-id="${operationId}"] li`, (items) =>
@@ -125,7 +130,7 @@ describe('live page: one namespace, one page', () => {
 
     const card = `[data-operation-id="${operation.id}"]`;
     await page.waitForSelector(`${card}[data-state="succeeded"]`, { timeout: 15_000 });
-    expect(await operationLines(page, operation.id)).toEqual(events.map(describeForPage));
+    expect(await operationLines(page, operation.id)).toEqual(pageLines(events));
 
     const row = `tr[data-provider-id="${operation.providerId}"]`;
     await page.waitForSelector(`${row}[data-state="running"]`, { timeout: 15_000 });
@@ -168,7 +173,7 @@ describe('live page: one namespace, one page', () => {
     setup.server = await startUiServer({ hub: setup.hub, port });
     await page.waitForSelector('body[data-connection="live"]', { timeout: 15_000 });
     await page.waitForSelector(`[data-operation-id="${operation.id}"][data-state="succeeded"]`, { timeout: 15_000 });
-    expect(await operationLines(page, operation.id)).toEqual(events.map(describeForPage));
+    expect(await operationLines(page, operation.id)).toEqual(pageLines(events));
     await page.waitForSelector(`tr[data-provider-id="${operation.providerId}"][data-state="running"]`, { timeout: 15_000 });
     // Resumed after its Last-Event-ID: the missed events arrived one by one, no snapshot.
     expect(await page.evaluate(() => document.body.dataset.snapshots)).toBe('1');
