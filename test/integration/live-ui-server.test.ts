@@ -132,13 +132,42 @@ describe('kube-provision ui (in-process, stand-in statuses)', () => {
   });
 });
 
+describe('kube-provision ui (the built command, as a process)', () => {
+  it('prints the loopback URL, serves the page, and exits 0 on its own after SIGINT', async () => {
+    const child = spawn(
+      process.execPath,
+      ['dist/cli/main.js', 'ui', '--port', '0', '--kubeconfig', clusterEnv().kubeconfigPath, '-n', namespace],
+      {
+        cwd: root,
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        const match = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
+        if (match) resolve(match[1]!);
+      });
+      void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    expect(stdout).toContain('No authentication');
+    expect((await raw(url)).status).toBe(200);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(stderr).toBe('');
+  });
+});
+
 describe('examples/express-live.cjs (the Express example in docs/live-ui.md)', () => {
   let child: ChildProcess | undefined;
   afterAll(() => {
     child?.kill('SIGKILL');
   });
 
-  it('streams one provisioning to several viewers from one subscription; a viewer leaving aborts nothing', async () => {
+  it('streams one provisioning to several viewers (one create: all see the same events and IDs); a viewer leaving aborts nothing', async () => {
     child = spawn(process.execPath, ['examples/express-live.cjs', clusterEnv().kubeconfigPath, namespace], {
       cwd: root,
       env: { ...process.env, PORT: '0' },

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { Browser, Page } from 'playwright-core';
-import { lastValueFrom, toArray } from 'rxjs';
+import { concat, lastValueFrom, map, of, timer, toArray, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
@@ -211,6 +211,83 @@ describe('live page: one namespace, one page', () => {
 
     await page.close();
     await expect.poll(() => setup.hub.channel.viewerCount, { timeout: 5_000 }).toBe(0);
+  });
+});
+
+describe('live page: action buttons', () => {
+  // The buttons' wiring (page -> POST -> backend operation -> operation card), with
+  // STAND-IN lifecycle operations that only report: the library's start$/stop$/restart$/
+  // remove$ replace them when they land.
+  const calls: string[] = [];
+  const standInOperation =
+    (action: string) =>
+    (_api: unknown, providerId: string): Observable<OperationEvent> => {
+      calls.push(`${action} ${providerId}`);
+      const [namespace = '', name = ''] = providerId.split('/');
+      const base = { namespace, name, providerId };
+      return concat(
+        of({ type: 'progress', at: new Date().toISOString(), ...base, message: `${action} requested (stand-in)` }),
+        timer(400).pipe(map(() => ({ type: 'progress', at: new Date().toISOString(), ...base, message: `${action} done (stand-in)` }))),
+      );
+    };
+  let setup: Setup;
+  let page: Page;
+  let providerId: string;
+
+  beforeAll(async () => {
+    const namespace = createNamespace('it-ui-actions');
+    const api = apiFor('admin', { namespace });
+    const hub = new LiveHub({
+      api,
+      namespace,
+      backend: {
+        ...backend,
+        start$: standInOperation('start'),
+        stop$: standInOperation('stop'),
+        restart$: standInOperation('restart'),
+        remove$: standInOperation('remove'),
+      },
+    });
+    setup = { namespace, api, hub, server: await startUiServer({ hub, port: 0 }) };
+    const operation = hub.provision(sampleSpec({ hostname: 'acted-on' }));
+    providerId = operation.providerId;
+    await lastValueFrom(operation.events$.pipe(toArray()));
+    page = await openPage(browser, setup.server.url);
+  });
+  afterAll(async () => {
+    await page?.close();
+    await tearDown(setup);
+  });
+
+  it('each button runs its operation once and shows it; Delete asks first', async () => {
+    const row = `tr[data-provider-id="${providerId}"]`;
+    await page.waitForSelector(`${row}[data-state="running"]`, { timeout: 15_000 });
+    expect(await page.$$eval(`${row} button`, (buttons) => buttons.map((button) => button.textContent))).toEqual([
+      'Start',
+      'Stop',
+      'Restart',
+      'Delete',
+    ]);
+
+    await page.click(`${row} button[data-action="restart"]`);
+    const card = '.operation:has(.kind:text-is("restart"))';
+    await page.waitForSelector(`${card}[data-state="running"]`, { timeout: 5_000 });
+    // While it runs, the row's buttons are off.
+    expect(await page.$eval(`${row} button[data-action="stop"]`, (button) => (button as HTMLButtonElement).disabled)).toBe(true);
+    await page.waitForSelector(`${card}[data-state="succeeded"]`, { timeout: 5_000 });
+    expect(await page.$$eval(`${card} li`, (items) => items.map((item) => item.childNodes[1]?.textContent))).toEqual([
+      'restart requested (stand-in)',
+      'restart done (stand-in)',
+    ]);
+    await page.waitForSelector(`${row} button[data-action="stop"]:not([disabled])`, { timeout: 5_000 });
+
+    // Delete asks; dismissing runs nothing, accepting runs it.
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.click(`${row} button[data-action="remove"]`);
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.click(`${row} button[data-action="remove"]`);
+    await page.waitForSelector('.operation:has(.kind:text-is("remove"))[data-state="succeeded"]', { timeout: 5_000 });
+    expect(calls).toEqual([`restart ${providerId}`, `remove ${providerId}`]);
   });
 });
 
