@@ -227,7 +227,7 @@ describe('live page: action buttons', () => {
       const base = { namespace, name, providerId };
       return concat(
         of({ type: 'progress', at: new Date().toISOString(), ...base, message: `${action} requested (stand-in)` }),
-        timer(400).pipe(map(() => ({ type: 'progress', at: new Date().toISOString(), ...base, message: `${action} done (stand-in)` }))),
+        timer(1500).pipe(map(() => ({ type: 'progress', at: new Date().toISOString(), ...base, message: `${action} done (stand-in)` }))),
       );
     };
   let setup: Setup;
