@@ -148,8 +148,9 @@ describe('kube-provision ui (the built command, as a process)', () => {
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
+        // Lines may arrive in separate chunks: wait for the last one.
         const match = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
-        if (match) resolve(match[1]!);
+        if (match && stdout.includes('Press Ctrl-C to stop.')) resolve(match[1]!);
       });
       void exited.then((code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });

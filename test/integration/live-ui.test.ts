@@ -194,9 +194,9 @@ describe('live page: one namespace, one page', () => {
     const done = lastValueFrom(operation.events$.pipe(toArray()));
     await tab.waitForSelector(`[data-operation-id="${operation.id}"] li[data-type="created"]`, { timeout: 15_000 });
     await tab.close();
+    expect(setup.hub.runningOperations).toBe(1);
 
     await expect.poll(() => setup.hub.channel.viewerCount, { timeout: 5_000 }).toBe(viewersBefore);
-    expect(setup.hub.runningOperations).toBe(1);
     const events = await done;
     expect(events.at(-1)?.type).toBe('ready');
     expect(
