@@ -1,54 +1,142 @@
 // `npm run demo`: starts the local control plane (built from Go modules on first use),
 // provisions a sample Manager container with live progress through the CLI, then one
 // whose image does not exist, to show a failure named in seconds. Stops everything after.
+//
+// `npm run demo -- --ui` also serves the live page (kube-provision ui's) on 127.0.0.1 and
+// prints its URL: each provisioning runs once, as an operation of the page, and the
+// terminal prints the same events. The page stays up until Ctrl-C.
+import type { Observable } from 'rxjs';
 import { startCluster } from './control-plane/cluster.js';
 import { faultImage } from './control-plane/stages.js';
 import { runCli } from '../src/cli/run.js';
+import { describeEvent, formatErrorLine, formatEventLine } from '../src/cli/format.js';
+import { exitCodeFor, EXIT } from '../src/cli/exit-codes.js';
+import { KubernetesApi } from '../src/kube/kubernetes-api.js';
+import type { ProvisionEvent } from '../src/rollout/events.js';
+import type { OperationEvent } from '../src/ui/backend.js';
+import { libraryBackend } from '../src/ui/library-backend.js';
+import { LiveHub } from '../src/ui/live-hub.js';
+import { startUiServer } from '../src/ui/server.js';
+// STAND-IN until the library's statuses$ (lifecycle issue) is merged: then drop this import
+// and the override below, and libraryBackend() alone serves the page.
 
+const withUi = process.argv.includes('--ui');
 const controller = new AbortController();
 process.once('SIGINT', () => controller.abort(new Error('interrupted')));
 
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
+const sayError = (line: string): void => void process.stderr.write(`${line}\n`);
+
+interface DemoWorkload {
+  readonly containerId: string;
+  readonly hostname: string;
+  readonly image: string;
+  readonly extra: readonly string[];
+}
+
+const WEB: DemoWorkload = {
+  containerId: '101',
+  hostname: 'demo-web',
+  image: 'docker.io/library/nginx:1.27',
+  extra: ['--env', 'GREETING=hello', '--entrypoint', 'nginx -g "daemon off;"'],
+};
+const BROKEN: DemoWorkload = { containerId: '102', hostname: 'demo-broken', image: faultImage('image-not-found'), extra: [] };
 
 async function demo(): Promise<number> {
   say('Starting a local Kubernetes control plane (etcd, kube-apiserver, controller manager, scheduler, KWOK)...');
   const cluster = await startCluster({ podReadyDelayMs: 2000, log: (line) => say(`  ${line}`) });
   say(`Control plane ready in ${(cluster.startedInMs / 1000).toFixed(1)} s at ${cluster.server}`);
+  let hub: LiveHub | undefined;
+  let server: Awaited<ReturnType<typeof startUiServer>> | undefined;
   try {
-    const io = { stdout: say, stderr: (line: string) => void process.stderr.write(`${line}\n`), signal: controller.signal };
     const common = ['--kubeconfig', cluster.kubeconfigPath, '--node-id', '1', '--cpus', '0.5', '--memory-mb', '512', '--timeout', '2m'];
+    let run = (workload: DemoWorkload): Promise<number> =>
+      runCli(
+        [
+          'create',
+          ...common,
+          '--container-id',
+          workload.containerId,
+          '--hostname',
+          workload.hostname,
+          '--image',
+          workload.image,
+          ...workload.extra,
+        ],
+        { stdout: say, stderr: sayError, signal: controller.signal },
+      );
 
-    say('\n$ kube-provision create --container-id 101 --hostname demo-web --image docker.io/library/nginx:1.27 ...');
-    const ok = await runCli(
-      [
-        'create',
-        ...common,
-        '--container-id',
-        '101',
-        '--hostname',
-        'demo-web',
-        '--image',
-        'docker.io/library/nginx:1.27',
-        '--env',
-        'GREETING=hello',
-        '--entrypoint',
-        'nginx -g "daemon off;"',
-      ],
-      io,
-    );
+    if (withUi) {
+      const api = KubernetesApi.fromConfig({ kubeconfigPath: cluster.kubeconfigPath });
+      hub = new LiveHub({ api, namespace: api.namespace, backend: libraryBackend() });
+      server = await startUiServer({ hub, port: 0 });
+      say(`\nLive page: ${server.url}  (open it in a browser; no authentication, 127.0.0.1 only)`);
+      say('Provisioning starts as soon as a page connects, or in 10 s.');
+      for (let waited = 0; waited < 10_000 && hub.channel.viewerCount === 0 && !controller.signal.aborted; waited += 200) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const liveHub = hub;
+      run = (workload) => {
+        const spec = {
+          containerId: workload.containerId,
+          nodeId: 1,
+          hostname: workload.hostname,
+          image: workload.image,
+          cpus: 0.5,
+          memoryMb: 512,
+          ...(workload === WEB ? { env: { GREETING: 'hello' }, entrypoint: 'nginx -g "daemon off;"' } : {}),
+        };
+        // One subscription, held by the page's hub; the terminal prints what it sees.
+        return printed(liveHub.provision(spec).events$);
+      };
+    }
+
+    say(`\n$ kube-provision create --container-id ${WEB.containerId} --hostname ${WEB.hostname} --image ${WEB.image} ...`);
+    const ok = await run(WEB);
     say(`exit code ${ok}`);
 
-    say(`\n$ kube-provision create --container-id 102 --hostname demo-broken --image ${faultImage('image-not-found')} ...`);
-    const broken = await runCli(
-      ['create', ...common, '--container-id', '102', '--hostname', 'demo-broken', '--image', faultImage('image-not-found')],
-      io,
-    );
+    say(`\n$ kube-provision create --container-id ${BROKEN.containerId} --hostname ${BROKEN.hostname} --image ${BROKEN.image} ...`);
+    const broken = await run(BROKEN);
     say(`exit code ${broken} (3 = rollout failed, named by the kubelet's reason)`);
+
+    if (server) {
+      say(`\nThe live page stays up at ${server.url}: press Ctrl-C to stop.`);
+      await new Promise<void>((resolve) => {
+        if (controller.signal.aborted) return resolve();
+        controller.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    }
     return ok;
   } finally {
+    await server?.close();
+    hub?.close();
     await cluster.stop();
     say('\nControl plane stopped.');
   }
+}
+
+/** The CLI's human lines for an operation's events; resolves with the CLI's exit code. */
+function printed(events$: Observable<OperationEvent>): Promise<number> {
+  return new Promise((resolve) => {
+    let lastText = '';
+    let last: OperationEvent | undefined;
+    events$.subscribe({
+      next: (event) => {
+        last = event;
+        const text = describeEvent(event as ProvisionEvent);
+        if (text !== lastText) say(formatEventLine(event as ProvisionEvent));
+        lastText = text;
+      },
+      error: (error: unknown) => {
+        sayError(formatErrorLine(error));
+        resolve(exitCodeFor(error));
+      },
+      complete: () => {
+        say(last?.providerId ?? '');
+        resolve(EXIT.ok);
+      },
+    });
+  });
 }
 
 demo().then(

@@ -122,6 +122,21 @@ export type { NodeInfo, NodeResources, NodeTaint } from './cluster/node-info.js'
 export { fits, fitsOnNodes, type FitsResult, type NodeFit } from './cluster/fits.js';
 export type { PodRequest } from './cluster/namespace-limits.js';
 
+// Server-Sent Events: any of the library's event streams to a browser, one subscription
+// shared by every viewer, resumable after Last-Event-ID, bounded for slow clients.
+export {
+  END_EVENT,
+  ERROR_EVENT,
+  EventChannel,
+  GAP_EVENT,
+  SNAPSHOT_EVENT,
+  type ChannelFrame,
+  type ChannelViewer,
+  type EventChannelOptions,
+  type ViewerStart,
+} from './sse/event-channel.js';
+export { toEventStream, type EventStreamOptions } from './sse/to-event-stream.js';
+
 // Generic operators, for callers composing their own abortable flows.
 export { abortOn } from './rx/abort-on.js';
 export { fromAbortable } from './rx/from-abortable.js';

@@ -15,6 +15,7 @@ import { runGet } from './commands/get.js';
 import { runStatus } from './commands/status.js';
 import { runLifecycleCommand } from './commands/lifecycle.js';
 import { LIFECYCLE_COMMANDS, type LifecycleCommandName } from './commands/lifecycle-args.js';
+import { runUiCommand } from './commands/ui.js';
 
 export interface CliIo {
   readonly stdout: (line: string) => void;
@@ -36,6 +37,7 @@ Commands:
   delete       delete a workload and wait until it and its pods are gone
   check        check that the cluster, the credentials and the namespace will work
   nodes        list the cluster's nodes: Ready, schedulable, IPs, CPU and memory in use
+  ui           serve a live page of the namespace's workloads on 127.0.0.1
 
 Run "kube-provision <command> --help" for the flags.`;
 
@@ -45,6 +47,7 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   nodes: runNodes,
   get: runGet,
   status: runStatus,
+  ui: runUiCommand,
 };
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

@@ -32,6 +32,7 @@ export const EXAMPLES: Readonly<Record<string, ExampleNeeds>> = {
   'restart.mjs': 'tested by test/integration/examples-lifecycle.test.ts',
   'reconfigure.mjs': 'tested by test/integration/examples-lifecycle.test.ts',
   'remove.mjs': 'tested by test/integration/examples-lifecycle.test.ts',
+  'express-live.cjs': 'tested by test/integration/live-ui-server.test.ts',
   'check-cluster.mjs': 'tested by test/integration/check.test.ts',
   'nodes-and-fits.mjs': 'tested by test/integration/check.test.ts',
   'manager-node-check.cjs': 'tested by test/integration/check.test.ts',

@@ -12,11 +12,11 @@ const SRC = join(ROOT, 'src');
 /** The bands of the README's picture, top first; a part is a directory or a file of src/. */
 const BANDS: readonly (readonly string[])[] = [
   ['cli', 'manager'],
-  ['index.ts'],
+  ['index.ts', 'ui'],
   ['workload', 'cluster'],
   ['informers', 'rollout'],
   ['kube'],
-  ['spec', 'rx'],
+  ['spec', 'rx', 'sse'],
   ['errors.ts', 'text.ts'],
 ];
 

@@ -1,0 +1,73 @@
+// What the live page needs from the library, as injected functions: the live status of
+// every managed workload in a namespace, and the operations its buttons start. The UI
+// knows nothing else of the library, so the same page runs on the library's functions
+// (library-backend.ts) and on whatever a test passes in.
+import type { Observable } from 'rxjs';
+import type { KubernetesClient } from '../kube/client.js';
+import type { PodDiagnosis } from '../rollout/events.js';
+
+/** Manager's words for a workload's state. */
+export type WorkloadState = 'running' | 'offline' | 'stopping' | 'creating' | 'starting' | 'updating' | 'failed' | 'missing' | 'unknown';
+
+export interface WorkloadStatus {
+  readonly state: WorkloadState;
+  readonly reason: string;
+  readonly message: string;
+  /** The Ready Pod's IP: shown, never an identity. */
+  readonly podIp: string | null;
+  readonly nodeName: string | null;
+  readonly restarts: number;
+  readonly image: string | null;
+  readonly generation: number;
+  /** What a Pod is doing or why it cannot run, in the kubelet's or scheduler's words. */
+  readonly pod?: PodDiagnosis;
+}
+
+/** One change of one workload's status (`missing` once when it is deleted). */
+export interface WorkloadStatusEvent {
+  readonly type: 'status';
+  readonly at: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly providerId: string;
+  readonly containerId: string;
+  readonly nodeId: string;
+  readonly status: WorkloadStatus;
+}
+
+/** A progress event of any operation: the shape provisioning's events share. */
+export interface OperationEvent {
+  readonly type: string;
+  readonly at: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly providerId: string;
+}
+
+export interface OperationOptions {
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+}
+
+export type LifecycleAction = 'start' | 'stop' | 'restart' | 'remove';
+
+export const LIFECYCLE_ACTIONS: readonly LifecycleAction[] = ['start', 'stop', 'restart', 'remove'];
+
+export type LifecycleOperation = (api: KubernetesClient, providerId: string, options?: OperationOptions) => Observable<OperationEvent>;
+
+export interface UiBackend {
+  /** Every managed workload's status, live, each change once. Required. */
+  readonly statuses$: (api: KubernetesClient, options: { readonly namespace: string }) => Observable<WorkloadStatusEvent>;
+  /** Creates a workload from a spec (the library's provision$). */
+  readonly provision$?: (api: KubernetesClient, spec: unknown, options?: OperationOptions) => Observable<OperationEvent>;
+  readonly start$?: LifecycleOperation;
+  readonly stop$?: LifecycleOperation;
+  readonly restart$?: LifecycleOperation;
+  /** Deletes the workload (named `remove`: `delete` is a keyword). */
+  readonly remove$?: LifecycleOperation;
+}
+
+/** The actions a backend offers, for the page's buttons. */
+export function availableActions(backend: UiBackend): LifecycleAction[] {
+  return LIFECYCLE_ACTIONS.filter((action) => backend[`${action}$`] !== undefined);
+}

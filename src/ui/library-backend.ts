@@ -1,0 +1,29 @@
+// The backend `kube-provisioner ui` runs on: the library's own functions. This is the one
+// place the live page is wired to them.
+import { defer, from, switchMap } from 'rxjs';
+import { CONTAINER_ID_LABEL } from '../spec/labels.js';
+import { parseProviderId } from '../spec/provider-id.js';
+import { provision$ } from '../workload/provision.js';
+import { remove$ } from '../workload/remove.js';
+import { restart$ } from '../workload/restart.js';
+import { start$ } from '../workload/start.js';
+import { statuses$ } from '../workload/statuses.js';
+import { stop$ } from '../workload/stop.js';
+import type { LifecycleOperation, UiBackend } from './backend.js';
+
+// remove$ refuses a Deployment whose container-id differs from the one named; the page
+// names workloads by provider ID only, so the label is read first and the delete then
+// carries that object's UID as its precondition.
+const removeListed: LifecycleOperation = (api, providerId, options = {}) =>
+  defer(() => {
+    const { namespace, name } = parseProviderId(providerId);
+    return from(api.readDeployment(namespace, name, options.signal ? { signal: options.signal } : {})).pipe(
+      switchMap((deployment) =>
+        remove$(api, providerId, { ...options, containerId: deployment.metadata?.labels?.[CONTAINER_ID_LABEL] ?? '' }),
+      ),
+    );
+  });
+
+export function libraryBackend(): UiBackend {
+  return { statuses$, provision$, start$, stop$, restart$, remove$: removeListed };
+}

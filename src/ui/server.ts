@@ -1,0 +1,177 @@
+// The live page's HTTP server: the page's three files, one Server-Sent Events stream of
+// the hub's channel, and the actions. It listens on 127.0.0.1 only and has no
+// authentication, so it guards what a loopback server must against other web pages the
+// user visits: requests must name this server in Host (no DNS rebinding), and a POST
+// must carry a custom header (a cross-origin page cannot send one without a CORS
+// preflight, which this server never approves).
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { InvalidOptionError, InvalidSpecError, KubeProvisionerError } from '../errors.js';
+import { errorForViewers } from '../sse/error-for-viewers.js';
+import { toEventStream } from '../sse/to-event-stream.js';
+import { LIFECYCLE_ACTIONS, type LifecycleAction } from './backend.js';
+import type { LiveHub } from './live-hub.js';
+
+export const UI_HOST = '127.0.0.1';
+export const DEFAULT_UI_PORT = 8765;
+/** The header every POST must carry (see above). */
+export const ACTION_HEADER = 'x-kube-provision-ui';
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** The page's files ship in the package's web/ folder, two levels above this module (src/ui or dist/ui). */
+export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
+
+const PAGE_FILES: Readonly<Record<string, { file: string; type: string }>> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/live.js': { file: 'live.js', type: 'text/javascript; charset=utf-8' },
+  '/live.css': { file: 'live.css', type: 'text/css; charset=utf-8' },
+};
+
+const PAGE_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+} as const;
+
+export interface UiServerOptions {
+  readonly hub: LiveHub;
+  /** Port on 127.0.0.1; 0 picks a free one. Default 8765. */
+  readonly port?: number;
+  /** Heartbeat interval of the event stream. Default 15000. */
+  readonly heartbeatMs?: number;
+  /** Where the page's files are (tests only). Default: the package's web/ folder. */
+  readonly webDir?: string;
+}
+
+export interface UiServer {
+  /** http://127.0.0.1:<port>/ */
+  readonly url: string;
+  readonly port: number;
+  /** Stops listening and ends every open connection; the hub (and its operations) go on. */
+  close(): Promise<void>;
+}
+
+export async function startUiServer(options: UiServerOptions): Promise<UiServer> {
+  const port = options.port ?? DEFAULT_UI_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InvalidOptionError('port', `port must be a whole number from 0 to 65535 (got ${port})`);
+  }
+  const webDir = options.webDir ?? WEB_DIR;
+  const files = new Map(
+    Object.entries(PAGE_FILES).map(([path, { file, type }]) => [path, { body: readFileSync(`${webDir}/${file}`), type }]),
+  );
+  const hub = options.hub;
+  let allowedHosts: ReadonlySet<string> = new Set();
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => sendError(response, error));
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (!allowedHosts.has(request.headers.host ?? '')) {
+      return sendJson(response, 403, { name: 'ForbiddenHost', message: 'this server answers only to 127.0.0.1 and localhost' });
+    }
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      const file = files.get(path);
+      if (file) {
+        response.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length, ...PAGE_HEADERS });
+        response.end(request.method === 'HEAD' ? undefined : file.body);
+        return;
+      }
+      if (path === '/api/events') {
+        const lastEventId = url.searchParams.get('lastEventId') ?? undefined;
+        const header = request.headers['last-event-id'];
+        toEventStream(hub.channel, response, {
+          ...(header === undefined && lastEventId !== undefined ? { lastEventId } : {}),
+          ...(options.heartbeatMs !== undefined ? { heartbeatMs: options.heartbeatMs } : {}),
+        });
+        return;
+      }
+      if (path === '/api/state') return sendJson(response, 200, { lastEventId: hub.channel.lastEventId ?? null, ...hub.snapshot() });
+      return sendJson(response, 404, { name: 'NotFound', message: `no page at ${path}` });
+    }
+    if (request.method === 'POST') {
+      if (request.headers[ACTION_HEADER] !== '1') {
+        return sendJson(response, 403, { name: 'MissingActionHeader', message: `actions need the ${ACTION_HEADER}: 1 header` });
+      }
+      if (path === '/api/workloads') {
+        const operation = hub.provision(await readJson(request));
+        return sendJson(response, 202, { operationId: operation.id, providerId: operation.providerId });
+      }
+      const match = /^\/api\/workloads\/([^/]+)\/([^/]+)\/([a-z]+)$/.exec(path);
+      const action = match?.[3] as LifecycleAction | undefined;
+      if (match && action && LIFECYCLE_ACTIONS.includes(action)) {
+        const operation = hub.act(action, `${decodeURIComponent(match[1]!)}/${decodeURIComponent(match[2]!)}`);
+        return sendJson(response, 202, { operationId: operation.id, providerId: operation.providerId });
+      }
+      return sendJson(response, 404, { name: 'NotFound', message: `no action at ${path}` });
+    }
+    response.setHeader('Allow', 'GET, HEAD, POST');
+    return sendJson(response, 405, { name: 'MethodNotAllowed', message: `${request.method} is not allowed` });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, UI_HOST, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  allowedHosts = new Set([`${UI_HOST}:${actualPort}`, `localhost:${actualPort}`]);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${UI_HOST}:${actualPort}/`,
+    port: actualPort,
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Event streams never end by themselves: cut them (browsers reconnect to the next server).
+        server.closeAllConnections();
+      })),
+  };
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  response.end(text);
+}
+
+function sendError(response: ServerResponse, error: unknown): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  if (error instanceof InvalidSpecError) return sendJson(response, 400, { ...errorForViewers(error), issues: error.issues });
+  if (error instanceof BadRequestError) return sendJson(response, 400, errorForViewers(error));
+  // The backend lacks that operation.
+  if (error instanceof InvalidOptionError) return sendJson(response, 501, errorForViewers(error));
+  sendJson(response, error instanceof KubeProvisionerError ? 400 : 500, errorForViewers(error));
+}
+
+class BadRequestError extends Error {
+  override readonly name = 'BadRequestError';
+}
+
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BadRequestError(`the request body is larger than ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new BadRequestError('the request body is not valid JSON');
+  }
+}
