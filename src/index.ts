@@ -45,6 +45,10 @@ export type {
   RolloutStatus,
 } from './rollout/events.js';
 
+// Lines for people: the CLI's output and Manager's job log, one line per event or error.
+export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './rollout/event-lines.js';
+export { escapeControlCharacters } from './text.js';
+
 // Operations on one workload.
 export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
