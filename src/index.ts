@@ -10,7 +10,13 @@ export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/
 export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, ownershipLabels } from './spec/labels.js';
 
 // The client, and the interface a fake client implements.
-export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } from './kube/kubernetes-api.js';
+export {
+  KubernetesApi,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type ConnectionOptions,
+  type KubernetesApiOptions,
+  type KubernetesServerOptions,
+} from './kube/kubernetes-api.js';
 export type {
   KindMap,
   KubernetesClient,

@@ -11,10 +11,12 @@ import type {
   WatchParams,
 } from './client.js';
 import { InvalidOptionError } from '../errors.js';
-import { HttpTransport, type RequestInfo } from './http-transport.js';
+import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+import { serverCredentials, type ServerOptions } from './server-credentials.js';
 
-export interface KubernetesApiOptions extends KubeconfigOptions {
+/** How requests are sent; the same for a kubeconfig and for a server URL with a token. */
+export interface ConnectionOptions {
   /** Bound on every API request (and on a watch until the server answers). Default 30 s. */
   readonly requestTimeoutMs?: number;
   /**
@@ -26,6 +28,11 @@ export interface KubernetesApiOptions extends KubeconfigOptions {
   /** Called once per API request sent; benchmarks count calls with it. */
   readonly onRequest?: (info: RequestInfo) => void;
 }
+
+export interface KubernetesApiOptions extends KubeconfigOptions, ConnectionOptions {}
+
+/** `KubernetesApi.fromServer`: a server URL and a bearer token instead of a kubeconfig file. */
+export interface KubernetesServerOptions extends ServerOptions, ConnectionOptions {}
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Objects per page when listing, so a huge namespace is fetched in bounded chunks. */
@@ -49,15 +56,20 @@ export class KubernetesApi implements KubernetesClient {
    * the context's, else `default`). TLS verification stays on unless `tlsVerify: false`.
    */
   static fromConfig(options: KubernetesApiOptions = {}): KubernetesApi {
-    requirePositiveInteger('requestTimeoutMs', options.requestTimeoutMs);
-    requirePositiveInteger('maxConnections', options.maxConnections);
+    requireConnectionOptions(options);
     const loaded = loadKubeconfig(options);
-    const transport = new HttpTransport(loaded.config, loaded.server, {
-      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
-      ...(options.onRequest ? { onRequest: options.onRequest } : {}),
-    });
-    return new KubernetesApi(transport, loaded.namespace, loaded.context);
+    return new KubernetesApi(new HttpTransport(loaded.config, loaded.server, transportOptions(options)), loaded.namespace, loaded.context);
+  }
+
+  /**
+   * Without a kubeconfig: the API server's URL and a bearer token (e.g. a ServiceAccount
+   * token), with the CA to trust (`caData`, default Node's trusted CAs) and TLS verification
+   * on unless `tlsVerify: false`. Reads no file and no environment variable; `context` is ''.
+   */
+  static fromServer(options: KubernetesServerOptions): KubernetesApi {
+    requireConnectionOptions(options);
+    const { credentials, server, namespace } = serverCredentials(options);
+    return new KubernetesApi(new HttpTransport(credentials, server, transportOptions(options)), namespace, '');
   }
 
   private constructor(
@@ -132,6 +144,19 @@ export class KubernetesApi implements KubernetesClient {
       },
     );
   }
+}
+
+function requireConnectionOptions(options: ConnectionOptions): void {
+  requirePositiveInteger('requestTimeoutMs', options.requestTimeoutMs);
+  requirePositiveInteger('maxConnections', options.maxConnections);
+}
+
+function transportOptions(options: ConnectionOptions): TransportOptions {
+  return {
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+  };
 }
 
 function requirePositiveInteger(option: string, value: number | undefined): void {
