@@ -18,6 +18,7 @@ export {
   type KubernetesServerOptions,
 } from './kube/kubernetes-api.js';
 export type {
+  DeleteOptions,
   KindMap,
   KubernetesClient,
   ObjectList,

@@ -50,6 +50,17 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Options of `deleteDeployment`. */
+export interface DeleteOptions extends RequestOptions {
+  /** Delete only the object with this UID; another object of that name answers 409 Conflict. */
+  readonly uid?: string;
+  /**
+   * What happens to the ReplicaSets and Pods: `Foreground` keeps the Deployment (with a
+   * deletionTimestamp) until they are gone. Default: the server's (Background).
+   */
+  readonly propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+}
+
 export interface KubernetesClient {
   /** The namespace to use when a spec names none (option, else context, else `default`). */
   readonly namespace: string;
@@ -66,4 +77,8 @@ export interface KubernetesClient {
     options?: RequestOptions,
   ): Promise<ObjectList<KindMap[K]>>;
   watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle;
+
+  // Cleanup after a failed provisioning (delete only the object this run created, by UID).
+  /** Resolves once the API server accepted the delete; 404 -> NotFoundError, UID mismatch -> ConflictError. */
+  deleteDeployment(namespace: string, name: string, options?: DeleteOptions): Promise<void>;
 }

@@ -35,7 +35,7 @@ export interface TransportOptions {
 }
 
 export interface JsonRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   readonly path: string;
   readonly query?: Record<string, string | number | boolean | undefined>;
   readonly body?: unknown;

@@ -1,6 +1,7 @@
 // KubernetesApi: the KubernetesClient over a real API server.
 import type { V1Deployment } from '@kubernetes/client-node';
 import type {
+  DeleteOptions,
   KindMap,
   KubernetesClient,
   ObjectList,
@@ -143,6 +144,21 @@ export class KubernetesApi implements KubernetesClient {
         onClose: (error) => handlers.onClose(error),
       },
     );
+  }
+
+  async deleteDeployment(namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
+    await this.transport.requestJson<unknown>({
+      method: 'DELETE',
+      path: `${RESOURCE_PATHS.deployments(namespace)}/${encodeURIComponent(name)}`,
+      body: {
+        kind: 'DeleteOptions',
+        apiVersion: 'v1',
+        ...(options.uid !== undefined ? { preconditions: { uid: options.uid } } : {}),
+        ...(options.propagationPolicy !== undefined ? { propagationPolicy: options.propagationPolicy } : {}),
+      },
+      target: { verb: 'delete', resource: 'deployments', namespace, name },
+      signal: options.signal,
+    });
   }
 }
 

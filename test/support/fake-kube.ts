@@ -7,6 +7,7 @@ import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError 
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';
 import type {
+  DeleteOptions,
   KindMap,
   KubernetesClient,
   ObjectList,
@@ -34,7 +35,7 @@ interface Watcher {
   readonly handlers: WatchHandlers<AnyObject>;
 }
 
-type Method = 'createDeployment' | 'readDeployment' | 'list' | 'watch';
+type Method = 'createDeployment' | 'readDeployment' | 'list' | 'watch' | 'deleteDeployment';
 
 export class FakeKubernetes implements KubernetesClient {
   readonly server = 'https://fake.invalid:6443';
@@ -45,7 +46,14 @@ export class FakeKubernetes implements KubernetesClient {
   private readonly log: LoggedEvent[] = [];
   private readonly watchers = new Set<Watcher>();
   private readonly failures = new Map<Method, Error[]>();
-  readonly calls: { method: Method; kind?: WatchedKind; namespace: string; name?: string; streamingList?: true }[] = [];
+  readonly calls: {
+    method: Method;
+    kind?: WatchedKind;
+    namespace: string;
+    name?: string;
+    streamingList?: true;
+    delete?: { uid?: string; propagationPolicy?: string };
+  }[] = [];
   watchesOpened = 0;
   /** false: refuse streaming lists with 422, as a server without the WatchList feature does. */
   supportsStreamingLists = true;
@@ -228,6 +236,30 @@ export class FakeKubernetes implements KubernetesClient {
   private throwInjected(method: Method): void {
     const error = this.failures.get(method)?.shift();
     if (error) throw error;
+  }
+
+  // Cleanup after a failed provisioning. The Deployment goes at once, whatever the
+  // propagation policy (the fake has no garbage collector); its Pods stay until a test deletes them.
+  async deleteDeployment(namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
+    const { uid, propagationPolicy } = options;
+    this.calls.push({
+      method: 'deleteDeployment',
+      namespace,
+      name,
+      delete: { ...(uid !== undefined ? { uid } : {}), ...(propagationPolicy !== undefined ? { propagationPolicy } : {}) },
+    });
+    options.signal?.throwIfAborted();
+    this.throwInjected('deleteDeployment');
+    const found = this.objects.get(key('deployments', namespace, name));
+    const target = { verb: 'delete', resource: 'deployments', namespace, name };
+    if (!found) throw new NotFoundError(`deployments.apps "${name}" not found`, { target });
+    if (uid !== undefined && found.metadata?.uid !== uid) {
+      throw new ConflictError(`Precondition failed: UID in precondition: ${uid}, UID in object meta: ${found.metadata?.uid}`, {
+        reason: 'Conflict',
+        target,
+      });
+    }
+    this.delete('deployments', name, namespace);
   }
 }
 

@@ -25,6 +25,7 @@ import {
   InvalidObjectError,
   InvalidOptionError,
   KubeconfigInvalidError,
+  NotFoundError,
   ResourceExpiredError,
   TlsError,
   UnauthorizedError,
@@ -792,5 +793,39 @@ describe('KubernetesApi.fromServer (a server URL and a bearer token, no kubeconf
     expect((error as InvalidOptionError).option).toBe(option);
     expectNoSecrets(error);
     expect(requests).toEqual([]);
+  });
+});
+
+describe('KubernetesApi.deleteDeployment', () => {
+  it('sends DELETE with the UID precondition and the propagation policy as DeleteOptions', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
+    await api(server).deleteDeployment('team-a', 'web', { uid: 'uid-1', propagationPolicy: 'Foreground' });
+    expect(server.received[0]).toMatchObject({ method: 'DELETE', url: '/apis/apps/v1/namespaces/team-a/deployments/web' });
+    expect(JSON.parse(server.received[0]!.body)).toEqual({
+      kind: 'DeleteOptions',
+      apiVersion: 'v1',
+      preconditions: { uid: 'uid-1' },
+      propagationPolicy: 'Foreground',
+    });
+  });
+
+  it('409 (another UID) -> ConflictError; 404 -> NotFoundError; 403 names the delete verb', async () => {
+    const answers = [
+      () => [409, 'Conflict', 'Precondition failed: UID in precondition: uid-1, UID in object meta: uid-2'] as const,
+      () => [404, 'NotFound', 'deployments.apps "web" not found'] as const,
+      () => [403, 'Forbidden', 'deployments.apps "web" is forbidden'] as const,
+    ];
+    const server = await startServer('https', (_req, res) => {
+      const [code, reason, message] = answers.shift()!();
+      sendStatus(res, code, reason, message);
+    });
+    const client = api(server);
+    const conflict = await rejection(client.deleteDeployment('team-a', 'web', { uid: 'uid-1' }));
+    expect(conflict).toBeInstanceOf(ConflictError);
+    expect((conflict as ConflictError).reason).toBe('Conflict');
+    expect(await rejection(client.deleteDeployment('team-a', 'web'))).toBeInstanceOf(NotFoundError);
+    const forbidden = await rejection(client.deleteDeployment('team-a', 'web'));
+    expect(forbidden).toBeInstanceOf(ForbiddenError);
+    expect(forbidden.message).toMatch(/may not delete deployments in namespace team-a/);
   });
 });
