@@ -7,7 +7,17 @@ export { isValidImageReference, parseImageReference, type ImageReferenceParts } 
 export { DEFAULT_NAMESPACE, isEnvVarName } from './spec/names.js';
 export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
 export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
-export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, ownershipLabels } from './spec/labels.js';
+export {
+  CONTAINER_ID_LABEL,
+  INSTANCE_LABEL,
+  LABEL_PREFIX,
+  MANAGED_LABEL,
+  MANAGED_SELECTOR,
+  NODE_ID_LABEL,
+  belongsToInstance,
+  managedSelector,
+  ownershipLabels,
+} from './spec/labels.js';
 
 // The client, and the interface a fake client implements.
 export {

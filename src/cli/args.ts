@@ -30,6 +30,7 @@ Spec:
       --env KEY=VALUE          environment variable (repeatable)
       --entrypoint "CMD ARGS"  command, split like shell words (quotes respected)
       --arg VALUE              argument after the command (repeatable; --arg=--flag for dashes)
+      --instance ID            Manager installation that owns it (label value; Managers sharing a namespace)
   -f, --spec-file PATH         JSON spec (fields as in the API); flags override it; - reads stdin
 Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
@@ -64,6 +65,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
         env: { type: 'string', multiple: true },
         entrypoint: { type: 'string' },
         arg: { type: 'string', multiple: true },
+        instance: { type: 'string' },
         'spec-file': { type: 'string', short: 'f' },
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
@@ -93,6 +95,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('cpus', numberOrText(flags.cpus));
   set('memoryMb', numberOrText(flags['memory-mb']));
   set('entrypoint', flags.entrypoint);
+  set('instance', flags.instance);
   if (flags.arg) spec.args = flags.arg;
   if (flags.env) spec.env = { ...(spec.env as Record<string, unknown> | undefined), ...parseEnv(flags.env) };
 

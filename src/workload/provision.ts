@@ -74,8 +74,8 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
           of<ProvisionEvent>({ type: adopted ? 'adopted' : 'created', at: at(), namespace, name, providerId, uid }),
           awaitRollout(
             { namespace, name, uid, providerId },
-            deploymentSnapshots(registry, client, namespace, name),
-            podSnapshots(registry, client, namespace, spec.containerId),
+            deploymentSnapshots(registry, client, namespace, name, spec.instance),
+            podSnapshots(registry, client, namespace, spec.containerId, spec.instance),
             { scheduler, failurePolicy },
           ).pipe(tap((event) => (lastStatus = event.status))),
           defer(() =>

@@ -1,13 +1,15 @@
 // The two informer streams one provisioning waits on, from the shared informers of its
 // namespace: the Deployment by name, and its Pods by container-id label. Both informers
-// select managed=true, so one Deployment watch and one Pod watch per namespace serve every
-// provisioning in it. They cache only the fields the rollout streams read (cached-fields.ts).
+// select the installation's workloads (managedSelector: managed=true and the instance
+// label, or no instance label), so one Deployment watch and one Pod watch per namespace and
+// installation serve every provisioning in it, and another installation's Pods with the
+// same container-id never reach it. They cache only the fields the rollout streams read (cached-fields.ts).
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { defer, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
 import { cachedDeploymentFields, cachedPodFields } from './cached-fields.js';
-import { MANAGED_SELECTOR, containerIdOf } from '../spec/labels.js';
+import { containerIdOf, managedSelector } from '../spec/labels.js';
 
 /** How the Deployment informer keys and caches objects (also used by bench/micro.ts). */
 export const DEPLOYMENTS_BY_NAME = {
@@ -30,8 +32,10 @@ export function deploymentSnapshots(
   client: KubernetesClient,
   namespace: string,
   name: string,
+  instance?: string,
 ): Observable<readonly V1Deployment[]> {
-  return snapshots(registry, client, { kind: 'deployments', namespace, labelSelector: MANAGED_SELECTOR, ...DEPLOYMENTS_BY_NAME }, name);
+  const labelSelector = managedSelector(instance);
+  return snapshots(registry, client, { kind: 'deployments', namespace, labelSelector, ...DEPLOYMENTS_BY_NAME }, name);
 }
 
 export function podSnapshots(
@@ -39,8 +43,10 @@ export function podSnapshots(
   client: KubernetesClient,
   namespace: string,
   containerId: string,
+  instance?: string,
 ): Observable<readonly V1Pod[]> {
-  return snapshots(registry, client, { kind: 'pods', namespace, labelSelector: MANAGED_SELECTOR, ...PODS_BY_CONTAINER_ID }, containerId);
+  const labelSelector = managedSelector(instance);
+  return snapshots(registry, client, { kind: 'pods', namespace, labelSelector, ...PODS_BY_CONTAINER_ID }, containerId);
 }
 
 /** The informer is looked up at subscription time, so an idle one is never kept around. */

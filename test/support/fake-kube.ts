@@ -267,11 +267,12 @@ function key(kind: WatchedKind, namespace: string, name: string): string {
   return `${kind}/${namespace}/${name}`;
 }
 
-/** Equality-based selectors only (`a=b,c=d`), which is all the project uses. */
+/** Equality (`a=b`) and does-not-exist (`!a`) terms, which is all the project uses. */
 function matches(object: AnyObject, selector: string | undefined): boolean {
   if (!selector) return true;
   const labels = object.metadata?.labels ?? {};
   return selector.split(',').every((term) => {
+    if (term.startsWith('!')) return !Object.hasOwn(labels, term.slice(1));
     const [name, value] = term.split('=');
     return name !== undefined && labels[name] === value;
   });
