@@ -101,4 +101,5 @@ export {
   WatchInactiveError,
   type FieldCause,
   type SpecIssue,
+  type WorkloadCleanup,
 } from './errors.js';

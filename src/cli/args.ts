@@ -12,6 +12,7 @@ export interface CreateCommand {
   readonly spec: Record<string, unknown>;
   readonly timeoutMs: number;
   readonly progressDeadlineSeconds?: number;
+  readonly keepOnFailure: boolean;
   readonly output: 'text' | 'json';
 }
 
@@ -41,6 +42,8 @@ Cluster:
 Waiting:
       --timeout DUR            bound on the whole provisioning (default 5m), e.g. 90s, 5m, 1m30s
       --progress-deadline DUR  the Deployment's progressDeadlineSeconds (default 10m)
+      --keep-on-failure        keep the Deployment this run created when it fails (default: delete
+                               it with its pods once the failure is diagnosed; an adopted one is kept)
 Output:
   -o, --output text|json       json: one JSON object per line
   -h, --help
@@ -74,6 +77,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
         'request-timeout': { type: 'string' },
         timeout: { type: 'string' },
         'progress-deadline': { type: 'string' },
+        'keep-on-failure': { type: 'boolean' },
         output: { type: 'string', short: 'o' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -116,6 +120,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
     ...(flags['progress-deadline'] !== undefined
       ? { progressDeadlineSeconds: Math.max(1, Math.round(duration('--progress-deadline', flags['progress-deadline']) / 1000)) }
       : {}),
+    keepOnFailure: flags['keep-on-failure'] === true,
     output,
   };
 }

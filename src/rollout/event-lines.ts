@@ -1,7 +1,7 @@
 // Progress events and errors as lines for people: the CLI's output, and Manager's job log
 // (the Manager adapter's event printer builds on these). Each line is one line whatever
 // the event carries: control characters in a kubelet message or an error are escaped.
-import { InvalidSpecError, RolloutFailedError, RolloutTimeoutError } from '../errors.js';
+import { InvalidSpecError, KubeProvisionerError, RolloutFailedError, RolloutTimeoutError } from '../errors.js';
 import { escapeControlCharacters } from '../text.js';
 import type { ProvisionEvent } from './events.js';
 
@@ -41,6 +41,10 @@ export function errorRecord(error: unknown): Record<string, unknown> {
   if (error instanceof RolloutFailedError)
     Object.assign(record, { reason: error.reason, detail: error.detail, pod: error.pod, container: error.container });
   if (error instanceof RolloutTimeoutError) Object.assign(record, { timeoutMs: error.timeoutMs, lastStatus: error.lastStatus });
+  if (error instanceof KubeProvisionerError && error.cleanup) {
+    const { outcome, providerId, uid } = error.cleanup;
+    record['cleanup'] = { outcome, providerId, uid };
+  }
   return record;
 }
 

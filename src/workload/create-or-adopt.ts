@@ -1,7 +1,7 @@
 // createOrAdopt(): creates the Deployment; when one of that name already exists, adopts it
 // only if it is the same Manager container's (our container-id, managed and instance
-// labels), and otherwise fails with ConflictError. It never overwrites or patches an
-// existing object.
+// labels) and not being deleted, and otherwise fails with ConflictError. It never
+// overwrites or patches an existing object.
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { ConflictError } from '../errors.js';
@@ -32,6 +32,13 @@ export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment):
           `Deployment ${namespace}/${name} already exists and belongs to ` +
             (owner ? `container-id ${owner}${describeInstance(labels[INSTANCE_LABEL])}` : 'something other than Manager') +
             `, not container-id ${containerId}${describeInstance(instance)}; it was left untouched`,
+          { reason: 'AlreadyExists', target: { verb: 'create', resource: 'deployments', namespace, name }, cause: error },
+        );
+      }
+      if (existing.metadata?.deletionTimestamp) {
+        throw new ConflictError(
+          `Deployment ${namespace}/${name} of container-id ${containerId} is being deleted (a failed run's cleanup, or someone else); ` +
+            'retry once it is gone',
           { reason: 'AlreadyExists', target: { verb: 'create', resource: 'deployments', namespace, name }, cause: error },
         );
       }

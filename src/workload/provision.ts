@@ -6,8 +6,24 @@
 //
 // The whole of it, the create included, races one deadline (`timeoutMs`) and the caller's
 // AbortSignal; on every way out the informer subscriptions, timers and any request in
-// flight are released.
-import { asyncScheduler, concat, defer, filter, lastValueFrom, map, of, switchMap, tap, type Observable, type SchedulerLike } from 'rxjs';
+// flight are released. When it fails after creating the Deployment, the error (with its
+// diagnosis) is held while that Deployment is deleted (cleanup.ts), unless the caller keeps
+// it; `error.cleanup` and the message say which happened. An abort deletes nothing.
+import {
+  asyncScheduler,
+  catchError,
+  concat,
+  defer,
+  filter,
+  lastValueFrom,
+  map,
+  of,
+  switchMap,
+  tap,
+  throwError,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { ProvisionAbortedError, RolloutTimeoutError } from '../errors.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
@@ -18,6 +34,7 @@ import { awaitRollout } from '../rollout/await-rollout.js';
 import { deadline } from '../rx/deadline.js';
 import type { ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
+import { deleteCreated, withCleanup, type CreatedDeployment } from './cleanup.js';
 import { createOrAdopt } from './create-or-adopt.js';
 import { buildDeployment } from './manifest.js';
 import { formatProviderId } from '../spec/provider-id.js';
@@ -37,6 +54,11 @@ export interface ProvisionOptions {
   readonly scheduler?: SchedulerLike;
   /** Shared informers; default: one registry for the process. */
   readonly informers?: InformerRegistry;
+  /**
+   * On failure, keep the Deployment this run created, for debugging. Default false: it is
+   * deleted with its Pods once the failure is diagnosed (an adopted one is never deleted).
+   */
+  readonly keepOnFailure?: boolean;
 }
 
 export interface ProvisionResult {
@@ -66,10 +88,13 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const startedAt = scheduler.now();
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
+    // What this run found or made; a failure before it existed leaves nothing to clean up.
+    let workload: { readonly adopted: boolean; readonly deployment: CreatedDeployment } | undefined;
 
     const work$ = createOrAdopt(client, manifest).pipe(
       switchMap(({ deployment, adopted }) => {
         const uid = deployment.metadata?.uid ?? '';
+        workload = { adopted, deployment: { namespace, name, uid, providerId, instance: spec.instance } };
         return concat(
           of<ProvisionEvent>({ type: adopted ? 'adopted' : 'created', at: at(), namespace, name, providerId, uid }),
           awaitRollout(
@@ -87,6 +112,17 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
 
     return work$.pipe(
       deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus), scheduler),
+      catchError((error: unknown) => {
+        if (!workload) return throwError(() => error);
+        const { adopted, deployment } = workload;
+        if (adopted || options.keepOnFailure) {
+          const outcome = adopted ? 'adopted' : 'kept';
+          return throwError(() => withCleanup(error, { outcome, providerId, uid: deployment.uid }));
+        }
+        return deleteCreated(client, deployment, { registry, scheduler }).pipe(
+          switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))),
+        );
+      }),
       abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
     );
   });

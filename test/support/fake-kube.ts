@@ -238,8 +238,8 @@ export class FakeKubernetes implements KubernetesClient {
     if (error) throw error;
   }
 
-  // Cleanup after a failed provisioning. The Deployment goes at once, whatever the
-  // propagation policy (the fake has no garbage collector); its Pods stay until a test deletes them.
+  // Cleanup after a failed provisioning. Unless orphaned, the Pods its selector matches go
+  // first (the garbage collector's work, done at once), then the Deployment.
   async deleteDeployment(namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
     const { uid, propagationPolicy } = options;
     this.calls.push({
@@ -258,6 +258,14 @@ export class FakeKubernetes implements KubernetesClient {
         reason: 'Conflict',
         target,
       });
+    }
+    if (propagationPolicy !== 'Orphan') {
+      const selector = Object.entries((found as V1Deployment).spec?.selector.matchLabels ?? {})
+        .map(([label, value]) => `${label}=${value}`)
+        .join(',');
+      for (const [k, pod] of [...this.objects]) {
+        if (k.startsWith(`pods/${namespace}/`) && matches(pod, selector)) this.delete('pods', pod.metadata?.name ?? '', namespace);
+      }
     }
     this.delete('deployments', name, namespace);
   }

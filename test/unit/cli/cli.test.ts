@@ -84,6 +84,7 @@ describe('parseCreateArgs', () => {
       'json',
       '--progress-deadline',
       '90s',
+      '--keep-on-failure',
     ]);
     expect(command).toEqual({
       api: { kubeconfigPath: '/tmp/kc', context: 'ctx', namespace: 'apps' },
@@ -101,13 +102,14 @@ describe('parseCreateArgs', () => {
       },
       timeoutMs: 120_000,
       progressDeadlineSeconds: 90,
+      keepOnFailure: true,
       output: 'json',
     });
   });
 
   it('defaults: 5 minute timeout, text output, TLS verification on', () => {
     const command = parseCreateArgs(base);
-    expect(command).toMatchObject({ timeoutMs: 300_000, output: 'text', api: {} });
+    expect(command).toMatchObject({ timeoutMs: 300_000, output: 'text', api: {}, keepOnFailure: false });
     expect(parseCreateArgs([...base, '--insecure-skip-tls-verify'])).toMatchObject({ api: { tlsVerify: false } });
   });
 
