@@ -10,12 +10,14 @@ export {
   type CreateFlowEvent,
   type SavedEvent,
 } from './create-flow.js';
+export { describeFlowEvent, eventPrinter, type EventPrinterOptions } from './event-printer.js';
 export {
   AlreadyProvisionedError,
   ContainerLoadError,
   ContainerNotFoundError,
   DuplicateProviderError,
   InvalidContainerRecordError,
+  KubernetesNodeConfigError,
   NetworkIdentityMissingError,
   NoStorageError,
   ProviderIdNotSavedError,
@@ -28,6 +30,8 @@ export {
 export { ProviderRegistry } from './providers/registry.js';
 export {
   createKubernetesProvider,
+  kubernetesNodeConfig,
+  nodeClientFactory,
   type KubernetesClientFactory,
   type KubernetesNodeConfig,
   type KubernetesProviderOptions,

@@ -5,14 +5,8 @@
 import { asyncScheduler } from 'rxjs';
 import { lastValueFrom } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ConflictError,
-  ForbiddenError,
-  KubeProvisionerError,
-  ProvisionAbortedError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-} from '../../src/errors.js';
+import type { KubeProvisionerError } from '../../src/errors.js';
+import { ConflictError, ForbiddenError, ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { errorRecord } from '../../src/rollout/event-lines.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
