@@ -11,13 +11,17 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** What an example needs to run. Each file in examples/ is listed here exactly once. */
-export const EXAMPLES: Readonly<Record<string, 'nothing' | 'cluster'>> = {
+/**
+ * What an example needs to run. Each file in examples/ is listed here exactly once.
+ * `manager`: a cluster and Manager-shaped models on SQLite (test/support/manager-models.cjs);
+ * test/integration/manager.test.ts runs those.
+ */
+export const EXAMPLES: Readonly<Record<string, 'nothing' | 'cluster' | 'manager'>> = {
   'build-deployment.mjs': 'nothing',
   'provision.mjs': 'cluster',
   'provision.cjs': 'cluster',
   'progress.mjs': 'cluster',
-  'manager-create-container.cjs': 'cluster',
+  'manager-create-container.cjs': 'manager',
 };
 
 export function exampleFiles(): string[] {
@@ -79,12 +83,17 @@ export interface ExampleRun {
 }
 
 /**
- * Runs `node examples/<file>` from the repository root, as a reader would, with `env` on
- * top of this process's environment. Killed (code null) if it does not exit on its own.
+ * Runs `node examples/<file> [args]` from the repository root, as a reader would, with `env`
+ * on top of this process's environment. Killed (code null) if it does not exit on its own.
  */
-export function runExample(file: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ExampleRun> {
+export function runExample(
+  file: string,
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+  args: readonly string[] = [],
+): Promise<ExampleRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`examples/${file}`], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [`examples/${file}`, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
