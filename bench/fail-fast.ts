@@ -93,7 +93,8 @@ function runMode(api: KubernetesApi, kubeconfig: string, namespace: string, mode
       });
     };
     started = performance.now();
-    provision$(api, spec, { timeoutMs: (progressDeadlineSeconds + 120) * 1000, progressDeadlineSeconds }).subscribe({
+    // kubectl keeps waiting on the failed Deployment: keep it rather than clean it up.
+    provision$(api, spec, { timeoutMs: (progressDeadlineSeconds + 120) * 1000, progressDeadlineSeconds, keepOnFailure: true }).subscribe({
       next: (event) => {
         // kubectl starts watching the same Deployment the moment it exists.
         if (event.type === 'created') kubectl = kubectlRolloutStatus(kubeconfig, namespace, name);

@@ -7,10 +7,26 @@ export { isValidImageReference, parseImageReference, type ImageReferenceParts } 
 export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './spec/names.js';
 export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
 export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
-export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, ownershipLabels } from './spec/labels.js';
+export {
+  CONTAINER_ID_LABEL,
+  INSTANCE_LABEL,
+  LABEL_PREFIX,
+  MANAGED_LABEL,
+  MANAGED_SELECTOR,
+  NODE_ID_LABEL,
+  belongsToInstance,
+  managedSelector,
+  ownershipLabels,
+} from './spec/labels.js';
 
 // The client, and the interface a fake client implements.
-export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } from './kube/kubernetes-api.js';
+export {
+  KubernetesApi,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type ConnectionOptions,
+  type KubernetesApiOptions,
+  type KubernetesServerOptions,
+} from './kube/kubernetes-api.js';
 export { ALL_NAMESPACES } from './kube/client.js';
 export type {
   ConnectionInfo,
@@ -62,6 +78,9 @@ export {
 } from './rollout/workload-status.js';
 export { unknownStatus } from './rollout/unknown-status.js';
 export { sameWorkloadStatus } from './rollout/same-workload-status.js';
+// Lines for people: the CLI's output and Manager's job log, one line per event or error.
+export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './rollout/event-lines.js';
+export { escapeControlCharacters } from './text.js';
 
 // Operations on one workload.
 export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
@@ -179,4 +198,5 @@ export {
   type SpecIssue,
   type Supersession,
   type WorkloadOperation,
+  type WorkloadCleanup,
 } from './errors.js';

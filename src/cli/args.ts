@@ -12,6 +12,7 @@ export interface CreateCommand {
   readonly spec: Record<string, unknown>;
   readonly timeoutMs: number;
   readonly progressDeadlineSeconds?: number;
+  readonly keepOnFailure: boolean;
   readonly output: 'text' | 'json';
   /** What to do when the container's Deployment exists but differs (see ProvisionOptions.onDrift). */
   readonly onDrift?: 'fail' | 'reconfigure';
@@ -32,6 +33,7 @@ Spec:
       --env KEY=VALUE          environment variable (repeatable)
       --entrypoint "CMD ARGS"  command, split like shell words (quotes respected)
       --arg VALUE              argument after the command (repeatable; --arg=--flag for dashes)
+      --instance ID            Manager installation that owns it (label value; Managers sharing a namespace)
   -f, --spec-file PATH         JSON spec (fields as in the API); flags override it; - reads stdin
 Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
@@ -44,6 +46,8 @@ Waiting:
       --progress-deadline DUR  the Deployment's progressDeadlineSeconds (default 10m)
       --on-drift fail|reconfigure  when this container's Deployment exists but differs from
                                the flags: fail (default, exit 6) or rewrite it and wait
+      --keep-on-failure        keep the Deployment this run created when it fails (default: delete
+                               it with its pods once the failure is diagnosed; an adopted one is kept)
 Output:
   -o, --output text|json       json: one JSON object per line
   -h, --help
@@ -68,6 +72,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
         env: { type: 'string', multiple: true },
         entrypoint: { type: 'string' },
         arg: { type: 'string', multiple: true },
+        instance: { type: 'string' },
         'spec-file': { type: 'string', short: 'f' },
         kubeconfig: { type: 'string' },
         context: { type: 'string' },
@@ -77,6 +82,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
         timeout: { type: 'string' },
         'progress-deadline': { type: 'string' },
         'on-drift': { type: 'string' },
+        'keep-on-failure': { type: 'boolean' },
         output: { type: 'string', short: 'o' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -98,6 +104,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('cpus', numberOrText(flags.cpus));
   set('memoryMb', numberOrText(flags['memory-mb']));
   set('entrypoint', flags.entrypoint);
+  set('instance', flags.instance);
   if (flags.arg) spec.args = flags.arg;
   if (flags.env) spec.env = { ...(spec.env as Record<string, unknown> | undefined), ...parseEnv(flags.env) };
 
@@ -122,6 +129,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
     ...(flags['progress-deadline'] !== undefined
       ? { progressDeadlineSeconds: Math.max(1, Math.round(duration('--progress-deadline', flags['progress-deadline']) / 1000)) }
       : {}),
+    keepOnFailure: flags['keep-on-failure'] === true,
     output,
     ...(onDrift !== undefined ? { onDrift } : {}),
   };

@@ -80,6 +80,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const api = KubernetesApi.fromConfig(parsed.api);
     const events$ = provision$(api, parsed.spec, {
       timeoutMs: parsed.timeoutMs,
+      keepOnFailure: parsed.keepOnFailure,
       ...(io.signal ? { signal: io.signal } : {}),
       ...(parsed.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: parsed.progressDeadlineSeconds } : {}),
       ...(parsed.onDrift !== undefined ? { onDrift: parsed.onDrift } : {}),

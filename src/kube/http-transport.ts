@@ -6,11 +6,18 @@
 // the server answers (client-node's Watch returns its AbortController only after that).
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
 import pTimeout from 'p-timeout';
 import { ApiTimeoutError, type RequestTarget } from '../errors.js';
 import type { WatchEventType, WatchHandle } from './client.js';
 import { errorFromNetwork, errorFromResponse, errorFromWatchStatus, parseStatus, type KubeStatus } from './translate-error.js';
+
+/**
+ * Fills a request's headers (Authorization) and TLS options. client-node's KubeConfig is
+ * one (tokens, client certificates, exec plugins); a server URL and token is another.
+ */
+export interface RequestCredentials {
+  applyToHTTPSOptions(options: https.RequestOptions): Promise<void>;
+}
 
 export interface RequestInfo {
   readonly method: string;
@@ -65,7 +72,7 @@ export class HttpTransport {
   private readonly watchAgent = new https.Agent({ keepAlive: false });
 
   constructor(
-    private readonly kubeconfig: KubeConfig,
+    private readonly credentials: RequestCredentials,
     readonly server: string,
     private readonly options: TransportOptions,
   ) {
@@ -217,11 +224,12 @@ export class HttpTransport {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
     const transportOptions: https.RequestOptions = {};
-    // Fills headers (Authorization), TLS material and a fresh agent from the current context.
-    await this.kubeconfig.applyToHTTPSOptions(transportOptions);
-    // The fresh agent is replaced by our pool unless it is a proxy agent (proxy-url). The TLS
-    // material stays in the request options, where the pool keys its connections by it.
-    if (url.protocol === 'https:' && transportOptions.agent?.constructor === https.Agent) transportOptions.agent = pool;
+    // Fills headers (Authorization), TLS material and, from a kubeconfig, a fresh agent.
+    await this.credentials.applyToHTTPSOptions(transportOptions);
+    // A fresh agent (or none) is replaced by our pool; a proxy agent (proxy-url) is kept. The
+    // TLS material stays in the request options, where the pool keys its connections by it.
+    const agent = transportOptions.agent;
+    if (url.protocol === 'https:' && (agent === undefined || agent?.constructor === https.Agent)) transportOptions.agent = pool;
     const headers = (transportOptions.headers ?? {}) as http.OutgoingHttpHeaders;
     return { transportOptions: { ...transportOptions, headers: { ...headers } }, url };
   }

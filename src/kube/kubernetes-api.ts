@@ -24,10 +24,12 @@ import type {
   WatchParams,
 } from './client.js';
 import { InvalidOptionError } from '../errors.js';
-import { HttpTransport, type RequestInfo } from './http-transport.js';
+import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+import { serverCredentials, type ServerOptions } from './server-credentials.js';
 
-export interface KubernetesApiOptions extends KubeconfigOptions {
+/** How requests are sent; the same for a kubeconfig and for a server URL with a token. */
+export interface ConnectionOptions {
   /** Bound on every API request (and on a watch until the server answers). Default 30 s. */
   readonly requestTimeoutMs?: number;
   /**
@@ -39,6 +41,11 @@ export interface KubernetesApiOptions extends KubeconfigOptions {
   /** Called once per API request sent; benchmarks count calls with it. */
   readonly onRequest?: (info: RequestInfo) => void;
 }
+
+export interface KubernetesApiOptions extends KubeconfigOptions, ConnectionOptions {}
+
+/** `KubernetesApi.fromServer`: a server URL and a bearer token instead of a kubeconfig file. */
+export interface KubernetesServerOptions extends ServerOptions, ConnectionOptions {}
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Objects per page when listing, so a huge namespace is fetched in bounded chunks. */
@@ -68,14 +75,9 @@ export class KubernetesApi implements KubernetesClient {
    * the context's, else `default`). TLS verification stays on unless `tlsVerify: false`.
    */
   static fromConfig(options: KubernetesApiOptions = {}): KubernetesApi {
-    requirePositiveInteger('requestTimeoutMs', options.requestTimeoutMs);
-    requirePositiveInteger('maxConnections', options.maxConnections);
+    requireConnectionOptions(options);
     const loaded = loadKubeconfig(options);
-    const transport = new HttpTransport(loaded.config, loaded.server, {
-      requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-      ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
-      ...(options.onRequest ? { onRequest: options.onRequest } : {}),
-    });
+    const transport = new HttpTransport(loaded.config, loaded.server, transportOptions(options));
     const cluster = loaded.config.getCurrentCluster();
     const connection: ConnectionInfo = {
       kubeconfigPath: loaded.path,
@@ -85,6 +87,24 @@ export class KubernetesApi implements KubernetesClient {
       customCa: Boolean(cluster?.caData || cluster?.caFile),
     };
     return new KubernetesApi(transport, loaded.namespace, loaded.context, connection);
+  }
+
+  /**
+   * Without a kubeconfig: the API server's URL and a bearer token (e.g. a ServiceAccount
+   * token), with the CA to trust (`caData`, default Node's trusted CAs) and TLS verification
+   * on unless `tlsVerify: false`. Reads no file and no environment variable; `context` is ''.
+   */
+  static fromServer(options: KubernetesServerOptions): KubernetesApi {
+    requireConnectionOptions(options);
+    const { credentials, server, namespace } = serverCredentials(options);
+    const connection: ConnectionInfo = {
+      kubeconfigPath: '',
+      context: '',
+      server,
+      tlsVerify: options.tlsVerify !== false,
+      customCa: Boolean(options.caData),
+    };
+    return new KubernetesApi(new HttpTransport(credentials, server, transportOptions(options)), namespace, '', connection);
   }
 
   private constructor(
@@ -262,6 +282,19 @@ export class KubernetesApi implements KubernetesClient {
     );
     return list.items;
   }
+}
+
+function requireConnectionOptions(options: ConnectionOptions): void {
+  requirePositiveInteger('requestTimeoutMs', options.requestTimeoutMs);
+  requirePositiveInteger('maxConnections', options.maxConnections);
+}
+
+function transportOptions(options: ConnectionOptions): TransportOptions {
+  return {
+    requestTimeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+    ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+  };
 }
 
 function requirePositiveInteger(option: string, value: number | undefined): void {

@@ -49,6 +49,25 @@ export class InvalidContainerRecordError extends KubeProvisionerError {
   }
 }
 
+/**
+ * A Kubernetes node's record does not say how to reach its cluster (or says it twice).
+ * Raised before any request: a node never falls back to the process's $KUBECONFIG or
+ * ~/.kube/config, which on a Manager host would be whatever cluster the shell points at.
+ */
+export class KubernetesNodeConfigError extends KubeProvisionerError {
+  override readonly name = 'KubernetesNodeConfigError';
+  readonly nodeName: string;
+  readonly nodeId: number | string;
+  /** The Node column to set (or clear), e.g. `kubeconfigPath` or `secret`. */
+  readonly field: string;
+  constructor(node: { readonly id: number | string; readonly name: string }, field: string, problem: string) {
+    super(`Kubernetes node ${node.name} (id ${node.id}): ${field} ${problem}`);
+    this.nodeName = node.name;
+    this.nodeId = node.id;
+    this.field = field;
+  }
+}
+
 // ---- choosing and running a provider -----------------------------------------------
 
 export class UnknownNodeTypeError extends KubeProvisionerError {

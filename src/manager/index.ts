@@ -10,6 +10,7 @@ export {
   type CreateFlowEvent,
   type SavedEvent,
 } from './create-flow.js';
+export { describeFlowEvent, eventPrinter, type EventPrinterOptions } from './event-printer.js';
 export {
   AlreadyProvisionedError,
   ContainerLoadError,
@@ -17,6 +18,7 @@ export {
   DuplicateProviderError,
   InvalidContainerRecordError,
   InvalidNodeConfigError,
+  KubernetesNodeConfigError,
   NetworkIdentityMissingError,
   NoStorageError,
   ProviderIdNotSavedError,
@@ -32,6 +34,8 @@ export { checkKubernetesNode, type KubernetesNodeCheck, type KubernetesNodeCheck
 export { ProviderRegistry } from './providers/registry.js';
 export {
   createKubernetesProvider,
+  kubernetesNodeConfig,
+  nodeClientFactory,
   type KubernetesClientFactory,
   type KubernetesNodeConfig,
   type KubernetesProviderOptions,

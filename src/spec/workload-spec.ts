@@ -30,6 +30,11 @@ export interface WorkloadSpec {
   /** Overrides the image's Cmd (Kubernetes `args`). */
   args?: string[];
   namespace?: string;
+  /**
+   * The Manager installation that owns the workload (a label value): set as the instance
+   * label on the Deployment and its Pods and added to every selector. Absent: no label.
+   */
+  instance?: string;
 }
 
 // ---- limits --------------------------------------------------------------------------
@@ -212,6 +217,12 @@ const args = z
 
 const namespace = dns1123Label.nullish().transform((value) => value ?? undefined);
 
+const instance = z
+  .string({ error: 'must be a string (a label value naming the Manager installation)' })
+  .superRefine(refineWith(labelValueProblem))
+  .nullish()
+  .transform((value) => value ?? undefined);
+
 /**
  * The input shape. Strict: an unknown key (a typo such as `memory` for `memoryMb`) is an
  * issue, never silently ignored.
@@ -228,6 +239,7 @@ export const workloadSpecSchema = z.strictObject(
     entrypoint,
     args,
     namespace,
+    instance,
   },
   {
     error: (issue) => (issue.code === 'invalid_type' ? "must be an object with the workload's fields" : undefined),
@@ -264,12 +276,13 @@ function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
 export function parseWorkloadSpec(input: unknown): WorkloadSpec {
   const result = workloadSpecSchema.safeParse(input);
   if (!result.success) throw new InvalidSpecError(toSpecIssues(result.error.issues));
-  const { entrypoint, args, namespace, ...required } = result.data;
+  const { entrypoint, args, namespace, instance, ...required } = result.data;
   // Optional fields are left out rather than set to undefined.
   return {
     ...required,
     ...(entrypoint ? { entrypoint } : {}),
     ...(args ? { args } : {}),
     ...(namespace !== undefined ? { namespace } : {}),
+    ...(instance !== undefined ? { instance } : {}),
   };
 }

@@ -1,13 +1,14 @@
 // createOrAdopt(): creates the Deployment; when one of that name already exists, adopts it
-// only if it is the same Manager container's (our container-id and managed labels), and
-// otherwise fails with ConflictError. It never overwrites or patches an existing object:
-// what it adopts is compared with the manifest (`drift`), and the caller decides.
+// only if it is the same Manager container's (our container-id, managed and instance
+// labels) and not being deleted, and otherwise fails with ConflictError. It never
+// overwrites or patches an existing object: what it adopts is compared with the manifest
+// (`drift`), and the caller decides.
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { Observable } from 'rxjs';
 import { ConflictError, type DriftField } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../spec/labels.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, belongsToInstance, describeInstance } from '../spec/labels.js';
 import { workloadDrift } from './drift.js';
 
 export interface CreatedOrAdopted {
@@ -21,6 +22,7 @@ export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment):
   const namespace = manifest.metadata!.namespace!;
   const name = manifest.metadata!.name!;
   const containerId = manifest.metadata!.labels![CONTAINER_ID_LABEL]!;
+  const instance = manifest.metadata!.labels![INSTANCE_LABEL];
   return fromAbortable(async (signal): Promise<CreatedOrAdopted> => {
     try {
       return { deployment: await client.createDeployment(namespace, manifest, { signal }), adopted: false, drift: [] };
@@ -28,12 +30,19 @@ export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment):
       if (!(error instanceof ConflictError) || error.reason !== 'AlreadyExists') throw error;
       const existing = await client.readDeployment(namespace, name, { signal });
       const labels = existing.metadata?.labels ?? {};
-      if (labels[CONTAINER_ID_LABEL] !== containerId || labels[MANAGED_LABEL] !== 'true') {
+      if (labels[CONTAINER_ID_LABEL] !== containerId || labels[MANAGED_LABEL] !== 'true' || !belongsToInstance(existing, instance)) {
         const owner = labels[CONTAINER_ID_LABEL];
         throw new ConflictError(
           `Deployment ${namespace}/${name} already exists and belongs to ` +
-            (owner ? `container-id ${owner}` : 'something other than Manager') +
-            `, not container-id ${containerId}; it was left untouched`,
+            (owner ? `container-id ${owner}${describeInstance(labels[INSTANCE_LABEL])}` : 'something other than Manager') +
+            `, not container-id ${containerId}${describeInstance(instance)}; it was left untouched`,
+          { reason: 'AlreadyExists', target: { verb: 'create', resource: 'deployments', namespace, name }, cause: error },
+        );
+      }
+      if (existing.metadata?.deletionTimestamp) {
+        throw new ConflictError(
+          `Deployment ${namespace}/${name} of container-id ${containerId} is being deleted (a failed run's cleanup, or someone else); ` +
+            'retry once it is gone',
           { reason: 'AlreadyExists', target: { verb: 'create', resource: 'deployments', namespace, name }, cause: error },
         );
       }

@@ -6,7 +6,7 @@ import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-nod
 import { InvalidOptionError, InvalidSpecError } from '../errors.js';
 import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../spec/names.js';
 import type { WorkloadSpec } from '../spec/workload-spec.js';
-import { CONTAINER_ID_LABEL, ownershipLabels } from '../spec/labels.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../spec/labels.js';
 import { cpuQuantity, memoryQuantity } from '../spec/quantities.js';
 
 /** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
@@ -29,7 +29,7 @@ export function effectiveNamespace(spec: Pick<WorkloadSpec, 'namespace'>, option
 }
 
 /** Labels for the Deployment and its pod template: ownership plus the recommended app labels. */
-export function workloadLabels(spec: Pick<WorkloadSpec, 'containerId' | 'nodeId' | 'hostname'>): Record<string, string> {
+export function workloadLabels(spec: Pick<WorkloadSpec, 'containerId' | 'nodeId' | 'hostname' | 'instance'>): Record<string, string> {
   return {
     ...ownershipLabels(spec),
     'app.kubernetes.io/name': spec.hostname,
@@ -68,6 +68,14 @@ function progressDeadline(options: BuildDeploymentOptions): number {
   return seconds;
 }
 
+/** The Deployment's pod selector: the workload's identity. */
+export function selectorLabels(spec: Pick<WorkloadSpec, 'containerId' | 'instance'>): Record<string, string> {
+  return {
+    [CONTAINER_ID_LABEL]: spec.containerId,
+    ...(spec.instance !== undefined ? { [INSTANCE_LABEL]: spec.instance } : {}),
+  };
+}
+
 /** The apps/v1 Deployment that runs one Manager container as a single "pet" replica. */
 export function buildDeployment(spec: WorkloadSpec, options: BuildDeploymentOptions = {}): V1Deployment {
   const namespace = effectiveNamespace(spec, options);
@@ -78,8 +86,10 @@ export function buildDeployment(spec: WorkloadSpec, options: BuildDeploymentOpti
     spec: {
       replicas: 1,
       // The selector is immutable once created, so it keys on identity only: the
-      // container-id label, which never changes for a Manager record.
-      selector: { matchLabels: { [CONTAINER_ID_LABEL]: spec.containerId } },
+      // container-id label, which never changes for a Manager record, and the instance
+      // label when there is one, so two Managers' Deployments in one namespace never
+      // select (or fight over) each other's Pods even with equal container IDs.
+      selector: { matchLabels: selectorLabels(spec) },
       // Never two copies at once: the old Pod is gone before a new one starts.
       strategy: { type: 'Recreate' },
       // Only one replica ever runs; a couple of old ReplicaSets are enough to see what

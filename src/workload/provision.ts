@@ -6,8 +6,24 @@
 //
 // The whole of it, the create included, races one deadline (`timeoutMs`) and the caller's
 // AbortSignal; on every way out the informer subscriptions, timers and any request in
-// flight are released.
-import { asyncScheduler, concat, defer, filter, lastValueFrom, map, of, switchMap, tap, type Observable, type SchedulerLike } from 'rxjs';
+// flight are released. When it fails after creating the Deployment, the error (with its
+// diagnosis) is held while that Deployment is deleted (cleanup.ts), unless the caller keeps
+// it; `error.cleanup` and the message say which happened. An abort deletes nothing.
+import {
+  asyncScheduler,
+  catchError,
+  concat,
+  defer,
+  filter,
+  lastValueFrom,
+  map,
+  of,
+  switchMap,
+  tap,
+  throwError,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { InvalidOptionError, ProvisionAbortedError, RolloutTimeoutError, WorkloadDriftError } from '../errors.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
@@ -18,6 +34,7 @@ import { awaitRollout } from '../rollout/await-rollout.js';
 import { deadline } from '../rx/deadline.js';
 import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
+import { deleteCreated, withCleanup, type CreatedDeployment } from './cleanup.js';
 import { createOrAdopt } from './create-or-adopt.js';
 import { buildDeployment } from './manifest.js';
 import { formatProviderId } from '../spec/provider-id.js';
@@ -40,6 +57,11 @@ export interface ProvisionOptions {
   readonly scheduler?: SchedulerLike;
   /** Shared informers; default: one registry for the process. */
   readonly informers?: InformerRegistry;
+  /**
+   * On failure, keep the Deployment this run created, for debugging. Default false: it is
+   * deleted with its Pods once the failure is diagnosed (an adopted one is never deleted).
+   */
+  readonly keepOnFailure?: boolean;
   /**
    * When a Deployment of this container-id exists already but differs from the request
    * (image, resources, env, entrypoint, args, replicas, labels): `fail` (default) with
@@ -77,6 +99,8 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const startedAt = scheduler.now();
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
+    // What this run found or made; a failure before it existed leaves nothing to clean up.
+    let workload: { readonly adopted: boolean; readonly deployment: CreatedDeployment } | undefined;
 
     const onDrift = options.onDrift ?? 'fail';
     if (onDrift !== 'fail' && onDrift !== 'reconfigure') {
@@ -86,6 +110,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const work$ = createOrAdopt(client, manifest).pipe(
       switchMap(({ deployment, adopted, drift }) => {
         const uid = deployment.metadata?.uid ?? '';
+        workload = { adopted, deployment: { namespace, name, uid, providerId, instance: spec.instance } };
         if (drift.length > 0) {
           const fixed = onDrift === 'reconfigure' && drift.every(isReconfigurable);
           if (!fixed) {
@@ -119,8 +144,8 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
           of<ProvisionEvent>({ type: adopted ? 'adopted' : 'created', at: at(), namespace, name, providerId, uid }),
           awaitRollout(
             { namespace, name, uid, providerId },
-            deploymentSnapshots(registry, client, namespace, name),
-            podSnapshots(registry, client, namespace, spec.containerId),
+            deploymentSnapshots(registry, client, namespace, name, spec.instance),
+            podSnapshots(registry, client, namespace, spec.containerId, spec.instance),
             { scheduler, failurePolicy },
           ).pipe(tap((event) => (lastStatus = event.status))),
           defer(() =>
@@ -132,6 +157,17 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
 
     return work$.pipe(
       deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus), scheduler),
+      catchError((error: unknown) => {
+        if (!workload) return throwError(() => error);
+        const { adopted, deployment } = workload;
+        if (adopted || options.keepOnFailure) {
+          const outcome = adopted ? 'adopted' : 'kept';
+          return throwError(() => withCleanup(error, { outcome, providerId, uid: deployment.uid }));
+        }
+        return deleteCreated(client, deployment, { registry, scheduler }).pipe(
+          switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))),
+        );
+      }),
       abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
     );
   });

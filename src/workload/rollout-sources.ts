@@ -1,14 +1,16 @@
 // The two informer streams one provisioning waits on, from the shared informers of its
 // namespace: the Deployment by name, and its Pods by container-id label. Both informers
-// select managed=true, so one Deployment watch and one Pod watch per namespace serve every
-// provisioning in it. They cache only the fields the rollout streams read (cached-fields.ts).
+// select the installation's workloads (managedSelector: managed=true and the instance
+// label, or no instance label), so one Deployment watch and one Pod watch per namespace and
+// installation serve every provisioning in it, and another installation's Pods with the
+// same container-id never reach it. They cache only the fields the rollout streams read (cached-fields.ts).
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { defer, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { SharedInformer } from '../informers/shared-informer.js';
 import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
 import { cachedDeploymentFields, cachedPodFields } from './cached-fields.js';
-import { MANAGED_SELECTOR, containerIdOf } from '../spec/labels.js';
+import { containerIdOf, managedSelector } from '../spec/labels.js';
 
 /** How the Deployment informer keys and caches objects (also used by bench/micro.ts). */
 export const DEPLOYMENTS_BY_NAME = {
@@ -31,8 +33,10 @@ export function deploymentSnapshots(
   client: KubernetesClient,
   namespace: string,
   name: string,
+  instance?: string,
 ): Observable<readonly V1Deployment[]> {
-  return snapshots(registry, client, { kind: 'deployments', namespace, labelSelector: MANAGED_SELECTOR, ...DEPLOYMENTS_BY_NAME }, name);
+  const labelSelector = managedSelector(instance);
+  return snapshots(registry, client, { kind: 'deployments', namespace, labelSelector, ...DEPLOYMENTS_BY_NAME }, name);
 }
 
 export function podSnapshots(
@@ -40,8 +44,10 @@ export function podSnapshots(
   client: KubernetesClient,
   namespace: string,
   containerId: string,
+  instance?: string,
 ): Observable<readonly V1Pod[]> {
-  return snapshots(registry, client, { kind: 'pods', namespace, labelSelector: MANAGED_SELECTOR, ...PODS_BY_CONTAINER_ID }, containerId);
+  const labelSelector = managedSelector(instance);
+  return snapshots(registry, client, { kind: 'pods', namespace, labelSelector, ...PODS_BY_CONTAINER_ID }, containerId);
 }
 
 /**
@@ -52,10 +58,12 @@ export function namespaceInformers(
   registry: InformerRegistry,
   client: KubernetesClient,
   namespace: string,
+  instance?: string,
 ): { readonly deployments: SharedInformer<V1Deployment>; readonly pods: SharedInformer<V1Pod> } {
+  const labelSelector = managedSelector(instance);
   return {
-    deployments: registry.informer(client, { kind: 'deployments', namespace, labelSelector: MANAGED_SELECTOR, ...DEPLOYMENTS_BY_NAME }),
-    pods: registry.informer(client, { kind: 'pods', namespace, labelSelector: MANAGED_SELECTOR, ...PODS_BY_CONTAINER_ID }),
+    deployments: registry.informer(client, { kind: 'deployments', namespace, labelSelector, ...DEPLOYMENTS_BY_NAME }),
+    pods: registry.informer(client, { kind: 'pods', namespace, labelSelector, ...PODS_BY_CONTAINER_ID }),
   };
 }
 

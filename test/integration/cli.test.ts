@@ -37,6 +37,11 @@ afterAll(() => {
   kubectl(['delete', 'namespace', namespace, '--wait=false']);
 });
 
+function deploymentsNamed(name: string): string[] {
+  const list = kubectlJson<{ items: { metadata: { name: string } }[] }>(['get', 'deployments', '-n', namespace]);
+  return list.items.map((item) => item.metadata.name).filter((found) => found === name);
+}
+
 const specFlags = (hostname: string, image = 'nginx:1.27') => [
   '--container-id',
   String(Math.floor(Math.random() * 1e6)),
@@ -115,8 +120,28 @@ describe('kube-provision create (CLI, real cluster)', () => {
       clusterEnv().kubeconfigPath,
     ]);
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/RolloutFailedError: .*CrashLoopBackOff/);
+    expect(result.stderr).toMatch(
+      /RolloutFailedError: .*CrashLoopBackOff.*; the Deployment \S+ this run created was deleted with its pods/,
+    );
     expect(result.ms).toBeLessThan(60_000);
+    expect(deploymentsNamed(hostname)).toEqual([]);
+  });
+
+  it('--keep-on-failure keeps the failed Deployment for debugging, and says so', async () => {
+    const hostname = uniqueName('cli');
+    const result = await runNode([
+      'dist/cli/main.js',
+      'create',
+      ...specFlags(hostname, faultImage('image-not-found')),
+      '-n',
+      namespace,
+      '--keep-on-failure',
+      '--kubeconfig',
+      clusterEnv().kubeconfigPath,
+    ]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/ErrImagePull.*; the Deployment \S+ this run created was kept for debugging, as asked/);
+    expect(deploymentsNamed(hostname)).toEqual([hostname]);
   });
 
   it('exits 5 naming the context when the context does not exist', async () => {

@@ -1,6 +1,6 @@
 // The README's examples that need a cluster, run as written (`node examples/<file>` from
 // the repository root, the built package resolved by its name) against the real control
-// plane. Each reads the kubeconfig and namespace from KUBECONFIG_PATH and NAMESPACE, must
+// plane (the Manager job script, which also needs Manager's models, runs in manager.test.ts). Each reads the kubeconfig and namespace from KUBECONFIG_PATH and NAMESPACE, must
 // exit on its own (nothing left open), and its Deployment is checked with kubectl.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterEnv } from '../support/cluster-env.js';
@@ -48,18 +48,6 @@ const expectations: Record<string, (result: ExampleRun) => void> = {
     expect(lines.at(-2)).toBe('progress 1/1 ready: rollout complete');
     expect(lines.at(-1)).toBe(`ready ${namespace}/web-live`);
     expectAvailableDeployment('web-live', '44');
-  },
-  'manager-create-container.cjs': ({ stdout }) => {
-    const lines = stdout.trim().split('\n');
-    expect(lines.at(-1)).toBe(`stored provider ID ${namespace}/manager-web`);
-    const events = lines.slice(0, -1).map((line) => JSON.parse(line) as { type: string });
-    expect(events[0]).toMatchObject({ type: 'created', providerId: `${namespace}/manager-web` });
-    expect(events.slice(-3)).toMatchObject([
-      { type: 'ready', providerId: `${namespace}/manager-web` },
-      { type: 'provisioned', provider: 'kubernetes', providerId: `${namespace}/manager-web`, macAddress: null },
-      { type: 'saved', containerId: 101, providerId: `${namespace}/manager-web` },
-    ]);
-    expectAvailableDeployment('manager-web', '101');
   },
 };
 

@@ -11,20 +11,20 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** What an example needs to run. Each file in examples/ is listed here exactly once. */
 /**
  * What each example needs: nothing (unit suite), the cluster (run by
- * test/integration/examples.test.ts), or a dedicated integration test that runs it with
- * the arguments it takes (`tested by <file>`).
+ * test/integration/examples.test.ts), a cluster and Manager-shaped models on SQLite
+ * (`manager`: test/support/manager-models.cjs, run by test/integration/manager.test.ts), or a
+ * dedicated integration test that runs it with the arguments it takes (`tested by <file>`).
  */
-export type ExampleNeeds = 'nothing' | 'cluster' | `tested by ${string}`;
+export type ExampleNeeds = 'nothing' | 'cluster' | 'manager' | `tested by ${string}`;
 
 export const EXAMPLES: Readonly<Record<string, ExampleNeeds>> = {
   'build-deployment.mjs': 'nothing',
   'provision.mjs': 'cluster',
   'provision.cjs': 'cluster',
   'progress.mjs': 'cluster',
-  'manager-create-container.cjs': 'cluster',
+  'manager-create-container.cjs': 'manager',
   'status.mjs': 'tested by test/integration/status-examples.test.ts',
   'list.cjs': 'tested by test/integration/status-examples.test.ts',
   'statuses-live.mjs': 'tested by test/integration/status-examples.test.ts',
@@ -97,12 +97,17 @@ export interface ExampleRun {
 }
 
 /**
- * Runs `node examples/<file>` from the repository root, as a reader would, with `env` on
- * top of this process's environment. Killed (code null) if it does not exit on its own.
+ * Runs `node examples/<file> [args]` from the repository root, as a reader would, with `env`
+ * on top of this process's environment. Killed (code null) if it does not exit on its own.
  */
-export function runExample(file: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ExampleRun> {
+export function runExample(
+  file: string,
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+  args: readonly string[] = [],
+): Promise<ExampleRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`examples/${file}`], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [`examples/${file}`, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

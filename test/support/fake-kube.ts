@@ -274,6 +274,15 @@ export class FakeKubernetes implements KubernetesClient {
       );
       return;
     }
+    if (options.propagationPolicy !== 'Orphan') {
+      // The garbage collector's work, done at once: the Pods the Deployment selects go first.
+      const selector = Object.entries((current as V1Deployment).spec?.selector.matchLabels ?? {})
+        .map(([label, value]) => `${label}=${value}`)
+        .join(',');
+      for (const [stored, pod] of [...this.objects]) {
+        if (stored.startsWith(`pods/${namespace}/`) && matches(pod, selector)) this.delete('pods', pod.metadata?.name ?? '', namespace);
+      }
+    }
     this.delete('deployments', name, namespace);
   }
 
@@ -500,11 +509,12 @@ function key(kind: WatchedKind, namespace: string, name: string): string {
   return `${kind}/${namespace}/${name}`;
 }
 
-/** Equality-based selectors only (`a=b,c=d`), which is all the project uses. */
+/** Equality (`a=b`) and does-not-exist (`!a`) terms, which is all the project uses. */
 function matches(object: AnyObject, selector: string | undefined): boolean {
   if (!selector) return true;
   const labels = object.metadata?.labels ?? {};
   return selector.split(',').every((term) => {
+    if (term.startsWith('!')) return !Object.hasOwn(labels, term.slice(1));
     const [name, value] = term.split('=');
     return name !== undefined && labels[name] === value;
   });

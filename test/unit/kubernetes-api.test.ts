@@ -23,6 +23,7 @@ import {
   ConflictError,
   ForbiddenError,
   InvalidObjectError,
+  InvalidOptionError,
   KubeconfigInvalidError,
   NotFoundError,
   ResourceExpiredError,
@@ -906,5 +907,69 @@ describe('KubernetesApi writes after creation', () => {
     expect(refused.message).toContain('Precondition failed: UID in precondition: u1');
     const missing = await startServer('https', (_req, res) => sendStatus(res, 404, 'NotFound', 'deployments.apps "web" not found'));
     expect(await rejection(api(missing).deleteDeployment('team-a', 'web'))).toBeInstanceOf(NotFoundError);
+  });
+});
+
+// ---- without a kubeconfig ----------------------------------------------------------------
+
+describe('KubernetesApi.fromServer (a server URL and a bearer token, no kubeconfig)', () => {
+  const fromServer = (server: LocalServer, options: Partial<Parameters<typeof KubernetesApi.fromServer>[0]> = {}) =>
+    KubernetesApi.fromServer({ server: server.url, token, caData: serverCertPem, requestTimeoutMs: 5_000, ...options });
+
+  it('sends the token as a bearer token, trusts the given CA, and takes the namespace it is given (else "default")', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
+    const client = fromServer(server, { namespace: 'team-a' });
+    expect(client.namespace).toBe('team-a');
+    expect(client.server).toBe(server.url);
+    expect(fromServer(server).namespace).toBe('default');
+    expect((await client.readDeployment('team-a', 'web')).metadata?.name).toBe('web');
+    expect(server.received[0]).toMatchObject({ method: 'GET', authorization: `Bearer ${token}`, clientCert: undefined });
+  });
+
+  it('accepts the CA as base64, as a kubeconfig holds it', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
+    await fromServer(server, { caData: Buffer.from(serverCertPem).toString('base64') }).readDeployment('team-a', 'web');
+    expect(server.received).toHaveLength(1);
+  });
+
+  it("verifies the server: another CA -> TlsError, no CA -> TlsError (a self-signed server is not in Node's store)", async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, {}));
+    expect(await rejection(fromServer(server, { caData: otherCertPem }).readDeployment('team-a', 'web'))).toBeInstanceOf(TlsError);
+    expect(await rejection(KubernetesApi.fromServer({ server: server.url, token }).readDeployment('team-a', 'web'))).toBeInstanceOf(
+      TlsError,
+    );
+    expect(server.received).toEqual([]);
+  });
+
+  it('tlsVerify false skips verification (and allows plain http)', async () => {
+    const server = await startServer('https', (_req, res) => sendJson(res, {}));
+    await fromServer(server, { caData: otherCertPem, tlsVerify: false }).readDeployment('team-a', 'web');
+    const plain = await startServer('http', (_req, res) => sendJson(res, {}));
+    await KubernetesApi.fromServer({ server: plain.url, token, tlsVerify: false }).readDeployment('team-a', 'web');
+    expect(server.received).toHaveLength(1);
+    expect(plain.received[0]?.authorization).toBe(`Bearer ${token}`);
+  });
+
+  it.each([
+    ['server', { server: 'not a url' }],
+    ['server', { server: 'http://127.0.0.1:6443' }],
+    ['server', { server: 'https://user:pass@127.0.0.1:6443' }],
+    ['server', { server: 'ftp://127.0.0.1' }],
+    ['token', { token: '' }],
+    ['token', { token: `${'x'.repeat(8)}\nInjected: header` }],
+    ['caData', { caData: 'bm90IGEgY2VydGlmaWNhdGU=' }],
+    ['requestTimeoutMs', { requestTimeoutMs: 0 }],
+  ])('refuses a bad %s at once, naming the option and never the token', (option, bad) => {
+    const requests: unknown[] = [];
+    let error: unknown;
+    try {
+      KubernetesApi.fromServer({ server: 'https://127.0.0.1:6443', token, onRequest: (info) => requests.push(info), ...bad });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect((error as InvalidOptionError).option).toBe(option);
+    expectNoSecrets(error);
+    expect(requests).toEqual([]);
   });
 });

@@ -44,6 +44,7 @@ describe('one namespace default', () => {
   it('is what the manifest, and a Manager kubernetes node without a namespace, fall back to', () => {
     expect(DEFAULT_NAMESPACE).toBe('default');
     expect(effectiveNamespace({})).toBe(DEFAULT_NAMESPACE);
-    expect(kubernetesNodeConfig({ id: 1, name: 'k8s', nodeType: 'kubernetes', kubeNamespace: null }).kubeNamespace).toBe(DEFAULT_NAMESPACE);
+    const node = { id: 1, name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: '/etc/k8s.kubeconfig', kubeNamespace: null };
+    expect(kubernetesNodeConfig(node).kubeNamespace).toBe(DEFAULT_NAMESPACE);
   });
 });

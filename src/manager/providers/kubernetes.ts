@@ -2,10 +2,16 @@
 // (or adopts) it and awaits its rollout. The record maps onto the workload spec; the
 // image goes to Kubernetes as-is. No VMID, storage, image archive, LXC, hook script, ACL
 // or MAC step exists on this path: there is no stable MAC, so the MAC is null.
+//
+// The cluster comes from the node record and nowhere else: its kubeconfig file, or its API
+// URL and token. A node with neither fails before any request; the process's $KUBECONFIG
+// and ~/.kube/config are never read for a node.
+import { createHash } from 'node:crypto';
 import { concatMap, defer, from, switchMap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { DEFAULT_NAMESPACE, KubernetesApi, provision$ as libraryProvision$ } from '../../index.js';
+import { DEFAULT_NAMESPACE, InvalidOptionError, KubernetesApi, provision$ as libraryProvision$ } from '../../index.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
+import { KubernetesNodeConfigError } from '../errors.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import type { ContainerRecord, NodeRecord, Provider, ProviderContext, ProviderEvent, ProvisionedEvent } from './types.js';
 
@@ -13,44 +19,97 @@ import type { ContainerRecord, NodeRecord, Provider, ProviderContext, ProviderEv
 export type ProvisionFunction = (
   api: KubernetesClient,
   input: unknown,
-  options?: { timeoutMs?: number; signal?: AbortSignal; scheduler?: SchedulerLike },
+  options?: { timeoutMs?: number; signal?: AbortSignal; scheduler?: SchedulerLike; keepOnFailure?: boolean },
 ) => Observable<ProvisionEvent>;
 
-/** A kubernetes node's config, defaults applied (namespace `default`, TLS verified). */
-export interface KubernetesNodeConfig {
-  readonly kubeconfigPath: string | undefined;
-  readonly kubeContext: string | undefined;
-  readonly kubeNamespace: string;
-  readonly tlsVerify: boolean;
-}
+/** How a kubernetes node reaches its cluster, read from its record (no secret in it). */
+export type KubernetesNodeConfig =
+  | {
+      readonly credentials: 'kubeconfig';
+      readonly kubeconfigPath: string;
+      /** Undefined: the kubeconfig's current-context. */
+      readonly kubeContext: string | undefined;
+      readonly kubeNamespace: string;
+      readonly tlsVerify: boolean;
+    }
+  | {
+      /** `apiUrl` is the API server; the node's `secret` is the bearer token. */
+      readonly credentials: 'token';
+      readonly apiUrl: string;
+      readonly kubeNamespace: string;
+      readonly tlsVerify: boolean;
+    };
 
-export type KubernetesClientFactory = (config: KubernetesNodeConfig) => KubernetesClient | Promise<KubernetesClient>;
+/**
+ * Builds the client for a node. It receives the whole node record, so Manager can build it
+ * from its own storage (a vault, a ServiceAccount token file, ...), e.g. with
+ * `KubernetesApi.fromServer` or `KubernetesApi.fromConfig`.
+ */
+export type KubernetesClientFactory = (node: NodeRecord) => KubernetesClient | Promise<KubernetesClient>;
 
 export interface KubernetesProviderOptions {
   /** Default: the core's `provision$`. */
   readonly provision$?: ProvisionFunction;
   /**
-   * Default: `KubernetesApi.fromConfig`, one client per distinct node config for the
-   * provider's lifetime, so every provisioning on a node shares its informers (one
-   * Deployment watch and one Pod watch per namespace).
+   * Default: the node's own columns (`kubernetesNodeConfig`), one client per distinct
+   * node config for the provider's lifetime, so every provisioning on a node shares its
+   * informers (one Deployment watch and one Pod watch per namespace).
    */
   readonly clientFor?: KubernetesClientFactory;
   /** Bound on the rollout; default: provision$'s own (300 s). */
   readonly timeoutMs?: number;
+  /**
+   * This Manager installation's ID (a label value), set as the instance label on every
+   * workload and added to every selector, so Managers sharing a namespace never see or
+   * touch each other's workloads. Without it, give each Manager a namespace of its own.
+   */
+  readonly instance?: string;
+  /** Keep a failed container's Deployment for debugging; default: delete it (see provision$). */
+  readonly keepOnFailure?: boolean;
   readonly nodeType?: string;
 }
 
+/**
+ * The node's cluster, from its columns: `kubeconfigPath` (with `kubeContext`), or
+ * `apiUrl` with a bearer token in `secret`; `kubeNamespace` (default `default`) and
+ * `tlsVerify` (on unless false) for both. Throws KubernetesNodeConfigError naming the node
+ * and the column when it has neither, both, or half of the token pair.
+ */
 export function kubernetesNodeConfig(node: NodeRecord): KubernetesNodeConfig {
-  return {
-    kubeconfigPath: node.kubeconfigPath || undefined,
-    kubeContext: node.kubeContext || undefined,
-    kubeNamespace: node.kubeNamespace || DEFAULT_NAMESPACE,
-    tlsVerify: node.tlsVerify !== false,
-  };
+  const kubeNamespace = node.kubeNamespace || DEFAULT_NAMESPACE;
+  const tlsVerify = node.tlsVerify !== false;
+  if (node.kubeconfigPath) {
+    if (node.apiUrl) {
+      throw new KubernetesNodeConfigError(
+        node,
+        'apiUrl',
+        'is set as well as kubeconfigPath; set one of them (a kubeconfig, or apiUrl and secret)',
+      );
+    }
+    return {
+      credentials: 'kubeconfig',
+      kubeconfigPath: node.kubeconfigPath,
+      kubeContext: node.kubeContext || undefined,
+      kubeNamespace,
+      tlsVerify,
+    };
+  }
+  if (node.apiUrl) {
+    if (node.kubeContext) throw new KubernetesNodeConfigError(node, 'kubeContext', 'applies only with kubeconfigPath');
+    if (!node.secret)
+      throw new KubernetesNodeConfigError(node, 'secret', 'is missing: apiUrl needs the bearer token (a ServiceAccount token) in secret');
+    return { credentials: 'token', apiUrl: node.apiUrl, kubeNamespace, tlsVerify };
+  }
+  throw new KubernetesNodeConfigError(
+    node,
+    'kubeconfigPath',
+    'is missing: set kubeconfigPath (with kubeContext and kubeNamespace), or apiUrl and secret; ' +
+      "a node never uses the process's $KUBECONFIG or ~/.kube/config",
+  );
 }
 
 /** The record as provision$'s input; parseWorkloadSpec validates it (image included). */
-export function workloadInput(record: ContainerRecord, config: KubernetesNodeConfig): Record<string, unknown> {
+export function workloadInput(record: ContainerRecord, instance?: string): Record<string, unknown> {
   return {
     containerId: record.id,
     nodeId: record.node.id,
@@ -60,13 +119,15 @@ export function workloadInput(record: ContainerRecord, config: KubernetesNodeCon
     memoryMb: record.resources.memoryMb,
     env: effectiveEnvironment(record),
     entrypoint: effectiveEntrypoint(record.entrypoint, null),
-    namespace: config.kubeNamespace,
+    // Unset: the client's namespace (the default factory's is kubeNamespace or `default`).
+    ...(record.node.kubeNamespace ? { namespace: record.node.kubeNamespace } : {}),
+    ...(instance !== undefined ? { instance } : {}),
   };
 }
 
 export function createKubernetesProvider(options: KubernetesProviderOptions = {}): Provider {
   const nodeType = options.nodeType ?? 'kubernetes';
-  const clientFor = options.clientFor ?? sharedClientFactory();
+  const clientFor = options.clientFor ?? nodeClientFactory();
   const provision$ = options.provision$ ?? libraryProvision$;
   return {
     nodeType,
@@ -80,11 +141,11 @@ function provisionDeployment(
   options: KubernetesProviderOptions & { clientFor: KubernetesClientFactory; provision$: ProvisionFunction },
   nodeType: string,
 ): Observable<ProviderEvent> {
-  const config = kubernetesNodeConfig(record.node);
-  return defer(() => from(Promise.resolve(options.clientFor(config)))).pipe(
+  return defer(() => from(Promise.resolve(options.clientFor(record.node)))).pipe(
     switchMap((api) =>
-      options.provision$(api, workloadInput(record, config), {
+      options.provision$(api, workloadInput(record, options.instance), {
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.keepOnFailure !== undefined ? { keepOnFailure: options.keepOnFailure } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
         scheduler: context.clock,
       }),
@@ -94,23 +155,55 @@ function provisionDeployment(
   );
 }
 
-/** One KubernetesApi per distinct node config (informers are shared per client). */
-function sharedClientFactory(): KubernetesClientFactory {
+/**
+ * The default client factory: from the node's columns only (kubernetesNodeConfig), one
+ * KubernetesApi per distinct config, so informers are shared per node.
+ */
+export function nodeClientFactory(): KubernetesClientFactory {
   const clients = new Map<string, KubernetesClient>();
-  return (config) => {
-    const key = JSON.stringify([config.kubeconfigPath, config.kubeContext, config.kubeNamespace, config.tlsVerify]);
+  return (node) => {
+    const config = kubernetesNodeConfig(node);
+    // A digest stands for the token in the key: the map never holds the secret itself.
+    const key =
+      config.credentials === 'kubeconfig'
+        ? JSON.stringify([config.kubeconfigPath, config.kubeContext, config.kubeNamespace, config.tlsVerify])
+        : JSON.stringify([config.apiUrl, digest(node.secret ?? ''), config.kubeNamespace, config.tlsVerify]);
     let client = clients.get(key);
     if (!client) {
-      client = KubernetesApi.fromConfig({
-        ...(config.kubeconfigPath !== undefined ? { kubeconfigPath: config.kubeconfigPath } : {}),
-        ...(config.kubeContext !== undefined ? { context: config.kubeContext } : {}),
-        namespace: config.kubeNamespace,
-        tlsVerify: config.tlsVerify,
-      });
+      client =
+        config.credentials === 'kubeconfig'
+          ? KubernetesApi.fromConfig({
+              kubeconfigPath: config.kubeconfigPath,
+              ...(config.kubeContext !== undefined ? { context: config.kubeContext } : {}),
+              namespace: config.kubeNamespace,
+              tlsVerify: config.tlsVerify,
+            })
+          : clientFromToken(node, config);
       clients.set(key, client);
     }
     return client;
   };
+}
+
+/** KubernetesApi.fromServer, its option errors named by the node's columns. */
+function clientFromToken(node: NodeRecord, config: Extract<KubernetesNodeConfig, { credentials: 'token' }>): KubernetesClient {
+  try {
+    return KubernetesApi.fromServer({
+      server: config.apiUrl,
+      token: node.secret ?? '',
+      namespace: config.kubeNamespace,
+      tlsVerify: config.tlsVerify,
+    });
+  } catch (error) {
+    if (!(error instanceof InvalidOptionError)) throw error;
+    const column = error.option === 'server' ? 'apiUrl' : error.option === 'token' ? 'secret' : error.option;
+    // The core's rule, reworded for the column (it never quotes the token).
+    throw new KubernetesNodeConfigError(node, column, error.message.replace(/^(server|token)( URL)? /, ''));
+  }
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 function provisionedFrom(ready: ReadyEvent, provider: string): ProvisionedEvent {

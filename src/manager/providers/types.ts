@@ -21,10 +21,14 @@ export interface NodeRecord {
   readonly imageStorage?: string | null;
   readonly volumeStorage?: string | null;
   readonly networkBridge?: string | null;
-  // Kubernetes (the node config Manager adds for kubernetes nodes)
+  // Kubernetes: either a kubeconfig (the columns Manager's plan adds for kubernetes nodes)...
   readonly kubeconfigPath?: string | null;
   readonly kubeContext?: string | null;
   readonly kubeNamespace?: string | null;
+  // ...or Manager's existing columns: the API server URL and a bearer token in `secret`.
+  // `tlsVerify` applies to both (and to Proxmox); only an explicit false turns it off.
+  readonly apiUrl?: string | null;
+  readonly secret?: string | null;
   readonly tlsVerify?: boolean | null;
 }
 

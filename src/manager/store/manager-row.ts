@@ -27,6 +27,8 @@ const nodeRow = z.looseObject({
   kubeconfigPath: optionalText,
   kubeContext: optionalText,
   kubeNamespace: optionalText,
+  apiUrl: optionalText,
+  secret: optionalText,
   tlsVerify: flag,
   site: siteRow.nullish(),
 });
@@ -48,15 +50,46 @@ export const managerContainerRow = z.looseObject({
 
 export type ManagerContainerRow = z.infer<typeof managerContainerRow>;
 
-/** Manager's approved resource request; 0 or absent means "use the default". */
+/** Manager's approved resources (ResourceRequest types); 0 or absent means "none approved". */
 export interface ApprovedResources {
   readonly cpus?: number | null;
+  /** MB */
   readonly memory?: number | null;
+  /** MB */
   readonly swap?: number | null;
+  /** GB */
   readonly rootfs?: number | null;
 }
 
-export const DEFAULT_RESOURCES: ContainerResources = { cpus: 4, memoryMb: 4096, swapMb: 0, rootfsGb: 50 };
+const RESOURCE_FIELDS = [
+  ['cpus', 'cpus'],
+  ['memory', 'memoryMb'],
+  ['swap', 'swapMb'],
+  ['rootfs', 'rootfsGb'],
+] as const satisfies readonly (readonly [keyof ApprovedResources, keyof ContainerResources])[];
+
+/**
+ * Each resource: the approved amount, else (absent or 0, Manager's rule) the caller's
+ * default. CPU and memory must end up above 0 and the others defined; anything else is an
+ * InvalidContainerRecordError naming the resource, never an amount nobody chose.
+ */
+export function approvedAmounts(
+  containerId: ContainerId,
+  approved: ApprovedResources,
+  defaults: ApprovedResources | undefined,
+): ContainerResources {
+  const amounts: Partial<Record<keyof ContainerResources, number>> = {};
+  const problems: string[] = [];
+  for (const [type, field] of RESOURCE_FIELDS) {
+    const value = approved?.[type] || defaults?.[type];
+    const required = type === 'cpus' || type === 'memory';
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && !(required && value === 0)) amounts[field] = value;
+    else if (value === undefined || value === null || value === 0) problems.push(`no approved ${type} and no resourceDefaults.${type}`);
+    else problems.push(`approved ${type} is not a usable amount (${String(value)})`);
+  }
+  if (problems.length > 0) throw new InvalidContainerRecordError(containerId, problems);
+  return amounts as ContainerResources;
+}
 
 export function parseManagerRow(containerId: ContainerId, plain: unknown): ManagerContainerRow {
   const parsed = managerContainerRow.safeParse(plain);
@@ -70,7 +103,7 @@ export function parseManagerRow(containerId: ContainerId, plain: unknown): Manag
 
 export function recordFromManagerRow(
   row: ManagerContainerRow,
-  approved: ApprovedResources,
+  resources: ContainerResources,
   defaultEnvironment: Readonly<Record<string, string>>,
 ): ContainerRecord {
   const { node } = row;
@@ -87,12 +120,7 @@ export function recordFromManagerRow(
     environment: userEnvironment(row),
     defaultEnvironment: normalizeEnvironment(defaultEnvironment),
     entrypoint: row.entrypoint ?? null,
-    resources: {
-      cpus: approved.cpus || DEFAULT_RESOURCES.cpus,
-      memoryMb: approved.memory || DEFAULT_RESOURCES.memoryMb,
-      swapMb: approved.swap || DEFAULT_RESOURCES.swapMb,
-      rootfsGb: approved.rootfs || DEFAULT_RESOURCES.rootfsGb,
-    },
+    resources,
     node: {
       id: node.id,
       name: node.name,
@@ -103,6 +131,8 @@ export function recordFromManagerRow(
       kubeconfigPath: node.kubeconfigPath ?? null,
       kubeContext: node.kubeContext ?? null,
       kubeNamespace: node.kubeNamespace ?? null,
+      apiUrl: node.apiUrl ?? null,
+      secret: node.secret ?? null,
       tlsVerify: node.tlsVerify,
     },
     site: site ? { name: site.name, internalDomain: site.internalDomain } : null,

@@ -1,9 +1,11 @@
 // A ContainerStore over Manager's Sequelize models, duck-typed (findByPk, update) so this
 // library never imports sequelize. Manager passes its Container model and the include
-// that loads the node and its site, plus its resource and default-env lookups.
+// that loads the node and its site, plus its resource and default-env lookups: both
+// required, so a container never silently gets amounts or variables nobody approved.
 import type { ContainerId, ContainerRecord, ProvisionedIdentity } from '../providers/types.js';
 import type { ContainerStore } from './container-store.js';
-import { managerColumns, parseManagerRow, recordFromManagerRow } from './manager-row.js';
+import { InvalidOptionError } from '../../index.js';
+import { approvedAmounts, managerColumns, parseManagerRow, recordFromManagerRow } from './manager-row.js';
 import type { ApprovedResources, ManagerContainerRow } from './manager-row.js';
 
 export interface SequelizeRow {
@@ -24,24 +26,42 @@ export interface SequelizeContainerStoreOptions {
    * `{ include: [{ model: Node, as: 'node', include: [{ model: Site, as: 'site' }] }] }`.
    */
   readonly findOptions?: Record<string, unknown>;
-  /** Manager's approved resource request for the row; absent or 0 values take the defaults. */
-  readonly approvedResources?: (row: ManagerContainerRow) => ApprovedResources | Promise<ApprovedResources>;
-  /** Manager's admin-defined default variables (the lowest precedence). */
-  readonly defaultEnvironment?: (row: ManagerContainerRow) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
+  /**
+   * Required: what the user was approved for this container, in Manager's shape (`cpus`,
+   * `memory` in MB, `swap` in MB, `rootfs` in GB), e.g. Manager's
+   * `(row) => ResourceRequest.getApprovedResources(row.siteId, row.hostname, row.username)`.
+   */
+  readonly approvedResources: (row: ManagerContainerRow) => ApprovedResources | Promise<ApprovedResources>;
+  /**
+   * Opt-in: the value of a resource with no approved request (absent or 0), e.g. Manager's
+   * `ResourceRequest.RESOURCE_DEFAULTS`. Without it, a container with no approved CPU or
+   * memory fails with InvalidContainerRecordError instead of getting an amount nobody chose.
+   */
+  readonly resourceDefaults?: ApprovedResources;
+  /**
+   * Required: the admin-defined default variables (the lowest precedence), e.g. Manager's
+   * `() => Container.getSystemDefaultEnvVars()`; `() => ({})` to have none.
+   */
+  readonly defaultEnvironment: (row: ManagerContainerRow) => Readonly<Record<string, string>> | Promise<Readonly<Record<string, string>>>;
 }
 
 export class SequelizeContainerStore implements ContainerStore {
-  constructor(private readonly options: SequelizeContainerStoreOptions) {}
+  constructor(private readonly options: SequelizeContainerStoreOptions) {
+    // CommonJS callers get no type check: say which option is missing instead of
+    // provisioning with amounts and variables nobody approved.
+    for (const option of ['approvedResources', 'defaultEnvironment'] as const) {
+      if (typeof options?.[option] !== 'function') {
+        throw new InvalidOptionError(option, `SequelizeContainerStore needs ${option}, a function of the row (see its documentation)`);
+      }
+    }
+  }
 
   async load(containerId: ContainerId): Promise<ContainerRecord | undefined> {
     const found = await this.options.Container.findByPk(containerId, this.options.findOptions);
     if (!found) return undefined;
     const row = parseManagerRow(containerId, found.get({ plain: true }));
-    const [approved, defaults] = await Promise.all([
-      this.options.approvedResources?.(row) ?? {},
-      this.options.defaultEnvironment?.(row) ?? {},
-    ]);
-    return recordFromManagerRow(row, approved, defaults);
+    const [approved, defaults] = await Promise.all([this.options.approvedResources(row), this.options.defaultEnvironment(row)]);
+    return recordFromManagerRow(row, approvedAmounts(row.id, approved, this.options.resourceDefaults), defaults);
   }
 
   async saveProvisioned(containerId: ContainerId, identity: ProvisionedIdentity): Promise<boolean> {

@@ -70,6 +70,8 @@ describe('parseCreateArgs', () => {
       '--entrypoint',
       'nginx -g "daemon off;"',
       '--arg=--verbose',
+      '--instance',
+      'manager-dev',
       '--kubeconfig',
       '/tmp/kc',
       '--context',
@@ -82,6 +84,7 @@ describe('parseCreateArgs', () => {
       'json',
       '--progress-deadline',
       '90s',
+      '--keep-on-failure',
     ]);
     expect(command).toEqual({
       api: { kubeconfigPath: '/tmp/kc', context: 'ctx', namespace: 'apps' },
@@ -95,16 +98,18 @@ describe('parseCreateArgs', () => {
         env: { A: '1', B: 'x=y', EMPTY: '' },
         entrypoint: 'nginx -g "daemon off;"',
         args: ['--verbose'],
+        instance: 'manager-dev',
       },
       timeoutMs: 120_000,
       progressDeadlineSeconds: 90,
+      keepOnFailure: true,
       output: 'json',
     });
   });
 
   it('defaults: 5 minute timeout, text output, TLS verification on', () => {
     const command = parseCreateArgs(base);
-    expect(command).toMatchObject({ timeoutMs: 300_000, output: 'text', api: {} });
+    expect(command).toMatchObject({ timeoutMs: 300_000, output: 'text', api: {}, keepOnFailure: false });
     expect(parseCreateArgs([...base, '--insecure-skip-tls-verify'])).toMatchObject({ api: { tlsVerify: false } });
   });
 

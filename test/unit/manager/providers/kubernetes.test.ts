@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { InvalidSpecError, RolloutFailedError } from '../../../../src/errors.js';
 import type { KubernetesClient } from '../../../../src/kube/client.js';
 import { createKubernetesProvider, kubernetesNodeConfig, workloadInput } from '../../../../src/manager/providers/kubernetes.js';
-import type { KubernetesNodeConfig, ProvisionFunction } from '../../../../src/manager/providers/kubernetes.js';
+import type { ProvisionFunction } from '../../../../src/manager/providers/kubernetes.js';
+import { KubernetesNodeConfigError } from '../../../../src/manager/errors.js';
+import type { NodeRecord } from '../../../../src/manager/providers/types.js';
 import { parseWorkloadSpec } from '../../../../src/spec/workload-spec.js';
 import type { ProvisionEvent, RolloutStatus } from '../../../../src/rollout/events.js';
 import { containerRecord } from './fixtures.js';
@@ -58,19 +60,59 @@ function fakeProvision(result: () => Observable<ProvisionEvent>, calls: Provisio
   };
 }
 
-describe('kubernetesNodeConfig', () => {
-  it("defaults the namespace to 'default' and keeps TLS verification on", () => {
-    expect(kubernetesNodeConfig({ id: 1, name: 'k', nodeType: 'kubernetes' })).toEqual({
-      kubeconfigPath: undefined,
+describe('kubernetesNodeConfig: the cluster comes from the node record only', () => {
+  it("a kubeconfig node: its path and context; namespace 'default' and TLS verification on unless set", () => {
+    expect(kubernetesNodeConfig({ id: 1, name: 'k', nodeType: 'kubernetes', kubeconfigPath: '/etc/k.kubeconfig' })).toEqual({
+      credentials: 'kubeconfig',
+      kubeconfigPath: '/etc/k.kubeconfig',
       kubeContext: undefined,
       kubeNamespace: 'default',
       tlsVerify: true,
     });
+    expect(kubernetesNodeConfig(kubeNode)).toMatchObject({ kubeContext: 'east-admin', kubeNamespace: 'team-a' });
+  });
+
+  it("a token node: Manager's apiUrl and secret columns (the secret stays out of the config)", () => {
+    const node = { id: 2, name: 'k8s-west', nodeType: 'kubernetes', apiUrl: 'https://west.example:6443', secret: 's3cr3t-token' };
+    expect(kubernetesNodeConfig(node)).toEqual({
+      credentials: 'token',
+      apiUrl: 'https://west.example:6443',
+      kubeNamespace: 'default',
+      tlsVerify: true,
+    });
+    expect(JSON.stringify(kubernetesNodeConfig(node))).not.toContain('s3cr3t');
   });
 
   it('turns TLS verification off only for an explicit false', () => {
     expect(kubernetesNodeConfig({ ...kubeNode, tlsVerify: false }).tlsVerify).toBe(false);
     expect(kubernetesNodeConfig({ ...kubeNode, tlsVerify: null }).tlsVerify).toBe(true);
+  });
+
+  it.each([
+    ['kubeconfigPath', { kubeconfigPath: null, kubeContext: null }, /kubeconfigPath is missing: .*never uses the process's \$KUBECONFIG/],
+    ['kubeconfigPath', { kubeconfigPath: '', kubeContext: null, apiUrl: '' }, /kubeconfigPath is missing/],
+    [
+      'secret',
+      { kubeconfigPath: null, kubeContext: null, apiUrl: 'https://east.example:6443' },
+      /secret is missing: apiUrl needs the bearer token/,
+    ],
+    ['apiUrl', { apiUrl: 'https://east.example:6443', secret: 't' }, /apiUrl is set as well as kubeconfigPath/],
+    [
+      'kubeContext',
+      { kubeconfigPath: null, apiUrl: 'https://east.example:6443', secret: 't' },
+      /kubeContext applies only with kubeconfigPath/,
+    ],
+  ])('refuses a node without a usable config, naming the node and the column (%s)', (field, change, message) => {
+    let error: unknown;
+    try {
+      kubernetesNodeConfig({ ...kubeNode, ...change });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(KubernetesNodeConfigError);
+    expect(error).toMatchObject({ nodeName: 'k8s-east', nodeId: 3, field });
+    expect((error as Error).message).toMatch(/^Kubernetes node k8s-east \(id 3\): /);
+    expect((error as Error).message).toMatch(message);
   });
 });
 
@@ -82,7 +124,7 @@ describe('workloadInput', () => {
       entrypoint: 'python -m http.server 8080',
       environment: { APP_MODE: 'production', TZ: 'Europe/Berlin' },
     });
-    const spec = parseWorkloadSpec(workloadInput(record, kubernetesNodeConfig(record.node)));
+    const spec = parseWorkloadSpec(workloadInput(record));
     expect(spec).toEqual({
       containerId: '42',
       nodeId: '3',
@@ -104,7 +146,14 @@ describe('workloadInput', () => {
 
   it("leaves a blank entrypoint out, so the image's own Entrypoint runs", () => {
     const record = containerRecord({ node: kubeNode, entrypoint: '   ' });
-    expect(parseWorkloadSpec(workloadInput(record, kubernetesNodeConfig(record.node)))).not.toHaveProperty('entrypoint');
+    expect(parseWorkloadSpec(workloadInput(record))).not.toHaveProperty('entrypoint');
+  });
+
+  it('carries the instance, and leaves the namespace to the client when the node names none', () => {
+    const record = containerRecord({ node: { ...kubeNode, kubeNamespace: null } });
+    expect(parseWorkloadSpec(workloadInput(record, 'manager-prod'))).toMatchObject({ instance: 'manager-prod' });
+    expect(parseWorkloadSpec(workloadInput(record))).not.toHaveProperty('namespace');
+    expect(parseWorkloadSpec(workloadInput(record))).not.toHaveProperty('instance');
   });
 });
 
@@ -112,14 +161,16 @@ describe('kubernetes provider', () => {
   it('passes the library events through unchanged and ends with the Deployment provider ID', async () => {
     const events = libraryEvents();
     const calls: ProvisionCall[] = [];
-    const configs: KubernetesNodeConfig[] = [];
+    const nodes: NodeRecord[] = [];
     const provider = createKubernetesProvider({
       provision$: fakeProvision(() => of(...events), calls),
-      clientFor: (config) => {
-        configs.push(config);
+      clientFor: (node) => {
+        nodes.push(node);
         return fakeApi;
       },
       timeoutMs: 60_000,
+      instance: 'manager-prod',
+      keepOnFailure: true,
     });
     const controller = new AbortController();
     const record = containerRecord({ node: kubeNode });
@@ -137,13 +188,12 @@ describe('kubernetes provider', () => {
       ipAddress: null,
     });
     expect(emitted).toHaveLength(4);
-    expect(configs).toEqual([
-      { kubeconfigPath: '/etc/manager/east.kubeconfig', kubeContext: 'east-admin', kubeNamespace: 'team-a', tlsVerify: true },
-    ]);
+    // The factory gets the node record itself, to build the client from Manager's storage.
+    expect(nodes).toEqual([record.node]);
     expect(calls).toHaveLength(1);
     expect(calls[0]?.api).toBe(fakeApi);
-    expect(calls[0]?.input).toEqual(workloadInput(record, kubernetesNodeConfig(record.node)));
-    expect(calls[0]?.options).toEqual({ timeoutMs: 60_000, signal: controller.signal, scheduler: asyncScheduler });
+    expect(calls[0]?.input).toEqual(workloadInput(record, 'manager-prod'));
+    expect(calls[0]?.options).toEqual({ timeoutMs: 60_000, keepOnFailure: true, signal: controller.signal, scheduler: asyncScheduler });
   });
 
   it('is cold: nothing is built or provisioned until subscribed', () => {
@@ -224,5 +274,63 @@ describe('kubernetes provider: one client per node config', () => {
     expect(calls[2]?.api).not.toBe(calls[0]?.api);
     expect(calls[0]?.api.namespace).toBe('team-a');
     expect(calls[2]?.api.namespace).toBe('team-b');
+  });
+});
+
+describe('kubernetes provider: the default client factory reads the node only', () => {
+  it('a node without a kubeconfig or token fails typed, before any client or request, even with $KUBECONFIG set', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kp-provider-'));
+    const ambient = join(dir, 'ambient-kubeconfig');
+    writeFileSync(
+      ambient,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        'current-context': 'c',
+        clusters: [{ name: 'c', cluster: { server: 'https://ambient.example:6443' } }],
+        users: [{ name: 'u', user: { token: 'ambient-token' } }],
+        contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+      }),
+    );
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = ambient;
+    try {
+      const calls: ProvisionCall[] = [];
+      const provider = createKubernetesProvider({ provision$: fakeProvision(() => of(...libraryEvents()), calls) });
+      const bare = { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a' };
+      const failure = lastValueFrom(provider.provision$(containerRecord({ node: bare }), { clock: asyncScheduler }));
+      await expect(failure).rejects.toBeInstanceOf(KubernetesNodeConfigError);
+      await expect(failure).rejects.toMatchObject({ nodeName: 'k8s-east', field: 'kubeconfigPath' });
+      expect(calls).toEqual([]);
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+  });
+
+  it('a token node gets a client for its apiUrl, one per distinct node config', async () => {
+    const calls: ProvisionCall[] = [];
+    const provider = createKubernetesProvider({ provision$: fakeProvision(() => of(...libraryEvents()), calls) });
+    const node = { id: 4, name: 'k8s-west', nodeType: 'kubernetes', apiUrl: 'https://west.example:6443/', secret: 'token-a' };
+    for (const n of [node, node, { ...node, secret: 'token-b' }]) {
+      await lastValueFrom(provider.provision$(containerRecord({ node: n }), { clock: asyncScheduler }).pipe(toArray()));
+    }
+    expect(calls[0]?.api).toBe(calls[1]?.api);
+    expect(calls[2]?.api).not.toBe(calls[0]?.api);
+    expect(calls[0]?.api).toMatchObject({ server: 'https://west.example:6443', namespace: 'default', context: '' });
+  });
+
+  it("a bad apiUrl or secret is named by the node's column, never quoting the secret", async () => {
+    const provider = createKubernetesProvider({ provision$: fakeProvision(() => of(...libraryEvents()), []) });
+    const node = { id: 4, name: 'k8s-west', nodeType: 'kubernetes', apiUrl: 'http://west.example:6443', secret: 'token-a' };
+    const plainHttp = lastValueFrom(provider.provision$(containerRecord({ node }), { clock: asyncScheduler }));
+    await expect(plainHttp).rejects.toMatchObject({ name: 'KubernetesNodeConfigError', field: 'apiUrl' });
+    const spaced = lastValueFrom(
+      provider.provision$(containerRecord({ node: { ...node, apiUrl: 'https://west.example', secret: 'tok en-x9' } }), {
+        clock: asyncScheduler,
+      }),
+    );
+    await expect(spaced).rejects.toMatchObject({ name: 'KubernetesNodeConfigError', field: 'secret' });
+    expect(String(await spaced.catch((e: unknown) => e))).not.toContain('en-x9');
   });
 });

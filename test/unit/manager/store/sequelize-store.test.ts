@@ -5,7 +5,7 @@ import { defer, of, switchMap, throwError } from 'rxjs';
 import { DataTypes, Sequelize } from 'sequelize';
 import type { Model, ModelStatic } from 'sequelize';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RolloutTimeoutError } from '../../../../src/errors.js';
+import { InvalidOptionError, RolloutTimeoutError } from '../../../../src/errors.js';
 import type { KubernetesClient } from '../../../../src/kube/client.js';
 import { createContainer } from '../../../../src/manager/create-flow.js';
 import {
@@ -134,6 +134,7 @@ beforeEach(async () => {
     Container: models.Container,
     findOptions: { include: [{ model: models.Node, as: 'node', include: [{ model: models.Site, as: 'site' }] }] },
     approvedResources: () => ({ cpus: 1, memory: 0 }),
+    resourceDefaults: { cpus: 4, memory: 4096, swap: 0, rootfs: 50 },
     defaultEnvironment: () => ({ TZ: 'UTC' }),
   });
 });
@@ -226,7 +227,11 @@ describe('SequelizeContainerStore with Manager-shaped models', () => {
   });
 
   it('reports a row without its node as an invalid record', async () => {
-    const bare = new SequelizeContainerStore({ Container: models.Container });
+    const bare = new SequelizeContainerStore({
+      Container: models.Container,
+      approvedResources: () => ({}),
+      defaultEnvironment: () => ({}),
+    });
     await expect(bare.load(containerId)).rejects.toMatchObject({
       name: 'InvalidContainerRecordError',
       problems: [expect.stringContaining('node')],
@@ -235,5 +240,48 @@ describe('SequelizeContainerStore with Manager-shaped models', () => {
 
   it('reports a missing row as ContainerNotFoundError through the flow', async () => {
     await expect(createContainer(containerId + 1000, { providers: providers(), store })).rejects.toBeInstanceOf(ContainerNotFoundError);
+  });
+
+  it('takes the approved resources and the default environment explicitly: a store without them is refused', () => {
+    const Container = models.Container;
+    for (const [option, options] of [
+      ['approvedResources', { Container, defaultEnvironment: () => ({}) }],
+      ['defaultEnvironment', { Container, approvedResources: () => ({}) }],
+    ] as const) {
+      let error: unknown;
+      try {
+        new SequelizeContainerStore(options as unknown as ConstructorParameters<typeof SequelizeContainerStore>[0]);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect(error).toMatchObject({ option });
+    }
+  });
+
+  it('never invents an amount: without resourceDefaults, a resource nobody approved fails the load naming it', async () => {
+    const strict = new SequelizeContainerStore({
+      Container: models.Container,
+      findOptions: { include: [{ model: models.Node, as: 'node', include: [{ model: models.Site, as: 'site' }] }] },
+      approvedResources: () => ({ cpus: 1, memory: 0, swap: 0, rootfs: 8 }),
+      defaultEnvironment: () => ({}),
+    });
+    const error = await strict.load(containerId).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidContainerRecordError);
+    expect((error as InvalidContainerRecordError).problems).toEqual([
+      'no approved memory and no resourceDefaults.memory',
+      'no approved swap and no resourceDefaults.swap',
+    ]);
+  });
+
+  it('uses exactly the approved amounts when every resource was approved', async () => {
+    const approved = new SequelizeContainerStore({
+      Container: models.Container,
+      findOptions: { include: [{ model: models.Node, as: 'node', include: [{ model: models.Site, as: 'site' }] }] },
+      approvedResources: () => ({ cpus: 1, memory: 512, swap: 256, rootfs: 8 }),
+      resourceDefaults: { cpus: 4, memory: 4096, swap: 0, rootfs: 50 },
+      defaultEnvironment: () => ({}),
+    });
+    expect((await approved.load(containerId))?.resources).toEqual({ cpus: 1, memoryMb: 512, swapMb: 256, rootfsGb: 8 });
   });
 });

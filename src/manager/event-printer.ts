@@ -1,0 +1,53 @@
+// The create flow's events as job-log lines. Manager's job runner stores whatever chunks a
+// job writes and streams them to the browser, so each event is written as ONE complete
+// line in ONE write: a stored chunk then holds whole lines, never half of one. Lines for
+// people by default (the same words as the kube-provision CLI); JSON lines on request.
+import { InvalidOptionError, clockTime, describeEvent, escapeControlCharacters } from '../index.js';
+import type { CreateFlowEvent } from './create-flow.js';
+
+export interface EventPrinterOptions {
+  /** `text` (default): one line for a person per event; `json`: each event as one JSON line. */
+  readonly output?: 'text' | 'json';
+  /** Receives each line, newline included, in one call. Default: `process.stdout.write`. */
+  readonly write?: (line: string) => void;
+}
+
+/**
+ * An `onEvent` for `createContainer` that prints the job log:
+ *
+ *     17:07:33.270 team-a/web created Deployment
+ *     17:07:33.315 team-a/web waiting to be scheduled
+ *     17:07:35.361 team-a/web 1/1 ready: rollout complete
+ *
+ * In text, an event that reads like the one before it is not printed again.
+ */
+export function eventPrinter(options: EventPrinterOptions = {}): (event: CreateFlowEvent) => void {
+  const write = options.write ?? ((line: string) => void process.stdout.write(line));
+  if (options.output === 'json') return (event) => write(`${JSON.stringify(event)}\n`);
+  if (options.output !== undefined && options.output !== 'text') {
+    throw new InvalidOptionError('output', `eventPrinter output must be "text" or "json", not ${JSON.stringify(options.output)}`);
+  }
+  let previous = '';
+  return (event) => {
+    const words = describeFlowEvent(event);
+    if (words === previous) return;
+    previous = words;
+    write(`${clockTime(event.at)} ${words}\n`);
+  };
+}
+
+/** The event in words, on one line, without its time. */
+export function describeFlowEvent(event: CreateFlowEvent): string {
+  switch (event.type) {
+    case 'step':
+      return escapeControlCharacters(`${event.provider}: ${event.severity === 'warning' ? 'warning: ' : ''}${event.message}`);
+    case 'provisioned':
+      return escapeControlCharacters(
+        `${event.providerId} provisioned on ${event.provider} (MAC ${event.macAddress ?? 'none'}, IP ${event.ipAddress ?? 'none'})`,
+      );
+    case 'saved':
+      return escapeControlCharacters(`${event.providerId} stored as container ${event.containerId}'s provider ID`);
+    default:
+      return describeEvent(event);
+  }
+}
