@@ -24,6 +24,11 @@ const removeListed: LifecycleOperation = (api, providerId, options = {}) =>
     );
   });
 
+// A failed provisioning started from the page keeps its Deployment, so its row shows why
+// it failed until someone deletes it with the row's button.
+const provisionKeepingFailures: NonNullable<UiBackend['provision$']> = (api, spec, options = {}) =>
+  provision$(api, spec, { ...options, keepOnFailure: true });
+
 export function libraryBackend(): UiBackend {
-  return { statuses$, provision$, start$, stop$, restart$, remove$: removeListed };
+  return { statuses$, provision$: provisionKeepingFailures, start$, stop$, restart$, remove$: removeListed };
 }

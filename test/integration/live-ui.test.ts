@@ -17,7 +17,7 @@ import type { OperationEvent, UiBackend } from '../../src/ui/backend.js';
 import { LiveHub } from '../../src/ui/live-hub.js';
 import { startUiServer, type UiServer } from '../../src/ui/server.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
-import { provision$ } from '../../src/workload/provision.js';
+import { libraryBackend } from '../../src/ui/library-backend.js';
 import { launchBrowser } from '../support/browser.js';
 import { clusterEnv } from '../support/cluster-env.js';
 
@@ -36,7 +36,7 @@ const screenshotPath =
     : `${tmpdir()}/kube-provisioner-ui-screenshot.png`;
 
 // STAND-IN statuses (see the file); operations from the library.
-const backend: UiBackend = { statuses$, provision$ };
+const backend: UiBackend = { statuses$, provision$: libraryBackend().provision$! };
 
 /** The page's words for an event: the same mapping web/live.js uses. */
 function describeForPage(event: OperationEvent & { message?: string; durationMs?: number }): string {
