@@ -41,7 +41,7 @@ import { awaitRollout } from '../rollout/await-rollout.js';
 import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { deadline } from '../rx/deadline.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, belongsToInstance } from '../spec/labels.js';
 import { labelValueProblem } from '../spec/names.js';
 import { parseProviderId } from '../spec/provider-id.js';
 import { guardGeneration } from './guard-generation.js';
@@ -65,6 +65,11 @@ export interface WorkloadOperationOptions {
   readonly scheduler?: SchedulerLike;
   /** Shared informers; default: one registry for the process. */
   readonly informers?: InformerRegistry;
+  /**
+   * The Manager installation (instance label) the workload belongs to; another
+   * installation's Deployment is refused. Default: workloads without an instance label.
+   */
+  readonly instance?: string;
 }
 
 /** What the Promise forms resolve to. */
@@ -93,6 +98,7 @@ export interface OperationContext {
   readonly name: string;
   readonly providerId: string;
   readonly expectedContainerId: string | undefined;
+  readonly instance: string | undefined;
   readonly scheduler: SchedulerLike;
   readonly informers: InformerRegistry;
   readonly failurePolicy: FailurePolicy;
@@ -174,6 +180,7 @@ export function operationContext(
     name,
     providerId,
     expectedContainerId: containerIdOption(options.containerId),
+    instance: options.instance,
     scheduler,
     informers: options.informers ?? defaultInformerRegistry,
     failurePolicy: resolveFailurePolicy(options.failurePolicy),
@@ -219,7 +226,12 @@ export function ownedWorkload(context: OperationContext, deployment: V1Deploymen
   const managed = labels[MANAGED_LABEL] === 'true';
   const containerId = labels[CONTAINER_ID_LABEL];
   const expected = context.expectedContainerId;
-  if (!managed || containerId === undefined || (expected !== undefined && containerId !== expected)) {
+  if (
+    !managed ||
+    containerId === undefined ||
+    (expected !== undefined && containerId !== expected) ||
+    !belongsToInstance(deployment, context.instance)
+  ) {
     throw new WorkloadOwnershipError(context.operation, context, {
       expectedContainerId: expected,
       actualContainerId: containerId,
@@ -313,8 +325,8 @@ export function withWorkloadStreams<T>(
   body: (streams: WorkloadStreams) => Observable<T>,
 ): Observable<T> {
   return defer(() => {
-    const deployments = held(deploymentSnapshots(context.informers, context.client, context.namespace, context.name));
-    const pods = held(podSnapshots(context.informers, context.client, context.namespace, containerId));
+    const deployments = held(deploymentSnapshots(context.informers, context.client, context.namespace, context.name, context.instance));
+    const pods = held(podSnapshots(context.informers, context.client, context.namespace, containerId, context.instance));
     return using(
       () => {
         const deploymentsConnection = deployments.connect();

@@ -13,7 +13,7 @@ import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/fa
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { MANAGED_SELECTOR, NODE_ID_LABEL, containerIdOf } from '../spec/labels.js';
+import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../spec/labels.js';
 import { asyncScheduler, lastValueFrom, map, throwError, timeout, type SchedulerLike } from 'rxjs';
 import { namespaceOption, timeoutOption } from './read-options.js';
 
@@ -26,6 +26,8 @@ export interface ListOptions {
   readonly failurePolicy?: FailurePolicyOverrides;
   /** Clock and timers (tests). */
   readonly scheduler?: SchedulerLike;
+  /** The Manager installation (instance label) to list; default: workloads without an instance label. */
+  readonly instance?: string;
 }
 
 /** One workload, shaped like an entry of Manager's node snapshot. */
@@ -54,8 +56,8 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
   const policy = resolveFailurePolicy(options.failurePolicy);
   const read$ = fromAbortable((signal) =>
     Promise.all([
-      client.list('deployments', namespace, MANAGED_SELECTOR, { signal }),
-      client.list('pods', namespace, MANAGED_SELECTOR, { signal }),
+      client.list('deployments', namespace, managedSelector(options.instance), { signal }),
+      client.list('pods', namespace, managedSelector(options.instance), { signal }),
     ]),
   );
   return lastValueFrom(

@@ -17,7 +17,7 @@ import { unknownStatus } from '../rollout/unknown-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, containerIdOf } from '../spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../spec/labels.js';
 import { parseProviderId, type ProviderIdParts } from '../spec/provider-id.js';
 import { containerIdOption, timeoutOption } from './read-options.js';
 import { isUnreachable, unreachableStatus } from './unreachable.js';
@@ -32,6 +32,11 @@ export interface StatusOptions {
   readonly failurePolicy?: FailurePolicyOverrides;
   /** Clock and timers (tests). */
   readonly scheduler?: SchedulerLike;
+  /**
+   * The Manager installation (instance label) whose workloads are ours; a Deployment of
+   * another installation is reported `missing`. Default: workloads without an instance label.
+   */
+  readonly instance?: string;
 }
 
 /** A status with the labels it was read from (the CLI prints them). */
@@ -69,12 +74,16 @@ export async function readStatus(client: KubernetesClient, providerId: string, o
   };
 
   const read$ = fromAbortable(async (signal) => {
-    const [deployment, podsOfExpected] = await Promise.all([
+    const [read, podsOfExpected] = await Promise.all([
       readDeploymentIfAny(client, target, signal),
-      expected !== undefined ? podsOf(client, target.namespace, expected, signal) : undefined,
+      expected !== undefined ? podsOf(client, target.namespace, expected, options.instance, signal) : undefined,
     ]);
+    // Another installation's Deployment of the same name is not ours: as if there were none.
+    const otherInstance = read?.metadata?.labels?.[MANAGED_LABEL] === 'true' && !belongsToInstance(read, options.instance);
+    const deployment = otherInstance ? undefined : read;
     const containerId = deployment && deployment.metadata?.labels?.[MANAGED_LABEL] === 'true' ? containerIdOf(deployment) : undefined;
-    const pods = podsOfExpected ?? (containerId !== undefined ? await podsOf(client, target.namespace, containerId, signal) : []);
+    const pods =
+      podsOfExpected ?? (containerId !== undefined ? await podsOf(client, target.namespace, containerId, options.instance, signal) : []);
     return { deployment, pods };
   });
 
@@ -111,7 +120,13 @@ async function readDeploymentIfAny(
   }
 }
 
-async function podsOf(client: KubernetesClient, namespace: string, containerId: string, signal: AbortSignal): Promise<readonly V1Pod[]> {
-  const list = await client.list('pods', namespace, `${MANAGED_SELECTOR},${CONTAINER_ID_LABEL}=${containerId}`, { signal });
+async function podsOf(
+  client: KubernetesClient,
+  namespace: string,
+  containerId: string,
+  instance: string | undefined,
+  signal: AbortSignal,
+): Promise<readonly V1Pod[]> {
+  const list = await client.list('pods', namespace, `${managedSelector(instance)},${CONTAINER_ID_LABEL}=${containerId}`, { signal });
   return list.items;
 }

@@ -30,6 +30,8 @@ export interface StatusesOptions {
   readonly signal?: AbortSignal;
   /** Clock and timers (tests). */
   readonly scheduler?: SchedulerLike;
+  /** The Manager installation (instance label) to watch; default: workloads without an instance label. */
+  readonly instance?: string;
 }
 
 export interface StatusStreamOptions extends Omit<StatusesOptions, 'namespace'> {
@@ -65,7 +67,7 @@ function board$(
   only: StatusBoardOptions['only'],
 ): Observable<StatusEvent> {
   return new Observable<StatusEvent>((subscriber) => {
-    const informers = namespaceInformers(options.informers ?? defaultInformerRegistry, client, namespace);
+    const informers = namespaceInformers(options.informers ?? defaultInformerRegistry, client, namespace, options.instance);
     const board = new StatusBoard({
       namespace,
       scheduler: options.scheduler ?? asyncScheduler,

@@ -19,6 +19,7 @@ import { list } from '../../src/workload/list.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';
 import { status } from '../../src/workload/status.js';
+import { stop } from '../../src/workload/stop.js';
 import type { StatusEvent } from '../../src/workload/status-board.js';
 import { status$, statuses$ } from '../../src/workload/statuses.js';
 import { FakeKubernetes, completeRollout, podOf } from '../support/fake-kube.js';
@@ -275,5 +276,48 @@ describe('status$', () => {
     // Created (no status yet), then rolled out with its Pod.
     expect((await events).map((event) => event.status.state)).toEqual(['missing', 'creating', 'running']);
     expect(fake.activeWatches).toBe(0);
+  });
+});
+
+describe('status, list and statuses$ see one Manager installation (the instance label)', () => {
+  function instanced(fake: FakeKubernetes, hostname: string, containerId: number, instance: string): void {
+    const spec = parseWorkloadSpec({ containerId, nodeId: 7, hostname, image: 'nginx:1.27', cpus: 0.5, memoryMb: 256, instance });
+    void fake.createDeployment(fake.namespace, buildDeployment(spec, { namespace: fake.namespace }));
+    const deployment = completeRollout(fake, hostname);
+    fake.addPod(podOf(deployment, readyStatus()));
+  }
+
+  it('lists only the named installation, or only workloads without one by default', async () => {
+    const fake = new FakeKubernetes();
+    workload(fake, 'plain', 1);
+    instanced(fake, 'dev-web', 1, 'dev');
+    instanced(fake, 'test-web', 1, 'test');
+    expect((await list(fake)).map((entry) => entry.name)).toEqual(['plain']);
+    expect((await list(fake, { instance: 'dev' })).map((entry) => entry.name)).toEqual(['dev-web']);
+  });
+
+  it("status() reports another installation's Deployment as missing", async () => {
+    const fake = new FakeKubernetes();
+    instanced(fake, 'web', 1, 'test');
+    expect((await status(fake, 'default/web', { instance: 'dev' })).state).toBe('missing');
+    expect((await status(fake, 'default/web', { instance: 'test' })).state).toBe('running');
+    expect((await status(fake, 'default/web')).state).toBe('missing');
+  });
+
+  it("a lifecycle write refuses another installation's Deployment and changes nothing", async () => {
+    const fake = new FakeKubernetes();
+    instanced(fake, 'web', 1, 'test');
+    await expect(stop(fake, 'default/web', { instance: 'dev' })).rejects.toMatchObject({ name: 'WorkloadOwnershipError' });
+    expect(fake.calls.filter((call) => call.method === 'patchDeployment')).toEqual([]);
+    await expect(stop(fake, 'default/web')).rejects.toMatchObject({ name: 'WorkloadOwnershipError' });
+  });
+
+  it('statuses$ with an instance reports only its workloads', async () => {
+    const fake = new FakeKubernetes();
+    workload(fake, 'plain', 1);
+    instanced(fake, 'dev-web', 2, 'dev');
+    const seen = collect(statuses$(fake, { instance: 'dev', informers: fastInformers() }));
+    await vi.waitFor(() => expect(seen.words()).toEqual(['dev-web:running']));
+    seen.subscription.unsubscribe();
   });
 });
