@@ -81,6 +81,15 @@ export class UnknownNodeTypeError extends KubeProvisionerError {
   }
 }
 
+export class LifecycleUnsupportedError extends KubeProvisionerError {
+  override readonly name = 'LifecycleUnsupportedError';
+  readonly nodeType: string;
+  constructor(nodeType: string) {
+    super(`The provider for node type "${nodeType}" can only create containers (it has no lifecycle)`);
+    this.nodeType = nodeType;
+  }
+}
+
 export class DuplicateProviderError extends KubeProvisionerError {
   override readonly name = 'DuplicateProviderError';
   readonly nodeType: string;

@@ -1,4 +1,4 @@
-// kube-provisioner/manager: Manager's create flow over every node type. It is built only
+// kube-provisioner/manager: Manager's create flow and container lifecycle over every node type. It is built only
 // on the core's public API (../index.js), which never imports it back.
 
 export {
@@ -10,6 +10,7 @@ export {
   type CreateFlowEvent,
   type SavedEvent,
 } from './create-flow.js';
+export { containerLifecycle, type ContainerLifecycleOptions, type ContainerOperations, type LifecycleCallOptions } from './lifecycle.js';
 export { describeFlowEvent, eventPrinter, type EventPrinterOptions } from './event-printer.js';
 export {
   AlreadyProvisionedError,
@@ -18,6 +19,7 @@ export {
   DuplicateProviderError,
   InvalidContainerRecordError,
   InvalidNodeConfigError,
+  LifecycleUnsupportedError,
   KubernetesNodeConfigError,
   NetworkIdentityMissingError,
   NoStorageError,
@@ -40,12 +42,19 @@ export {
   type KubernetesNodeConfig,
   type KubernetesProviderOptions,
 } from './providers/kubernetes.js';
+export type { KubernetesOperations } from './providers/kubernetes-lifecycle.js';
 export { createProxmoxProvider, type ImageDigestLookup, type ProxmoxProviderOptions } from './providers/proxmox.js';
 export { createDockerProvider, type DockerProviderOptions } from './providers/docker.js';
 export { createDummyProvider, type DummyProviderOptions } from './providers/dummy.js';
 export type {
   ActualResources,
   ContainerId,
+  ContainerLifecycle,
+  ContainerLifecycleEvent,
+  ContainerState,
+  ContainerStatus,
+  LifecycleCompletedEvent,
+  LifecycleOperation,
   ContainerRecord,
   ContainerResources,
   NodeRecord,
@@ -58,7 +67,7 @@ export type {
   StepEvent,
   TemplateDefaults,
 } from './providers/types.js';
-export type { DockerCreateApi, NodeApi, NodeApiFactory, ProxmoxCreateApi } from './providers/node-api.js';
+export type { DockerCreateApi, LxcLifecycleApi, LxcStatus, NodeApi, NodeApiFactory, ProxmoxCreateApi } from './providers/node-api.js';
 export type { ContainerStore } from './store/container-store.js';
 export { MemoryContainerStore } from './store/memory-store.js';
 export {

@@ -7,14 +7,15 @@ import { InvalidContainerRecordError, ProviderStepError, UnsupportedTemplateErro
 import { dockerContainerIdOf } from './docker-task.js';
 import { isImageReference } from './template-reference.js';
 import { applyEnvironment, startAndDiscover } from './lxc-steps.js';
-import type { DockerCreateApi, NodeApiFactory } from './node-api.js';
+import { lxcLifecycle } from './lxc-lifecycle.js';
+import type { DockerCreateApi, LxcLifecycleApi, NodeApiFactory } from './node-api.js';
 import { stepsProvider } from './step-runner.js';
 import type { ProvisionOutcome, StepRunner } from './step-runner.js';
 import type { ContainerRecord, Provider } from './types.js';
 
 export interface DockerProviderOptions {
   /** The node's client; Manager passes its DockerApi (`node.api()`). One per provisioning. */
-  readonly clientFor: NodeApiFactory<DockerCreateApi>;
+  readonly clientFor: NodeApiFactory<DockerCreateApi & LxcLifecycleApi>;
   readonly nodeType?: string;
 }
 
@@ -23,7 +24,10 @@ const DOCKER_STORAGE = 'docker';
 
 export function createDockerProvider(options: DockerProviderOptions): Provider {
   const nodeType = options.nodeType ?? 'docker';
-  return stepsProvider(nodeType, (steps, record) => provisionDockerContainer(steps, record, options, nodeType));
+  return {
+    ...stepsProvider(nodeType, (steps, record) => provisionDockerContainer(steps, record, options, nodeType)),
+    lifecycle: lxcLifecycle({ nodeType, clientFor: options.clientFor, recreatesOnUpdate: true }),
+  };
 }
 
 async function provisionDockerContainer(

@@ -2,10 +2,20 @@
 // usual steps with a delay each, taken from the injected clock (so tests run it in
 // virtual time), and derives its provider ID, MAC and IP from the container ID, so the
 // same record always yields the same result.
-import { concat, defer, map, of, timer } from 'rxjs';
+import { concat, concatMap, defer, map, of, timer } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { eventTime } from '../event-time.js';
-import type { ContainerRecord, Provider, ProviderContext, ProviderEvent } from './types.js';
+import { requireProviderId } from './lifecycle-record.js';
+import type {
+  ContainerLifecycle,
+  ContainerLifecycleEvent,
+  ContainerRecord,
+  ContainerState,
+  LifecycleOperation,
+  Provider,
+  ProviderContext,
+  ProviderEvent,
+} from './types.js';
 
 export interface DummyProviderOptions {
   /** Simulated duration of each step. Default 250 ms. */
@@ -31,6 +41,64 @@ export function createDummyProvider(options: DummyProviderOptions = {}): Provide
   return {
     nodeType,
     provision$: (record, context) => simulate(record, context, nodeType, delayMs),
+    lifecycle: simulatedLifecycle(nodeType, delayMs),
+  };
+}
+
+/**
+ * The lifecycle, simulated: each operation is one step after the delay, and the provider
+ * remembers each container's state (a container it has not seen is running).
+ */
+function simulatedLifecycle(provider: string, delayMs: number): ContainerLifecycle {
+  const states = new Map<string, ContainerState>();
+  const stateOf = (providerId: string): ContainerState => states.get(providerId) ?? 'running';
+
+  const operate =
+    (operation: LifecycleOperation, next: (current: ContainerState) => ContainerState) =>
+    (record: ContainerRecord, { clock }: ProviderContext): Observable<ContainerLifecycleEvent> =>
+      defer(() => {
+        const providerId = requireProviderId(record);
+        const before = stateOf(providerId);
+        const after = next(before);
+        return timer(delayMs, clock).pipe(
+          concatMap((): ContainerLifecycleEvent[] => {
+            states.set(providerId, after);
+            const at = eventTime(clock);
+            const running = after === 'running' && operation !== 'stop' && operation !== 'remove';
+            return [
+              {
+                type: 'step',
+                at,
+                provider,
+                step: operation,
+                message: `${operation} ${record.hostname}: ${after} (simulated)`,
+                severity: 'info',
+              },
+              {
+                type: 'completed',
+                at,
+                provider,
+                operation,
+                providerId,
+                changed: operation === 'reconfigure' || (operation === 'restart' ? before === 'running' : before !== after),
+                ...(running ? { network: dummyNetworkIdentity(record.id) } : {}),
+              },
+            ];
+          }),
+        );
+      });
+
+  return {
+    status: async (record) => {
+      const state = stateOf(requireProviderId(record));
+      const ipAddress = state === 'running' ? dummyNetworkIdentity(record.id).ipAddress : null;
+      return { state, reason: 'Simulated', message: `${record.hostname} is ${state} (simulated)`, ipAddress };
+    },
+    start$: operate('start', () => 'running'),
+    stop$: operate('stop', () => 'offline'),
+    restart$: operate('restart', (current) => current),
+    reconfigure$: operate('reconfigure', (current) => current),
+    remove$: operate('remove', () => 'missing'),
   };
 }
 

@@ -13,6 +13,7 @@ import { DEFAULT_NAMESPACE, InvalidOptionError, KubernetesApi, provision$ as lib
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
 import { KubernetesNodeConfigError } from '../errors.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
+import { kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
 import type { ContainerRecord, NodeRecord, Provider, ProviderContext, ProviderEvent, ProvisionedEvent } from './types.js';
 
 /** The shape of the core's `provision$`, injected so tests need no cluster. */
@@ -67,6 +68,8 @@ export interface KubernetesProviderOptions {
   /** Keep a failed container's Deployment for debugging; default: delete it (see provision$). */
   readonly keepOnFailure?: boolean;
   readonly nodeType?: string;
+  /** The library's lifecycle operations; tests inject recording ones. */
+  readonly operations?: KubernetesOperations;
 }
 
 /**
@@ -132,6 +135,12 @@ export function createKubernetesProvider(options: KubernetesProviderOptions = {}
   return {
     nodeType,
     provision$: (record, context) => provisionDeployment(record, context, { ...options, clientFor, provision$ }, nodeType),
+    lifecycle: kubernetesLifecycle({
+      nodeType,
+      clientFor,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.operations ? { operations: options.operations } : {}),
+    }),
   };
 }
 

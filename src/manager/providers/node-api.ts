@@ -38,6 +38,12 @@ export type LxcOptions = Readonly<Record<string, unknown>>;
 /** Values in an LXC config as Proxmox returns them (numbers may come back as strings). */
 export type LxcConfig = Readonly<Record<string, unknown>>;
 
+/** A container's state as the node reports it (Proxmox: `running` or `stopped`). */
+export interface LxcStatus {
+  readonly status?: string;
+  readonly [field: string]: unknown;
+}
+
 export interface NodeApi {
   nextId(): Promise<Vmid | null>;
   nodes(): Promise<unknown>;
@@ -65,6 +71,9 @@ export interface NodeApi {
     users: string | null,
   ): Promise<unknown>;
   syncLdapRealm(realm: string): Promise<unknown>;
+  getLxcStatus(node: string, vmid: Vmid): Promise<LxcStatus>;
+  /** Resolves to a task to wait for (Proxmox, DockerApi), or nothing. */
+  deleteContainer(node: string, vmid: Vmid): Promise<TaskId | void>;
 }
 
 /** What the Proxmox provider calls. */
@@ -91,6 +100,12 @@ export type ProxmoxCreateApi = Pick<
 export type DockerCreateApi = Pick<
   NodeApi,
   'pullOciImage' | 'createLxc' | 'updateLxcConfig' | 'lxcConfig' | 'startLxc' | 'waitForTask' | 'getLxcMacAddress' | 'getLxcIpAddress'
+>;
+
+/** What the Proxmox and Docker lifecycles call (status, start, stop, restart, reconfigure, remove). */
+export type LxcLifecycleApi = Pick<
+  NodeApi,
+  'getLxcStatus' | 'startLxc' | 'stopLxc' | 'waitForTask' | 'updateLxcConfig' | 'deleteContainer' | 'getLxcMacAddress' | 'getLxcIpAddress'
 >;
 
 /** Builds (or looks up) the client for one node; Manager passes `node.api()` behind it. */

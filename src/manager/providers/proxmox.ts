@@ -7,7 +7,8 @@ import { InvalidContainerRecordError, ProviderStepError, TemplateNotFoundError }
 import { InvalidSpecError } from '../../index.js';
 import { imageArchiveName, isImageReference, splitTemplateReference, type ImageReference } from './template-reference.js';
 import { applyEnvironment, startAndDiscover } from './lxc-steps.js';
-import type { NodeApiFactory, ProxmoxCreateApi, Vmid } from './node-api.js';
+import { lxcLifecycle } from './lxc-lifecycle.js';
+import type { LxcLifecycleApi, NodeApiFactory, ProxmoxCreateApi, Vmid } from './node-api.js';
 import { grantOwnerAccess } from './proxmox-acl.js';
 import { stepsProvider } from './step-runner.js';
 import type { ProvisionOutcome, StepRunner } from './step-runner.js';
@@ -19,7 +20,7 @@ export type ImageDigestLookup = (registry: string, repository: string, reference
 
 export interface ProxmoxProviderOptions {
   /** The node's client; Manager passes its ProxmoxApi (`node.api()`). */
-  readonly clientFor: NodeApiFactory<ProxmoxCreateApi>;
+  readonly clientFor: NodeApiFactory<ProxmoxCreateApi & LxcLifecycleApi>;
   /** Names the pulled archive after the image's digest, so a moved tag is pulled again. */
   readonly imageDigest: ImageDigestLookup;
   /**
@@ -47,7 +48,10 @@ interface LxcJob {
 
 export function createProxmoxProvider(options: ProxmoxProviderOptions): Provider {
   const nodeType = options.nodeType ?? 'proxmox';
-  return stepsProvider(nodeType, (steps, record) => provisionLxc(steps, record, options, nodeType));
+  return {
+    ...stepsProvider(nodeType, (steps, record) => provisionLxc(steps, record, options, nodeType)),
+    lifecycle: lxcLifecycle({ nodeType, clientFor: options.clientFor }),
+  };
 }
 
 async function provisionLxc(

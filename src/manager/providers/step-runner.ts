@@ -36,8 +36,21 @@ class StepsStopped extends KubeProvisionerError {
 }
 
 export function runSteps(program: StepProgram): Observable<ProviderEvent> {
-  return fromAbortable<ProviderEvent>(async (signal, subscriber) => {
-    let providerId: string | undefined;
+  return runStepsTo<ProvisionOutcome, ProviderEvent>(program, (outcome) => ({
+    ...outcome,
+    type: 'provisioned',
+    at: eventTime(program.clock),
+    provider: program.provider,
+  }));
+}
+
+/** Steps over a node client ending in one event built from their outcome (`finish`). */
+export function runStepsTo<Outcome, Event>(
+  program: Omit<StepProgram, 'run'> & { readonly providerId?: string; run(steps: StepRunner): Promise<Outcome> },
+  finish: (outcome: Outcome) => Event,
+): Observable<StepEvent | Event> {
+  return fromAbortable<StepEvent | Event>(async (signal, subscriber) => {
+    let providerId: string | undefined = program.providerId;
 
     const steps: StepRunner = {
       signal,
@@ -58,8 +71,7 @@ export function runSteps(program: StepProgram): Observable<ProviderEvent> {
       },
     };
 
-    const outcome = await program.run(steps);
-    return { ...outcome, type: 'provisioned', at: eventTime(program.clock), provider: program.provider };
+    return finish(await program.run(steps));
   });
 }
 

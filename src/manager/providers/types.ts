@@ -6,7 +6,7 @@
 // events. Every provider ends its stream with exactly one `provisioned` event: the result
 // the create flow saves.
 import type { Observable, SchedulerLike } from 'rxjs';
-import type { ProvisionEvent } from '../../index.js';
+import type { LifecycleEvent, ProvisionEvent } from '../../index.js';
 
 /** Manager's Container primary key (an integer in Manager; strings are accepted too). */
 export type ContainerId = number | string;
@@ -140,4 +140,57 @@ export interface Provider {
    * project error (KubeProvisionerError subclass).
    */
   provision$(record: ContainerRecord, context: ProviderContext): Observable<ProviderEvent>;
+  /** Status, start, stop, restart, reconfigure and remove; absent: create only. */
+  readonly lifecycle?: ContainerLifecycle;
+}
+
+// ---- lifecycle after creation ---------------------------------------------------------
+
+/** Manager's status words, whatever the node type. */
+export type ContainerState = 'running' | 'offline' | 'stopping' | 'creating' | 'starting' | 'updating' | 'failed' | 'missing' | 'unknown';
+
+export interface ContainerStatus {
+  readonly state: ContainerState;
+  /** Short machine-readable reason (the node's own word where it has one). */
+  readonly reason: string;
+  /** One line for a human. */
+  readonly message: string;
+  /** The current address, null when none; on Kubernetes a Pod IP, temporary by nature. */
+  readonly ipAddress: string | null;
+}
+
+export type LifecycleOperation = 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove';
+
+/** The last event of every lifecycle stream: what Manager saves on the container row. */
+export interface LifecycleCompletedEvent {
+  readonly type: 'completed';
+  readonly at: string;
+  readonly provider: string;
+  readonly operation: LifecycleOperation;
+  /** Unchanged except on Docker, where a reconfigure recreates the container under a new ID. */
+  readonly providerId: string;
+  /** false: nothing had to be done (already running, already stopped, already gone). */
+  readonly changed: boolean;
+  /**
+   * After start, restart and reconfigure of a running container: its address now. MAC null
+   * on Kubernetes (no stable MAC); both null when the container is not running.
+   */
+  readonly network?: { readonly macAddress: string | null; readonly ipAddress: string | null };
+}
+
+export type ContainerLifecycleEvent = LifecycleEvent | StepEvent | LifecycleCompletedEvent;
+
+/**
+ * The operations on a provisioned container. Each receives the container row (its node
+ * and its saved provider ID); the `$` forms are cold, emit progress and end with exactly
+ * one `completed` event. `reconfigure$` applies the record as it now is (env, entrypoint,
+ * CPU, memory).
+ */
+export interface ContainerLifecycle {
+  status(record: ContainerRecord, context: ProviderContext): Promise<ContainerStatus>;
+  start$(record: ContainerRecord, context: ProviderContext): Observable<ContainerLifecycleEvent>;
+  stop$(record: ContainerRecord, context: ProviderContext): Observable<ContainerLifecycleEvent>;
+  restart$(record: ContainerRecord, context: ProviderContext): Observable<ContainerLifecycleEvent>;
+  reconfigure$(record: ContainerRecord, context: ProviderContext): Observable<ContainerLifecycleEvent>;
+  remove$(record: ContainerRecord, context: ProviderContext): Observable<ContainerLifecycleEvent>;
 }

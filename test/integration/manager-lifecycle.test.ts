@@ -1,0 +1,83 @@
+// The Manager adapter's lifecycle on the real control plane, for a Kubernetes node: a
+// container created through the provider, then stopped, started and removed through
+// containerLifecycle(registry), with kubectl as the independent witness.
+import { asyncScheduler, lastValueFrom } from 'rxjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containerLifecycle } from '../../src/manager/lifecycle.js';
+import { createKubernetesProvider } from '../../src/manager/providers/kubernetes.js';
+import { ProviderRegistry } from '../../src/manager/providers/registry.js';
+import type { ContainerRecord, ProvisionedEvent } from '../../src/manager/providers/types.js';
+import { clusterEnv } from '../support/cluster-env.js';
+import { createNamespace, kubectl, kubectlJson } from '../support/kube.js';
+
+let namespace: string;
+
+beforeAll(() => {
+  namespace = createNamespace('it-mgr-life');
+});
+
+afterAll(() => {
+  kubectl(['delete', 'namespace', namespace, '--wait=false']);
+});
+
+describe('containerLifecycle on a Kubernetes node (real control plane)', () => {
+  it('stop, status, start (new Pod IP), reconfigure, remove: one call each, whatever the node type', async () => {
+    const provider = createKubernetesProvider({ timeoutMs: 60_000 });
+    const registry = new ProviderRegistry([provider]);
+    const record: ContainerRecord = {
+      id: 901,
+      hostname: 'life-901',
+      username: 'alice',
+      template: 'docker.io/library/nginx:1.27',
+      providerId: null,
+      macAddress: null,
+      ipAddress: null,
+      nvidiaRequested: false,
+      environment: { APP_MODE: 'test' },
+      defaultEnvironment: {},
+      entrypoint: null,
+      resources: { cpus: 1, memoryMb: 256, swapMb: 0, rootfsGb: 1 },
+      node: { id: 1, name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: clusterEnv().kubeconfigPath, kubeNamespace: namespace },
+      site: null,
+    };
+    const provisioned = (await lastValueFrom(provider.provision$(record, { clock: asyncScheduler }))) as ProvisionedEvent;
+    const saved = { ...record, providerId: provisioned.providerId };
+    expect(saved.providerId).toBe(`${namespace}/life-901`);
+
+    const lifecycle = containerLifecycle(registry);
+    const running = await lifecycle.status(saved);
+    expect(running.state).toBe('running');
+
+    expect(await lifecycle.stop(saved)).toMatchObject({ operation: 'stop', changed: true });
+    expect(kubectlJson<{ spec: { replicas: number } }>(['get', 'deployment', 'life-901', '-n', namespace]).spec.replicas).toBe(0);
+    expect(await lifecycle.status(saved)).toMatchObject({ state: 'offline', ipAddress: null });
+
+    const started = await lifecycle.start(saved);
+    expect(started).toMatchObject({ operation: 'start', changed: true, network: { macAddress: null } });
+    const pods = kubectlJson<{ items: { status: { podIP?: string } }[] }>([
+      'get',
+      'pods',
+      '-n',
+      namespace,
+      '-l',
+      'org.mieweb.opensource-server.container-id=901',
+    ]);
+    expect(pods.items.map((pod) => pod.status.podIP)).toContain(started.network?.ipAddress);
+    expect((await lifecycle.status(saved)).state).toBe('running');
+
+    // Reconfigure applies the row as it now is: a variable removed from it is removed.
+    const edited = { ...saved, environment: { NEW_FLAG: 'on' } };
+    expect(await lifecycle.reconfigure(edited)).toMatchObject({ operation: 'reconfigure', changed: true, network: { macAddress: null } });
+    const env = kubectlJson<{ spec: { template: { spec: { containers: { env?: { name: string; value: string }[] }[] } } } }>([
+      'get',
+      'deployment',
+      'life-901',
+      '-n',
+      namespace,
+    ]).spec.template.spec.containers[0]?.env;
+    expect(env).toEqual([{ name: 'NEW_FLAG', value: 'on' }]);
+
+    expect(await lifecycle.remove(saved)).toMatchObject({ operation: 'remove', changed: true });
+    expect((await lifecycle.status(saved)).state).toBe('missing');
+  }, 120_000);
+});

@@ -1,0 +1,270 @@
+// Unit tests of the container lifecycle through the registry (no cluster, no node): the
+// Kubernetes provider with recording stand-ins for the library's operations, the Proxmox
+// and Docker providers with recording fakes of Manager's node client, and the dummy.
+import { asyncScheduler, lastValueFrom, of, toArray } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import type { V1Deployment } from '@kubernetes/client-node';
+import type { KubernetesClient } from '../../../src/kube/client.js';
+import type { LifecycleEvent } from '../../../src/workload/lifecycle-events.js';
+import type { WorkloadStatusValue } from '../../../src/rollout/workload-status.js';
+import { containerLifecycle } from '../../../src/manager/lifecycle.js';
+import { InvalidContainerRecordError, LifecycleUnsupportedError, UnknownNodeTypeError } from '../../../src/manager/errors.js';
+import { ProviderRegistry } from '../../../src/manager/providers/registry.js';
+import { createKubernetesProvider } from '../../../src/manager/providers/kubernetes.js';
+import type { KubernetesOperations } from '../../../src/manager/providers/kubernetes-lifecycle.js';
+import { createProxmoxProvider } from '../../../src/manager/providers/proxmox.js';
+import { createDockerProvider } from '../../../src/manager/providers/docker.js';
+import { createDummyProvider } from '../../../src/manager/providers/dummy.js';
+import type { ContainerLifecycleEvent } from '../../../src/manager/providers/types.js';
+import { containerRecord, recordingClient, type RecordedCall } from './providers/fixtures.js';
+
+const kubeRecord = containerRecord({
+  providerId: 'team-a/web-42',
+  environment: { APP_MODE: 'staging' },
+  defaultEnvironment: {},
+  node: { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a' },
+});
+const base = { namespace: 'team-a', name: 'web-42', providerId: 'team-a/web-42', at: '2025-01-01T00:00:00.000Z' };
+
+/** A stand-in client: reconfigure reads the live Deployment's env from it. */
+function fakeApi(liveEnv: string[]): KubernetesClient {
+  const deployment: V1Deployment = {
+    spec: {
+      selector: {},
+      template: { spec: { containers: [{ name: 'web', env: liveEnv.map((name) => ({ name, value: 'x' })) }] } },
+    },
+  };
+  return {
+    namespace: 'team-a',
+    server: 'https://east.example:6443',
+    readDeployment: async () => deployment,
+  } as unknown as KubernetesClient;
+}
+
+function recordingOperations(calls: unknown[][], podIp: string | null): KubernetesOperations {
+  const outcome = (type: string, changed: boolean): Observable<LifecycleEvent> =>
+    of({ ...base, type, changed, durationMs: 10 } as LifecycleEvent);
+  return {
+    status: async (_api, providerId, options) => {
+      calls.push(['status', providerId, options?.containerId]);
+      return { state: 'running', reason: 'NewReplicaSetAvailable', message: '1 of 1 available', podIp } as WorkloadStatusValue;
+    },
+    start$: (_api, providerId, options) => (calls.push(['start$', providerId, options?.containerId]), outcome('started', true)),
+    stop$: (_api, providerId, options) => (calls.push(['stop$', providerId, options?.containerId]), outcome('stopped', false)),
+    restart$: (_api, providerId) => (calls.push(['restart$', providerId]), outcome('restarted', true)),
+    reconfigure$: (_api, providerId, changes) => (calls.push(['reconfigure$', providerId, changes]), outcome('reconfigured', true)),
+    remove$: (_api, providerId, options) => (calls.push(['remove$', providerId, options.containerId]), outcome('removed', true)),
+  };
+}
+
+function kubernetesLifecycle(calls: unknown[][], podIp: string | null = '10.244.0.7', liveEnv: string[] = []) {
+  const provider = createKubernetesProvider({ clientFor: () => fakeApi(liveEnv), operations: recordingOperations(calls, podIp) });
+  return containerLifecycle(new ProviderRegistry([provider]));
+}
+
+const collect = (events: Observable<ContainerLifecycleEvent>) => lastValueFrom(events.pipe(toArray()));
+
+describe('containerLifecycle on a Kubernetes node', () => {
+  it('start$ runs the library start on the saved provider ID and container id, then reads the Pod IP (MAC null)', async () => {
+    const calls: unknown[][] = [];
+    const events = await collect(kubernetesLifecycle(calls).start$(kubeRecord));
+    expect(calls).toEqual([
+      ['start$', 'team-a/web-42', '42'],
+      ['status', 'team-a/web-42', '42'],
+    ]);
+    expect(events.map((event) => event.type)).toEqual(['started', 'completed']);
+    expect(events.at(-1)).toMatchObject({
+      type: 'completed',
+      operation: 'start',
+      provider: 'kubernetes',
+      providerId: 'team-a/web-42',
+      changed: true,
+      network: { macAddress: null, ipAddress: '10.244.0.7' },
+    });
+  });
+
+  it('stop reads no IP and says whether anything changed', async () => {
+    const calls: unknown[][] = [];
+    const completed = await kubernetesLifecycle(calls).stop(kubeRecord);
+    expect(calls).toEqual([['stop$', 'team-a/web-42', '42']]);
+    expect(completed).toMatchObject({ operation: 'stop', changed: false });
+    expect(completed.network).toBeUndefined();
+  });
+
+  it('restart and reconfigure refresh the IP; a stopped workload has none', async () => {
+    const calls: unknown[][] = [];
+    const lifecycle = kubernetesLifecycle(calls, null);
+    expect((await lifecycle.restart(kubeRecord)).network).toEqual({ macAddress: null, ipAddress: null });
+    expect((await lifecycle.reconfigure(kubeRecord)).network).toEqual({ macAddress: null, ipAddress: null });
+  });
+
+  it('reconfigure applies the record as it is: its whole env (removed variables unset), entrypoint, CPU, memory', async () => {
+    const calls: unknown[][] = [];
+    const record = { ...kubeRecord, entrypoint: 'nginx -g daemon off;' };
+    await kubernetesLifecycle(calls, '10.244.0.8', ['APP_MODE', 'OLD_FLAG']).reconfigure(record);
+    expect(calls[0]).toEqual([
+      'reconfigure$',
+      'team-a/web-42',
+      { env: { APP_MODE: 'staging' }, unsetEnv: ['OLD_FLAG'], entrypoint: 'nginx -g daemon off;', cpus: 2, memoryMb: 2048 },
+    ]);
+  });
+
+  it('remove passes the container id (only a Deployment carrying it is deleted)', async () => {
+    const calls: unknown[][] = [];
+    expect(await kubernetesLifecycle(calls).remove(kubeRecord)).toMatchObject({ operation: 'remove', changed: true });
+    expect(calls).toEqual([['remove$', 'team-a/web-42', '42']]);
+  });
+
+  it('status is the library status in Manager words, with the Pod IP', async () => {
+    const calls: unknown[][] = [];
+    expect(await kubernetesLifecycle(calls).status(kubeRecord)).toEqual({
+      state: 'running',
+      reason: 'NewReplicaSetAvailable',
+      message: '1 of 1 available',
+      ipAddress: '10.244.0.7',
+    });
+  });
+});
+
+const proxmoxRecord = containerRecord({ providerId: '104' });
+
+function lxcRegistry(script: Parameters<typeof recordingClient>[0], calls: RecordedCall[]) {
+  const client = recordingClient(script, calls);
+  return {
+    lifecycle: containerLifecycle(
+      new ProviderRegistry([
+        createProxmoxProvider({ clientFor: () => client.api, imageDigest: async () => 'sha' }),
+        createDockerProvider({ clientFor: () => client.api }),
+      ]),
+      { clock: asyncScheduler },
+    ),
+    methods: () => calls.map(([method]) => method),
+  };
+}
+
+const network = { getLxcMacAddress: async () => 'BC:24:11:00:00:01', getLxcIpAddress: async () => '192.168.1.104' };
+
+describe('containerLifecycle on a Proxmox node (recording NodeApi)', () => {
+  it('starts a stopped container, waits for the task, and reads MAC and IP', async () => {
+    const calls: RecordedCall[] = [];
+    const { lifecycle, methods } = lxcRegistry(
+      { getLxcStatus: async () => ({ status: 'stopped' }), startLxc: async () => 'UPID:start', waitForTask: async () => ({}), ...network },
+      calls,
+    );
+    const completed = await lifecycle.start(proxmoxRecord);
+    expect(methods()).toEqual(['getLxcStatus', 'startLxc', 'waitForTask', 'getLxcMacAddress', 'getLxcIpAddress']);
+    expect(calls[1]).toEqual(['startLxc', 'pve1', '104']);
+    expect(completed).toMatchObject({
+      provider: 'proxmox',
+      providerId: '104',
+      changed: true,
+      network: { macAddress: 'BC:24:11:00:00:01', ipAddress: '192.168.1.104' },
+    });
+  });
+
+  it('starting a running container and stopping a stopped one write nothing', async () => {
+    const running = lxcRegistry({ getLxcStatus: async () => ({ status: 'running' }), ...network }, []);
+    expect(await running.lifecycle.start(proxmoxRecord)).toMatchObject({ changed: false });
+    expect(running.methods()).not.toContain('startLxc');
+    const stopped = lxcRegistry({ getLxcStatus: async () => ({ status: 'stopped' }) }, []);
+    expect(await stopped.lifecycle.stop(proxmoxRecord)).toMatchObject({ changed: false });
+    expect(await stopped.lifecycle.restart(proxmoxRecord)).toMatchObject({ changed: false });
+    expect(stopped.methods()).toEqual(['getLxcStatus', 'getLxcStatus']);
+  });
+
+  it('removes a running container: stop, then deleteContainer, each task awaited', async () => {
+    const calls: RecordedCall[] = [];
+    const { lifecycle, methods } = lxcRegistry(
+      {
+        getLxcStatus: async () => ({ status: 'running' }),
+        stopLxc: async () => 'UPID:stop',
+        deleteContainer: async () => 'UPID:delete',
+        waitForTask: async () => ({}),
+      },
+      calls,
+    );
+    expect(await lifecycle.remove(proxmoxRecord)).toMatchObject({ operation: 'remove', changed: true });
+    expect(methods()).toEqual(['getLxcStatus', 'stopLxc', 'waitForTask', 'deleteContainer', 'waitForTask']);
+    expect(calls[3]).toEqual(['deleteContainer', 'pve1', '104']);
+  });
+
+  it('reconfigures a stopped container and leaves it stopped', async () => {
+    const calls: RecordedCall[] = [];
+    const { lifecycle, methods } = lxcRegistry(
+      { getLxcStatus: async () => ({ status: 'stopped' }), updateLxcConfig: async () => undefined },
+      calls,
+    );
+    expect(await lifecycle.reconfigure(proxmoxRecord)).toMatchObject({ changed: true });
+    expect(methods()).toEqual(['getLxcStatus', 'updateLxcConfig']);
+    expect(calls[1]).toEqual(['updateLxcConfig', 'pve1', '104', { cores: 2, memory: 2048, swap: 512, env: 'TZ=UTC\0APP_MODE=production' }]);
+  });
+
+  it('status maps the node word; a failed read is unknown without the client error text', async () => {
+    const stopped = lxcRegistry({ getLxcStatus: async () => ({ status: 'stopped' }) }, []);
+    expect(await stopped.lifecycle.status(proxmoxRecord)).toMatchObject({ state: 'offline', reason: 'stopped' });
+    const broken = lxcRegistry({ getLxcStatus: async () => Promise.reject(new Error('401 ticket=SECRET')) }, []);
+    const value = await broken.lifecycle.status(proxmoxRecord);
+    expect(value.state).toBe('unknown');
+    expect(value.message).not.toContain('SECRET');
+  });
+});
+
+describe('containerLifecycle on a Docker node (recording NodeApi)', () => {
+  it('a reconfigure that recreates the container reports the new ID and restarts the new one if it ran', async () => {
+    const calls: RecordedCall[] = [];
+    let reads = 0;
+    const { lifecycle } = lxcRegistry(
+      {
+        getLxcStatus: async () => ({ status: reads++ === 0 ? 'running' : 'stopped' }),
+        updateLxcConfig: async () => 'docker:update:new123',
+        startLxc: async () => 'docker:start:new123',
+        waitForTask: async () => ({}),
+        ...network,
+      },
+      calls,
+    );
+    const record = containerRecord({ providerId: 'old456', node: { nodeType: 'docker', name: 'docker1' } });
+    const completed = await lifecycle.reconfigure(record);
+    expect(completed).toMatchObject({ provider: 'docker', providerId: 'new123', network: { ipAddress: '192.168.1.104' } });
+    expect(calls.map(([method, , id]) => `${method} ${String(id)}`)).toEqual([
+      'getLxcStatus old456',
+      'updateLxcConfig old456',
+      'getLxcStatus new123',
+      'startLxc new123',
+      'waitForTask docker:start:new123',
+      'getLxcMacAddress new123',
+      'getLxcIpAddress new123',
+    ]);
+  });
+});
+
+describe('containerLifecycle dispatch', () => {
+  it('refuses a record without a provider ID before any call', async () => {
+    const calls: RecordedCall[] = [];
+    const { lifecycle } = lxcRegistry({}, calls);
+    await expect(lifecycle.start(containerRecord())).rejects.toBeInstanceOf(InvalidContainerRecordError);
+    await expect(lifecycle.status(containerRecord())).rejects.toBeInstanceOf(InvalidContainerRecordError);
+    expect(calls).toEqual([]);
+  });
+
+  it('names an unknown node type, and a provider that only creates', async () => {
+    const { lifecycle } = lxcRegistry({}, []);
+    await expect(lifecycle.stop(containerRecord({ providerId: '1', node: { nodeType: 'vmware' } }))).rejects.toBeInstanceOf(
+      UnknownNodeTypeError,
+    );
+    const createOnly = containerLifecycle(new ProviderRegistry([{ nodeType: 'proxmox', provision$: () => of() }]));
+    await expect(createOnly.stop(proxmoxRecord)).rejects.toBeInstanceOf(LifecycleUnsupportedError);
+  });
+
+  it('the dummy provider simulates: stop, then status offline; start, then running with its IP', async () => {
+    const lifecycle = containerLifecycle(new ProviderRegistry([createDummyProvider({ stepDelayMs: 0 })]));
+    const record = containerRecord({ providerId: 'dummy-42', node: { nodeType: 'dummy' } });
+    expect(await lifecycle.stop(record)).toMatchObject({ changed: true });
+    expect((await lifecycle.status(record)).state).toBe('offline');
+    expect(await lifecycle.restart(record)).toMatchObject({ changed: false });
+    const started = await lifecycle.start(record);
+    expect(started.network?.ipAddress).toMatch(/^10\./);
+    expect(await lifecycle.status(record)).toMatchObject({ state: 'running', ipAddress: started.network?.ipAddress });
+  });
+});
