@@ -1,4 +1,5 @@
-// The kubectl-style flags every cluster command shares, into KubernetesApi options.
+// The kubectl-style flags every read and cluster command shares with `create`: which
+// cluster and namespace, how long a request may take, and the output format.
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../duration.js';
@@ -57,4 +58,13 @@ export function resourceFlags(cpus: string | undefined, memoryMb: string | undef
   if (cpus === undefined || memoryMb === undefined) throw new UsageError('--cpus and --memory-mb go together: give both or neither');
   const number = (text: string): number | string => (/^\s*-?(\d+(\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : text);
   return { cpus: number(cpus), memoryMb: number(memoryMb) };
+}
+
+/** Whether argv asks for JSON output, read before parsing so that a usage error is JSON too. */
+export function asksForJson(argv: readonly string[]): boolean {
+  return (
+    argv.some((arg, i) => (arg === '-o' || arg === '--output') && argv[i + 1] === 'json') ||
+    argv.includes('--output=json') ||
+    argv.includes('-ojson')
+  );
 }

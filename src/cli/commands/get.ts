@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import { list, type WorkloadSnapshot } from '../../workload/list.js';
 import { readStatus, type StatusReading } from '../../workload/status.js';
-import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_DEFINITIONS, apiOptionsFrom, asksForJson, durationFlag } from '../cluster-flags.js';
+import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_OPTIONS, apiOptionsFrom, asksForJson, durationFlag } from './cluster-flags.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
 import type { CliIo } from '../run.js';
@@ -75,7 +75,7 @@ function parse(argv: readonly string[]) {
       args: [...argv],
       strict: true,
       allowPositionals: true,
-      options: { ...CLUSTER_FLAG_DEFINITIONS, timeout: { type: 'string' } },
+      options: { ...CLUSTER_FLAG_OPTIONS, timeout: { type: 'string' } },
     });
   } catch (error) {
     throw new UsageError((error as Error).message);

@@ -10,7 +10,7 @@ import { readStatus } from '../../workload/status.js';
 import { status$ } from '../../workload/statuses.js';
 import { isoTime } from '../../rx/clock-time.js';
 import { asyncScheduler } from 'rxjs';
-import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_DEFINITIONS, apiOptionsFrom, asksForJson, durationFlag } from '../cluster-flags.js';
+import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_OPTIONS, apiOptionsFrom, asksForJson, durationFlag } from './cluster-flags.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
 import type { CliIo } from '../run.js';
@@ -90,7 +90,7 @@ function parse(argv: readonly string[]) {
       strict: true,
       allowPositionals: true,
       options: {
-        ...CLUSTER_FLAG_DEFINITIONS,
+        ...CLUSTER_FLAG_OPTIONS,
         watch: { type: 'boolean', short: 'w' },
         'container-id': { type: 'string' },
         timeout: { type: 'string' },
