@@ -33,6 +33,11 @@ export interface SharedInformerOptions<T> {
   readonly transform?: ObjectTransform<T>;
   /** Called when the last consumer has left and the reflector is stopped. */
   readonly onIdle?: () => void;
+  /**
+   * Told about every object skipped because the transform or routing key threw on it (an
+   * object that does not fit the fields read). Default: nothing.
+   */
+  readonly onFault?: (error: unknown) => void;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -54,6 +59,8 @@ export class SharedInformer<T extends KubeObject> {
   private readonly routingKey: RoutingKey<T>;
   private readonly transform: ObjectTransform<T> | undefined;
   private readonly onIdle: () => void;
+  private readonly onFault: (error: unknown) => void;
+  private skipped = 0;
 
   constructor(
     private readonly events$: Observable<ReflectorEvent<T>>,
@@ -62,6 +69,12 @@ export class SharedInformer<T extends KubeObject> {
     this.routingKey = options.routingKey;
     this.transform = options.transform;
     this.onIdle = options.onIdle ?? (() => {});
+    this.onFault = options.onFault ?? (() => {});
+  }
+
+  /** Objects skipped so far because they did not fit the fields read. */
+  get faults(): number {
+    return this.skipped;
   }
 
   /**
@@ -125,16 +138,29 @@ export class SharedInformer<T extends KubeObject> {
     if (this.subscriberCount === 0) this.stop();
   }
 
+  /** The object as cached with its routing key, or undefined (reported) when it does not fit. */
+  private project(object: T, deleted: boolean): { readonly object: T; readonly key: string | undefined } | undefined {
+    try {
+      // A deleted object is not cached: no need to project it.
+      const projected = deleted || !this.transform ? object : this.transform(object);
+      return { object: projected, key: this.routingKey(projected) };
+    } catch (error) {
+      this.skipped += 1;
+      this.onFault(error);
+      return undefined;
+    }
+  }
+
   private apply(event: ReflectorEvent<T>): void {
     if (event.type === 'listed') {
       this.replace(event.items);
       return;
     }
-    // A deleted object is not cached: no need to project it.
-    const object = event.type === 'DELETED' || !this.transform ? event.object : this.transform(event.object);
+    const projected = this.project(event.object, event.type === 'DELETED');
+    if (!projected) return;
+    const { object, key } = projected;
     const name = object.metadata?.name;
     if (!name) return;
-    const key = this.routingKey(object);
     const previous = this.byName.get(name);
     if (event.type !== 'DELETED' && previous !== undefined && previous.key === key) {
       // The common case: a cached object changed, its routing key did not. Alone under
@@ -167,9 +193,10 @@ export class SharedInformer<T extends KubeObject> {
     const listed = new Map<KeyEntry<T>, T[]>();
     this.byName.clear();
     for (const item of items) {
-      const cached = this.transform ? this.transform(item) : item;
+      const projected = this.project(item, false);
+      if (!projected) continue;
+      const { object: cached, key } = projected;
       const name = cached.metadata?.name;
-      const key = this.routingKey(cached);
       if (!name || key === undefined) continue;
       const entry = this.entryOf(key);
       const objects = listed.get(entry);

@@ -2,6 +2,7 @@
 // it is running and ready. Reads only the Pod's status, in the order a user would look:
 // failed pod, scheduling, init containers, then the containers.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import { oneLine } from '../text.js';
 import type { PodDiagnosis } from './events.js';
 
 /** Waiting reasons that mean Kubernetes failed to start the container (the policy decides when to give up). */
@@ -23,7 +24,7 @@ export function diagnosePod(pod: V1Pod): PodDiagnosis | undefined {
   const status = pod.status;
   const diagnosis = (severity: PodDiagnosis['severity'], reason: string, message: string, container?: V1ContainerStatus): PodDiagnosis => ({
     severity,
-    reason,
+    reason: oneLine(reason),
     message: oneLine(message),
     pod: name,
     ...(container ? { container: container.name, restartCount: container.restartCount ?? 0 } : {}),
@@ -107,8 +108,4 @@ function describeWaiting(reason: string, isInit: boolean): string {
   if (reason === 'ContainerCreating') return 'pulling the image and creating the container';
   if (reason === 'PodInitializing') return 'running init containers';
   return isInit ? `init container waiting (${reason})` : `container waiting (${reason})`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

@@ -8,10 +8,13 @@
 // generation, so its size is paid in GC time on every event and in memory per waiter.
 //
 // Every field is always present (undefined when absent), so all cached objects of a kind
-// share one hidden class and the readers' property loads stay monomorphic. Nested objects
-// that are small and read as a whole (container states) are shared with the input, never
-// modified: the projections are pure.
+// share one hidden class and the readers' property loads stay monomorphic. The projections
+// are pure, and they are also the check that an object fits the fields read: a field of
+// the wrong type (`conditions` that is not a list, a Pod whose spec has no container list,
+// a restart count that is a string) throws MalformedObjectError, and the informer skips
+// the object instead of letting a reader throw on it. A JSON null counts as absent.
 import type {
+  V1ContainerState,
   V1ContainerStatus,
   V1Deployment,
   V1DeploymentCondition,
@@ -19,94 +22,210 @@ import type {
   V1Pod,
   V1PodCondition,
 } from '@kubernetes/client-node';
+import { MalformedObjectError } from '../errors.js';
 
 const NOT_CACHED = Object.freeze({});
 
+type Json = Record<string, unknown>;
+
+/** Reads typed fields of one object, naming the field at fault when a type is wrong. */
+class Fields {
+  constructor(
+    private readonly kind: string,
+    private readonly subject: unknown,
+  ) {}
+
+  fail(field: string, problem: string): never {
+    const metadata = isJson(this.subject) && isJson(this.subject.metadata) ? this.subject.metadata : undefined;
+    const name = typeof metadata?.name === 'string' ? metadata.name : undefined;
+    throw new MalformedObjectError(this.kind, name, field, problem);
+  }
+
+  object(value: unknown, field: string): Json | undefined {
+    if (value == null) return undefined;
+    return isJson(value) ? value : this.fail(field, `must be an object (got ${typeName(value)})`);
+  }
+
+  list(value: unknown, field: string): unknown[] | undefined {
+    if (value == null) return undefined;
+    return Array.isArray(value) ? (value as unknown[]) : this.fail(field, `must be a list (got ${typeName(value)})`);
+  }
+
+  string(value: unknown, field: string): string | undefined {
+    if (value == null) return undefined;
+    return typeof value === 'string' ? value : this.fail(field, `must be a string (got ${typeName(value)})`);
+  }
+
+  number(value: unknown, field: string): number | undefined {
+    if (value == null) return undefined;
+    return typeof value === 'number' && Number.isFinite(value) ? value : this.fail(field, `must be a number (got ${typeName(value)})`);
+  }
+
+  boolean(value: unknown, field: string): boolean | undefined {
+    if (value == null) return undefined;
+    return typeof value === 'boolean' ? value : this.fail(field, `must be true or false (got ${typeName(value)})`);
+  }
+
+  /** A map of strings (labels). */
+  strings(value: unknown, field: string): Record<string, string> | undefined {
+    const map = this.object(value, field);
+    if (map)
+      for (const [key, item] of Object.entries(map))
+        if (typeof item !== 'string') this.fail(`${field}.${key}`, `must be a string (got ${typeName(item)})`);
+    return map as Record<string, string> | undefined;
+  }
+
+  /** Each item of a list, checked by `read`. */
+  each<T>(value: unknown, field: string, read: (item: Json, at: string) => T): T[] | undefined {
+    return this.list(value, field)?.map((item, index) => {
+      const at = `${field}[${index}]`;
+      return read(this.object(item, at) ?? this.fail(at, 'must be an object (got null)'), at);
+    });
+  }
+}
+
 /** A Deployment's fields that rolloutStatus(), newReplicaSetName() and awaitRollout() read. */
 export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
-  const metadata = deployment.metadata;
-  const spec = deployment.spec;
-  const status = deployment.status;
+  const f = new Fields('Deployment', deployment);
+  const root = f.object(deployment, '(object)') ?? f.fail('(object)', 'must be an object');
+  const metadata = f.object(root.metadata, 'metadata');
+  const spec = f.object(root.spec, 'spec');
+  const status = f.object(root.status, 'status');
   return {
     metadata: {
-      name: metadata?.name,
-      namespace: metadata?.namespace,
-      uid: metadata?.uid,
-      resourceVersion: metadata?.resourceVersion,
-      generation: metadata?.generation,
-      deletionTimestamp: metadata?.deletionTimestamp,
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
+      generation: f.number(metadata?.generation, 'metadata.generation'),
+      deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
     },
     spec: spec && {
-      replicas: spec.replicas,
-      paused: spec.paused,
-      progressDeadlineSeconds: spec.progressDeadlineSeconds,
+      replicas: f.number(spec.replicas, 'spec.replicas'),
+      paused: f.boolean(spec.paused, 'spec.paused'),
+      progressDeadlineSeconds: f.number(spec.progressDeadlineSeconds, 'spec.progressDeadlineSeconds'),
       // Required by the type, never read: one shared empty value instead of a copy.
       selector: NOT_CACHED,
       template: NOT_CACHED,
     },
     status: status && {
-      observedGeneration: status.observedGeneration,
-      replicas: status.replicas,
-      updatedReplicas: status.updatedReplicas,
-      readyReplicas: status.readyReplicas,
-      availableReplicas: status.availableReplicas,
-      conditions: status.conditions?.map(deploymentCondition),
+      observedGeneration: f.number(status.observedGeneration, 'status.observedGeneration'),
+      replicas: f.number(status.replicas, 'status.replicas'),
+      updatedReplicas: f.number(status.updatedReplicas, 'status.updatedReplicas'),
+      readyReplicas: f.number(status.readyReplicas, 'status.readyReplicas'),
+      availableReplicas: f.number(status.availableReplicas, 'status.availableReplicas'),
+      conditions: f.each(status.conditions, 'status.conditions', (condition, at) => deploymentCondition(f, condition, at)),
     },
   };
 }
 
-function deploymentCondition(condition: V1DeploymentCondition): V1DeploymentCondition {
-  return { type: condition.type, status: condition.status, reason: condition.reason, message: condition.message };
+function deploymentCondition(f: Fields, condition: Json, at: string): V1DeploymentCondition {
+  return {
+    type: f.string(condition.type, `${at}.type`) ?? f.fail(`${at}.type`, 'is missing'),
+    status: f.string(condition.status, `${at}.status`) ?? f.fail(`${at}.status`, 'is missing'),
+    reason: f.string(condition.reason, `${at}.reason`),
+    message: f.string(condition.message, `${at}.message`),
+  };
 }
 
 /** A Pod's fields that diagnosePod() and currentRolloutPods() read, labels included. */
 export function cachedPodFields(pod: V1Pod): V1Pod {
-  const metadata = pod.metadata;
-  const spec = pod.spec;
-  const status = pod.status;
+  const f = new Fields('Pod', pod);
+  const root = f.object(pod, '(object)') ?? f.fail('(object)', 'must be an object');
+  const metadata = f.object(root.metadata, 'metadata');
+  const spec = f.object(root.spec, 'spec');
+  const status = f.object(root.status, 'status');
   return {
     metadata: {
-      name: metadata?.name,
-      namespace: metadata?.namespace,
-      uid: metadata?.uid,
-      resourceVersion: metadata?.resourceVersion,
-      deletionTimestamp: metadata?.deletionTimestamp,
-      labels: metadata?.labels,
-      ownerReferences: metadata?.ownerReferences?.map(ownerReference),
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
+      deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
+      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner, at) => ownerReference(f, owner, at)),
     },
     spec: spec && {
-      nodeName: spec.nodeName,
+      nodeName: f.string(spec.nodeName, 'spec.nodeName'),
       // Only names and restart policies: a restartable init container is a sidecar.
-      initContainers: spec.initContainers?.map((container) => ({ name: container.name, restartPolicy: container.restartPolicy })),
-      containers: spec.containers.map((container) => ({ name: container.name })),
+      initContainers: f.each(spec.initContainers, 'spec.initContainers', (container, at) => ({
+        name: f.string(container.name, `${at}.name`) ?? f.fail(`${at}.name`, 'is missing'),
+        restartPolicy: f.string(container.restartPolicy, `${at}.restartPolicy`),
+      })),
+      containers:
+        f.each(spec.containers, 'spec.containers', (container, at) => ({
+          name: f.string(container.name, `${at}.name`) ?? f.fail(`${at}.name`, 'is missing'),
+        })) ?? f.fail('spec.containers', 'is missing'),
     },
     status: status && {
-      phase: status.phase,
-      reason: status.reason,
-      message: status.message,
-      conditions: status.conditions?.map(podCondition),
-      initContainerStatuses: status.initContainerStatuses?.map(containerStatus),
-      containerStatuses: status.containerStatuses?.map(containerStatus),
+      phase: f.string(status.phase, 'status.phase'),
+      reason: f.string(status.reason, 'status.reason'),
+      message: f.string(status.message, 'status.message'),
+      conditions: f.each(status.conditions, 'status.conditions', (condition, at) => podCondition(f, condition, at)),
+      initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c, at) => containerStatus(f, c, at)),
+      containerStatuses: f.each(status.containerStatuses, 'status.containerStatuses', (c, at) => containerStatus(f, c, at)),
     },
   };
 }
 
-function ownerReference(owner: V1OwnerReference): V1OwnerReference {
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, controller: owner.controller };
-}
-
-function podCondition(condition: V1PodCondition): V1PodCondition {
-  return { type: condition.type, status: condition.status, reason: condition.reason, message: condition.message };
-}
-
-function containerStatus(container: V1ContainerStatus): V1ContainerStatus {
+function ownerReference(f: Fields, owner: Json, at: string): V1OwnerReference {
   return {
-    name: container.name,
-    image: container.image,
-    imageID: container.imageID,
-    ready: container.ready,
-    restartCount: container.restartCount,
-    state: container.state,
-    lastState: container.lastState,
+    apiVersion: f.string(owner.apiVersion, `${at}.apiVersion`) as string,
+    kind: f.string(owner.kind, `${at}.kind`) as string,
+    name: f.string(owner.name, `${at}.name`) as string,
+    uid: f.string(owner.uid, `${at}.uid`) as string,
+    controller: f.boolean(owner.controller, `${at}.controller`),
   };
+}
+
+function podCondition(f: Fields, condition: Json, at: string): V1PodCondition {
+  return {
+    type: f.string(condition.type, `${at}.type`) ?? f.fail(`${at}.type`, 'is missing'),
+    status: f.string(condition.status, `${at}.status`) ?? f.fail(`${at}.status`, 'is missing'),
+    reason: f.string(condition.reason, `${at}.reason`),
+    message: f.string(condition.message, `${at}.message`),
+  };
+}
+
+function containerStatus(f: Fields, container: Json, at: string): V1ContainerStatus {
+  return {
+    name: f.string(container.name, `${at}.name`) ?? f.fail(`${at}.name`, 'is missing'),
+    // Absent stays absent (the type says required; the readers default them themselves).
+    image: f.string(container.image, `${at}.image`) as string,
+    imageID: f.string(container.imageID, `${at}.imageID`) as string,
+    ready: f.boolean(container.ready, `${at}.ready`) as boolean,
+    restartCount: f.number(container.restartCount, `${at}.restartCount`) as number,
+    state: containerState(f, container.state, `${at}.state`),
+    lastState: containerState(f, container.lastState, `${at}.lastState`),
+  };
+}
+
+function containerState(f: Fields, value: unknown, at: string): V1ContainerState | undefined {
+  const state = f.object(value, at);
+  if (!state) return undefined;
+  const waiting = f.object(state.waiting, `${at}.waiting`);
+  const running = f.object(state.running, `${at}.running`);
+  const terminated = f.object(state.terminated, `${at}.terminated`);
+  return {
+    waiting: waiting && {
+      reason: f.string(waiting.reason, `${at}.waiting.reason`),
+      message: f.string(waiting.message, `${at}.waiting.message`),
+    },
+    running: running && {},
+    terminated: terminated && {
+      exitCode: f.number(terminated.exitCode, `${at}.terminated.exitCode`) ?? f.fail(`${at}.terminated.exitCode`, 'is missing'),
+      reason: f.string(terminated.reason, `${at}.terminated.reason`),
+      message: f.string(terminated.message, `${at}.terminated.message`),
+    },
+  };
+}
+
+function isJson(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
