@@ -14,20 +14,13 @@ import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import pTimeout from 'p-timeout';
-import {
-  ApiTimeoutError,
-  ExecPluginError,
-  KubeconfigInvalidError,
-  KubeProvisionerError,
-  MalformedResponseError,
-  type RequestTarget,
-} from '../errors.js';
+import { ApiTimeoutError, ExecPluginError, KubeconfigInvalidError, MalformedResponseError, type RequestTarget } from '../errors.js';
 import { setLongTimeout, type LongTimeout } from '../rx/long-timer.js';
 import { oneLine } from '../text.js';
 import type { WatchEventType, WatchHandle } from './client.js';
 import { preparedCredentials, Scrubber } from './scrub.js';
-import { errorFromNetwork, errorFromResponse, errorFromWatchStatus, parseStatus } from './translate-error.js';
-import { LineSplitter, decodeWatchLine } from './watch-decoder.js';
+import { errorFromNetwork, errorFromResponse, parseStatus } from './translate-error.js';
+import { WatchStreamReader } from './watch-stream.js';
 
 export interface RequestInfo {
   readonly method: string;
@@ -235,24 +228,18 @@ export class HttpTransport {
               .catch((error: unknown) => close(errorFromNetwork(this.server, error, target)));
             return;
           }
-          const lines = new LineSplitter();
+          const reader = new WatchStreamReader(this.server, target, this.scrubber, {
+            onEvent: (type, object) => {
+              if (!aborted && !closed) handlers.onEvent(type, object);
+            },
+            onClose: close,
+          });
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => {
-            for (const line of lines.push(chunk)) {
-              if (aborted || closed) return;
-              this.deliverWatchLine(line, target, handlers, close);
-            }
+            if (!aborted && !closed) reader.push(chunk);
           });
-          res.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
-          res.on('close', () => {
-            if (!res.complete) {
-              close(errorFromNetwork(this.server, Object.assign(new Error('watch stream cut'), { code: 'ECONNRESET' }), target));
-            } else if (lines.rest) {
-              close(new MalformedResponseError(this.server, 'the watch stream ended in the middle of an event', { target }));
-            } else {
-              close(undefined);
-            }
-          });
+          res.on('error', (error) => reader.fail(errorFromNetwork(this.server, error, target)));
+          res.on('close', () => reader.end(res.complete));
         });
         req.end();
       })
@@ -266,31 +253,6 @@ export class HttpTransport {
         req?.destroy();
       },
     };
-  }
-
-  /** One decoded line to the handlers; a junk line, or a handler that throws, ends the watch. */
-  private deliverWatchLine(line: string, target: RequestTarget, handlers: StreamHandlers, close: (error: Error | undefined) => void): void {
-    const decoded = decodeWatchLine(line);
-    if (!decoded.ok) {
-      close(new MalformedResponseError(this.server, decoded.problem, { target }));
-      return;
-    }
-    const object = this.scrubber.mayContain(line) ? this.scrubber.scrubValue(decoded.object) : decoded.object;
-    if (decoded.type === 'ERROR') {
-      // The server reports e.g. 410 Expired in-band and then ends the stream.
-      close(errorFromWatchStatus(this.server, object, target));
-      return;
-    }
-    try {
-      handlers.onEvent(decoded.type, object);
-    } catch (error) {
-      // A consumer that cannot take this object: a fault of the watch, never of the process.
-      close(
-        error instanceof KubeProvisionerError
-          ? error
-          : new MalformedResponseError(this.server, `a ${decoded.type} event could not be handled`, { target, cause: error }),
-      );
-    }
   }
 
   /** https.request, with TLS material Node refuses (an exec plugin's key, say) as a typed error. */
