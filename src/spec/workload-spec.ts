@@ -55,6 +55,16 @@ export const MAX_MEMORY_MB = 1_048_576;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENV_NAME_RULE = "must be an environment variable name: letters, digits and '_', not starting with a digit";
 const NO_NUL_RULE = 'must not contain a NUL character';
+// JSON can carry an unpaired UTF-16 surrogate; the API server decodes it as U+FFFD, so the
+// container would get another value than the one given.
+const WELL_FORMED_RULE = 'must be valid Unicode text (it holds an unpaired surrogate, which the API server would replace)';
+
+/** The problem with a string the container receives as is (a variable value, an argv word). */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\0')) return NO_NUL_RULE;
+  if (/\p{Cs}/u.test(text)) return WELL_FORMED_RULE;
+  return undefined;
+}
 
 /** A zod error message that tells "missing" apart from "wrong type". */
 function missingOr(wrongType: string) {
@@ -147,7 +157,7 @@ const env = z
       let problem: string | undefined;
       if (!ENV_NAME.test(key)) problem = ENV_NAME_RULE;
       else if (typeof item !== 'string') problem = 'must be a string (empty allowed)';
-      else if (item.includes('\0')) problem = NO_NUL_RULE;
+      else problem = textProblem(item);
       if (problem) {
         ctx.addIssue({ code: 'custom', path: [key], message: problem });
         valid = false;
@@ -173,7 +183,10 @@ function argvIssues(words: readonly unknown[]): { path: number[]; message: strin
     }
     const word = words[index];
     if (typeof word !== 'string') issues.push({ path: [index], message: 'must be a string' });
-    else if (word.includes('\0')) issues.push({ path: [index], message: NO_NUL_RULE });
+    else {
+      const problem = textProblem(word);
+      if (problem) issues.push({ path: [index], message: problem });
+    }
   }
   return issues;
 }
