@@ -145,6 +145,8 @@ export function credentialValues(config: CredentialSource, readFile: (path: stri
     push(user.token);
     push(user.password);
     if (typeof user.username === 'string' && typeof user.password === 'string') {
+      // Half of the pair: masked too, so an echo never shows who logs in with what.
+      push(user.username);
       // What goes on the wire for basic auth, and what an echo of that header shows.
       push(Buffer.from(`${user.username}:${user.password}`).toString('base64'));
     }
@@ -154,7 +156,13 @@ export function credentialValues(config: CredentialSource, readFile: (path: stri
     }
     const exec = asRecord(user.exec);
     if (exec) {
-      if (Array.isArray(exec.args)) exec.args.forEach(push);
+      if (Array.isArray(exec.args)) {
+        for (const arg of exec.args) {
+          push(arg);
+          // "--token=abc" also hides "abc", which a plugin may print on its own.
+          if (typeof arg === 'string' && arg.includes('=')) push(arg.slice(arg.indexOf('=') + 1));
+        }
+      }
       if (Array.isArray(exec.env)) for (const variable of exec.env) push(asRecord(variable)?.value);
     }
     const provider = asRecord(asRecord(user.authProvider)?.config);
