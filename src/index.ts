@@ -7,6 +7,7 @@ export { isValidImageReference } from './spec/image-reference.js';
 export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
 export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
 export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, ownershipLabels } from './spec/labels.js';
+export { MAX_DURATION_MS } from './spec/duration.js';
 
 // The client, and the interface a fake client implements.
 export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } from './kube/kubernetes-api.js';
@@ -29,7 +30,7 @@ export type { KubeObject, ReflectorOptions } from './informers/reflector.js';
 export type { BackoffPolicy } from './rx/backoff.js';
 
 // Rollout: pure status, diagnosis and failure policy; the event types.
-export { rolloutStatus } from './rollout/rollout-status.js';
+export { hasProgressDeadline, rolloutStatus } from './rollout/rollout-status.js';
 export { diagnosePod } from './rollout/pod-diagnosis.js';
 export { DEFAULT_FAILURE_POLICY, resolveFailurePolicy, type FailurePolicy, type FailurePolicyOverrides } from './rollout/failure-policy.js';
 export type {
@@ -45,7 +46,7 @@ export type {
 } from './rollout/events.js';
 
 // Operations on one workload.
-export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
+export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 
 // Generic operators, for callers composing their own abortable flows.
@@ -58,6 +59,7 @@ export {
   ApiTimeoutError,
   ApiUnreachableError,
   ConflictError,
+  ExecPluginError,
   ForbiddenError,
   InvalidObjectError,
   InvalidOptionError,
@@ -65,6 +67,8 @@ export {
   KubeProvisionerError,
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
+  MalformedObjectError,
+  MalformedResponseError,
   NotFoundError,
   ProvisionAbortedError,
   ResourceExpiredError,

@@ -75,12 +75,16 @@ class Fields {
     return map as Record<string, string> | undefined;
   }
 
-  /** Each item of a list, checked by `read`. */
-  each<T>(value: unknown, field: string, read: (item: Json, at: string) => T): T[] | undefined {
-    return this.list(value, field)?.map((item, index) => {
-      const at = `${field}[${index}]`;
-      return read(this.object(item, at) ?? this.fail(at, 'must be an object (got null)'), at);
-    });
+  /**
+   * Each item of a list, checked by `read`. Field paths name the list as `field[]` and are
+   * built once per call site, not per object: a projection runs on every watch event.
+   */
+  each<T>(value: unknown, field: string, read: (item: Json) => T): T[] | undefined {
+    const list = this.list(value, field);
+    if (!list) return undefined;
+    const items: T[] = [];
+    for (const item of list) items.push(read(this.object(item, `${field}[]`) ?? this.fail(`${field}[]`, 'must be an object (got null)')));
+    return items;
   }
 }
 
@@ -114,17 +118,57 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       updatedReplicas: f.number(status.updatedReplicas, 'status.updatedReplicas'),
       readyReplicas: f.number(status.readyReplicas, 'status.readyReplicas'),
       availableReplicas: f.number(status.availableReplicas, 'status.availableReplicas'),
-      conditions: f.each(status.conditions, 'status.conditions', (condition, at) => deploymentCondition(f, condition, at)),
+      conditions: f.each(status.conditions, 'status.conditions', (condition) => deploymentCondition(f, condition, DEPLOYMENT_CONDITION)),
     },
   };
 }
 
-function deploymentCondition(f: Fields, condition: Json, at: string): V1DeploymentCondition {
+/** The field paths of a list item's fields, built once. */
+function pathsOf<K extends string>(list: string, fields: readonly K[]): Readonly<Record<K, string>> {
+  return Object.fromEntries(fields.map((field) => [field, `${list}[].${field}`])) as Record<K, string>;
+}
+
+const CONDITION_FIELDS = ['type', 'status', 'reason', 'message'] as const;
+const DEPLOYMENT_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
+const POD_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
+const OWNER = pathsOf('metadata.ownerReferences', ['apiVersion', 'kind', 'name', 'uid', 'controller'] as const);
+const INIT_CONTAINER = pathsOf('spec.initContainers', ['name', 'restartPolicy'] as const);
+const CONTAINER = pathsOf('spec.containers', ['name'] as const);
+/** The field paths of a container status and of its two states, built once. */
+function statusPaths(list: string) {
+  const state = (which: string) => {
+    const at = `${list}[].${which}`;
+    return {
+      self: at,
+      waiting: `${at}.waiting`,
+      waitingReason: `${at}.waiting.reason`,
+      waitingMessage: `${at}.waiting.message`,
+      running: `${at}.running`,
+      terminated: `${at}.terminated`,
+      exitCode: `${at}.terminated.exitCode`,
+      terminatedReason: `${at}.terminated.reason`,
+      terminatedMessage: `${at}.terminated.message`,
+    };
+  };
   return {
-    type: f.string(condition.type, `${at}.type`) ?? f.fail(`${at}.type`, 'is missing'),
-    status: f.string(condition.status, `${at}.status`) ?? f.fail(`${at}.status`, 'is missing'),
-    reason: f.string(condition.reason, `${at}.reason`),
-    message: f.string(condition.message, `${at}.message`),
+    ...pathsOf(list, ['name', 'image', 'imageID', 'ready', 'restartCount'] as const),
+    state: state('state'),
+    lastState: state('lastState'),
+  };
+}
+const CONTAINER_STATUS = statusPaths('status.containerStatuses');
+const INIT_CONTAINER_STATUS = statusPaths('status.initContainerStatuses');
+
+type ConditionPaths = Readonly<Record<(typeof CONDITION_FIELDS)[number], string>>;
+type StatusPaths = ReturnType<typeof statusPaths>;
+type StatePaths = StatusPaths['state'];
+
+function deploymentCondition(f: Fields, condition: Json, at: ConditionPaths): V1DeploymentCondition {
+  return {
+    type: f.string(condition.type, at.type) ?? f.fail(at.type, 'is missing'),
+    status: f.string(condition.status, at.status) ?? f.fail(at.status, 'is missing'),
+    reason: f.string(condition.reason, at.reason),
+    message: f.string(condition.message, at.message),
   };
 }
 
@@ -143,79 +187,81 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: f.strings(metadata?.labels, 'metadata.labels'),
-      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner, at) => ownerReference(f, owner, at)),
+      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
     },
     spec: spec && {
       nodeName: f.string(spec.nodeName, 'spec.nodeName'),
       // Only names and restart policies: a restartable init container is a sidecar.
-      initContainers: f.each(spec.initContainers, 'spec.initContainers', (container, at) => ({
-        name: f.string(container.name, `${at}.name`) ?? f.fail(`${at}.name`, 'is missing'),
-        restartPolicy: f.string(container.restartPolicy, `${at}.restartPolicy`),
+      initContainers: f.each(spec.initContainers, 'spec.initContainers', (container) => ({
+        name: f.string(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
+        restartPolicy: f.string(container.restartPolicy, INIT_CONTAINER.restartPolicy),
       })),
       containers:
-        f.each(spec.containers, 'spec.containers', (container, at) => ({
-          name: f.string(container.name, `${at}.name`) ?? f.fail(`${at}.name`, 'is missing'),
+        f.each(spec.containers, 'spec.containers', (container) => ({
+          name: f.string(container.name, CONTAINER.name) ?? f.fail(CONTAINER.name, 'is missing'),
         })) ?? f.fail('spec.containers', 'is missing'),
     },
     status: status && {
       phase: f.string(status.phase, 'status.phase'),
       reason: f.string(status.reason, 'status.reason'),
       message: f.string(status.message, 'status.message'),
-      conditions: f.each(status.conditions, 'status.conditions', (condition, at) => podCondition(f, condition, at)),
-      initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c, at) => containerStatus(f, c, at)),
-      containerStatuses: f.each(status.containerStatuses, 'status.containerStatuses', (c, at) => containerStatus(f, c, at)),
+      conditions: f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
+      initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c) =>
+        containerStatus(f, c, INIT_CONTAINER_STATUS),
+      ),
+      containerStatuses: f.each(status.containerStatuses, 'status.containerStatuses', (c) => containerStatus(f, c, CONTAINER_STATUS)),
     },
   };
 }
 
-function ownerReference(f: Fields, owner: Json, at: string): V1OwnerReference {
+function ownerReference(f: Fields, owner: Json): V1OwnerReference {
   return {
-    apiVersion: f.string(owner.apiVersion, `${at}.apiVersion`) as string,
-    kind: f.string(owner.kind, `${at}.kind`) as string,
-    name: f.string(owner.name, `${at}.name`) as string,
-    uid: f.string(owner.uid, `${at}.uid`) as string,
-    controller: f.boolean(owner.controller, `${at}.controller`),
+    apiVersion: f.string(owner.apiVersion, OWNER.apiVersion) as string,
+    kind: f.string(owner.kind, OWNER.kind) as string,
+    name: f.string(owner.name, OWNER.name) as string,
+    uid: f.string(owner.uid, OWNER.uid) as string,
+    controller: f.boolean(owner.controller, OWNER.controller),
   };
 }
 
-function podCondition(f: Fields, condition: Json, at: string): V1PodCondition {
+function podCondition(f: Fields, condition: Json): V1PodCondition {
   return {
-    type: f.string(condition.type, `${at}.type`) ?? f.fail(`${at}.type`, 'is missing'),
-    status: f.string(condition.status, `${at}.status`) ?? f.fail(`${at}.status`, 'is missing'),
-    reason: f.string(condition.reason, `${at}.reason`),
-    message: f.string(condition.message, `${at}.message`),
+    type: f.string(condition.type, POD_CONDITION.type) ?? f.fail(POD_CONDITION.type, 'is missing'),
+    status: f.string(condition.status, POD_CONDITION.status) ?? f.fail(POD_CONDITION.status, 'is missing'),
+    reason: f.string(condition.reason, POD_CONDITION.reason),
+    message: f.string(condition.message, POD_CONDITION.message),
   };
 }
 
-function containerStatus(f: Fields, container: Json, at: string): V1ContainerStatus {
+function containerStatus(f: Fields, container: Json, at: StatusPaths): V1ContainerStatus {
   return {
-    name: f.string(container.name, `${at}.name`) ?? f.fail(`${at}.name`, 'is missing'),
+    name: f.string(container.name, at.name) ?? f.fail(at.name, 'is missing'),
     // Absent stays absent (the type says required; the readers default them themselves).
-    image: f.string(container.image, `${at}.image`) as string,
-    imageID: f.string(container.imageID, `${at}.imageID`) as string,
-    ready: f.boolean(container.ready, `${at}.ready`) as boolean,
-    restartCount: f.number(container.restartCount, `${at}.restartCount`) as number,
-    state: containerState(f, container.state, `${at}.state`),
-    lastState: containerState(f, container.lastState, `${at}.lastState`),
+    image: f.string(container.image, at.image) as string,
+    imageID: f.string(container.imageID, at.imageID) as string,
+    ready: f.boolean(container.ready, at.ready) as boolean,
+    restartCount: f.number(container.restartCount, at.restartCount) as number,
+    state: containerState(f, container.state, at.state),
+    lastState: containerState(f, container.lastState, at.lastState),
   };
 }
 
-function containerState(f: Fields, value: unknown, at: string): V1ContainerState | undefined {
-  const state = f.object(value, at);
+function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerState | undefined {
+  const state = f.object(value, at.self);
   if (!state) return undefined;
-  const waiting = f.object(state.waiting, `${at}.waiting`);
-  const running = f.object(state.running, `${at}.running`);
-  const terminated = f.object(state.terminated, `${at}.terminated`);
+  const waiting = f.object(state.waiting, at.waiting);
+  const running = f.object(state.running, at.running);
+  const terminated = f.object(state.terminated, at.terminated);
   return {
     waiting: waiting && {
-      reason: f.string(waiting.reason, `${at}.waiting.reason`),
-      message: f.string(waiting.message, `${at}.waiting.message`),
+      reason: f.string(waiting.reason, at.waitingReason),
+      message: f.string(waiting.message, at.waitingMessage),
     },
     running: running && {},
     terminated: terminated && {
-      exitCode: f.number(terminated.exitCode, `${at}.terminated.exitCode`) ?? f.fail(`${at}.terminated.exitCode`, 'is missing'),
-      reason: f.string(terminated.reason, `${at}.terminated.reason`),
-      message: f.string(terminated.message, `${at}.terminated.message`),
+      exitCode: f.number(terminated.exitCode, at.exitCode) ?? f.fail(at.exitCode, 'is missing'),
+      reason: f.string(terminated.reason, at.terminatedReason),
+      message: f.string(terminated.message, at.terminatedMessage),
     },
   };
 }
