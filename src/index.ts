@@ -8,6 +8,7 @@ export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './spec/nam
 export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
 export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
 export { CONTAINER_ID_LABEL, LABEL_PREFIX, MANAGED_LABEL, MANAGED_SELECTOR, NODE_ID_LABEL, ownershipLabels } from './spec/labels.js';
+export { MAX_DURATION_MS } from './spec/duration.js';
 
 // The client, and the interface a fake client implements.
 export { KubernetesApi, DEFAULT_REQUEST_TIMEOUT_MS, type KubernetesApiOptions } from './kube/kubernetes-api.js';
@@ -35,7 +36,7 @@ export type { KubeObject, ReflectorOptions } from './informers/reflector.js';
 export type { BackoffPolicy } from './rx/backoff.js';
 
 // Rollout: pure status, diagnosis and failure policy; the event types.
-export { rolloutStatus } from './rollout/rollout-status.js';
+export { hasProgressDeadline, rolloutStatus } from './rollout/rollout-status.js';
 export { diagnosePod } from './rollout/pod-diagnosis.js';
 export { DEFAULT_FAILURE_POLICY, resolveFailurePolicy, type FailurePolicy, type FailurePolicyOverrides } from './rollout/failure-policy.js';
 export type {
@@ -64,7 +65,7 @@ export { unknownStatus } from './rollout/unknown-status.js';
 export { sameWorkloadStatus } from './rollout/same-workload-status.js';
 
 // Operations on one workload.
-export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
+export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
 export { start, start$, type StartOptions, type StartResult } from './workload/start.js';
@@ -148,6 +149,7 @@ export {
   ApiUnreachableError,
   ConflictError,
   DiscoveryTimeoutError,
+  ExecPluginError,
   ForbiddenError,
   InvalidObjectError,
   InvalidOptionError,
@@ -155,6 +157,8 @@ export {
   KubeProvisionerError,
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
+  MalformedObjectError,
+  MalformedResponseError,
   NotFoundError,
   OperationAbortedError,
   OperationTimeoutError,
