@@ -30,6 +30,8 @@ export const DURATION_RULES = {
   timeoutMs: { min: 1, infinity: 'no bound: wait until the rollout completes, fails or is aborted' },
   /** KubernetesApi: each API request; a request is always bounded. */
   requestTimeoutMs: { min: 1 },
+  /** status(), list(), check(), nodes(): one bounded read; a read is always bounded. */
+  readTimeoutMs: { min: 1 },
   /** Failure policy grace windows: 0 fails at once. */
   graceMs: { min: 0, infinity: 'never fail on the time alone' },
   /** Informers: a watch silent this long is cut. */

@@ -66,7 +66,15 @@ export interface ProvisionResult {
   readonly durationMs: number;
 }
 
-const OPTION_NAMES: readonly string[] = ['timeoutMs', 'signal', 'progressDeadlineSeconds', 'failurePolicy', 'scheduler', 'informers'];
+const OPTION_NAMES: readonly string[] = [
+  'timeoutMs',
+  'signal',
+  'progressDeadlineSeconds',
+  'failurePolicy',
+  'scheduler',
+  'informers',
+  'onDrift',
+];
 
 /** Every option, checked before anything is sent; an unknown key is a typo, never ignored. */
 function checkProvisionOptions(options: ProvisionOptions): void {
@@ -83,6 +91,9 @@ function checkProvisionOptions(options: ProvisionOptions): void {
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new InvalidOptionError('signal', 'signal must be an AbortSignal');
+  }
+  if (options.onDrift !== undefined && options.onDrift !== 'fail' && options.onDrift !== 'reconfigure') {
+    throw new InvalidOptionError('onDrift', `onDrift must be "fail" or "reconfigure" (got ${String(options.onDrift)})`);
   }
 }
 

@@ -198,7 +198,7 @@ describe('image', () => {
 
   it('parseImageReference refuses what the validation refuses, with InvalidSpecError on path image naming the rule', () => {
     expect(() => parseImageReference('ghcr.io/Org/app')).toThrow(InvalidSpecError);
-    expect(() => parseImageReference('ghcr.io/Org/app')).toThrow(/image: the repository path must be lowercase \(got "Org"\)/);
+    expect(() => parseImageReference('ghcr.io/Org/app')).toThrow(/image: the repository path must be lowercase \(got "Org\/app"\)/);
     expect(() => parseImageReference(3 as unknown as string)).toThrow(/image: must be a string/);
   });
 

@@ -256,7 +256,16 @@ describe('the command line names the flag the user typed', () => {
 });
 
 describe('exit codes: every error class the library exports has its documented code, none 1', () => {
-  const documented = new Set<number>([EXIT.invalidInput, EXIT.rolloutFailed, EXIT.timeout, EXIT.apiError, EXIT.conflict, EXIT.aborted]);
+  const documented = new Set<number>([
+    EXIT.invalidInput,
+    EXIT.rolloutFailed,
+    EXIT.timeout,
+    EXIT.apiError,
+    EXIT.conflict,
+    EXIT.notFound,
+    EXIT.superseded,
+    EXIT.aborted,
+  ]);
   const classes = Object.entries(api).filter(
     ([name, value]) => typeof value === 'function' && /Error$/.test(name) && value.prototype instanceof api.KubeProvisionerError,
   );

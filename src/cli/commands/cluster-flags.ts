@@ -2,6 +2,7 @@
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../duration.js';
+import { DURATION_RULES, durationProblem, type DurationRule } from '../../spec/duration.js';
 
 export const CLUSTER_FLAG_OPTIONS = {
   kubeconfig: { type: 'string' },
@@ -29,7 +30,10 @@ export interface ClusterFlags {
 }
 
 export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
-  const requestTimeoutMs = flags['request-timeout'] !== undefined ? durationFlag('--request-timeout', flags['request-timeout']) : undefined;
+  const requestTimeoutMs =
+    flags['request-timeout'] !== undefined
+      ? durationFlag('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
+      : undefined;
   return {
     ...(flags.kubeconfig !== undefined ? { kubeconfigPath: flags.kubeconfig } : {}),
     ...(flags.context !== undefined ? { context: flags.context } : {}),
@@ -39,9 +43,11 @@ export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
   };
 }
 
-export function durationFlag(flag: string, text: string): number {
+export function durationFlag(flag: string, text: string, rule: DurationRule = DURATION_RULES.readTimeoutMs): number {
   const ms = parseDuration(text);
   if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
+  const problem = durationProblem(ms, rule);
+  if (problem) throw new UsageError(`${flag} ${problem}`);
   return ms;
 }
 

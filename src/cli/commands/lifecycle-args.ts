@@ -133,7 +133,8 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
   const requestTimeout = text(flags['request-timeout']);
   const timeout = text(flags.timeout);
-  const requestTimeoutMs = requestTimeout !== undefined ? duration('--request-timeout', requestTimeout, DURATION_RULES.requestTimeoutMs) : undefined;
+  const requestTimeoutMs =
+    requestTimeout !== undefined ? duration('--request-timeout', requestTimeout, DURATION_RULES.requestTimeoutMs) : undefined;
   const kubeconfig = text(flags.kubeconfig);
   const context = text(flags.context);
 
