@@ -1,7 +1,10 @@
 // The project's error hierarchy. Each class has a const `name`, a short message with
 // context (namespace/name, verb, resource) and the original error in `cause`. Messages
 // never contain a token, client key or certificate: the client's own error (which embeds
-// response bodies and headers) is only ever attached as `cause`.
+// response bodies and headers) is only ever attached as `cause`, after the client's
+// scrubber (src/kube/scrub.ts) has masked every credential in it. Every message is one
+// line: control characters in echoed or relayed text are escaped here, once for all.
+import { escapeControlCharacters } from './text.js';
 
 export interface RolloutStatusLike {
   readonly state: string;
@@ -17,7 +20,7 @@ export class KubeProvisionerError extends Error {
    */
   declare cleanup: WorkloadCleanup | undefined;
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(escapeControlCharacters(message), options);
   }
 }
 
@@ -87,14 +90,23 @@ export interface SpecIssue {
   /** Dotted field path, e.g. `env.MY_VAR` or `image`. */
   readonly path: string;
   readonly message: string;
+  /**
+   * On the command line: where the user typed the value, e.g. `--memory-mb`,
+   * `--env MY_VAR` or `--spec-file field memoryMb`. Messages name this instead of the path.
+   */
+  readonly flag?: string;
 }
 
 export class InvalidSpecError extends KubeProvisionerError {
   override readonly name = 'InvalidSpecError';
   readonly issues: readonly SpecIssue[];
   constructor(issues: readonly SpecIssue[]) {
-    super(`Invalid workload spec: ${issues.map((issue) => `${issue.path || '(root)'}: ${issue.message}`).join('; ')}`);
-    this.issues = issues;
+    super(`Invalid workload spec: ${issues.map((issue) => `${issue.flag ?? (issue.path || '(root)')}: ${issue.message}`).join('; ')}`);
+    this.issues = issues.map((issue) => ({
+      ...issue,
+      path: escapeControlCharacters(issue.path),
+      ...(issue.flag !== undefined ? { flag: escapeControlCharacters(issue.flag) } : {}),
+    }));
   }
 }
 
@@ -115,6 +127,22 @@ export class KubeconfigInvalidError extends KubeProvisionerError {
   constructor(path: string, detail: string, options?: { cause?: unknown }) {
     super(`Kubeconfig at ${path} is invalid: ${detail}`, options);
     this.path = path;
+  }
+}
+
+/**
+ * The kubeconfig's exec credential plugin failed: it could not be started, exited non-zero,
+ * or printed something other than an ExecCredential. `detail` is its output, scrubbed of
+ * every credential the kubeconfig holds and cut to a few hundred characters.
+ */
+export class ExecPluginError extends KubeProvisionerError {
+  override readonly name = 'ExecPluginError';
+  readonly command: string;
+  readonly detail: string;
+  constructor(command: string, detail: string) {
+    super(`The kubeconfig's exec credential plugin "${command}" failed${detail ? `: ${detail}` : ''}`);
+    this.command = command;
+    this.detail = detail;
   }
 }
 
@@ -232,6 +260,37 @@ export class ConflictError extends ApiError {
   override readonly name: string = 'ConflictError';
   constructor(message: string, options: Omit<ApiErrorOptions, 'statusCode'> = {}) {
     super(message, { ...options, statusCode: 409 });
+  }
+}
+
+/**
+ * The API server (or something between us and it) answered with something that does not
+ * decode, or does not fit the fields we read: a watch line that is not a JSON event, an
+ * object whose `conditions` is not a list, a 2xx body that is not JSON. A fault of that
+ * answer, not of the request: a watch is restarted, an object is skipped.
+ */
+export class MalformedResponseError extends ApiError {
+  override readonly name = 'MalformedResponseError';
+  constructor(server: string, problem: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(
+      `Kubernetes API at ${server} sent a malformed answer${options.target ? ` to ${describeTarget(options.target)}` : ''}: ${problem}`,
+      options,
+    );
+  }
+}
+
+/**
+ * A watched or listed object does not fit the fields the library reads (`status.conditions`
+ * that is not a list, a Pod whose spec has no container list). The informer skips it and
+ * reports it through its retry hook; it never reaches a waiter.
+ */
+export class MalformedObjectError extends KubeProvisionerError {
+  override readonly name = 'MalformedObjectError';
+  /** The field at fault, e.g. `status.conditions[0].type`. */
+  readonly field: string;
+  constructor(kind: string, objectName: string | undefined, field: string, problem: string) {
+    super(`A ${kind}${objectName ? ` named ${objectName}` : ''} does not fit the fields read: ${field} ${problem}; skipped`);
+    this.field = field;
   }
 }
 

@@ -18,6 +18,7 @@ export {
   managedSelector,
   ownershipLabels,
 } from './spec/labels.js';
+export { MAX_DURATION_MS } from './spec/duration.js';
 
 // The client, and the interface a fake client implements.
 export {
@@ -51,7 +52,7 @@ export type { KubeObject, ReflectorOptions } from './informers/reflector.js';
 export type { BackoffPolicy } from './rx/backoff.js';
 
 // Rollout: pure status, diagnosis and failure policy; the event types.
-export { rolloutStatus } from './rollout/rollout-status.js';
+export { hasProgressDeadline, rolloutStatus } from './rollout/rollout-status.js';
 export { diagnosePod } from './rollout/pod-diagnosis.js';
 export { DEFAULT_FAILURE_POLICY, resolveFailurePolicy, type FailurePolicy, type FailurePolicyOverrides } from './rollout/failure-policy.js';
 export type {
@@ -83,7 +84,7 @@ export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine
 export { escapeControlCharacters } from './text.js';
 
 // Operations on one workload.
-export { buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
+export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
 export { start, start$, type StartOptions, type StartResult } from './workload/start.js';
@@ -167,6 +168,7 @@ export {
   ApiUnreachableError,
   ConflictError,
   DiscoveryTimeoutError,
+  ExecPluginError,
   ForbiddenError,
   InvalidObjectError,
   InvalidOptionError,
@@ -174,6 +176,8 @@ export {
   KubeProvisionerError,
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
+  MalformedObjectError,
+  MalformedResponseError,
   NotFoundError,
   OperationAbortedError,
   OperationTimeoutError,

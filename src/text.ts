@@ -1,20 +1,46 @@
 // Text helpers every layer may import (it imports nothing).
+//
+// Text that is echoed (a user's input in an error) or relayed (a server's message, an exec
+// plugin's output) must stay on one line: one event is one line in Manager's job log, and
+// a newline in a variable name or a Status message must not be able to forge a second one.
+// These helpers are the only place that rule lives.
 
-/** Collapses every whitespace run, newlines included, to one space: one event, one line. */
-export function oneLine(text: string | undefined): string {
-  return (text ?? '').replace(/\s+/g, ' ').trim();
+// C0 controls, DEL, C1 controls (U+0085 NEL among them), and the Unicode line and
+// paragraph separators, which some log viewers and JavaScript itself treat as line breaks.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function escapeOne(char: string): string {
+  return NAMED[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-// C0 and C1 controls, DEL, and the two Unicode line and paragraph separators: anything a
-// terminal, a log store or a line splitter may treat as a line break or a command.
-const CONTROL_CHARACTERS = /[\p{Cc}\u2028\u2029]/gu;
-const NAMED_ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+/** `text` with every control character written as an escape (`\n`, `\u001b`, ...). */
+export function escapeControlCharacters(text: string): string {
+  CONTROL.lastIndex = 0;
+  return CONTROL.test(text) ? text.replace(CONTROL, escapeOne) : text;
+}
+
+/** True when `text` holds a character that escapeControlCharacters() would escape. */
+export function hasControlCharacters(text: string): boolean {
+  CONTROL.lastIndex = 0;
+  return CONTROL.test(text);
+}
 
 /**
- * Escapes control characters the way JSON would (`\n`, `\t`, `\u001b`), so that text
- * from elsewhere (a kubelet message, an error) printed on one line stays one line and
- * cannot move a terminal's cursor. Printable text, Unicode included, is unchanged.
+ * A relayed message as one line: runs of blanks and line breaks become one space (a
+ * kubelet's multi-line error stays readable), the rest of the control characters are
+ * escaped, and the ends are trimmed.
  */
-export function escapeControlCharacters(text: string): string {
-  return text.replace(CONTROL_CHARACTERS, (char) => NAMED_ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export function oneLine(text: string | undefined): string {
+  if (!text) return '';
+  return escapeControlCharacters(text.replace(/[\s\u0085]+/g, ' ').trim());
+}
+
+/**
+ * JSON.stringify(value) as one safe line: JSON escapes C0 controls itself, but leaves DEL,
+ * the C1 controls and U+2028/U+2029 raw; they are written as \u escapes (still valid JSON).
+ */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -1,15 +1,31 @@
 // Flags of `kube-provision create`, kubectl-style, into the inputs of provision$.
-// The spec fields stay raw here: parseWorkloadSpec validates them all at once.
+// The spec fields stay raw here: parseWorkloadSpec validates them all at once, on the same
+// path as a library caller's object, and its issues are then named by the flag (or the
+// spec file field) the value came from. Durations follow the library's one rule
+// (src/spec/duration.ts). Nothing is rounded, dropped or merged without a word.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
 import { parseDuration } from './duration.js';
-import { UsageError } from '../errors.js';
+import { InvalidSpecError, UsageError, type SpecIssue } from '../errors.js';
+import { DURATION_RULES, durationProblem, progressDeadlineProblem, type DurationRule } from '../spec/duration.js';
+import { dns1123LabelProblem } from '../spec/names.js';
+
+/** Where each spec value came from: a flag, or the spec file. */
+export interface InputSources {
+  /** Top-level spec fields set by a flag. */
+  readonly fromFlags: ReadonlySet<string>;
+  /** Variables set by --env (the others came from the spec file). */
+  readonly envFromFlags: ReadonlySet<string>;
+  /** The --spec-file argument, if any. */
+  readonly specFile?: string;
+}
 
 export interface CreateCommand {
   readonly api: KubernetesApiOptions;
   readonly spec: Record<string, unknown>;
+  readonly sources: InputSources;
   readonly timeoutMs: number;
   readonly progressDeadlineSeconds?: number;
   readonly keepOnFailure: boolean;
@@ -17,6 +33,20 @@ export interface CreateCommand {
   /** What to do when the container's Deployment exists but differs (see ProvisionOptions.onDrift). */
   readonly onDrift?: 'fail' | 'reconfigure';
 }
+
+/** The flag of each spec field. */
+export const FIELD_FLAGS: Readonly<Record<string, string>> = {
+  containerId: '--container-id',
+  nodeId: '--node-id',
+  hostname: '--hostname',
+  image: '--image',
+  cpus: '--cpus',
+  memoryMb: '--memory-mb',
+  env: '--env',
+  entrypoint: '--entrypoint',
+  args: '--arg',
+  instance: '--instance',
+};
 
 export const CREATE_USAGE = `Usage: kube-provision create [flags]
 
@@ -40,10 +70,11 @@ Cluster:
       --context NAME           kubeconfig context (default: current-context)
   -n, --namespace NAME         namespace (default: the context's, else "default")
       --insecure-skip-tls-verify  do not verify the API server's certificate
-      --request-timeout DUR    bound on each API request (default 30s)
+      --request-timeout DUR    bound on each API request (default 30s; at most 365 days)
 Waiting:
-      --timeout DUR            bound on the whole provisioning (default 5m), e.g. 90s, 5m, 1m30s
-      --progress-deadline DUR  the Deployment's progressDeadlineSeconds (default 10m)
+      --timeout DUR            bound on the whole provisioning (default 5m), e.g. 90s, 5m, 1m30s;
+                               at most 365 days, or "infinity" for no bound
+      --progress-deadline DUR  the Deployment's progressDeadlineSeconds, whole seconds (default 10m)
       --on-drift fail|reconfigure  when this container's Deployment exists but differs from
                                the flags: fail (default, exit 6) or rewrite it and wait
       --keep-on-failure        keep the Deployment this run created when it fails (default: delete
@@ -93,9 +124,13 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   const flags = parsed.values;
   if (flags.help) return 'help';
 
-  const spec: Record<string, unknown> = flags['spec-file'] ? readSpecFile(flags['spec-file'], readStdin) : {};
+  const specFile = flags['spec-file'];
+  const spec: Record<string, unknown> = specFile !== undefined ? readSpecFile(specFile, readStdin) : {};
+  const fromFlags = new Set<string>();
   const set = (field: string, value: unknown): void => {
-    if (value !== undefined) spec[field] = value;
+    if (value === undefined) return;
+    spec[field] = value;
+    fromFlags.add(field);
   };
   set('containerId', flags['container-id']);
   set('nodeId', flags['node-id']);
@@ -105,8 +140,17 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('memoryMb', numberOrText(flags['memory-mb']));
   set('entrypoint', flags.entrypoint);
   set('instance', flags.instance);
-  if (flags.arg) spec.args = flags.arg;
-  if (flags.env) spec.env = { ...(spec.env as Record<string, unknown> | undefined), ...parseEnv(flags.env) };
+  set('args', flags.arg);
+  const envFromFlags = new Set<string>();
+  if (flags.env) {
+    const fromFile = spec.env;
+    const variables = parseEnv(flags.env);
+    for (const name of Object.keys(variables)) envFromFlags.add(name);
+    // Flags add to (and override) the file's variables. A file `env` that is not an object
+    // is left as it is, for validation to refuse, rather than merged into something else.
+    if (fromFile === undefined || fromFile === null) spec.env = variables;
+    else if (typeof fromFile === 'object' && !Array.isArray(fromFile)) spec.env = Object.assign(copyOwn(fromFile), variables);
+  }
 
   const onDrift = flags['on-drift'];
   if (onDrift !== undefined && onDrift !== 'fail' && onDrift !== 'reconfigure') {
@@ -114,7 +158,17 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   }
   const output = flags.output ?? 'text';
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
-  const requestTimeoutMs = flags['request-timeout'] !== undefined ? duration('--request-timeout', flags['request-timeout']) : undefined;
+  const requestTimeoutMs =
+    flags['request-timeout'] !== undefined
+      ? duration('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
+      : undefined;
+  for (const flag of ['kubeconfig', 'context', 'namespace'] as const) {
+    if (flags[flag] === '') throw new UsageError(`--${flag} must not be empty`);
+  }
+  if (flags.namespace !== undefined) {
+    const problem = dns1123LabelProblem(flags.namespace);
+    if (problem) throw new UsageError(`--namespace ${problem}`);
+  }
 
   return {
     api: {
@@ -125,36 +179,63 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
       ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     },
     spec,
-    timeoutMs: flags.timeout !== undefined ? duration('--timeout', flags.timeout) : DEFAULT_TIMEOUT_MS,
-    ...(flags['progress-deadline'] !== undefined
-      ? { progressDeadlineSeconds: Math.max(1, Math.round(duration('--progress-deadline', flags['progress-deadline']) / 1000)) }
-      : {}),
+    sources: { fromFlags, envFromFlags, ...(specFile !== undefined ? { specFile } : {}) },
+    timeoutMs: flags.timeout !== undefined ? duration('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
+    ...(flags['progress-deadline'] !== undefined ? { progressDeadlineSeconds: progressDeadline(flags['progress-deadline']) } : {}),
     keepOnFailure: flags['keep-on-failure'] === true,
     output,
     ...(onDrift !== undefined ? { onDrift } : {}),
   };
 }
 
-export function duration(flag: string, text: string): number {
+/** The flag's text as milliseconds, under the same rule as the library option it sets. */
+export function duration(flag: string, text: string, rule: DurationRule): number {
   const ms = parseDuration(text);
   if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
+  const problem = durationProblem(ms, rule);
+  if (problem) throw new UsageError(`${flag} ${problem}`);
   return ms;
 }
 
+function progressDeadline(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`--progress-deadline must be a duration like 90s, 10m or 1h, not "${text}"`);
+  const seconds = ms / 1000;
+  const problem = progressDeadlineProblem(seconds);
+  if (problem) throw new UsageError(`--progress-deadline ${problem}`);
+  return seconds;
+}
+
+/** --env pairs as an object without a prototype (a name like `__proto__` stays a variable). */
 export function parseEnv(pairs: readonly string[]): Record<string, string> {
-  const env: Record<string, string> = {};
+  const env = Object.create(null) as Record<string, string>;
   for (const pair of pairs) {
     const separator = pair.indexOf('=');
     if (separator <= 0) throw new UsageError(`--env must be KEY=VALUE, not "${pair}"`);
-    env[pair.slice(0, separator)] = pair.slice(separator + 1);
+    const name = pair.slice(0, separator);
+    if (Object.hasOwn(env, name)) throw new UsageError(`--env ${name} is given twice; give each variable once`);
+    Object.defineProperty(env, name, { value: pair.slice(separator + 1), enumerable: true, writable: true, configurable: true });
   }
   return env;
 }
 
-/** Numbers become numbers; anything else stays text so validation can name the field. */
+/** A copy of an object's own enumerable properties, defined (not assigned), on no prototype. */
+function copyOwn(source: object): Record<string, unknown> {
+  const copy = Object.create(null) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(source)) {
+    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return copy;
+}
+
+/**
+ * Numbers become numbers (decimal notation: "2", "0.5", ".5", "1e3"); anything else stays
+ * text, so validation names the flag and says what it wanted.
+ */
 export function numberOrText(text: string | undefined): number | string | undefined {
   if (text === undefined) return undefined;
-  return /^-?\d+(\.\d+)?$/.test(text.trim()) ? Number(text) : text;
+  const trimmed = text.trim();
+  return /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : text;
 }
 
 function readSpecFile(path: string, readStdin: () => string): Record<string, unknown> {
@@ -172,4 +253,24 @@ function readSpecFile(path: string, readStdin: () => string): Record<string, unk
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UsageError(`--spec-file ${path} must hold a JSON object`);
   return value as Record<string, unknown>;
+}
+
+/**
+ * The error with each issue naming where the user typed the value: the flag (`--memory-mb`,
+ * `--env NAME`, `--arg #2`) or the spec file field (`--spec-file field memoryMb`).
+ */
+export function withFlags(error: InvalidSpecError, sources: InputSources): InvalidSpecError {
+  return new InvalidSpecError(error.issues.map((issue) => ({ ...issue, flag: flagFor(issue, sources) })));
+}
+
+function flagFor(issue: SpecIssue, sources: InputSources): string {
+  const [field = '', ...rest] = issue.path.split('.');
+  const variable = rest.join('.');
+  if (field === 'env' && rest.length > 0 && sources.envFromFlags.has(variable)) return `--env ${variable}`;
+  const flag = FIELD_FLAGS[field];
+  if (flag === undefined || field === 'env' || !sources.fromFlags.has(field)) return `--spec-file field ${issue.path || '(root)'}`;
+  const index = Number(rest[0]);
+  if (field === 'args' && rest.length > 0 && Number.isInteger(index)) return `--arg #${index + 1}`;
+  if (field === 'entrypoint' && rest.length > 0 && Number.isInteger(index)) return `--entrypoint (word ${index + 1})`;
+  return flag;
 }

@@ -1,16 +1,38 @@
-// kubectl-style durations: "300s", "5m", "1m30s", "1h", "250ms"; a bare number is seconds.
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+// kubectl-style durations: "300s", "5m", "1m30s", "1h", "250ms"; a bare number is seconds;
+// "infinity" is the number Infinity. This only reads the text, exactly (decimal arithmetic,
+// so "1.1s" is 1100 ms, not 1100.0000000000002): whether the value is allowed is the
+// duration rule's call (src/spec/duration.ts), the same one the library applies.
+const UNIT_MS: Record<string, bigint> = { ms: 1n, s: 1000n, m: 60_000n, h: 3_600_000n };
+const PART = /(\d+)(?:\.(\d+))?(ms|s|m|h)/y;
+const BARE_NUMBER = /^(\d+)(?:\.(\d+))?$/;
 
+/** Milliseconds as a number (possibly fractional, zero, negative or Infinity), or undefined if it is not a duration. */
 export function parseDuration(text: string): number | undefined {
-  const trimmed = text.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  let trimmed = text.trim();
+  let sign = 1;
+  if (trimmed.startsWith('-')) {
+    sign = -1;
+    trimmed = trimmed.slice(1);
+  }
+  if (/^infinity$/i.test(trimmed)) return sign * Infinity;
+  const bare = BARE_NUMBER.exec(trimmed);
+  if (bare) return sign * exactMs(bare[1]!, bare[2], UNIT_MS.s!);
   let total = 0;
   let consumed = 0;
   PART.lastIndex = 0;
   for (let match = PART.exec(trimmed); match; match = PART.exec(trimmed)) {
-    total += Number(match[1]) * UNIT_MS[match[2]!]!;
+    total += exactMs(match[1]!, match[2], UNIT_MS[match[3]!]!);
     consumed = PART.lastIndex;
   }
-  return consumed > 0 && consumed === trimmed.length && total > 0 ? Math.round(total) : undefined;
+  return consumed > 0 && consumed === trimmed.length ? sign * total : undefined;
+}
+
+/** whole.fraction × unit, computed in integers; a fraction of a millisecond stays a fraction. */
+function exactMs(whole: string, fraction: string | undefined, unit: bigint): number {
+  const digits = fraction ?? '';
+  const scaled = BigInt(whole + digits) * unit;
+  const divisor = 10n ** BigInt(digits.length);
+  const ms = scaled / divisor;
+  const rest = scaled % divisor;
+  return rest === 0n ? Number(ms) : Number(ms) + Number(rest) / Number(divisor);
 }

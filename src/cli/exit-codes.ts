@@ -1,19 +1,24 @@
-// Exit codes that tell a job runner what went wrong without parsing text.
+// Exit codes that tell a job runner what went wrong without parsing text. Every error the
+// library can end with has its code here; 1 is left for what no rule foresaw (a bug).
 import {
   ApiError,
   ConflictError,
   DiscoveryTimeoutError,
+  ExecPluginError,
   InvalidOptionError,
   InvalidSpecError,
   KubeconfigInvalidError,
   KubeconfigNotFoundError,
   OperationAbortedError,
   OperationTimeoutError,
+  MalformedObjectError,
   ProvisionAbortedError,
   RolloutFailedError,
   RolloutTimeoutError,
+  ShellWordsError,
   UnknownContextError,
   UsageError,
+  WatchInactiveError,
   WorkloadDriftError,
   WorkloadNotFoundError,
   WorkloadSupersededError,
@@ -21,6 +26,7 @@ import {
 
 export const EXIT = {
   ok: 0,
+  /** An internal error no rule foresaw: a bug, to be reported. */
   unexpected: 1,
   /** Bad flags, an invalid spec or option: nothing was sent to the cluster. */
   invalidInput: 2,
@@ -28,7 +34,7 @@ export const EXIT = {
   rolloutFailed: 3,
   /** The rollout did not complete within --timeout. */
   timeout: 4,
-  /** Kubeconfig, connection, TLS, authentication, authorization or other API errors. */
+  /** Kubeconfig, exec credential plugin, connection, TLS, authentication, authorization or other API errors. */
   apiError: 5,
   /**
    * A Deployment of that name exists and belongs to another container (or to no Manager
@@ -48,7 +54,14 @@ export const EXIT = {
 } as const;
 
 export function exitCodeFor(error: unknown): number {
-  if (error instanceof UsageError || error instanceof InvalidSpecError || error instanceof InvalidOptionError) return EXIT.invalidInput;
+  if (
+    error instanceof UsageError ||
+    error instanceof InvalidSpecError ||
+    error instanceof InvalidOptionError ||
+    error instanceof ShellWordsError
+  ) {
+    return EXIT.invalidInput;
+  }
   if (error instanceof RolloutFailedError) return EXIT.rolloutFailed;
   if (error instanceof RolloutTimeoutError || error instanceof OperationTimeoutError || error instanceof DiscoveryTimeoutError)
     return EXIT.timeout;
@@ -60,7 +73,10 @@ export function exitCodeFor(error: unknown): number {
     error instanceof ApiError ||
     error instanceof KubeconfigNotFoundError ||
     error instanceof KubeconfigInvalidError ||
-    error instanceof UnknownContextError
+    error instanceof UnknownContextError ||
+    error instanceof ExecPluginError ||
+    error instanceof MalformedObjectError ||
+    error instanceof WatchInactiveError
   ) {
     return EXIT.apiError;
   }

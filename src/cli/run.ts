@@ -5,8 +5,9 @@ import { KubernetesApi } from '../kube/kubernetes-api.js';
 import { provision$ } from '../workload/provision.js';
 import { parseWorkloadSpec } from '../spec/workload-spec.js';
 import type { ProvisionEvent } from '../rollout/events.js';
-import { CREATE_USAGE, parseCreateArgs } from './args.js';
-import { UsageError } from '../errors.js';
+import { CREATE_USAGE, parseCreateArgs, withFlags, type InputSources } from './args.js';
+import { InvalidSpecError, UsageError } from '../errors.js';
+import { escapeControlCharacters, jsonLine } from '../text.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
 import { runCheck } from './commands/check.js';
@@ -50,6 +51,47 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   ui: runUiCommand,
 };
 
+/**
+ * Every line goes out through here: credentials the client knows are masked (a last check:
+ * what the client relays is scrubbed already), and control characters are escaped, so one
+ * event is one line. JSON lines are scrubbed as values, then written as one safe line.
+ */
+class Output {
+  private scrub: ((text: string) => string) | undefined;
+
+  constructor(private readonly io: CliIo) {}
+
+  useScrubber(api: KubernetesApi): void {
+    this.scrub = (text) => api.scrub(text);
+  }
+
+  out(line: string): void {
+    this.io.stdout(this.clean(line));
+  }
+
+  err(line: string): void {
+    this.io.stderr(this.clean(line));
+  }
+
+  json(value: unknown): void {
+    const scrub = this.scrub;
+    this.io.stdout(jsonLine(scrub ? scrubStrings(value, scrub) : value));
+  }
+
+  private clean(line: string): string {
+    return escapeControlCharacters(this.scrub ? this.scrub(line) : line);
+  }
+}
+
+function scrubStrings(value: unknown, scrub: (text: string) => string): unknown {
+  if (typeof value === 'string') return scrub(value);
+  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, scrub));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubStrings(item, scrub)]));
+  }
+  return value;
+}
+
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -60,14 +102,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (other) return other(rest, io);
   if (LIFECYCLE_COMMANDS.has(command)) return runLifecycleCommand(command as LifecycleCommandName, rest, io);
   if (command !== 'create') {
-    io.stderr(`error: unknown command "${command}"\n\n${TOP_USAGE}`);
+    io.stderr(`error: unknown command "${escapeControlCharacters(command)}"`);
+    io.stderr('');
+    io.stderr(TOP_USAGE);
     return EXIT.invalidInput;
   }
+  const output = new Output(io);
 
   let json =
     rest.some((arg, i) => (arg === '-o' || arg === '--output') && rest[i + 1] === 'json') ||
     rest.includes('--output=json') ||
     rest.includes('-ojson');
+  let sources: InputSources | undefined;
   try {
     const parsed = parseCreateArgs(rest);
     if (parsed === 'help') {
@@ -75,9 +121,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return EXIT.ok;
     }
     json = parsed.output === 'json';
+    sources = parsed.sources;
     // Input errors first: exit 2 without reading a kubeconfig or touching a cluster.
     parseWorkloadSpec(parsed.spec);
     const api = KubernetesApi.fromConfig(parsed.api);
+    output.useScrubber(api);
     const events$ = provision$(api, parsed.spec, {
       timeoutMs: parsed.timeoutMs,
       keepOnFailure: parsed.keepOnFailure,
@@ -92,24 +140,26 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         next: (event) => {
           last = event;
           if (json) {
-            io.stdout(JSON.stringify(event));
+            output.json(event);
             return;
           }
           // A status change that reads the same in words is one line for a human.
           const text = describeEvent(event);
-          if (text !== lastText) io.stdout(formatEventLine(event));
+          if (text !== lastText) output.out(formatEventLine(event));
           lastText = text;
         },
         error: reject,
         complete: () => resolve(last?.providerId ?? ''),
       });
     });
-    if (!json) io.stdout(providerId);
+    if (!json) output.out(providerId);
     return EXIT.ok;
-  } catch (error) {
-    if (json) io.stdout(JSON.stringify(errorRecord(error)));
-    io.stderr(formatErrorLine(error));
-    if (error instanceof UsageError) io.stderr('Run "kube-provision create --help" for the flags.');
+  } catch (caught) {
+    // Spec problems name the flag (or spec file field) the user typed, not the API field.
+    const error = caught instanceof InvalidSpecError && sources ? withFlags(caught, sources) : caught;
+    if (json) output.json(errorRecord(error));
+    output.err(formatErrorLine(error));
+    if (error instanceof UsageError) output.err('Run "kube-provision create --help" for the flags.');
     return exitCodeFor(error);
   }
 }

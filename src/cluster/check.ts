@@ -14,7 +14,6 @@ import {
   of,
   catchError,
   takeUntil,
-  timer,
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
@@ -31,6 +30,8 @@ import { resolveKubeconfigPath } from '../kube/kubeconfig.js';
 import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { fromAbortable } from '../rx/from-abortable.js';
+import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+import { longTimer } from '../rx/long-timer.js';
 import { dns1123LabelProblem } from '../spec/names.js';
 import {
   CHECK_ITEM_IDS,
@@ -71,12 +72,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
     throw new InvalidOptionError('needs', `check option needs must be one of ${OPERATION_NAMES.join(', ')} (got ${String(needs)})`);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  if (!(Number.isSafeInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= 2 ** 31 - 1)) {
-    throw new InvalidOptionError(
-      'timeoutMs',
-      `check option timeoutMs must be a whole number of ms from 1 to 2147483647 (got ${timeoutMs})`,
-    );
-  }
+  requireDuration('timeoutMs', timeoutMs, DURATION_RULES.readTimeoutMs);
   if (options.namespace !== undefined) {
     const problem = dns1123LabelProblem(options.namespace);
     if (problem) throw new InvalidOptionError('namespace', `check option namespace ${problem}`);
@@ -97,7 +93,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
   }
   const namespace = options.namespace ?? api.namespace;
 
-  const deadline$ = timer(timeoutMs, scheduler);
+  const deadline$ = longTimer(timeoutMs, scheduler);
   const ask = <T>(job: (signal: AbortSignal) => Promise<T>): Observable<Outcome<T>> =>
     fromAbortable(job).pipe(
       map((value): Outcome<T> => ({ kind: 'value', value, atMs: scheduler.now() })),

@@ -26,6 +26,7 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { DiscoveryTimeoutError, OperationAbortedError } from '../errors.js';
+import { DURATION_RULES, requireDuration } from '../spec/duration.js';
 import { defaultInformerRegistry, type InformerRegistry, type InformerRequest } from '../informers/registry.js';
 import { ALL_NAMESPACES, type KubernetesClient } from '../kube/client.js';
 import { abortOn } from '../rx/abort-on.js';
@@ -121,6 +122,11 @@ export function nodes$(api: KubernetesClient, options: NodesLiveOptions = {}): O
 /** The nodes now, from one list of nodes and one field-selected list of Pods. */
 export function nodes(api: KubernetesClient, options: NodesOptions = {}): Promise<readonly NodeInfo[]> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_NODES_TIMEOUT_MS;
+  try {
+    requireDuration('timeoutMs', timeoutMs, DURATION_RULES.readTimeoutMs);
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
   return lastValueFrom(
     fromAbortable(async (signal) => {
       const [nodeList, podList] = await Promise.all([

@@ -13,25 +13,13 @@
 //     consumer can say when what it shows may be stale.
 // The server is asked to end each watch after 5-10 minutes and to send bookmarks, so
 // reconnects resume from a fresh resourceVersion instead of relisting.
-import {
-  asyncScheduler,
-  concat,
-  defer,
-  filter,
-  map,
-  of,
-  repeat,
-  retry,
-  throwError,
-  timer,
-  type Observable,
-  type SchedulerLike,
-} from 'rxjs';
-import { ApiError, InvalidObjectError, WatchInactiveError } from '../errors.js';
+import { asyncScheduler, concat, defer, filter, map, of, repeat, retry, throwError, type Observable, type SchedulerLike } from 'rxjs';
+import { ApiError, InvalidObjectError, MalformedObjectError, WatchInactiveError } from '../errors.js';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from '../rx/backoff.js';
 import { classifyInformerError } from './classify-error.js';
 import type { ListWatchSource, WatchEvent } from './list-watch-source.js';
 import { watchdog } from '../rx/watchdog.js';
+import { longTimer } from '../rx/long-timer.js';
 
 export interface KubeObject {
   readonly metadata?: {
@@ -70,7 +58,10 @@ export interface ReflectorOptions {
   readonly allowWatchBookmarks?: boolean;
   readonly scheduler?: SchedulerLike;
   readonly random?: () => number;
-  /** Told about every failure that will be retried, with the delay chosen. */
+  /**
+   * Told about every failure that will be retried, with the delay chosen, and (with delay 0)
+   * about every object skipped because it does not fit the fields read (MalformedObjectError).
+   */
   readonly onRetry?: (error: unknown, delayMs: number) => void;
   /**
    * Told when the connection is lost: a failure retried after a backoff (not a relist after
@@ -80,6 +71,9 @@ export interface ReflectorOptions {
   /** Told when the server accepts a watch or answers a list: the connection works. */
   readonly onConnected?: () => void;
 }
+
+/** A server may ask to wait (429 Retry-After); never longer than this. */
+const MAX_SERVER_DELAY_MS = 600_000;
 
 export const DEFAULT_INACTIVITY_MS = 150_000;
 /** A watch that ends this fast without delivering anything counts as a failure. */
@@ -132,6 +126,8 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
             map((event): ReflectorEvent<T> | undefined => {
               failures = 0;
               watchDelivered = true;
+              // The metadata read below must fit; otherwise the watch is at fault and restarts.
+              checkMetadata(source.resource, event.object);
               const version = event.object.metadata?.resourceVersion;
               if (initial) {
                 if (event.type === 'BOOKMARK') {
@@ -167,7 +163,7 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
         delay: () => {
           if (watchDelivered || scheduler.now() - watchStartedAt >= MIN_HEALTHY_WATCH_MS) return of(0);
           failures += 1;
-          return timer(backoffDelay(failures, policy, random), scheduler);
+          return longTimer(backoffDelay(failures, policy, random), scheduler);
         },
       }),
       retry({
@@ -186,14 +182,28 @@ export function reflect<T extends KubeObject>(source: ListWatchSource<T>, option
             return of(0);
           }
           failures += 1;
-          const delayMs = Math.max(backoffDelay(failures, policy, random), decision.notBeforeMs ?? 0);
+          const delayMs = Math.max(backoffDelay(failures, policy, random), Math.min(decision.notBeforeMs ?? 0, MAX_SERVER_DELAY_MS));
           options.onRetry?.(error, delayMs);
           options.onDisconnected?.(error, delayMs);
-          return timer(delayMs, scheduler);
+          return longTimer(delayMs, scheduler);
         },
       }),
     );
   });
+}
+
+/** Throws MalformedObjectError unless the metadata fields the reflector reads have their types. */
+function checkMetadata(resource: string, object: unknown): void {
+  const metadata: unknown = (object as { metadata?: unknown } | null)?.metadata;
+  if (metadata == null) return;
+  const fail = (field: string, problem: string): never => {
+    throw new MalformedObjectError(resource, undefined, `metadata${field}`, problem);
+  };
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) fail('', 'must be an object');
+  const { name, resourceVersion, annotations } = metadata as Record<string, unknown>;
+  if (name != null && typeof name !== 'string') fail('.name', 'must be a string');
+  if (resourceVersion != null && typeof resourceVersion !== 'string') fail('.resourceVersion', 'must be a string');
+  if (annotations != null && (typeof annotations !== 'object' || Array.isArray(annotations))) fail('.annotations', 'must be an object');
 }
 
 /** Not a bookmark: the event itself goes on, no copy per event. */

@@ -2,6 +2,8 @@
 // concurrent provisioning in a namespace shares one Deployment watch and one Pod watch.
 // Entries remove themselves when their last consumer leaves, so nothing stays open.
 import { ALL_NAMESPACES, type KindMap, type KubernetesClient, type WatchedKind } from '../kube/client.js';
+import { InvalidOptionError } from '../errors.js';
+import { DURATION_RULES, requireDuration } from '../spec/duration.js';
 import { listWatchSource } from './list-watch-source.js';
 import { reflect, type ReflectorOptions } from './reflector.js';
 import { SharedInformer, type ObjectIdentity, type ObjectTransform, type RoutingKey } from './shared-informer.js';
@@ -26,7 +28,13 @@ export interface InformerRequest<K extends WatchedKind> {
 export class InformerRegistry {
   private readonly byClient = new WeakMap<KubernetesClient, Map<string, SharedInformer<never>>>();
 
-  constructor(private readonly reflectorOptions: ReflectorOptions = {}) {}
+  /**
+   * `inactivityMs` and the `backoff` delays are durations in whole milliseconds from 1 to
+   * 365 days (no Infinity: a silent watch is always cut, a restart always comes).
+   */
+  constructor(private readonly reflectorOptions: ReflectorOptions = {}) {
+    checkReflectorOptions(reflectorOptions);
+  }
 
   informer<K extends WatchedKind>(client: KubernetesClient, request: InformerRequest<K>): SharedInformer<KindMap[K]> {
     let informers = this.byClient.get(client);
@@ -57,6 +65,7 @@ export class InformerRegistry {
       ...(request.transform ? { transform: request.transform } : {}),
       // Across namespaces, names repeat: objects are told apart by namespace and name.
       ...(request.namespace === ALL_NAMESPACES && request.kind !== 'nodes' ? { identity: namespacedName } : {}),
+      onFault: (error) => options.onRetry?.(error, 0),
       onIdle: () => {
         if (informers.get(id) === (created as unknown)) informers.delete(id);
       },
@@ -68,6 +77,31 @@ export class InformerRegistry {
   /** Informers currently registered for a client (running or about to run). */
   count(client: KubernetesClient): number {
     return this.byClient.get(client)?.size ?? 0;
+  }
+}
+
+/** The informer options a caller sets, checked once here (the duration rules are in spec/duration.ts). */
+function checkReflectorOptions(options: ReflectorOptions): void {
+  if (options === null || typeof options !== 'object') throw new InvalidOptionError('informers', 'informer options must be an object');
+  if (options.inactivityMs !== undefined) requireDuration('inactivityMs', options.inactivityMs, DURATION_RULES.inactivityMs);
+  const backoff = options.backoff;
+  if (backoff !== undefined) {
+    requireDuration('backoff.initialMs', backoff.initialMs, DURATION_RULES.backoffMs);
+    requireDuration('backoff.maxMs', backoff.maxMs, DURATION_RULES.backoffMs);
+    if (backoff.maxMs < backoff.initialMs) {
+      throw new InvalidOptionError('backoff.maxMs', `backoff.maxMs must be at least backoff.initialMs (${backoff.initialMs})`);
+    }
+    if (typeof backoff.factor !== 'number' || !Number.isFinite(backoff.factor) || backoff.factor < 1) {
+      throw new InvalidOptionError('backoff.factor', `backoff.factor must be a finite number >= 1 (got ${String(backoff.factor)})`);
+    }
+    if (typeof backoff.jitter !== 'number' || !(backoff.jitter >= 0 && backoff.jitter <= 1)) {
+      throw new InvalidOptionError('backoff.jitter', `backoff.jitter must be a number from 0 to 1 (got ${String(backoff.jitter)})`);
+    }
+  }
+  for (const callback of ['onRetry', 'onDisconnected', 'onConnected'] as const) {
+    if (options[callback] !== undefined && typeof options[callback] !== 'function') {
+      throw new InvalidOptionError(callback, `${callback} must be a function`);
+    }
   }
 }
 

@@ -46,6 +46,11 @@ export interface SharedInformerOptions<T> {
   readonly identity?: ObjectIdentity<T>;
   /** Called when the last consumer has left and the reflector is stopped. */
   readonly onIdle?: () => void;
+  /**
+   * Told about every object skipped because the transform or routing key threw on it (an
+   * object that does not fit the fields read). Default: nothing.
+   */
+  readonly onFault?: (error: unknown) => void;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -86,6 +91,8 @@ export class SharedInformer<T extends KubeObject> {
   private readonly transform: ObjectTransform<T> | undefined;
   private readonly identity: ObjectIdentity<T>;
   private readonly onIdle: () => void;
+  private readonly onFault: (error: unknown) => void;
+  private skipped = 0;
 
   constructor(
     private readonly events$: Observable<ReflectorEvent<T>>,
@@ -95,6 +102,12 @@ export class SharedInformer<T extends KubeObject> {
     this.transform = options.transform;
     this.identity = options.identity ?? byObjectName;
     this.onIdle = options.onIdle ?? (() => {});
+    this.onFault = options.onFault ?? (() => {});
+  }
+
+  /** Objects skipped so far because they did not fit the fields read. */
+  get faults(): number {
+    return this.skipped;
   }
 
   /**
@@ -205,6 +218,19 @@ export class SharedInformer<T extends KubeObject> {
     if (this.subscriberCount === 0) this.stop();
   }
 
+  /** The object as cached with its routing key, or undefined (reported) when it does not fit. */
+  private project(object: T, deleted: boolean): { readonly object: T; readonly key: string | undefined } | undefined {
+    try {
+      // A deleted object is not cached: no need to project it.
+      const projected = deleted || !this.transform ? object : this.transform(object);
+      return { object: projected, key: this.routingKey(projected) };
+    } catch (error) {
+      this.skipped += 1;
+      this.onFault(error);
+      return undefined;
+    }
+  }
+
   private apply(event: ReflectorEvent<T>): void {
     // Anything from the source proves the connection works; after a relist, once its
     // changes are reported, so a consumer never re-evaluates from the stale cache.
@@ -214,11 +240,11 @@ export class SharedInformer<T extends KubeObject> {
       return;
     }
     if (this.disconnection) this.reportConnected();
-    // A deleted object is not cached: no need to project it.
-    const object = event.type === 'DELETED' || !this.transform ? event.object : this.transform(event.object);
+    const projected = this.project(event.object, event.type === 'DELETED');
+    if (!projected) return;
+    const { object, key } = projected;
     const name = this.identity(object);
     if (!name) return;
-    const key = this.routingKey(object);
     const previous = this.byName.get(name);
     if (event.type !== 'DELETED' && previous !== undefined && previous.key === key) {
       // The common case: a cached object changed, its routing key did not. Alone under
@@ -251,9 +277,10 @@ export class SharedInformer<T extends KubeObject> {
     const listed = new Map<KeyEntry<T>, T[]>();
     this.byName.clear();
     for (const item of items) {
-      const cached = this.transform ? this.transform(item) : item;
+      const projected = this.project(item, false);
+      if (!projected) continue;
+      const { object: cached, key } = projected;
       const name = this.identity(cached);
-      const key = this.routingKey(cached);
       if (!name || key === undefined) continue;
       const entry = this.entryOf(key);
       const objects = listed.get(entry);

@@ -4,12 +4,22 @@
 // informer needs the wire objects as they are, every request must be bounded in time
 // (client-node sets no timeout), and a watch must be abortable at any moment, also before
 // the server answers (client-node's Watch returns its AbortController only after that).
+//
+// Everything the server sends passes the scrubber (scrub.ts) before anyone reads it, and
+// every error leaving here is typed and scrubbed: a credential echoed by the server, printed
+// by an exec plugin or carried in a client error never gets out. A response that does not
+// decode is a MalformedResponseError: a watch with a junk line ends with it (the reflector
+// restarts the watch); nothing the server sends can throw out of a socket callback.
 import http from 'node:http';
 import https from 'node:https';
 import pTimeout from 'p-timeout';
-import { ApiTimeoutError, type RequestTarget } from '../errors.js';
+import { ApiTimeoutError, ExecPluginError, KubeconfigInvalidError, MalformedResponseError, type RequestTarget } from '../errors.js';
+import { setLongTimeout, type LongTimeout } from '../rx/long-timer.js';
+import { oneLine } from '../text.js';
 import type { WatchEventType, WatchHandle } from './client.js';
-import { errorFromNetwork, errorFromResponse, errorFromWatchStatus, parseStatus, type KubeStatus } from './translate-error.js';
+import { preparedCredentials, Scrubber } from './scrub.js';
+import { errorFromNetwork, errorFromResponse, parseStatus } from './translate-error.js';
+import { WatchStreamReader } from './watch-stream.js';
 
 /**
  * Fills a request's headers (Authorization) and TLS options. client-node's KubeConfig is
@@ -17,6 +27,8 @@ import { errorFromNetwork, errorFromResponse, errorFromWatchStatus, parseStatus,
  */
 export interface RequestCredentials {
   applyToHTTPSOptions(options: https.RequestOptions): Promise<void>;
+  /** The kubeconfig user, so that an error can name it and its exec plugin. */
+  getCurrentUser?(): { readonly name: string; readonly exec?: unknown; readonly authProvider?: unknown } | null;
 }
 
 export interface RequestInfo {
@@ -32,6 +44,10 @@ export interface TransportOptions {
   readonly maxConnections?: number;
   /** Called once per request sent (benchmarks count API calls with it). */
   readonly onRequest?: (info: RequestInfo) => void;
+  /** Masks credentials in everything relayed; default: one that knows none. */
+  readonly scrubber?: Scrubber;
+  /** The kubeconfig's path, for messages about its files. */
+  readonly kubeconfigPath?: string;
 }
 
 export interface JsonRequest {
@@ -46,7 +62,7 @@ export interface JsonRequest {
 }
 
 export interface StreamHandlers {
-  onEvent(type: WatchEventType, object: unknown): void;
+  onEvent(type: WatchEventType, object: Record<string, unknown>): void;
   onClose(error: Error | undefined): void;
   /** The server answered 200: the watch is established. */
   onOpen?(): void;
@@ -62,6 +78,14 @@ const MAX_BODY_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_MAX_CONNECTIONS = 64;
 /** An idle kept-alive connection closes after this long (as with Node's global agent). */
 const IDLE_CONNECTION_MS = 5_000;
+/** How much of an exec plugin's output goes into its error. */
+const MAX_PLUGIN_OUTPUT = 300;
+
+// p-timeout's timer, for any length of requestTimeoutMs.
+const LONG_TIMERS = {
+  setTimeout: (callback: () => void, ms: number) => setLongTimeout(callback, ms),
+  clearTimeout: (timer: LongTimeout | undefined) => timer?.clear(),
+} as unknown as { setTimeout: typeof setTimeout; clearTimeout: typeof clearTimeout };
 
 export class HttpTransport {
   // Requests reuse kept-alive connections and TLS sessions instead of a handshake each.
@@ -70,6 +94,8 @@ export class HttpTransport {
   // A watch holds its connection for minutes: its own uncapped pool, so watches never queue
   // behind requests or starve them; new connections still resume TLS sessions.
   private readonly watchAgent = new https.Agent({ keepAlive: false });
+  readonly scrubber: Scrubber;
+  private lastCredentials: unknown[] = [];
 
   constructor(
     private readonly credentials: RequestCredentials,
@@ -81,14 +107,27 @@ export class HttpTransport {
       timeout: IDLE_CONNECTION_MS,
       maxSockets: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     });
+    this.scrubber = options.scrubber ?? new Scrubber();
   }
 
+  /**
+   * Sends one request and resolves with the decoded JSON of a 2xx answer (scrubbed), or
+   * rejects with a typed, scrubbed error; an abort rejects with the signal's reason.
+   */
   async requestJson<T>(request: JsonRequest): Promise<T> {
+    try {
+      return await this.sendJson<T>(request);
+    } catch (error) {
+      throw this.scrubber.scrubError(error);
+    }
+  }
+
+  private async sendJson<T>(request: JsonRequest): Promise<T> {
     request.signal?.throwIfAborted();
     const { transportOptions, url } = await this.prepare(request.path, request.query, this.requestAgent);
     this.options.onRequest?.({ method: request.method, path: request.path, watch: false });
     const payload = request.body === undefined ? undefined : JSON.stringify(request.body);
-    const req = this.module(url).request(url, {
+    const req = this.openRequest(url, {
       ...transportOptions,
       method: request.method,
       headers: {
@@ -105,12 +144,20 @@ export class HttpTransport {
         readBody(res)
           .then((text) => {
             const statusCode = res.statusCode ?? 0;
-            if (statusCode >= 200 && statusCode < 300) return resolve(JSON.parse(text) as T);
+            if (statusCode >= 200 && statusCode < 300) {
+              const decoded = this.decodeJson(text);
+              if (decoded === undefined) {
+                reject(new MalformedResponseError(this.server, `the ${statusCode} answer is not JSON`, { target: request.target }));
+                return;
+              }
+              resolve(decoded as T);
+              return;
+            }
             reject(
               errorFromResponse({
                 server: this.server,
                 statusCode,
-                status: parseStatus(text),
+                status: parseStatus(this.scrubber.scrub(text)),
                 retryAfterHeader: headerValue(res.headers['retry-after']),
                 target: request.target,
               }),
@@ -125,8 +172,20 @@ export class HttpTransport {
     return pTimeout(answer, {
       milliseconds: this.options.requestTimeoutMs,
       message: new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target }),
+      customTimers: LONG_TIMERS,
       ...(request.signal ? { signal: request.signal } : {}),
     }).finally(() => req.destroy());
+  }
+
+  /** JSON.parse, scrubbed when the text holds a credential; undefined when it is not JSON. */
+  private decodeJson(text: string): unknown {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    return this.scrubber.mayContain(text) ? this.scrubber.scrubValue(value) : value;
   }
 
   /**
@@ -142,31 +201,31 @@ export class HttpTransport {
     let aborted = false;
     let closed = false;
     let req: http.ClientRequest | undefined;
-    let connectTimer: NodeJS.Timeout | undefined;
+    let connectTimer: LongTimeout | undefined;
     const close = (error: Error | undefined): void => {
       if (aborted || closed) return;
       closed = true;
-      clearTimeout(connectTimer);
+      connectTimer?.clear();
       req?.destroy();
-      handlers.onClose(error);
+      handlers.onClose(error === undefined ? undefined : this.scrubber.scrubError(error));
     };
 
     this.prepare(path, { ...query, watch: true }, this.watchAgent)
       .then(({ transportOptions, url }) => {
         if (aborted) return;
         this.options.onRequest?.({ method: 'GET', path, watch: true });
-        req = this.module(url).request(url, {
+        req = this.openRequest(url, {
           ...transportOptions,
           method: 'GET',
           headers: { ...transportOptions.headers, Accept: 'application/json' },
         });
-        connectTimer = setTimeout(
+        connectTimer = setLongTimeout(
           () => close(new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target })),
           this.options.requestTimeoutMs,
         );
         req.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
         req.on('response', (res) => {
-          clearTimeout(connectTimer);
+          connectTimer?.clear();
           const statusCode = res.statusCode ?? 0;
           if (statusCode !== 200) {
             readBody(res)
@@ -175,7 +234,7 @@ export class HttpTransport {
                   errorFromResponse({
                     server: this.server,
                     statusCode,
-                    status: parseStatus(text),
+                    status: parseStatus(this.scrubber.scrub(text)),
                     retryAfterHeader: headerValue(res.headers['retry-after']),
                     target,
                   }),
@@ -185,20 +244,18 @@ export class HttpTransport {
             return;
           }
           handlers.onOpen?.();
-          streamEvents(res, (type, object) => {
-            if (aborted || closed) return;
-            if (type === 'ERROR') {
-              // The server reports e.g. 410 Expired in-band and then ends the stream.
-              close(errorFromWatchStatus(this.server, object as KubeStatus, target));
-              return;
-            }
-            handlers.onEvent(type, object);
+          const reader = new WatchStreamReader(this.server, target, this.scrubber, {
+            onEvent: (type, object) => {
+              if (!aborted && !closed) handlers.onEvent(type, object);
+            },
+            onClose: close,
           });
-          res.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
-          res.on('close', () => {
-            if (res.complete) close(undefined);
-            else close(errorFromNetwork(this.server, Object.assign(new Error('watch stream cut'), { code: 'ECONNRESET' }), target));
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            if (!aborted && !closed) reader.push(chunk);
           });
+          res.on('error', (error) => reader.fail(errorFromNetwork(this.server, error, target)));
+          res.on('close', () => reader.end(res.complete));
         });
         req.end();
       })
@@ -208,10 +265,47 @@ export class HttpTransport {
       abort: () => {
         if (aborted) return;
         aborted = true;
-        clearTimeout(connectTimer);
+        connectTimer?.clear();
         req?.destroy();
       },
     };
+  }
+
+  /** https.request, with TLS material Node refuses (an exec plugin's key, say) as a typed error. */
+  private openRequest(url: URL, options: https.RequestOptions): http.ClientRequest {
+    try {
+      return this.module(url).request(url, options);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new KubeconfigInvalidError(
+        this.options.kubeconfigPath ?? 'the kubeconfig',
+        `the TLS material of user "${this.credentials.getCurrentUser?.()?.name ?? ''}" was refused (${typeof code === 'string' ? code : 'invalid'})`,
+      );
+    }
+  }
+
+  /** Why applying the credentials failed, as a typed error with the plugin's output scrubbed. */
+  private credentialError(error: unknown): Error {
+    const user = this.credentials.getCurrentUser?.();
+    const exec = (user?.exec ?? (user?.authProvider as { config?: { exec?: unknown } } | undefined)?.config?.exec) as
+      { command?: unknown } | undefined;
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (exec) {
+      const command = typeof exec.command === 'string' ? exec.command : '';
+      let detail: string;
+      if (typeof code === 'string' && (error as { syscall?: unknown }).syscall !== undefined) detail = `it cannot be started (${code})`;
+      else if (error instanceof SyntaxError) detail = 'it did not print an ExecCredential (its output is not JSON)';
+      else if (error instanceof TypeError) detail = 'it did not print a valid ExecCredential (no status)';
+      else {
+        const output = oneLine(this.scrubber.scrub(error instanceof Error ? error.message : String(error)));
+        detail = `it exited with an error${output ? `: ${output.length > MAX_PLUGIN_OUTPUT ? `${output.slice(0, MAX_PLUGIN_OUTPUT)}...` : output}` : ''}`;
+      }
+      return new ExecPluginError(command, detail);
+    }
+    return new KubeconfigInvalidError(
+      this.options.kubeconfigPath ?? 'the kubeconfig',
+      `the credentials of user "${user?.name ?? ''}" cannot be applied (${typeof code === 'string' ? code : error instanceof Error ? error.name : 'error'})`,
+    );
   }
 
   private async prepare(
@@ -225,13 +319,28 @@ export class HttpTransport {
     }
     const transportOptions: https.RequestOptions = {};
     // Fills headers (Authorization), TLS material and, from a kubeconfig, a fresh agent.
-    await this.credentials.applyToHTTPSOptions(transportOptions);
+    try {
+      await this.credentials.applyToHTTPSOptions(transportOptions);
+    } catch (error) {
+      throw this.credentialError(error);
+    }
+    this.learnCredentials(transportOptions);
     // A fresh agent (or none) is replaced by our pool; a proxy agent (proxy-url) is kept. The
     // TLS material stays in the request options, where the pool keys its connections by it.
     const agent = transportOptions.agent;
     if (url.protocol === 'https:' && (agent === undefined || agent?.constructor === https.Agent)) transportOptions.agent = pool;
     const headers = (transportOptions.headers ?? {}) as http.OutgoingHttpHeaders;
     return { transportOptions: { ...transportOptions, headers: { ...headers } }, url };
+  }
+
+  /** Credentials an exec plugin minted are known only now: the scrubber learns them. */
+  private learnCredentials(options: https.RequestOptions): void {
+    const headers = options.headers as http.OutgoingHttpHeaders | undefined;
+    const authorization = headers?.Authorization;
+    const current = [authorization, options.key, options.auth];
+    if (current.every((value, index) => value === this.lastCredentials[index])) return;
+    this.lastCredentials = current;
+    this.scrubber.add(...preparedCredentials(options));
   }
 
   private module(url: URL): typeof https | typeof http {
@@ -253,31 +362,6 @@ function readBody(res: http.IncomingMessage): Promise<string> {
     });
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
-  });
-}
-
-/** Splits the newline-delimited JSON of a watch response into events. */
-function streamEvents(res: http.IncomingMessage, onEvent: (type: WatchEventType, object: unknown) => void): void {
-  res.setEncoding('utf8');
-  let pending = '';
-  res.on('data', (chunk: string) => {
-    pending += chunk;
-    let newline = pending.indexOf('\n');
-    while (newline >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      if (line.trim()) {
-        let event: { type: WatchEventType; object: unknown };
-        try {
-          event = JSON.parse(line) as { type: WatchEventType; object: unknown };
-        } catch (error) {
-          res.destroy(Object.assign(new Error('malformed watch event', { cause: error }), { code: 'EBADWATCHEVENT' }));
-          return;
-        }
-        onEvent(event.type, event.object);
-      }
-      newline = pending.indexOf('\n');
-    }
   });
 }
 

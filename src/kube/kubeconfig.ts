@@ -7,6 +7,13 @@ import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors.js';
 import { DEFAULT_NAMESPACE } from '../spec/names.js';
+import {
+  checkTlsMaterial,
+  contextNamespaceProblem,
+  kubeconfigDocumentProblem,
+  kubeconfigLoadFileProblem,
+  parseKubeconfigText,
+} from './kubeconfig-check.js';
 
 export interface KubeconfigOptions {
   /** Path to a kubeconfig; default: $KUBECONFIG (first existing of its list), then ~/.kube/config. */
@@ -49,6 +56,11 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfi
     });
   }
   if (!text.trim()) throw new KubeconfigInvalidError(path, 'the file is empty');
+
+  // Types and files first: client-node would pass a number on, or fail with a raw error.
+  const document = parseKubeconfigText(path, text);
+  const shapeProblem = kubeconfigDocumentProblem(document) ?? kubeconfigLoadFileProblem(document);
+  if (shapeProblem) throw new KubeconfigInvalidError(path, shapeProblem);
 
   const config = new KubeConfig();
   try {
@@ -94,6 +106,10 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfi
   if (server.username || server.password) {
     throw new KubeconfigInvalidError(path, `cluster "${cluster.name}" server URL must not embed credentials`);
   }
+
+  const namespaceProblem = options.namespace === undefined ? contextNamespaceProblem(contextName, context.namespace) : undefined;
+  if (namespaceProblem) throw new KubeconfigInvalidError(path, namespaceProblem);
+  checkTlsMaterial(path, { cluster, user: config.getCurrentUser() ?? undefined });
 
   const skipTlsVerify = options.tlsVerify === false;
   if (server.protocol === 'http:' && !skipTlsVerify) {

@@ -23,14 +23,22 @@ import type {
   WatchHandlers,
   WatchParams,
 } from './client.js';
-import { InvalidOptionError } from '../errors.js';
+import { readFileSync } from 'node:fs';
+import { InvalidOptionError, MalformedResponseError, type RequestTarget } from '../errors.js';
+import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+import { dns1123LabelProblem } from '../spec/names.js';
 import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+import { Scrubber, credentialValues } from './scrub.js';
 import { serverCredentials, type ServerOptions } from './server-credentials.js';
+import { describe as describeValue, isRecord } from './watch-decoder.js';
 
 /** How requests are sent; the same for a kubeconfig and for a server URL with a token. */
 export interface ConnectionOptions {
-  /** Bound on every API request (and on a watch until the server answers). Default 30 s. */
+  /**
+   * Bound on every API request (and on a watch until the server answers), in whole
+   * milliseconds from 1 to 365 days; a request is always bounded (no Infinity). Default 30 s.
+   */
   readonly requestTimeoutMs?: number;
   /**
    * Connections to the API server open at once for requests other than watches (creates,
@@ -75,9 +83,15 @@ export class KubernetesApi implements KubernetesClient {
    * the context's, else `default`). TLS verification stays on unless `tlsVerify: false`.
    */
   static fromConfig(options: KubernetesApiOptions = {}): KubernetesApi {
-    requireConnectionOptions(options);
+    checkConnectionOptions(options);
+    checkKubeconfigOptions(options);
     const loaded = loadKubeconfig(options);
-    const transport = new HttpTransport(loaded.config, loaded.server, transportOptions(options));
+    const scrubber = new Scrubber(credentialValues(loaded.config, readIfPossible));
+    const transport = new HttpTransport(loaded.config, loaded.server, {
+      ...transportOptions(options),
+      scrubber,
+      kubeconfigPath: loaded.path,
+    });
     const cluster = loaded.config.getCurrentCluster();
     const connection: ConnectionInfo = {
       kubeconfigPath: loaded.path,
@@ -95,7 +109,8 @@ export class KubernetesApi implements KubernetesClient {
    * on unless `tlsVerify: false`. Reads no file and no environment variable; `context` is ''.
    */
   static fromServer(options: KubernetesServerOptions): KubernetesApi {
-    requireConnectionOptions(options);
+    checkConnectionOptions(options);
+    checkNamespaceAndTls(options);
     const { credentials, server, namespace } = serverCredentials(options);
     const connection: ConnectionInfo = {
       kubeconfigPath: '',
@@ -104,7 +119,8 @@ export class KubernetesApi implements KubernetesClient {
       tlsVerify: options.tlsVerify !== false,
       customCa: Boolean(options.caData),
     };
-    return new KubernetesApi(new HttpTransport(credentials, server, transportOptions(options)), namespace, '', connection);
+    const scrubber = new Scrubber([options.token]);
+    return new KubernetesApi(new HttpTransport(credentials, server, { ...transportOptions(options), scrubber }), namespace, '', connection);
   }
 
   private constructor(
@@ -118,24 +134,50 @@ export class KubernetesApi implements KubernetesClient {
     return this.transport.server;
   }
 
-  createDeployment(namespace: string, body: V1Deployment, options: RequestOptions & { dryRun?: boolean } = {}): Promise<V1Deployment> {
-    return this.transport.requestJson<V1Deployment>({
+  /**
+   * `text` with every credential this client knows masked (those of the kubeconfig, and
+   * those an exec plugin returned so far). Errors and events from this client are already
+   * scrubbed; this is for text a caller relays from elsewhere, and for a last check.
+   */
+  scrub(text: string): string {
+    return this.transport.scrubber.scrub(text);
+  }
+
+  async createDeployment(
+    namespace: string,
+    body: V1Deployment,
+    options: RequestOptions & { dryRun?: boolean } = {},
+  ): Promise<V1Deployment> {
+    const target = { verb: 'create', resource: 'deployments', namespace, name: body.metadata?.name };
+    const created = await this.transport.requestJson<unknown>({
       method: 'POST',
       path: RESOURCE_PATHS.deployments(namespace),
       query: { fieldManager: FIELD_MANAGER, dryRun: options.dryRun ? 'All' : undefined },
       body,
-      target: { verb: 'create', resource: 'deployments', namespace, name: body.metadata?.name },
+      target,
       signal: options.signal,
     });
+    return this.expectObject(created, target);
   }
 
-  readDeployment(namespace: string, name: string, options: RequestOptions = {}): Promise<V1Deployment> {
-    return this.transport.requestJson<V1Deployment>({
+  async readDeployment(namespace: string, name: string, options: RequestOptions = {}): Promise<V1Deployment> {
+    const target = { verb: 'get', resource: 'deployments', namespace, name };
+    const found = await this.transport.requestJson<unknown>({
       method: 'GET',
       path: `${RESOURCE_PATHS.deployments(namespace)}/${encodeURIComponent(name)}`,
-      target: { verb: 'get', resource: 'deployments', namespace, name },
+      target,
       signal: options.signal,
     });
+    return this.expectObject(found, target);
+  }
+
+  /** An answer that should be one Kubernetes object: an object whose metadata is one. */
+  private expectObject(value: unknown, target: RequestTarget): Record<string, unknown> {
+    if (!isRecord(value)) throw new MalformedResponseError(this.server, `the answer is ${describeValue(value)}, not an object`, { target });
+    if (value.metadata !== undefined && !isRecord(value.metadata)) {
+      throw new MalformedResponseError(this.server, `the object's metadata is ${describeValue(value.metadata)}`, { target });
+    }
+    return value;
   }
 
   patchDeployment(namespace: string, name: string, patch: DeploymentMergePatch, options: RequestOptions = {}): Promise<V1Deployment> {
@@ -187,20 +229,24 @@ export class KubernetesApi implements KubernetesClient {
     const items: T[] = [];
     let resourceVersion = '';
     let continueToken: string | undefined;
+    const target = { verb: 'list', resource, namespace };
     do {
-      const page: ListResponse<T> = await this.transport.requestJson({
-        method: 'GET',
-        path,
-        query: {
-          labelSelector: options.labelSelector,
-          fieldSelector: options.fieldSelector,
-          limit: LIST_PAGE_SIZE,
-          continue: continueToken,
-        },
-        target: { verb: 'list', resource, namespace },
-        signal: options.signal,
-      });
-      items.push(...(page.items ?? []));
+      const page = listPage<T>(
+        await this.transport.requestJson<unknown>({
+          method: 'GET',
+          path,
+          query: {
+            labelSelector: options.labelSelector,
+            fieldSelector: options.fieldSelector,
+            limit: LIST_PAGE_SIZE,
+            continue: continueToken,
+          },
+          target,
+          signal: options.signal,
+        }),
+      );
+      if (typeof page === 'string') throw new MalformedResponseError(this.server, page, { target });
+      for (const item of page.items ?? []) items.push(item);
       // Every page of one paginated list shares the first page's snapshot.
       resourceVersion ||= page.metadata?.resourceVersion ?? '';
       continueToken = page.metadata?.continue || undefined;
@@ -221,7 +267,7 @@ export class KubernetesApi implements KubernetesClient {
       },
       { verb: 'watch', resource: kind, namespace },
       {
-        onEvent: (type, object) => handlers.onEvent(type, object as KindMap[K]),
+        onEvent: (type, object) => handlers.onEvent(type, object),
         onClose: (error) => handlers.onClose(error),
         onOpen: () => handlers.onOpen?.(),
       },
@@ -284,9 +330,21 @@ export class KubernetesApi implements KubernetesClient {
   }
 }
 
-function requireConnectionOptions(options: ConnectionOptions): void {
-  requirePositiveInteger('requestTimeoutMs', options.requestTimeoutMs);
-  requirePositiveInteger('maxConnections', options.maxConnections);
+/** A list page as the fields we read, or why it is not one. */
+function listPage<T>(value: unknown): ListResponse<T> | string {
+  if (!isRecord(value)) return `the list is ${describeValue(value)}, not an object`;
+  const { items, metadata } = value;
+  if (items != null && !Array.isArray(items)) return `the list's items are ${describeValue(items)}, not a list`;
+  const bad = (items as unknown[] | null | undefined)?.findIndex((item) => !isRecord(item)) ?? -1;
+  if (bad !== -1) return `item ${bad} of the list is ${describeValue((items as unknown[])[bad])}, not an object`;
+  if (metadata != null) {
+    if (!isRecord(metadata)) return `the list's metadata is ${describeValue(metadata)}`;
+    for (const field of ['resourceVersion', 'continue'] as const) {
+      if (metadata[field] != null && typeof metadata[field] !== 'string')
+        return `the list's metadata.${field} is ${describeValue(metadata[field])}`;
+    }
+  }
+  return value;
 }
 
 function transportOptions(options: ConnectionOptions): TransportOptions {
@@ -297,8 +355,50 @@ function transportOptions(options: ConnectionOptions): TransportOptions {
   };
 }
 
-function requirePositiveInteger(option: string, value: number | undefined): void {
-  if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
-    throw new InvalidOptionError(option, `KubernetesApi option ${option} must be a whole number >= 1 (got ${String(value)})`);
+/** The options every constructor shares, checked before anything is read or sent. */
+function checkConnectionOptions(options: ConnectionOptions): void {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidOptionError('options', 'KubernetesApi options must be an object');
+  }
+  if (options.requestTimeoutMs !== undefined)
+    requireDuration('requestTimeoutMs', options.requestTimeoutMs, DURATION_RULES.requestTimeoutMs);
+  const connections: unknown = options.maxConnections;
+  if (connections !== undefined && !(typeof connections === 'number' && Number.isSafeInteger(connections) && connections >= 1)) {
+    throw new InvalidOptionError(
+      'maxConnections',
+      `maxConnections must be a whole number >= 1 (got ${typeof connections === 'number' ? connections : describeValue(connections)})`,
+    );
+  }
+  if (options.onRequest !== undefined && typeof options.onRequest !== 'function') {
+    throw new InvalidOptionError('onRequest', 'onRequest must be a function');
+  }
+}
+
+/** The kubeconfig options, and the namespace and tlsVerify that fromServer shares. */
+function checkKubeconfigOptions(options: KubeconfigOptions): void {
+  for (const option of ['kubeconfigPath', 'context', 'namespace'] as const) {
+    const value: unknown = options[option];
+    if (value !== undefined && (typeof value !== 'string' || value === '')) {
+      throw new InvalidOptionError(option, `${option} must be a non-empty string (got ${describeValue(value)})`);
+    }
+  }
+  checkNamespaceAndTls(options);
+}
+
+function checkNamespaceAndTls(options: { readonly namespace?: unknown; readonly tlsVerify?: unknown }): void {
+  if (options.namespace !== undefined) {
+    const problem = typeof options.namespace === 'string' ? dns1123LabelProblem(options.namespace) : 'must be a string';
+    if (problem) throw new InvalidOptionError('namespace', `namespace ${problem}`);
+  }
+  if (options.tlsVerify !== undefined && typeof options.tlsVerify !== 'boolean') {
+    throw new InvalidOptionError('tlsVerify', `tlsVerify must be true or false (got ${describeValue(options.tlsVerify)})`);
+  }
+}
+
+function readIfPossible(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
   }
 }

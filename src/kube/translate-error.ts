@@ -35,15 +35,48 @@ export interface KubeStatus {
 
 export function parseStatus(body: string | undefined): KubeStatus | undefined {
   if (!body) return undefined;
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(body);
-    if (parsed && typeof parsed === 'object' && (parsed as KubeStatus).kind === 'Status') {
-      return parsed;
-    }
+    parsed = JSON.parse(body);
   } catch {
     // Not JSON (a proxy's HTML page, say): fall through to the status code alone.
+    return undefined;
   }
-  return undefined;
+  return isRecord(parsed) && parsed.kind === 'Status' ? toStatus(parsed) : undefined;
+}
+
+/**
+ * The Status fields we read, each kept only when it has its type: a server's error is
+ * described from what fits, and a field of the wrong type can never throw while it is.
+ */
+export function toStatus(value: unknown): KubeStatus {
+  if (!isRecord(value)) return {};
+  const text = (field: unknown): string | undefined => (typeof field === 'string' ? field : undefined);
+  const number = (field: unknown): number | undefined => (typeof field === 'number' && Number.isFinite(field) ? field : undefined);
+  const details = isRecord(value.details) ? value.details : undefined;
+  const causes = Array.isArray(details?.causes) ? details.causes.filter(isRecord) : undefined;
+  return {
+    kind: text(value.kind),
+    code: number(value.code),
+    reason: text(value.reason),
+    message: text(value.message),
+    ...(details
+      ? {
+          details: {
+            name: text(details.name),
+            kind: text(details.kind),
+            retryAfterSeconds: number(details.retryAfterSeconds),
+            ...(causes
+              ? { causes: causes.map((cause) => ({ field: text(cause.field), reason: text(cause.reason), message: text(cause.message) })) }
+              : {}),
+          },
+        }
+      : {}),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export interface ResponseFacts {
@@ -57,7 +90,7 @@ export interface ResponseFacts {
 
 export function errorFromResponse(facts: ResponseFacts): ApiError {
   const { server, statusCode, status, target, cause } = facts;
-  const reason = status?.reason;
+  const reason = status?.reason === undefined ? undefined : oneLine(status.reason);
   const serverMessage = oneLine(status?.message);
   switch (statusCode) {
     case 401:
@@ -88,8 +121,10 @@ export function errorFromResponse(facts: ResponseFacts): ApiError {
 }
 
 /** A watch stream can also report failure in-band, as an ERROR event carrying a Status. */
-export function errorFromWatchStatus(server: string, status: KubeStatus, target: RequestTarget): ApiError {
-  return errorFromResponse({ server, statusCode: status.code ?? 500, status, target });
+export function errorFromWatchStatus(server: string, object: unknown, target: RequestTarget): ApiError {
+  const status = toStatus(object);
+  const code = status.code !== undefined && Number.isInteger(status.code) && status.code >= 100 && status.code <= 599 ? status.code : 500;
+  return errorFromResponse({ server, statusCode: code, status, target });
 }
 
 const TLS_CODES = new Set([
@@ -149,8 +184,8 @@ function networkCode(error: unknown): string | undefined {
 
 function fieldCauses(status: KubeStatus | undefined): FieldCause[] {
   return (status?.details?.causes ?? []).map((cause) => ({
-    field: cause.field ?? '',
-    reason: cause.reason ?? '',
+    field: oneLine(cause.field),
+    reason: oneLine(cause.reason),
     message: oneLine(cause.message) || cause.reason || 'invalid',
   }));
 }

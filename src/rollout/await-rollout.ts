@@ -9,6 +9,7 @@
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
+import { scheduleAfter } from '../rx/long-timer.js';
 import { RolloutFailedError } from '../errors.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
@@ -89,6 +90,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   ) {}
 
   next(objects: readonly V1Deployment[]): void {
+    if (this.subscriber.closed) return;
     const ours = findByUid(objects, this.target.uid);
     if (ours) {
       this.deployment = ours;
@@ -159,16 +161,25 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     this.recheck =
       at === undefined
         ? undefined
-        : this.scheduler.schedule(
-            () => {
-              this.recheckAt = undefined;
-              this.evaluate();
-            },
-            Math.max(0, at - this.scheduler.now()),
-          );
+        : scheduleAfter(this.scheduler, Math.max(0, at - this.scheduler.now()), () => {
+            this.recheckAt = undefined;
+            this.evaluate();
+          });
   }
 
+  /**
+   * Evaluates the latest snapshots. Runs inside the informer's event delivery: whatever it
+   * throws ends this waiter with the error, never the informer or the process.
+   */
   private evaluate(): void {
+    try {
+      this.evaluateNow();
+    } catch (error) {
+      this.subscriber.error(error);
+    }
+  }
+
+  private evaluateNow(): void {
     const deployment = this.deployment;
     if (!deployment || this.subscriber.closed) return;
     const status = rolloutStatus(deployment);

@@ -24,7 +24,7 @@ export function diagnosePod(pod: V1Pod): PodDiagnosis | undefined {
   const status = pod.status;
   const diagnosis = (severity: PodDiagnosis['severity'], reason: string, message: string, container?: V1ContainerStatus): PodDiagnosis => ({
     severity,
-    reason,
+    reason: oneLine(reason),
     message: oneLine(message),
     pod: name,
     ...(container ? { container: container.name, restartCount: container.restartCount ?? 0 } : {}),

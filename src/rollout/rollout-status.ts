@@ -2,11 +2,27 @@
 // ready yet" is a value, never an exception). The predicate is the strict union of what
 // kubectl, kstatus and Terraform check (docs/readiness.md says what each checks):
 //   observedGeneration caught up, updated/ready/available replicas >= desired, no surplus
-//   old replicas, Available=True, Progressing reason NewReplicaSetAvailable.
+//   old replicas, Available=True, and, when the deployment controller maintains the
+//   Progressing condition, Progressing reason NewReplicaSetAvailable.
 // A status whose observedGeneration is behind the spec says nothing about that spec, so it
 // is never Complete and never Failed.
+//
+// When the controller maintains Progressing is its own rule, followed here exactly: only
+// when spec.progressDeadlineSeconds is set and is not 2147483647 (math.MaxInt32). Otherwise
+// it removes the condition on every sync and never writes NewReplicaSetAvailable, nor
+// ProgressDeadlineExceeded or ReplicaSetCreateError, so a Progressing condition seen then
+// is a leftover and is not read. (The API server defaults the field to 600 and refuses
+// values below 1, so "absent" only comes from objects that did not pass through it.)
 import type { V1Deployment, V1DeploymentCondition } from '@kubernetes/client-node';
+import { MAX_INT32 } from '../spec/duration.js';
+import { oneLine } from '../text.js';
 import type { ReplicaCounts, RolloutStatus, RolloutState } from './events.js';
+
+/** Whether the deployment controller maintains the Progressing condition of `deployment`. */
+export function hasProgressDeadline(deployment: V1Deployment): boolean {
+  const seconds = deployment.spec?.progressDeadlineSeconds;
+  return seconds !== undefined && seconds !== null && seconds !== MAX_INT32;
+}
 
 export function rolloutStatus(deployment: V1Deployment): RolloutStatus {
   const generation = deployment.metadata?.generation ?? 0;
@@ -28,7 +44,8 @@ export function rolloutStatus(deployment: V1Deployment): RolloutStatus {
     return status('InProgress', 'ObservedGenerationBehind', `waiting for the deployment controller to observe generation ${generation}`);
   }
 
-  const progressing = findCondition(deployment, 'Progressing');
+  const tracksProgress = hasProgressDeadline(deployment);
+  const progressing = tracksProgress ? findCondition(deployment, 'Progressing') : undefined;
   if (progressing?.reason === 'ProgressDeadlineExceeded') {
     return status('Failed', 'ProgressDeadlineExceeded', conditionMessage(progressing, 'progress deadline exceeded'));
   }
@@ -44,7 +61,7 @@ export function rolloutStatus(deployment: V1Deployment): RolloutStatus {
   }
   const replicaFailure = findCondition(deployment, 'ReplicaFailure');
   if (replicaFailure?.status === 'True') {
-    const reason = replicaFailure.reason || 'ReplicaFailure';
+    const reason = oneLine(replicaFailure.reason) || 'ReplicaFailure';
     const detail = conditionMessage(replicaFailure, 'the ReplicaSet cannot create pods');
     return {
       ...status('InProgress', 'ReplicaFailure', `the ReplicaSet cannot create pods yet (${reason}): ${detail}`),
@@ -74,8 +91,6 @@ export function rolloutStatus(deployment: V1Deployment): RolloutStatus {
   if (availableCondition?.status !== 'True') {
     return status('InProgress', 'WaitingForAvailableCondition', 'waiting for the Available condition');
   }
-  // Without a progress deadline the controller does not maintain Progressing (kstatus).
-  const tracksProgress = deployment.spec?.progressDeadlineSeconds !== undefined;
   if (tracksProgress && progressing?.reason !== 'NewReplicaSetAvailable') {
     return status(
       'InProgress',
@@ -102,5 +117,5 @@ function findCondition(deployment: V1Deployment, type: string): V1DeploymentCond
 }
 
 function conditionMessage(condition: V1DeploymentCondition, fallback: string): string {
-  return condition.message?.trim() || fallback;
+  return oneLine(condition.message) || fallback;
 }

@@ -3,6 +3,7 @@
 // reflector retries. One periodic check per subscription, not a timer per event: each
 // value only records the time it arrived.
 import { Observable, asyncScheduler, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
+import { MAX_TIMER_DELAY_MS } from './long-timer.js';
 
 export function watchdog<T>(
   inactivityMs: number,
@@ -12,7 +13,9 @@ export function watchdog<T>(
   return (source) =>
     new Observable<T>((subscriber) => {
       let lastActivity = scheduler.now();
-      const checkEveryMs = Math.max(1, Math.floor(inactivityMs / 4));
+      // A quarter of the limit, and never more than one Node timer holds: a check that
+      // comes early only finds the watch not silent long enough yet.
+      const checkEveryMs = Math.min(MAX_TIMER_DELAY_MS, Math.max(1, Math.floor(inactivityMs / 4)));
       const check = scheduler.schedule(function () {
         if (scheduler.now() - lastActivity >= inactivityMs) {
           subscriber.error(silenceError());

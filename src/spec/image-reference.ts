@@ -1,76 +1,109 @@
-// OCI image references: one parser behind both the spec's validation and the Manager
-// adapter's template splitting, so the two read a reference the same way. Our own reading
-// of the distribution/OCI reference grammar:
+// OCI image references, validated before anything reaches the cluster, by the grammar the
+// node itself applies: the kubelet (which reports InvalidImageName) and containerd both
+// read a container's image with the distribution reference package's "normalized named"
+// parser. What it accepts we accept, what it refuses we refuse, so an image name can never
+// pass here and fail on the node after the Deployment exists. The same reading takes a valid
+// reference apart for the Manager adapter's template splitting (parseImageReference). Our
+// own statement of the grammar:
 //
-//   reference  := name [ ":" tag ] [ "@" digest ]
-//   name       := [ registry "/" ] path-component { "/" path-component }     (<= 255 chars)
-//   registry   := host [ ":" port ]   host := domain-name | IPv4 | "[" IPv6 "]"
-//   path-component := [a-z0-9]+ ( ( "." | "_" | "__" | "-"+ ) [a-z0-9]+ )*
-//   tag        := [A-Za-z0-9_][A-Za-z0-9_.-]{0,127}
-//   digest     := algorithm ":" hex        (sha256: 64, sha384: 96, sha512: 128 lowercase hex)
+//   reference      := name [ ":" tag ] [ "@" digest ]
+//   name           := [ domain "/" ] path-component { "/" path-component }
+//   domain         := host [ ":" digits ]          (any digits: the port is not range-checked)
+//   host           := domain-component { "." domain-component } | "[" hex-or-colons "]"
+//   domain-component := [A-Za-z0-9] | [A-Za-z0-9][A-Za-z0-9-]*[A-Za-z0-9]
+//   path-component := [a-z0-9]+ { ( "." | "_" | "__" | "-"+ ) [a-z0-9]+ }
+//   tag            := [A-Za-z0-9_][A-Za-z0-9_.-]{0,127}
+//   digest         := "sha256:" 64 | "sha384:" 96 | "sha512:" 128 lowercase hex digits
+//                     (the algorithms a runtime can verify; the grammar alone allows more)
 //
-// The first component is a registry only if it looks like one the Docker way (contains
-// "." or ":" or is "localhost"); otherwise it is part of the path, as in "library/nginx".
+// Before that grammar, the name is normalised the Docker way: a first component counts as
+// a registry when it contains "." or ":", is "localhost", or has an uppercase letter;
+// otherwise "docker.io/" goes in front, and a single component also gets "library/". Then:
+// the repository part (up to the first ":") must be lowercase, the path after the registry
+// is at most 255 characters (so a bare name, which gains "library/", at most 247), and a
+// bare 64-digit hex string is an image ID, not a reference. Some consequences that surprise:
+// "Registry/app" is accepted (an uppercase first component is a registry host), and so is
+// "my_org.x/app" (not a valid host, so the whole of it is a path).
 
 import { InvalidSpecError } from '../errors.js';
 
-const MAX_REFERENCE_LENGTH = 4096;
-const MAX_NAME_LENGTH = 255;
-const PATH_COMPONENT = /^[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*$/;
-const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
-const DOMAIN_COMPONENT = /^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$/;
-const IPV6_IN_BRACKETS = /^\[[0-9A-Fa-f:.]+\]$/;
-const PORT = /^[0-9]{1,5}$/;
+const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
+const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const HOST = `(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*|\\[[a-fA-F0-9:]+\\])`;
+const DOMAIN = `${HOST}(?::[0-9]+)?`;
+const REMOTE_NAME = `${PATH_COMPONENT}(?:/${PATH_COMPONENT})*`;
+const TAG_PATTERN = '[\\w][\\w.-]{0,127}';
+const DIGEST_PATTERN = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}';
 
-// Only the algorithms container runtimes can verify (go-digest's set); any other
-// algorithm would pass here and then fail on the node at pull time.
+const REFERENCE = new RegExp(`^((?:${DOMAIN}/)?${REMOTE_NAME})(?::(${TAG_PATTERN}))?(?:@(${DIGEST_PATTERN}))?$`);
+/** Splits a name into its domain (if the first component is one) and its path, domain first. */
+const NAME_PARTS = new RegExp(`^(?:(${DOMAIN})/)?(${REMOTE_NAME})$`);
+const IMAGE_ID = /^[a-f0-9]{64}$/;
+const TAG = new RegExp(`^${TAG_PATTERN}$`);
+const DIGEST = new RegExp(`^${DIGEST_PATTERN}$`);
+const DOMAIN_ONLY = new RegExp(`^${DOMAIN}$`);
+const PATH_COMPONENT_ONLY = new RegExp(`^${PATH_COMPONENT}$`);
+
+const MAX_PATH_LENGTH = 255;
+const DEFAULT_DOMAIN = 'docker.io';
+const LEGACY_DEFAULT_DOMAIN = 'index.docker.io';
+const OFFICIAL_PREFIX = 'library/';
+
+// The digest algorithms a node can verify (go-digest's registered set) and their lengths.
 const DIGEST_HEX_LENGTHS: Readonly<Record<string, number>> = { sha256: 64, sha384: 96, sha512: 128 };
+
+/** The registry the way the Docker normalisation reads it, and the rest of the reference. */
+function splitDomain(ref: string): { domain: string; remainder: string } {
+  const slash = ref.indexOf('/');
+  if (slash === -1) return { domain: DEFAULT_DOMAIN, remainder: OFFICIAL_PREFIX + ref };
+  const first = ref.slice(0, slash);
+  const rest = ref.slice(slash + 1);
+  let domain = DEFAULT_DOMAIN;
+  let remainder = ref;
+  if (first === 'localhost' || first.includes('.') || first.includes(':') || first.toLowerCase() !== first) {
+    domain = first === LEGACY_DEFAULT_DOMAIN ? DEFAULT_DOMAIN : first;
+    remainder = rest;
+  }
+  if (domain === DEFAULT_DOMAIN && !remainder.includes('/')) remainder = OFFICIAL_PREFIX + remainder;
+  return { domain, remainder };
+}
 
 function digestProblem(digest: string): string | undefined {
   const colon = digest.indexOf(':');
-  const algorithm = colon === -1 ? digest : digest.slice(0, colon);
-  const expectedLength = DIGEST_HEX_LENGTHS[algorithm];
-  if (expectedLength === undefined) {
-    return `the digest after "@" must be sha256:, sha384: or sha512: followed by lowercase hex (got "${digest}")`;
-  }
-  const hex = colon === -1 ? '' : digest.slice(colon + 1);
-  if (!new RegExp(`^[a-f0-9]{${expectedLength}}$`).test(hex)) {
-    return `the ${algorithm} digest must be exactly ${expectedLength} lowercase hex digits (got ${hex.length} characters)`;
-  }
+  const algorithm = digest.slice(0, colon);
+  const hex = digest.slice(colon + 1);
+  const expected = DIGEST_HEX_LENGTHS[algorithm];
+  if (expected === undefined) return `the digest algorithm "${algorithm}" is not one a node can verify (sha256, sha384 or sha512)`;
+  if (hex.length !== expected) return `a ${algorithm} digest has exactly ${expected} hex digits (got ${hex.length})`;
+  if (hex !== hex.toLowerCase()) return `the ${algorithm} digest must be lowercase hex`;
   return undefined;
 }
 
-function registryProblem(registry: string): string | undefined {
-  // The port is after the last ':' that follows the host (an IPv6 host has ':' inside).
-  const portColon = registry.startsWith('[') ? registry.indexOf(':', registry.indexOf(']')) : registry.indexOf(':');
-  const host = portColon === -1 ? registry : registry.slice(0, portColon);
-  const port = portColon === -1 ? undefined : registry.slice(portColon + 1);
-  const hostIsValid = host.startsWith('[')
-    ? IPV6_IN_BRACKETS.test(host)
-    : host.split('.').every((component) => DOMAIN_COMPONENT.test(component));
-  if (!hostIsValid) {
-    return `the registry host "${host}" must be a domain name, an IPv4 address or an [IPv6] address`;
+/** Why `ref` does not fit the grammar, in words: the first part found at fault. */
+function explainMismatch(ref: string, domain: string, remainder: string): string {
+  if (/\s/.test(ref)) return 'must not contain whitespace';
+  const at = remainder.indexOf('@');
+  const named = at === -1 ? remainder : remainder.slice(0, at);
+  const lastSlash = named.lastIndexOf('/');
+  const tagColon = named.indexOf(':', lastSlash + 1);
+  const path = tagColon === -1 ? named : named.slice(0, tagColon);
+  if (domain !== DEFAULT_DOMAIN && !DOMAIN_ONLY.test(domain)) {
+    return `the registry "${domain}" must be a host name, an IPv4 address or an [IPv6] address, with an optional :port of digits`;
   }
-  if (port !== undefined && (!PORT.test(port) || Number(port) < 1 || Number(port) > 65535)) {
-    return `the registry port "${port}" must be a number from 1 to 65535`;
-  }
-  return undefined;
-}
-
-function looksLikeRegistry(component: string): boolean {
-  return component.includes('.') || component.includes(':') || component === 'localhost';
-}
-
-function repositoryPathProblem(path: string): string | undefined {
   for (const component of path.split('/')) {
     if (component === '') return 'the repository path must not have an empty component (a leading, trailing or double "/")';
-    if (PATH_COMPONENT.test(component)) continue;
-    if (PATH_COMPONENT.test(component.toLowerCase())) {
-      return `the repository path must be lowercase (got "${component}")`;
+    if (!PATH_COMPONENT_ONLY.test(component)) {
+      return `the repository path component "${component}" must be lowercase letters and digits, separated by ".", "_", "__" or "-"`;
     }
-    return `the repository path component "${component}" must be lowercase letters and digits, separated by ".", "_", "__" or "-"`;
   }
-  return undefined;
+  if (tagColon !== -1) {
+    const tag = named.slice(tagColon + 1);
+    if (!TAG.test(tag)) return `the tag "${tag}" must be 1-128 letters, digits, "_", "." or "-", not starting with "." or "-"`;
+  }
+  if (at !== -1 && !DIGEST.test(remainder.slice(at + 1))) {
+    return 'the digest after "@" must be an algorithm, ":" and at least 32 hex digits, e.g. sha256:<64 hex digits>';
+  }
+  return 'is not a valid image reference';
 }
 
 /** An image reference taken apart. Nothing is defaulted: an absent part is undefined. */
@@ -84,8 +117,13 @@ export interface ImageReferenceParts {
   readonly digest: string | undefined;
 }
 
-/** The one split every caller shares; the grammar's checks then run on its parts. */
-function splitImageReference(ref: string): ImageReferenceParts & { readonly name: string } {
+/** The Docker normalisation's test for a registry as the first component (see splitDomain). */
+function looksLikeRegistry(component: string): boolean {
+  return component === 'localhost' || component.includes('.') || component.includes(':') || component.toLowerCase() !== component;
+}
+
+/** A valid reference's parts, read as imageReferenceProblem() reads them, without defaults. */
+function splitImageReference(ref: string): ImageReferenceParts {
   const at = ref.indexOf('@');
   const digest = at === -1 ? undefined : ref.slice(at + 1);
   const beforeDigest = at === -1 ? ref : ref.slice(0, at);
@@ -98,30 +136,29 @@ function splitImageReference(ref: string): ImageReferenceParts & { readonly name
   const first = slash === -1 ? '' : name.slice(0, slash);
   const registry = slash !== -1 && looksLikeRegistry(first) ? first : undefined;
   const repository = registry === undefined ? name : name.slice(slash + 1);
-  return { name, registry, repository, tag, digest };
+  return { registry, repository, tag, digest };
 }
 
-function partsProblem(ref: string, parts: ReturnType<typeof splitImageReference>): string | undefined {
-  if (ref === '') return 'must not be empty';
-  if (/\s/.test(ref)) return 'must not contain whitespace';
-  if (ref.length > MAX_REFERENCE_LENGTH) return `must be at most ${MAX_REFERENCE_LENGTH} characters`;
-  if (parts.digest !== undefined) {
-    const problem = digestProblem(parts.digest);
-    if (problem) return problem;
-  }
-  if (parts.tag !== undefined && !TAG.test(parts.tag)) {
-    return `the tag "${parts.tag}" must be 1-128 letters, digits, "_", "." or "-", not starting with "." or "-"`;
-  }
-  if (parts.name === '') return 'the repository name is missing';
-  if (parts.name.length > MAX_NAME_LENGTH) {
-    return `the name before the tag or digest must be at most ${MAX_NAME_LENGTH} characters (it has ${parts.name.length})`;
-  }
-  return (parts.registry === undefined ? undefined : registryProblem(parts.registry)) ?? repositoryPathProblem(parts.repository);
-}
-
-/** The problem with `ref` as an OCI image reference, in words, or undefined if it is valid. */
+/** The problem with `ref` as an image reference, in words, or undefined if a node accepts it. */
 export function imageReferenceProblem(ref: string): string | undefined {
-  return partsProblem(ref, splitImageReference(ref));
+  if (ref === '') return 'must not be empty';
+  if (IMAGE_ID.test(ref)) return 'is a 64-digit image ID, not a reference: name the repository (e.g. app@sha256:<id>)';
+  const { domain, remainder } = splitDomain(ref);
+  const colon = remainder.indexOf(':');
+  const repository = colon === -1 ? remainder : remainder.slice(0, colon);
+  if (repository.toLowerCase() !== repository) {
+    const shown = repository.split('@')[0] ?? repository;
+    return `the repository path must be lowercase (got "${shown.startsWith(OFFICIAL_PREFIX) && !ref.startsWith(OFFICIAL_PREFIX) ? shown.slice(OFFICIAL_PREFIX.length) : shown}")`;
+  }
+  const full = `${domain}/${remainder}`;
+  const match = REFERENCE.exec(full);
+  if (!match) return explainMismatch(ref, domain, remainder);
+  const [, name = '', , digest] = match;
+  const path = NAME_PARTS.exec(name)?.[2] ?? name;
+  if (path.length > MAX_PATH_LENGTH) {
+    return `the repository path must be at most ${MAX_PATH_LENGTH} characters (it has ${path.length}${remainder.startsWith(OFFICIAL_PREFIX) && !ref.includes('/') ? `, "library/" included` : ''})`;
+  }
+  return digest === undefined ? undefined : digestProblem(digest);
 }
 
 export function isValidImageReference(ref: string): boolean {
@@ -135,6 +172,5 @@ export function isValidImageReference(ref: string): boolean {
 export function parseImageReference(ref: string): ImageReferenceParts {
   const problem = typeof ref === 'string' ? imageReferenceProblem(ref) : 'must be a string';
   if (problem !== undefined) throw new InvalidSpecError([{ path: 'image', message: problem }]);
-  const { registry, repository, tag, digest } = splitImageReference(ref);
-  return { registry, repository, tag, digest };
+  return splitImageReference(ref);
 }

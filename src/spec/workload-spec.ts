@@ -24,6 +24,10 @@ export interface WorkloadSpec {
   cpus: number;
   /** Memory in MiB (Manager's "MB"). */
   memoryMb: number;
+  /**
+   * Variables by name. An object without a prototype: a variable may be named like an
+   * Object.prototype member (`constructor`, `toString`, even `__proto__`) and stays itself.
+   */
   env: Record<string, string>;
   /** Overrides the image's Entrypoint (Kubernetes `command`). */
   entrypoint?: string[];
@@ -54,6 +58,16 @@ export const MAX_MEMORY_MB = 1_048_576;
 // ---- field schemas -------------------------------------------------------------------
 
 const NO_NUL_RULE = 'must not contain a NUL character';
+// JSON can carry an unpaired UTF-16 surrogate; the API server decodes it as U+FFFD, so the
+// container would get another value than the one given.
+const WELL_FORMED_RULE = 'must be valid Unicode text (it holds an unpaired surrogate, which the API server would replace)';
+
+/** The problem with a string the container receives as is (a variable value, an argv word). */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\0')) return NO_NUL_RULE;
+  if (/\p{Cs}/u.test(text)) return WELL_FORMED_RULE;
+  return undefined;
+}
 
 /** A zod error message that tells "missing" apart from "wrong type". */
 function missingOr(wrongType: string) {
@@ -117,42 +131,66 @@ const cpus = z.number({ error: missingOr('must be a finite number of CPU cores, 
 
 const memoryMb = z.number({ error: missingOr('must be a finite whole number of MB, e.g. 1024') }).superRefine(refineWith(memoryProblem));
 
-const noNul = (value: string): string | undefined => (value.includes('\0') ? NO_NUL_RULE : undefined);
-
-// zod's record (like any plain object copy) drops an own "__proto__" key without a word;
-// say so instead of losing the variable silently. (This check runs first, so other env
-// problems are reported once it is fixed.)
-function hasProtoKey(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__');
-}
-
-const envRecord = z.record(
-  z.string().superRefine(refineWith((name: string) => (isEnvVarName(name) ? undefined : ENV_NAME_RULE))),
-  z.string({ error: 'must be a string (empty allowed)' }).superRefine(refineWith(noNul)),
-  {
-    error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of NAME: "value" string pairs' : undefined),
-  },
-);
-
+/**
+ * Variables as NAME: "value" pairs. Not zod's record: copying keys by assignment turns an
+ * own `__proto__` key into a prototype and loses the variable without a word. Every own
+ * key is read (symbols too, which are refused), and the result has no prototype, so each
+ * name, whatever it is, stays a variable.
+ */
 const env = z
   .unknown()
-  .superRefine((value, ctx) => {
-    if (hasProtoKey(value)) {
-      ctx.addIssue({ code: 'custom', path: ['__proto__'], message: 'is not supported as a variable name' });
+  .transform((value, ctx): Record<string, string> => {
+    const variables = Object.create(null) as Record<string, string>;
+    // Absent and null both mean "no variables".
+    if (value === undefined || value === null) return variables;
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be an object of NAME: "value" string pairs' });
+      return z.NEVER;
     }
+    let valid = true;
+    for (const key of Reflect.ownKeys(value)) {
+      if (typeof key === 'symbol') {
+        ctx.addIssue({ code: 'custom', message: 'must have only string keys (a symbol key cannot be a variable name)' });
+        valid = false;
+        continue;
+      }
+      const descriptor = Object.getOwnPropertyDescriptor(value, key);
+      if (!descriptor?.enumerable) continue;
+      const item: unknown = descriptor.value;
+      let problem: string | undefined;
+      if (!isEnvVarName(key)) problem = ENV_NAME_RULE;
+      else if (typeof item !== 'string') problem = 'must be a string (empty allowed)';
+      else problem = textProblem(item);
+      if (problem) {
+        ctx.addIssue({ code: 'custom', path: [key], message: problem });
+        valid = false;
+        continue;
+      }
+      Object.defineProperty(variables, key, { value: item, enumerable: true, writable: true, configurable: true });
+    }
+    return valid ? variables : z.NEVER;
   })
-  .pipe(envRecord.nullable())
-  // Absent and null both mean "no variables".
-  .transform((variables): Record<string, string> => variables ?? {})
-  .default(() => ({}));
+  // An absent key skips the transform: parseWorkloadSpec gives it no variables.
+  .optional();
 
-/** Checks argv words, reporting at `entrypoint.<index>` or `args.<index>`. */
+/**
+ * Checks argv words, reporting at `entrypoint.<index>` or `args.<index>`. Reads by index,
+ * so a hole in a sparse array is reported instead of becoming `null` in the manifest.
+ */
 function argvIssues(words: readonly unknown[]): { path: number[]; message: string }[] {
   const issues: { path: number[]; message: string }[] = [];
-  words.forEach((word, index) => {
+  for (let index = 0; index < words.length; index += 1) {
+    if (!Object.hasOwn(words, index)) {
+      issues.push({ path: [index], message: 'is missing (a hole in a sparse list)' });
+      continue;
+    }
+    const word = words[index];
     if (typeof word !== 'string') issues.push({ path: [index], message: 'must be a string' });
-    else if (word.includes('\0')) issues.push({ path: [index], message: NO_NUL_RULE });
-  });
+    else {
+      const problem = textProblem(word);
+      if (problem) issues.push({ path: [index], message: problem });
+    }
+  }
   return issues;
 }
 
@@ -191,7 +229,7 @@ const entrypoint = z
     if (words[0] === '') issues.push({ path: [0], message: 'the command (first word) must not be empty' });
     for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
     // A copy, so the spec never aliases the caller's array.
-    return issues.length > 0 ? z.NEVER : [...(words as string[])];
+    return issues.length > 0 ? z.NEVER : Array.from(words as string[]);
   })
   // Lets the key be absent (zod requires a key whose schema may yield undefined to say so).
   .optional();
@@ -211,7 +249,7 @@ const args = z
     }
     const issues = argvIssues(value);
     for (const issue of issues) ctx.addIssue({ code: 'custom', ...issue });
-    return issues.length > 0 ? z.NEVER : [...(value as string[])];
+    return issues.length > 0 ? z.NEVER : Array.from(value as string[]);
   })
   .optional();
 
@@ -276,10 +314,11 @@ function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
 export function parseWorkloadSpec(input: unknown): WorkloadSpec {
   const result = workloadSpecSchema.safeParse(input);
   if (!result.success) throw new InvalidSpecError(toSpecIssues(result.error.issues));
-  const { entrypoint, args, namespace, instance, ...required } = result.data;
+  const { entrypoint, args, namespace, instance, env, ...required } = result.data;
   // Optional fields are left out rather than set to undefined.
   return {
     ...required,
+    env: env ?? (Object.create(null) as Record<string, string>),
     ...(entrypoint ? { entrypoint } : {}),
     ...(args ? { args } : {}),
     ...(namespace !== undefined ? { namespace } : {}),

@@ -8,11 +8,14 @@
 // generation, so its size is paid in GC time on every event and in memory per waiter.
 //
 // Every field is always present (undefined when absent), so all cached objects of a kind
-// share one hidden class and the readers' property loads stay monomorphic. Nested objects
-// that are small and read as a whole (container states) are shared with the input, never
-// modified: the projections are pure.
+// share one hidden class and the readers' property loads stay monomorphic. The projections
+// are pure, and they are also the check that an object fits the fields read: a field of
+// the wrong type (`conditions` that is not a list, a Pod whose spec has no container list,
+// a restart count that is a string) throws MalformedObjectError, and the informer skips
+// the object instead of letting a reader throw on it. A JSON null counts as absent.
 import type {
   V1Container,
+  V1ContainerState,
   V1ContainerStatus,
   V1Deployment,
   V1DeploymentCondition,
@@ -21,9 +24,72 @@ import type {
   V1PodCondition,
   V1PodTemplateSpec,
 } from '@kubernetes/client-node';
+import { MalformedObjectError } from '../errors.js';
 import { REVISION_ANNOTATION } from '../rollout/workload-status.js';
 
 const NOT_CACHED = Object.freeze({});
+
+type Json = Record<string, unknown>;
+
+/** Reads typed fields of one object, naming the field at fault when a type is wrong. */
+class Fields {
+  constructor(
+    private readonly kind: string,
+    private readonly subject: unknown,
+  ) {}
+
+  fail(field: string, problem: string): never {
+    const metadata = isJson(this.subject) && isJson(this.subject.metadata) ? this.subject.metadata : undefined;
+    const name = typeof metadata?.name === 'string' ? metadata.name : undefined;
+    throw new MalformedObjectError(this.kind, name, field, problem);
+  }
+
+  object(value: unknown, field: string): Json | undefined {
+    if (value == null) return undefined;
+    return isJson(value) ? value : this.fail(field, `must be an object (got ${typeName(value)})`);
+  }
+
+  list(value: unknown, field: string): unknown[] | undefined {
+    if (value == null) return undefined;
+    return Array.isArray(value) ? (value as unknown[]) : this.fail(field, `must be a list (got ${typeName(value)})`);
+  }
+
+  string(value: unknown, field: string): string | undefined {
+    if (value == null) return undefined;
+    return typeof value === 'string' ? value : this.fail(field, `must be a string (got ${typeName(value)})`);
+  }
+
+  number(value: unknown, field: string): number | undefined {
+    if (value == null) return undefined;
+    return typeof value === 'number' && Number.isFinite(value) ? value : this.fail(field, `must be a number (got ${typeName(value)})`);
+  }
+
+  boolean(value: unknown, field: string): boolean | undefined {
+    if (value == null) return undefined;
+    return typeof value === 'boolean' ? value : this.fail(field, `must be true or false (got ${typeName(value)})`);
+  }
+
+  /** A map of strings (labels). */
+  strings(value: unknown, field: string): Record<string, string> | undefined {
+    const map = this.object(value, field);
+    if (map)
+      for (const [key, item] of Object.entries(map))
+        if (typeof item !== 'string') this.fail(`${field}.${key}`, `must be a string (got ${typeName(item)})`);
+    return map as Record<string, string> | undefined;
+  }
+
+  /**
+   * Each item of a list, checked by `read`. Field paths name the list as `field[]` and are
+   * built once per call site, not per object: a projection runs on every watch event.
+   */
+  each<T>(value: unknown, field: string, read: (item: Json) => T): T[] | undefined {
+    const list = this.list(value, field);
+    if (!list) return undefined;
+    const items: T[] = [];
+    for (const item of list) items.push(read(this.object(item, `${field}[]`) ?? this.fail(`${field}[]`, 'must be an object (got null)')));
+    return items;
+  }
+}
 
 /**
  * A Deployment's fields that rolloutStatus(), newReplicaSetName(), awaitRollout() and
@@ -31,102 +97,214 @@ const NOT_CACHED = Object.freeze({});
  * resources; of the annotations, only the revision.
  */
 export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
-  const metadata = deployment.metadata;
-  const spec = deployment.spec;
-  const status = deployment.status;
-  const revision = metadata?.annotations?.[REVISION_ANNOTATION];
+  const f = new Fields('Deployment', deployment);
+  const root = f.object(deployment, '(object)') ?? f.fail('(object)', 'must be an object');
+  const metadata = f.object(root.metadata, 'metadata');
+  const spec = f.object(root.spec, 'spec');
+  const status = f.object(root.status, 'status');
+  const revision = f.string(f.strings(metadata?.annotations, 'metadata.annotations')?.[REVISION_ANNOTATION], 'metadata.annotations');
   return {
     metadata: {
-      name: metadata?.name,
-      namespace: metadata?.namespace,
-      uid: metadata?.uid,
-      resourceVersion: metadata?.resourceVersion,
-      generation: metadata?.generation,
-      deletionTimestamp: metadata?.deletionTimestamp,
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
+      generation: f.number(metadata?.generation, 'metadata.generation'),
+      deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       // The ownership labels: shared with the input, never modified.
-      labels: metadata?.labels,
+      labels: f.strings(metadata?.labels, 'metadata.labels'),
       annotations: revision === undefined ? undefined : { [REVISION_ANNOTATION]: revision },
     },
     spec: spec && {
-      replicas: spec.replicas,
-      paused: spec.paused,
-      progressDeadlineSeconds: spec.progressDeadlineSeconds,
+      replicas: f.number(spec.replicas, 'spec.replicas'),
+      paused: f.boolean(spec.paused, 'spec.paused'),
+      progressDeadlineSeconds: f.number(spec.progressDeadlineSeconds, 'spec.progressDeadlineSeconds'),
       // Required by the type, never read: one shared empty value instead of a copy.
       selector: NOT_CACHED,
-      template: templateContainers(spec.template),
+      template: templateContainers(f, spec.template),
     },
     status: status && {
-      observedGeneration: status.observedGeneration,
-      replicas: status.replicas,
-      updatedReplicas: status.updatedReplicas,
-      readyReplicas: status.readyReplicas,
-      availableReplicas: status.availableReplicas,
-      conditions: status.conditions?.map(deploymentCondition),
+      observedGeneration: f.number(status.observedGeneration, 'status.observedGeneration'),
+      replicas: f.number(status.replicas, 'status.replicas'),
+      updatedReplicas: f.number(status.updatedReplicas, 'status.updatedReplicas'),
+      readyReplicas: f.number(status.readyReplicas, 'status.readyReplicas'),
+      availableReplicas: f.number(status.availableReplicas, 'status.availableReplicas'),
+      conditions: f.each(status.conditions, 'status.conditions', (condition) => deploymentCondition(f, condition, DEPLOYMENT_CONDITION)),
     },
   };
 }
 
-function templateContainers(template: V1PodTemplateSpec | undefined): V1PodTemplateSpec {
-  return { spec: { containers: (template?.spec?.containers ?? []).map(templateContainer) } };
+/** The field paths of a list item's fields, built once. */
+function pathsOf<K extends string>(list: string, fields: readonly K[]): Readonly<Record<K, string>> {
+  return Object.fromEntries(fields.map((field) => [field, `${list}[].${field}`])) as Record<K, string>;
 }
 
-function templateContainer(container: V1Container): V1Container {
-  return { name: container.name, image: container.image, resources: container.resources };
+const CONDITION_FIELDS = ['type', 'status', 'reason', 'message'] as const;
+const DEPLOYMENT_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
+const POD_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
+const OWNER = pathsOf('metadata.ownerReferences', ['apiVersion', 'kind', 'name', 'uid', 'controller'] as const);
+const INIT_CONTAINER = pathsOf('spec.initContainers', ['name', 'restartPolicy'] as const);
+const CONTAINER = pathsOf('spec.containers', ['name'] as const);
+/** The field paths of a container status and of its two states, built once. */
+function statusPaths(list: string) {
+  const state = (which: string) => {
+    const at = `${list}[].${which}`;
+    return {
+      self: at,
+      waiting: `${at}.waiting`,
+      waitingReason: `${at}.waiting.reason`,
+      waitingMessage: `${at}.waiting.message`,
+      running: `${at}.running`,
+      terminated: `${at}.terminated`,
+      exitCode: `${at}.terminated.exitCode`,
+      terminatedReason: `${at}.terminated.reason`,
+      terminatedMessage: `${at}.terminated.message`,
+    };
+  };
+  return {
+    ...pathsOf(list, ['name', 'image', 'imageID', 'ready', 'restartCount'] as const),
+    state: state('state'),
+    lastState: state('lastState'),
+  };
+}
+const CONTAINER_STATUS = statusPaths('status.containerStatuses');
+const INIT_CONTAINER_STATUS = statusPaths('status.initContainerStatuses');
+
+type ConditionPaths = Readonly<Record<(typeof CONDITION_FIELDS)[number], string>>;
+type StatusPaths = ReturnType<typeof statusPaths>;
+type StatePaths = StatusPaths['state'];
+
+function deploymentCondition(f: Fields, condition: Json, at: ConditionPaths): V1DeploymentCondition {
+  return {
+    type: f.string(condition.type, at.type) ?? f.fail(at.type, 'is missing'),
+    status: f.string(condition.status, at.status) ?? f.fail(at.status, 'is missing'),
+    reason: f.string(condition.reason, at.reason),
+    message: f.string(condition.message, at.message),
+  };
 }
 
-function deploymentCondition(condition: V1DeploymentCondition): V1DeploymentCondition {
-  return { type: condition.type, status: condition.status, reason: condition.reason, message: condition.message };
+const TEMPLATE_CONTAINER = pathsOf('spec.template.spec.containers', ['name', 'image', 'resources'] as const);
+
+function templateContainers(f: Fields, value: unknown): V1PodTemplateSpec {
+  const template = f.object(value, 'spec.template');
+  const podSpec = f.object(template?.spec, 'spec.template.spec');
+  const containers = f.each(podSpec?.containers, 'spec.template.spec.containers', (container) => templateContainer(f, container));
+  return { spec: { containers: containers ?? [] } };
+}
+
+function templateContainer(f: Fields, container: Json): V1Container {
+  const resources = f.object(container.resources, TEMPLATE_CONTAINER.resources);
+  return {
+    name: f.string(container.name, TEMPLATE_CONTAINER.name) ?? f.fail(TEMPLATE_CONTAINER.name, 'is missing'),
+    image: f.string(container.image, TEMPLATE_CONTAINER.image),
+    resources: resources && {
+      limits: f.strings(resources.limits, `${TEMPLATE_CONTAINER.resources}.limits`),
+      requests: f.strings(resources.requests, `${TEMPLATE_CONTAINER.resources}.requests`),
+    },
+  };
 }
 
 /** A Pod's fields that diagnosePod(), currentRolloutPods() and workloadStatus() read, labels included. */
 export function cachedPodFields(pod: V1Pod): V1Pod {
-  const metadata = pod.metadata;
-  const spec = pod.spec;
-  const status = pod.status;
+  const f = new Fields('Pod', pod);
+  const root = f.object(pod, '(object)') ?? f.fail('(object)', 'must be an object');
+  const metadata = f.object(root.metadata, 'metadata');
+  const spec = f.object(root.spec, 'spec');
+  const status = f.object(root.status, 'status');
   return {
     metadata: {
-      name: metadata?.name,
-      namespace: metadata?.namespace,
-      uid: metadata?.uid,
-      resourceVersion: metadata?.resourceVersion,
-      deletionTimestamp: metadata?.deletionTimestamp,
-      labels: metadata?.labels,
-      ownerReferences: metadata?.ownerReferences?.map(ownerReference),
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
+      deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
+      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
     },
     spec: spec && {
-      nodeName: spec.nodeName,
+      nodeName: f.string(spec.nodeName, 'spec.nodeName'),
       // Only names and restart policies: a restartable init container is a sidecar.
-      initContainers: spec.initContainers?.map((container) => ({ name: container.name, restartPolicy: container.restartPolicy })),
-      containers: spec.containers.map((container) => ({ name: container.name })),
+      initContainers: f.each(spec.initContainers, 'spec.initContainers', (container) => ({
+        name: f.string(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
+        restartPolicy: f.string(container.restartPolicy, INIT_CONTAINER.restartPolicy),
+      })),
+      containers:
+        f.each(spec.containers, 'spec.containers', (container) => ({
+          name: f.string(container.name, CONTAINER.name) ?? f.fail(CONTAINER.name, 'is missing'),
+        })) ?? f.fail('spec.containers', 'is missing'),
     },
     status: status && {
-      phase: status.phase,
-      reason: status.reason,
-      message: status.message,
-      podIP: status.podIP,
-      conditions: status.conditions?.map(podCondition),
-      initContainerStatuses: status.initContainerStatuses?.map(containerStatus),
-      containerStatuses: status.containerStatuses?.map(containerStatus),
+      phase: f.string(status.phase, 'status.phase'),
+      reason: f.string(status.reason, 'status.reason'),
+      message: f.string(status.message, 'status.message'),
+      podIP: f.string(status.podIP, 'status.podIP'),
+      conditions: f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
+      initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c) =>
+        containerStatus(f, c, INIT_CONTAINER_STATUS),
+      ),
+      containerStatuses: f.each(status.containerStatuses, 'status.containerStatuses', (c) => containerStatus(f, c, CONTAINER_STATUS)),
     },
   };
 }
 
-function ownerReference(owner: V1OwnerReference): V1OwnerReference {
-  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.name, uid: owner.uid, controller: owner.controller };
-}
-
-function podCondition(condition: V1PodCondition): V1PodCondition {
-  return { type: condition.type, status: condition.status, reason: condition.reason, message: condition.message };
-}
-
-function containerStatus(container: V1ContainerStatus): V1ContainerStatus {
+function ownerReference(f: Fields, owner: Json): V1OwnerReference {
   return {
-    name: container.name,
-    image: container.image,
-    imageID: container.imageID,
-    ready: container.ready,
-    restartCount: container.restartCount,
-    state: container.state,
-    lastState: container.lastState,
+    apiVersion: f.string(owner.apiVersion, OWNER.apiVersion) as string,
+    kind: f.string(owner.kind, OWNER.kind) as string,
+    name: f.string(owner.name, OWNER.name) as string,
+    uid: f.string(owner.uid, OWNER.uid) as string,
+    controller: f.boolean(owner.controller, OWNER.controller),
   };
+}
+
+function podCondition(f: Fields, condition: Json): V1PodCondition {
+  return {
+    type: f.string(condition.type, POD_CONDITION.type) ?? f.fail(POD_CONDITION.type, 'is missing'),
+    status: f.string(condition.status, POD_CONDITION.status) ?? f.fail(POD_CONDITION.status, 'is missing'),
+    reason: f.string(condition.reason, POD_CONDITION.reason),
+    message: f.string(condition.message, POD_CONDITION.message),
+  };
+}
+
+function containerStatus(f: Fields, container: Json, at: StatusPaths): V1ContainerStatus {
+  return {
+    name: f.string(container.name, at.name) ?? f.fail(at.name, 'is missing'),
+    // Absent stays absent (the type says required; the readers default them themselves).
+    image: f.string(container.image, at.image) as string,
+    imageID: f.string(container.imageID, at.imageID) as string,
+    ready: f.boolean(container.ready, at.ready) as boolean,
+    restartCount: f.number(container.restartCount, at.restartCount) as number,
+    state: containerState(f, container.state, at.state),
+    lastState: containerState(f, container.lastState, at.lastState),
+  };
+}
+
+function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerState | undefined {
+  const state = f.object(value, at.self);
+  if (!state) return undefined;
+  const waiting = f.object(state.waiting, at.waiting);
+  const running = f.object(state.running, at.running);
+  const terminated = f.object(state.terminated, at.terminated);
+  return {
+    waiting: waiting && {
+      reason: f.string(waiting.reason, at.waitingReason),
+      message: f.string(waiting.message, at.waitingMessage),
+    },
+    running: running && {},
+    terminated: terminated && {
+      exitCode: f.number(terminated.exitCode, at.exitCode) ?? f.fail(at.exitCode, 'is missing'),
+      reason: f.string(terminated.reason, at.terminatedReason),
+      message: f.string(terminated.message, at.terminatedMessage),
+    },
+  };
+}
+
+function isJson(value: unknown): value is Json {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }

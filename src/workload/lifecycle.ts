@@ -42,6 +42,7 @@ import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { deadline } from '../rx/deadline.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, belongsToInstance } from '../spec/labels.js';
+import { DURATION_RULES, requireDuration } from '../spec/duration.js';
 import { labelValueProblem } from '../spec/names.js';
 import { parseProviderId } from '../spec/provider-id.js';
 import { guardGeneration } from './guard-generation.js';
@@ -133,10 +134,8 @@ export function runOperation(
 ): Observable<LifecycleEvent> {
   return defer(() => {
     const { namespace, name } = parseProviderId(providerId);
+    checkOperationOptions(operation, options);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-      throw new InvalidOptionError('timeoutMs', `timeoutMs must be a positive number of milliseconds (got ${String(timeoutMs)})`);
-    }
     const context = operationContext(operation, client, { namespace, name }, options);
     if (operation === 'remove' && context.expectedContainerId === undefined) {
       throw new InvalidSpecError([
@@ -160,6 +159,26 @@ export function runOperation(
       abortOn(options.signal, (reason) => new OperationAbortedError(operation, where, reason)),
     );
   });
+}
+
+const OPERATION_OPTION_NAMES: readonly string[] = ['timeoutMs', 'signal', 'containerId', 'instance', 'failurePolicy', 'scheduler', 'informers'];
+/** Options only some operations take. */
+const EXTRA_OPTION_NAMES: Partial<Record<WorkloadOperation, readonly string[]>> = { reconfigure: ['rollbackOnFailure'] };
+
+/**
+ * Every option, checked before anything is sent, under provision's rules: an unknown key is
+ * a typo, never ignored; timeoutMs follows the duration rule (spec/duration.ts).
+ */
+function checkOperationOptions(operation: WorkloadOperation, options: WorkloadOperationOptions): void {
+  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', `${operation} options must be an object`);
+  const allowed = [...OPERATION_OPTION_NAMES, ...(EXTRA_OPTION_NAMES[operation] ?? [])];
+  for (const key of Object.keys(options)) {
+    if (!allowed.includes(key)) throw new InvalidOptionError(key, `${key} is not a ${operation} option (allowed: ${allowed.join(', ')})`);
+  }
+  if (options.timeoutMs !== undefined) requireDuration('timeoutMs', options.timeoutMs, DURATION_RULES.timeoutMs);
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new InvalidOptionError('signal', 'signal must be an AbortSignal');
+  }
 }
 
 /** The context of one operation on `namespace/name`, its clock started now. */

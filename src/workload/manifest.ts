@@ -8,11 +8,21 @@ import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../spec/names.js';
 import type { WorkloadSpec } from '../spec/workload-spec.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../spec/labels.js';
 import { cpuQuantity, memoryQuantity } from '../spec/quantities.js';
+import { progressDeadlineProblem } from '../spec/duration.js';
 
 /** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 
 export const MANAGED_BY = 'kube-provisioner';
+
+/**
+ * The largest manifest we send, in bytes of JSON. kube-apiserver reads request bodies of up
+ * to 3 MiB, but etcd stores an object of at most 1.5 MiB (larger creates fail after the
+ * request, with a 500). The stored form is smaller than our JSON, and the server drops its
+ * managedFields rather than exceed the limit; 1 MiB keeps room for the controllers' status.
+ * docs/reliability.md has the shapes measured against a real control plane.
+ */
+export const MAX_MANIFEST_BYTES = 1024 * 1024;
 
 export interface BuildDeploymentOptions {
   /** Used when the spec names no namespace (e.g. the node's configured namespace). */
@@ -62,9 +72,8 @@ function container(spec: WorkloadSpec): V1Container {
 
 function progressDeadline(options: BuildDeploymentOptions): number {
   const seconds = options.progressDeadlineSeconds ?? DEFAULT_PROGRESS_DEADLINE_SECONDS;
-  if (!Number.isSafeInteger(seconds) || seconds <= 0) {
-    throw new InvalidOptionError('progressDeadlineSeconds', `progressDeadlineSeconds must be a positive integer, got ${seconds}`);
-  }
+  const problem = progressDeadlineProblem(seconds);
+  if (problem) throw new InvalidOptionError('progressDeadlineSeconds', `progressDeadlineSeconds ${problem}`);
   return seconds;
 }
 
@@ -74,6 +83,29 @@ export function selectorLabels(spec: Pick<WorkloadSpec, 'containerId' | 'instanc
     [CONTAINER_ID_LABEL]: spec.containerId,
     ...(spec.instance !== undefined ? { [INSTANCE_LABEL]: spec.instance } : {}),
   };
+}
+
+/**
+ * Throws InvalidSpecError when the manifest's JSON is larger than MAX_MANIFEST_BYTES, naming
+ * the spec field that takes the most room: the API server or etcd would refuse it anyway,
+ * after the request.
+ */
+export function checkManifestSize(manifest: V1Deployment, spec: WorkloadSpec): void {
+  const bytes = Buffer.byteLength(JSON.stringify(manifest));
+  if (bytes <= MAX_MANIFEST_BYTES) return;
+  const sizes: [string, number][] = [
+    ['env', Buffer.byteLength(JSON.stringify(spec.env))],
+    ['entrypoint', Buffer.byteLength(JSON.stringify(spec.entrypoint ?? []))],
+    ['args', Buffer.byteLength(JSON.stringify(spec.args ?? []))],
+    ['image', Buffer.byteLength(spec.image)],
+  ];
+  const [largest, largestBytes] = sizes.reduce((a, b) => (b[1] > a[1] ? b : a));
+  throw new InvalidSpecError([
+    {
+      path: largest,
+      message: `makes the Deployment ${bytes} bytes of JSON, more than the ${MAX_MANIFEST_BYTES} bytes allowed (this field takes ${largestBytes})`,
+    },
+  ]);
 }
 
 /** The apps/v1 Deployment that runs one Manager container as a single "pet" replica. */

@@ -26,6 +26,7 @@ import {
 } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { InvalidOptionError, ProvisionAbortedError, RolloutTimeoutError, WorkloadDriftError } from '../errors.js';
+import { DURATION_RULES, progressDeadlineProblem, requireDuration } from '../spec/duration.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { parseWorkloadSpec } from '../spec/workload-spec.js';
@@ -36,7 +37,7 @@ import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '.
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { deleteCreated, withCleanup, type CreatedDeployment } from './cleanup.js';
 import { createOrAdopt } from './create-or-adopt.js';
-import { buildDeployment } from './manifest.js';
+import { buildDeployment, checkManifestSize } from './manifest.js';
 import { formatProviderId } from '../spec/provider-id.js';
 import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
 import { isReconfigurable } from './drift.js';
@@ -46,10 +47,17 @@ import { reconfigureAdopted } from './reconfigure.js';
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
 export interface ProvisionOptions {
-  /** Bound on the whole provisioning, create included. Default 300000 (5 minutes). */
+  /**
+   * Bound on the whole provisioning, create included, in whole milliseconds from 1 to 365
+   * days; `Infinity` means no bound (the rollout's own outcome, or the signal, ends it).
+   * Default 300000 (5 minutes).
+   */
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
-  /** The Deployment's own progress deadline; default 600 s (Kubernetes' default). */
+  /**
+   * The Deployment's own progress deadline, in whole seconds from 1 to 2147483647 (which the
+   * deployment controller reads as "no deadline"); default 600 s (Kubernetes' default).
+   */
   readonly progressDeadlineSeconds?: number;
   /** When a Pod problem fails the provisioning (see failure-policy.ts). */
   readonly failurePolicy?: FailurePolicyOverrides;
@@ -80,22 +88,60 @@ export interface ProvisionResult {
   readonly durationMs: number;
 }
 
+const OPTION_NAMES: readonly string[] = [
+  'timeoutMs',
+  'signal',
+  'progressDeadlineSeconds',
+  'failurePolicy',
+  'scheduler',
+  'informers',
+  'onDrift',
+  'keepOnFailure',
+];
+
+/** Every option, checked before anything is sent; an unknown key is a typo, never ignored. */
+function checkProvisionOptions(options: ProvisionOptions): void {
+  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'provision options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!OPTION_NAMES.includes(key)) {
+      throw new InvalidOptionError(key, `${key} is not a provision option (allowed: ${OPTION_NAMES.join(', ')})`);
+    }
+  }
+  if (options.timeoutMs !== undefined) requireDuration('timeoutMs', options.timeoutMs, DURATION_RULES.timeoutMs);
+  if (options.progressDeadlineSeconds !== undefined) {
+    const problem = progressDeadlineProblem(options.progressDeadlineSeconds);
+    if (problem) throw new InvalidOptionError('progressDeadlineSeconds', `progressDeadlineSeconds ${problem}`);
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new InvalidOptionError('signal', 'signal must be an AbortSignal');
+  }
+  if (options.onDrift !== undefined && options.onDrift !== 'fail' && options.onDrift !== 'reconfigure') {
+    throw new InvalidOptionError('onDrift', `onDrift must be "fail" or "reconfigure" (got ${String(options.onDrift)})`);
+  }
+  if (options.keepOnFailure !== undefined && typeof options.keepOnFailure !== 'boolean') {
+    throw new InvalidOptionError('keepOnFailure', 'keepOnFailure must be true or false');
+  }
+}
+
 /** Cold: nothing happens until subscribed; each subscription provisions once. */
 export function provision$(client: KubernetesClient, input: unknown, options: ProvisionOptions = {}): Observable<ProvisionEvent> {
   return defer(() => {
+    checkProvisionOptions(options);
     const scheduler = options.scheduler ?? asyncScheduler;
     const registry = options.informers ?? defaultInformerRegistry;
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const spec = parseWorkloadSpec(input);
+    const failurePolicy = resolveFailurePolicy(options.failurePolicy);
     const manifest = buildDeployment(spec, {
       namespace: client.namespace,
       ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
     });
+    // Before any request: the API server (or etcd behind it) would refuse it after.
+    checkManifestSize(manifest, spec);
     const namespace = manifest.metadata!.namespace!;
     const name = manifest.metadata!.name!;
     const providerId = formatProviderId(namespace, name);
     const target = { namespace, name };
-    const failurePolicy = resolveFailurePolicy(options.failurePolicy);
     const startedAt = scheduler.now();
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;

@@ -1,6 +1,7 @@
 // Options shared by the read operations (status, list, statuses$, status$), checked up
 // front: a wrong option is an InvalidOptionError naming it, before any request.
 import { InvalidOptionError } from '../errors.js';
+import { DURATION_RULES, requireDuration } from '../spec/duration.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { dns1123LabelProblem, labelValueProblem } from '../spec/names.js';
 
@@ -9,9 +10,7 @@ export const DEFAULT_READ_TIMEOUT_MS = 30_000;
 
 export function timeoutOption(value: number | undefined): number {
   if (value === undefined) return DEFAULT_READ_TIMEOUT_MS;
-  if (!(Number.isSafeInteger(value) && value >= 1)) {
-    throw new InvalidOptionError('timeoutMs', `timeoutMs must be a whole number of milliseconds >= 1 (got ${String(value)})`);
-  }
+  requireDuration('timeoutMs', value, DURATION_RULES.readTimeoutMs);
   return value;
 }
 

@@ -81,7 +81,7 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
   const resetArgs = record?.args === null;
   const result = changesSchema.safeParse(record ? withoutNull(record, ['entrypoint', 'args']) : input);
   if (!result.success) throw new InvalidSpecError(issuesOf(result.error.issues));
-  const { env, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image } = result.data;
+  const { env = {}, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image } = result.data;
   const both = unset.flatMap((name, index) =>
     Object.hasOwn(env, name) ? [{ path: `unsetEnv.${index}`, message: `${name} is also set in env` }] : [],
   );

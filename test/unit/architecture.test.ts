@@ -17,7 +17,8 @@ const BANDS: readonly (readonly string[])[] = [
   ['informers', 'rollout'],
   ['kube'],
   ['spec', 'rx', 'sse'],
-  ['errors.ts', 'text.ts'],
+  ['errors.ts'],
+  ['text.ts'],
 ];
 
 const bandOf = new Map(BANDS.flatMap((parts, index) => parts.map((part) => [part, index] as const)));

@@ -484,13 +484,13 @@ describe('KubernetesApi connections', () => {
   });
 
   it.each([
-    ['maxConnections', 0],
-    ['maxConnections', 2.5],
-    ['requestTimeoutMs', -1],
-    ['requestTimeoutMs', Number.NaN],
-  ] as const)('rejects %s = %s with an InvalidOptionError naming the option', (option, value) => {
+    ['maxConnections', 0, 'maxConnections must be a whole number >= 1 (got 0)'],
+    ['maxConnections', 2.5, 'maxConnections must be a whole number >= 1 (got 2.5)'],
+    ['requestTimeoutMs', -1, 'requestTimeoutMs must not be negative (got -1)'],
+    ['requestTimeoutMs', Number.NaN, 'requestTimeoutMs must be a number of milliseconds (got NaN)'],
+  ] as const)('rejects %s = %s with an InvalidOptionError naming the option', (option, value, message) => {
     const attempt = (): unknown => KubernetesApi.fromConfig({ kubeconfigPath: '/nonexistent/kubeconfig', [option]: value });
-    expect(attempt).toThrow(`KubernetesApi option ${option} must be a whole number >= 1 (got ${String(value)})`);
+    expect(attempt).toThrow(message);
     expect(attempt).toThrow(expect.objectContaining({ name: 'InvalidOptionError', option }));
   });
 });

@@ -2,7 +2,7 @@
 // signal in docs/readiness.md. The Deployments come from test/support/fixtures.ts,
 // shaped and worded as the deployment controller writes them (no fakes of any service).
 import { describe, expect, it } from 'vitest';
-import { rolloutStatus } from '../../src/rollout/rollout-status.js';
+import { hasProgressDeadline, rolloutStatus } from '../../src/rollout/rollout-status.js';
 import { conditions, deployment, progressingDeployment, quotaMessage, replicaSetName } from '../support/fixtures.js';
 
 const RS = replicaSetName();
@@ -247,5 +247,75 @@ describe('rolloutStatus: complete', () => {
 
   it('is Complete when observedGeneration is ahead of a stale generation read (observed >= generation)', () => {
     expect(rolloutStatus(deployment({ generation: 2, observedGeneration: 3 })).state).toBe('Complete');
+  });
+});
+
+// The deployment controller maintains the Progressing condition only when
+// spec.progressDeadlineSeconds is set and is not math.MaxInt32 (its HasProgressDeadline);
+// otherwise it removes the condition on every sync. rolloutStatus must follow exactly:
+// require NewReplicaSetAvailable when the controller will write it, and never wait for it
+// (or read a leftover Progressing) when it will not. The API server holds the field as an
+// int32 that must exceed minReadySeconds (so 1 to 2147483647, defaulted to 600); 0 and
+// "absent" come only from objects that did not pass through it, and are covered as well.
+describe('rolloutStatus: progressDeadlineSeconds, every value the API can hold', () => {
+  const MAX_INT32 = 2147483647;
+  const tracked = [
+    ['0 (refused by API validation; the controller would still track it)', 0],
+    ['1 (the smallest value validation allows)', 1],
+    ['600 (the default)', 600],
+    ['MaxInt32 - 1', MAX_INT32 - 1],
+  ] as const;
+  const untracked = [
+    ['absent', null],
+    ['MaxInt32 (the controller\'s "no deadline")', MAX_INT32],
+  ] as const;
+
+  it.each(tracked)('%s: the controller tracks progress, so Complete waits for NewReplicaSetAvailable', (_label, seconds) => {
+    expect(hasProgressDeadline(deployment({ progressDeadlineSeconds: seconds }))).toBe(true);
+    const waiting = rolloutStatus(
+      deployment({ progressDeadlineSeconds: seconds, conditions: [conditions.available(), conditions.replicaSetUpdated(RS)] }),
+    );
+    expect(waiting).toMatchObject({ state: 'InProgress', reason: 'WaitingForNewReplicaSetAvailable' });
+    const done = rolloutStatus(
+      deployment({ progressDeadlineSeconds: seconds, conditions: [conditions.available(), conditions.newReplicaSetAvailable(RS)] }),
+    );
+    expect(done).toMatchObject({ state: 'Complete', reason: 'NewReplicaSetAvailable' });
+  });
+
+  it.each(tracked)('%s: ProgressDeadlineExceeded fails the rollout', (_label, seconds) => {
+    const status = rolloutStatus(
+      deployment({
+        progressDeadlineSeconds: seconds,
+        readyReplicas: 0,
+        availableReplicas: 0,
+        conditions: [conditions.unavailable(), conditions.progressDeadlineExceeded(RS)],
+      }),
+    );
+    expect(status).toMatchObject({ state: 'Failed', reason: 'ProgressDeadlineExceeded' });
+  });
+
+  it.each(untracked)('%s: the controller never writes NewReplicaSetAvailable, so Complete does not wait for it', (_label, seconds) => {
+    expect(hasProgressDeadline(deployment({ progressDeadlineSeconds: seconds }))).toBe(false);
+    // Exactly what the controller leaves: no Progressing condition at all.
+    const status = rolloutStatus(deployment({ progressDeadlineSeconds: seconds, conditions: [conditions.available()] }));
+    expect(status).toMatchObject({ state: 'Complete', reason: 'NewReplicaSetAvailable' });
+  });
+
+  it.each(untracked)('%s: a leftover Progressing condition is not read (neither as progress nor as failure)', (_label, seconds) => {
+    const leftoverFailure = rolloutStatus(
+      deployment({ progressDeadlineSeconds: seconds, conditions: [conditions.available(), conditions.progressDeadlineExceeded(RS)] }),
+    );
+    expect(leftoverFailure.state).toBe('Complete');
+    const leftoverProgress = rolloutStatus(
+      deployment({ progressDeadlineSeconds: seconds, conditions: [conditions.available(), conditions.replicaSetUpdated(RS)] }),
+    );
+    expect(leftoverProgress.state).toBe('Complete');
+  });
+
+  it.each(untracked)('%s: still InProgress while the replica counts or Available are not there', (_label, seconds) => {
+    expect(rolloutStatus(deployment({ progressDeadlineSeconds: seconds, availableReplicas: 0, conditions: [] })).state).toBe('InProgress');
+    expect(rolloutStatus(deployment({ progressDeadlineSeconds: seconds, conditions: [conditions.unavailable()] })).reason).toBe(
+      'WaitingForAvailableCondition',
+    );
   });
 });

@@ -3,6 +3,7 @@
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../duration.js';
+import { DURATION_RULES, durationProblem, type DurationRule } from '../../spec/duration.js';
 
 export const CLUSTER_FLAG_OPTIONS = {
   kubeconfig: { type: 'string' },
@@ -19,7 +20,7 @@ export const CLUSTER_FLAGS_USAGE = `Cluster:
       --context NAME           kubeconfig context (default: current-context)
   -n, --namespace NAME         namespace (default: the context's, else "default")
       --insecure-skip-tls-verify  do not verify the API server's certificate
-      --request-timeout DUR    bound on each API request (default 30s)`;
+      --request-timeout DUR    bound on each API request (default 30s; at most 365 days)`;
 
 export interface ClusterFlags {
   readonly kubeconfig?: string | undefined;
@@ -30,7 +31,10 @@ export interface ClusterFlags {
 }
 
 export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
-  const requestTimeoutMs = flags['request-timeout'] !== undefined ? durationFlag('--request-timeout', flags['request-timeout']) : undefined;
+  const requestTimeoutMs =
+    flags['request-timeout'] !== undefined
+      ? durationFlag('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
+      : undefined;
   return {
     ...(flags.kubeconfig !== undefined ? { kubeconfigPath: flags.kubeconfig } : {}),
     ...(flags.context !== undefined ? { context: flags.context } : {}),
@@ -40,9 +44,11 @@ export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
   };
 }
 
-export function durationFlag(flag: string, text: string): number {
+export function durationFlag(flag: string, text: string, rule: DurationRule = DURATION_RULES.readTimeoutMs): number {
   const ms = parseDuration(text);
   if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
+  const problem = durationProblem(ms, rule);
+  if (problem) throw new UsageError(`${flag} ${problem}`);
   return ms;
 }
 

@@ -7,6 +7,7 @@ import { UsageError } from '../../errors.js';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { parseProviderId } from '../../spec/provider-id.js';
 import { DEFAULT_TIMEOUT_MS } from '../../workload/provision.js';
+import { DURATION_RULES } from '../../spec/duration.js';
 import { duration, numberOrText, parseEnv } from '../args.js';
 
 export type LifecycleCommandName = 'start' | 'stop' | 'restart' | 'reconfigure' | 'delete';
@@ -132,7 +133,8 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
   const requestTimeout = text(flags['request-timeout']);
   const timeout = text(flags.timeout);
-  const requestTimeoutMs = requestTimeout !== undefined ? duration('--request-timeout', requestTimeout) : undefined;
+  const requestTimeoutMs =
+    requestTimeout !== undefined ? duration('--request-timeout', requestTimeout, DURATION_RULES.requestTimeoutMs) : undefined;
   const kubeconfig = text(flags.kubeconfig);
   const context = text(flags.context);
 
@@ -146,7 +148,7 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
       ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
       ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     },
-    timeoutMs: timeout !== undefined ? duration('--timeout', timeout) : DEFAULT_TIMEOUT_MS,
+    timeoutMs: timeout !== undefined ? duration('--timeout', timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
     ...(containerId !== undefined ? { containerId } : {}),
     output,
     ...(reconfigure ? { changes: changesFrom(flags), rollbackOnFailure: flags['rollback-on-failure'] === true } : {}),

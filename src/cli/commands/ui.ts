@@ -7,6 +7,7 @@ import { libraryBackend } from '../../ui/library-backend.js';
 import { LiveHub } from '../../ui/live-hub.js';
 import { DEFAULT_UI_PORT, startUiServer } from '../../ui/server.js';
 import { parseDuration } from '../duration.js';
+import { DURATION_RULES, durationProblem } from '../../spec/duration.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { formatErrorLine } from '../format.js';
 import type { CliIo } from '../run.js';
@@ -101,6 +102,8 @@ function parseUiArgs(argv: readonly string[]): UiCommand | 'help' {
     if (requestTimeoutMs === undefined) {
       throw new UsageError(`--request-timeout must be a duration like 30s or 1m, not "${flags['request-timeout']}"`);
     }
+    const problem = durationProblem(requestTimeoutMs, DURATION_RULES.requestTimeoutMs);
+    if (problem) throw new UsageError(`--request-timeout ${problem}`);
   }
   return {
     api: {

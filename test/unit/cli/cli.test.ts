@@ -53,8 +53,19 @@ describe('parseDuration', () => {
     ['250ms', 250],
     ['45', 45_000],
     ['1.5s', 1500],
-  ])('%s -> %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
-  it.each(['', 'abc', '5x', '5m garbage', '0s', '-1s'])('rejects %j', (text) => expect(parseDuration(text)).toBeUndefined());
+    ['1.1s', 1100],
+    ['0.001s', 1],
+    ['0s', 0],
+    ['-1s', -1000],
+    ['1.5ms', 1.5],
+    ['infinity', Infinity],
+    ['Infinity', Infinity],
+    ['2147483648ms', 2 ** 31],
+    ['9007199254740992ms', 2 ** 53],
+  ])("%s -> %d ms (exactly; the range is the duration rule's call)", (text, ms) => expect(parseDuration(text)).toBe(ms));
+  it.each(['', 'abc', '5x', '5m garbage', 'NaN', '1e3s', '0x10s', '--1s'])('rejects %j', (text) =>
+    expect(parseDuration(text)).toBeUndefined(),
+  );
 });
 
 describe('parseCreateArgs', () => {
@@ -99,6 +110,10 @@ describe('parseCreateArgs', () => {
         entrypoint: 'nginx -g "daemon off;"',
         args: ['--verbose'],
         instance: 'manager-dev',
+      },
+      sources: {
+        fromFlags: new Set(['containerId', 'nodeId', 'hostname', 'image', 'cpus', 'memoryMb', 'entrypoint', 'args']),
+        envFromFlags: new Set(['A', 'B', 'EMPTY']),
       },
       timeoutMs: 120_000,
       progressDeadlineSeconds: 90,
