@@ -1,6 +1,6 @@
 // The narrow surface of the Kubernetes API that the provisioner and informers use.
 // KubernetesApi implements it over @kubernetes/client-node; tests inject fakes.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from './objects.js';
 
 export type WatchedKind = 'deployments' | 'pods';
 

@@ -1,5 +1,5 @@
 // KubernetesApi: the KubernetesClient over a real API server.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from './objects.js';
 import type {
   KindMap,
   KubernetesClient,

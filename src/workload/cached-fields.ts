@@ -11,14 +11,7 @@
 // share one hidden class and the readers' property loads stay monomorphic. Nested objects
 // that are small and read as a whole (container states) are shared with the input, never
 // modified: the projections are pure.
-import type {
-  V1ContainerStatus,
-  V1Deployment,
-  V1DeploymentCondition,
-  V1OwnerReference,
-  V1Pod,
-  V1PodCondition,
-} from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1Deployment, V1DeploymentCondition, V1OwnerReference, V1Pod, V1PodCondition } from '../kube/objects.js';
 
 const NOT_CACHED = Object.freeze({});
 

@@ -1,7 +1,7 @@
 // createOrAdopt(): creates the Deployment; when one of that name already exists, adopts it
 // only if it is the same Manager container's (our container-id and managed labels), and
 // otherwise fails with ConflictError. It never overwrites or patches an existing object.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../kube/objects.js';
 import type { Observable } from 'rxjs';
 import { ConflictError } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';

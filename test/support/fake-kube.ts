@@ -2,7 +2,7 @@
 // versions, label-selected lists and watches that replay from a resourceVersion, and
 // hooks to inject API errors and drop watches. It stands in for the API server only in
 // unit tests; the integration suite uses the real control plane.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';

@@ -117,7 +117,7 @@ describe('cachedDeploymentFields', () => {
       uid: full.metadata?.uid,
       resourceVersion: '77',
     });
-    expect(cached.metadata?.managedFields).toBeUndefined();
+    expect(cached.metadata).not.toHaveProperty('managedFields');
     expect(cached.metadata?.annotations).toBeUndefined();
     expect(cached.spec?.template).toEqual({});
     expect(cached.status?.conditions?.[0]).toEqual({
@@ -149,7 +149,7 @@ describe('cachedPodFields', () => {
   it.each(Object.entries(deployments))('gives currentRolloutPods() the same Pods for the %s Deployment', (_, owner) => {
     const all = Object.values(pods);
     const cached = all.map((full) => cachedPodFields(withManagedFields(full)));
-    const names = (selected: readonly V1Pod[]) => selected.map((selectedPod) => selectedPod.metadata?.name);
+    const names = (selected: readonly { metadata?: { name?: string } }[]) => selected.map((selectedPod) => selectedPod.metadata?.name);
     expect(names(currentRolloutPods(cachedDeploymentFields(owner), cached))).toEqual(names(currentRolloutPods(owner, all)));
     // A single revision: the pod-template-hash label decides when no ReplicaSet is named yet.
     const oneRevision = [pods.running!, pods.ready!];
@@ -162,7 +162,7 @@ describe('cachedPodFields', () => {
     const full = withManagedFields(pods.labelled!);
     const cached = cachedPodFields(full);
     expect(containerIdOf(cached)).toBe('42');
-    expect(cached.metadata?.managedFields).toBeUndefined();
+    expect(cached.metadata).not.toHaveProperty('managedFields');
     expect(cached.spec?.containers).toEqual([{ name: 'manager' }]);
   });
 
