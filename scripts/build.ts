@@ -59,6 +59,37 @@ const undiciStandIn: esbuild.Plugin = {
   },
 };
 
+/**
+ * Our code uses client-node at run time only to construct a KubeConfig (src/kube/kubeconfig.ts)
+ * once a kubeconfig is loaded. client-node (with YAML, auth providers and proxy agents, about
+ * half of the code) is bundled into a file of its own, dist/client-node.js, and the bundles
+ * that need it get a KubeConfig whose first construction requires that file: importing the
+ * package reads and compiles none of it.
+ */
+function lazyClientNode(clientNodeFile: string): esbuild.Plugin {
+  return {
+    name: 'lazy-client-node',
+    setup(build) {
+      build.onResolve({ filter: /^@kubernetes\/client-node$/ }, (args) =>
+        args.importer.includes('/node_modules/') ? undefined : { path: '@kubernetes/client-node', namespace: 'lazy-client-node' },
+      );
+      build.onResolve({ filter: /client-node\.js$/, namespace: 'lazy-client-node' }, (args) => ({ path: args.path, external: true }));
+      build.onLoad({ filter: /.*/, namespace: 'lazy-client-node' }, () => ({
+        resolveDir: root,
+        loader: 'js',
+        contents: `let clientNode;
+export class KubeConfig {
+  constructor() {
+    clientNode ??= require(${JSON.stringify(clientNodeFile)});
+    return new clientNode.KubeConfig();
+  }
+}
+`,
+      }));
+    },
+  };
+}
+
 /** rxjs's "node" export is its CommonJS build, which cannot be tree-shaken: take its ES build. */
 const rxjsEsm: esbuild.Plugin = {
   name: 'rxjs-esm',
@@ -83,8 +114,19 @@ rmSync(dist, { recursive: true, force: true });
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 
+const clientNode = await esbuild.build({
+  ...common,
+  stdin: {
+    contents: "export { KubeConfig } from '@kubernetes/client-node';\n",
+    resolveDir: root,
+    sourcefile: 'client-node.ts',
+    loader: 'ts',
+  },
+  outfile: join(dist, 'client-node.js'),
+});
 const shared = await esbuild.build({
   ...common,
+  plugins: [lazyClientNode('./client-node.js'), ...common.plugins!],
   stdin: {
     contents: "export * as core from './src/index.ts';\nexport * as manager from './src/manager/index.ts';\n",
     resolveDir: root,
@@ -95,6 +137,7 @@ const shared = await esbuild.build({
 });
 const cli = await esbuild.build({
   ...common,
+  plugins: [lazyClientNode('../client-node.js'), ...common.plugins!],
   // src/cli/main.ts starts with its #! line, which esbuild keeps; main.js below replaces it.
   entryPoints: [join(root, 'src', 'cli', 'main.ts')],
   outfile: join(dist, 'cli', 'kube-provision.js'),
@@ -135,10 +178,13 @@ writeFileSync(
 chmodSync(launcher, 0o755);
 
 writeFileSync(join(dist, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
-writeFileSync(join(dist, 'THIRD-PARTY-NOTICES.md'), notices(bundledPackages([shared.metafile!, cli.metafile!])));
+writeFileSync(join(dist, 'THIRD-PARTY-NOTICES.md'), notices(bundledPackages([clientNode.metafile!, shared.metafile!, cli.metafile!])));
 // What the bundles are made of (esbuild's metafile), for size questions; not published.
 if (process.env.KUBE_PROVISIONER_METAFILE) {
-  writeFileSync(process.env.KUBE_PROVISIONER_METAFILE, JSON.stringify({ shared: shared.metafile, cli: cli.metafile }));
+  writeFileSync(
+    process.env.KUBE_PROVISIONER_METAFILE,
+    JSON.stringify({ clientNode: clientNode.metafile, shared: shared.metafile, cli: cli.metafile }),
+  );
 }
 
 /** The directories of the packages with code in the output (a nested copy counts on its own). */

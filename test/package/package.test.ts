@@ -67,6 +67,7 @@ describe('npm pack', () => {
       'README.md',
       'dist/package.json',
       'dist/bundle.js',
+      'dist/client-node.js',
       'dist/index.js',
       'dist/index.d.ts',
       'dist/manager/index.js',
