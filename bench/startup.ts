@@ -214,8 +214,8 @@ rows.push([
 
 const stepRows: [string, keyof Steps, string][] = [
   ['Node starts (spawn to first line of the script)', 'node', 'the runtime itself, as in the floor'],
-  ["imports (`require('kube-provisioner')`)", 'imports', 'compile and run dist/bundle.js'],
-  ['kubeconfig (`KubernetesApi.fromConfig`)', 'kubeconfig', 'read, parse and validate the YAML; CA data'],
+  ["imports (`require('kube-provisioner')`)", 'imports', 'compile and run dist/bundle.js (not client-node)'],
+  ['kubeconfig (`KubernetesApi.fromConfig`)', 'kubeconfig', 'load dist/client-node.js; read, parse and validate the YAML'],
   ['TLS (request start to handshake done, server side)', 'tls', 'credentials applied, TCP connect, TLS 1.3 handshake'],
   ['first request sent (handshake to request received)', 'requestSent', ''],
   ['first response (request received to response read)', 'response', 'the stand-in answers at once'],
