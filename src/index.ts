@@ -27,6 +27,19 @@ export type {
   WatchParams,
   WatchedKind,
 } from './kube/client.js';
+// The Kubernetes objects as the API server sends them (only the fields the library uses).
+export type {
+  V1Container,
+  V1ContainerState,
+  V1ContainerStatus,
+  V1Deployment,
+  V1DeploymentCondition,
+  V1ObjectMeta,
+  V1OwnerReference,
+  V1Pod,
+  V1PodCondition,
+  V1Time,
+} from './kube/objects.js';
 
 // Informers: one shared watch per client, kind, namespace and selector.
 export { InformerRegistry, defaultInformerRegistry, type InformerRequest } from './informers/registry.js';

@@ -1,16 +1,24 @@
-// HTTP to the API server over node:http(s), with client-node's KubeConfig supplying TLS
-// material and credentials (tokens, client certificates, exec plugins) per request.
+// HTTP to the API server over node:http(s), with a kubeconfig (client-node's KubeConfig)
+// supplying TLS material and credentials (tokens, client certificates, exec plugins) per
+// request. client-node's own fetch transport (undici) is never used.
 // We speak plain JSON instead of going through client-node's generated API because the
 // informer needs the wire objects as they are, every request must be bounded in time
 // (client-node sets no timeout), and a watch must be abortable at any moment, also before
 // the server answers (client-node's Watch returns its AbortController only after that).
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
 import pTimeout from 'p-timeout';
 import { ApiTimeoutError, type RequestTarget } from '../errors.js';
 import type { WatchEventType, WatchHandle } from './client.js';
 import { errorFromNetwork, errorFromResponse, errorFromWatchStatus, parseStatus, type KubeStatus } from './translate-error.js';
+
+/**
+ * Fills a request's TLS material, Authorization header and agent from the current context
+ * (client-node's KubeConfig is one; running an exec plugin or refreshing OIDC happens here).
+ */
+export interface RequestCredentials {
+  applyToHTTPSOptions(options: https.RequestOptions): Promise<void>;
+}
 
 export interface RequestInfo {
   readonly method: string;
@@ -65,7 +73,7 @@ export class HttpTransport {
   private readonly watchAgent = new https.Agent({ keepAlive: false });
 
   constructor(
-    private readonly kubeconfig: KubeConfig,
+    private readonly credentials: RequestCredentials,
     readonly server: string,
     private readonly options: TransportOptions,
   ) {
@@ -218,7 +226,7 @@ export class HttpTransport {
     }
     const transportOptions: https.RequestOptions = {};
     // Fills headers (Authorization), TLS material and a fresh agent from the current context.
-    await this.kubeconfig.applyToHTTPSOptions(transportOptions);
+    await this.credentials.applyToHTTPSOptions(transportOptions);
     // The fresh agent is replaced by our pool unless it is a proxy agent (proxy-url). The TLS
     // material stays in the request options, where the pool keys its connections by it.
     if (url.protocol === 'https:' && transportOptions.agent?.constructor === https.Agent) transportOptions.agent = pool;

@@ -5,7 +5,7 @@
 //   old replicas, Available=True, Progressing reason NewReplicaSetAvailable.
 // A status whose observedGeneration is behind the spec says nothing about that spec, so it
 // is never Complete and never Failed.
-import type { V1Deployment, V1DeploymentCondition } from '@kubernetes/client-node';
+import type { V1Deployment, V1DeploymentCondition } from '../kube/objects.js';
 import type { ReplicaCounts, RolloutStatus, RolloutState } from './events.js';
 
 export function rolloutStatus(deployment: V1Deployment): RolloutStatus {

@@ -20,7 +20,7 @@ import type {
   V1Pod,
   V1PodCondition,
   V1PodTemplateSpec,
-} from '@kubernetes/client-node';
+} from '../kube/objects.js';
 import { REVISION_ANNOTATION } from '../rollout/workload-status.js';
 
 const NOT_CACHED = Object.freeze({});

@@ -5,7 +5,7 @@
 // the shared informers held for the whole operation (one Deployment and one Pod watch per
 // namespace, whatever the number of operations); and one deadline and the caller's
 // AbortSignal around all of it, releasing every watch, timer and request on the way out.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import {
   ReplaySubject,
   asyncScheduler,

@@ -2,7 +2,7 @@
 // namespace: the Deployment by name, and its Pods by container-id label. Both informers
 // select managed=true, so one Deployment watch and one Pod watch per namespace serve every
 // provisioning in it. They cache only the fields the rollout streams read (cached-fields.ts).
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { defer, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { SharedInformer } from '../informers/shared-informer.js';
