@@ -61,7 +61,7 @@ afterAll(() => {
 const project = (): string => join(scratch, 'consumer');
 
 describe('npm pack', () => {
-  it('ships both entry points with their types, the CLI and the notices, and no sources, tests or benchmarks', () => {
+  it('ships both entry points with their types, the CLI, the live page and the notices, and no sources, tests or benchmarks', () => {
     for (const expected of [
       'package.json',
       'README.md',
@@ -75,10 +75,15 @@ describe('npm pack', () => {
       'dist/cli/main.js',
       'dist/cli/kube-provision.js',
       'dist/THIRD-PARTY-NOTICES.md',
+      'web/index.html',
+      'web/live.js',
+      'web/live.css',
     ]) {
       expect(files).toContain(expected);
     }
-    expect(files.filter((file) => !file.startsWith('dist/') && !['package.json', 'README.md'].includes(file))).toEqual([]);
+    expect(
+      files.filter((file) => !file.startsWith('dist/') && !file.startsWith('web/') && !['package.json', 'README.md'].includes(file)),
+    ).toEqual([]);
     expect(
       files.filter((file) => /(^|\/)(test|tests|bench|src|scripts|examples)\/|\.test\.|\.map$|\.ts$/.test(file) && !file.endsWith('.d.ts')),
     ).toEqual([]);
