@@ -34,11 +34,22 @@ export type {
   V1ContainerStatus,
   V1Deployment,
   V1DeploymentCondition,
+  V1EnvVar,
+  V1LimitRange,
+  V1Namespace,
+  V1Node,
   V1ObjectMeta,
   V1OwnerReference,
   V1Pod,
   V1PodCondition,
+  V1ResourceAttributes,
+  V1ResourceQuota,
+  V1ResourceRequirements,
+  V1SelfSubjectAccessReview,
+  V1SelfSubjectReview,
+  V1Taint,
   V1Time,
+  VersionInfo,
 } from './kube/objects.js';
 
 // Informers: one shared watch per client, kind, namespace and selector.

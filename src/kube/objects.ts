@@ -1,5 +1,6 @@
 // The Kubernetes objects this library builds, reads and hands out (apps/v1 Deployment,
-// v1 Pod), typed as the JSON the API server sends: only the fields the library sets or
+// v1 Pod; for the cluster check v1 Node, Namespace, LimitRange, ResourceQuota, the
+// self-subject reviews, rbac/v1 Role and /version), typed as the JSON the API server sends: only the fields the library sets or
 // reads, named as in the Kubernetes API. They are our own so that the published type
 // declarations need nothing from @kubernetes/client-node (which the build bundles and does
 // not install). An object typed by client-node's models of the same name is assignable to
