@@ -1,4 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// The published bundle replaces undici, which client-node imports only for its fetch
+// transport, with a stand-in (scripts/build.ts); the unit tests load client-node the same way.
+const undiciStandIn = fileURLToPath(new URL('scripts/build/undici-stand-in.mjs', import.meta.url));
 
 // Two projects: `unit` (fakes, marble tests, no cluster) and `integration` (a real
 // kube-apiserver, controller manager and scheduler with KWOK, started once per run).
@@ -10,6 +15,18 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/marble/**/*.test.ts'],
           environment: 'node',
+          alias: { undici: undiciStandIn },
+          server: { deps: { inline: ['@kubernetes/client-node'] } },
+        },
+      },
+      {
+        test: {
+          // The packed tarball in scratch projects (Jest, tsc); installs from the npm registry.
+          name: 'package',
+          include: ['test/package/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
         },
       },
       {

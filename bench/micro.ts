@@ -24,7 +24,8 @@ import { PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment as WireDeployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../src/kube/objects.js';
 import { NEVER, Subject, filter, map, type Observable, type Subscription } from 'rxjs';
 import type { ReflectorEvent } from '../src/informers/reflector.js';
 import type * as SharedInformerModule from '../src/informers/shared-informer.js';
@@ -35,12 +36,12 @@ import { fmt, markdownTable, median } from './lib/stats.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-// The built package (tsc output), as users run it, not tsx's transpilation of src/:
-// `npm run bench:micro` builds first. Typed from src/, which dist/ is built from.
-const fromDist = (path: string): Promise<unknown> => import(resolve(REPO_ROOT, 'dist', path));
-const { SharedInformer } = (await fromDist('informers/shared-informer.js')) as typeof SharedInformerModule;
-const { awaitRollout } = (await fromDist('rollout/await-rollout.js')) as typeof AwaitRolloutModule;
-const { DEPLOYMENTS_BY_NAME } = (await fromDist('workload/rollout-sources.js')) as typeof RolloutSourcesModule;
+// The library's modules from src/, compiled by tsx's esbuild as the build's bundle is (the
+// published dist/ is one bundle that does not export these internals).
+const fromSrc = (path: string): Promise<unknown> => import(resolve(REPO_ROOT, 'src', path));
+const { SharedInformer } = (await fromSrc('informers/shared-informer.ts')) as typeof SharedInformerModule;
+const { awaitRollout } = (await fromSrc('rollout/await-rollout.ts')) as typeof AwaitRolloutModule;
+const { DEPLOYMENTS_BY_NAME } = (await fromSrc('workload/rollout-sources.ts')) as typeof RolloutSourcesModule;
 
 const { values } = parseArgs({
   options: {
@@ -99,7 +100,7 @@ const timestamp = (text: string): Date => text as unknown as Date;
  * create and of the controller's status updates, timestamps as strings, and the status
  * the controller writes in phase `phase` of a rollout.
  */
-function deployment(index: number, phase: number, resourceVersion: number): V1Deployment {
+function deployment(index: number, phase: number, resourceVersion: number): WireDeployment {
   const name = deploymentName(index);
   const containerId = String(index);
   const observed = phase === 0 ? 0 : 1;

@@ -44,6 +44,30 @@ export type {
   WatchParams,
   WatchedKind,
 } from './kube/client.js';
+// The Kubernetes objects as the API server sends them (only the fields the library uses).
+export type {
+  V1Container,
+  V1ContainerState,
+  V1ContainerStatus,
+  V1Deployment,
+  V1DeploymentCondition,
+  V1EnvVar,
+  V1LimitRange,
+  V1Namespace,
+  V1Node,
+  V1ObjectMeta,
+  V1OwnerReference,
+  V1Pod,
+  V1PodCondition,
+  V1ResourceAttributes,
+  V1ResourceQuota,
+  V1ResourceRequirements,
+  V1SelfSubjectAccessReview,
+  V1SelfSubjectReview,
+  V1Taint,
+  V1Time,
+  VersionInfo,
+} from './kube/objects.js';
 
 // Informers: one shared watch per client, kind, namespace and selector.
 export { InformerRegistry, defaultInformerRegistry, type InformerRequest } from './informers/registry.js';

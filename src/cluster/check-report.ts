@@ -9,7 +9,7 @@ import type {
   V1SelfSubjectAccessReview,
   V1SelfSubjectReview,
   VersionInfo,
-} from '@kubernetes/client-node';
+} from '../kube/objects.js';
 import {
   ApiTimeoutError,
   ApiUnreachableError,

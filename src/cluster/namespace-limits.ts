@@ -2,7 +2,7 @@
 // the same rules the API server's LimitRanger and ResourceQuota admission apply when the
 // ReplicaSet controller creates the Pod, for the CPU and memory (and the counts) of our
 // one-container Pod, whose requests equal its limits.
-import type { V1LimitRange, V1ResourceQuota, V1ScopedResourceSelectorRequirement } from '@kubernetes/client-node';
+import type { V1LimitRange, V1ResourceQuota, V1ScopedResourceSelectorRequirement } from '../kube/objects.js';
 import { cpuMillicores, formatBytes, formatMillicores, quantityUnits } from '../spec/parse-quantity.js';
 
 /** What one Pod of the workload asks for; requests equal limits. */

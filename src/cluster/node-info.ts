@@ -1,7 +1,7 @@
 // What nodes() reports of a node, and how much of it Pods already request: pure
 // functions of the Node and of the Pods bound to it, plus the projections the node and
 // pod informers cache (only the fields read here).
-import type { V1Container, V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
+import type { V1Container, V1Node, V1Pod, V1Taint } from '../kube/objects.js';
 import { cpuMillicores, quantityUnits } from '../spec/parse-quantity.js';
 
 export interface NodeResources {

@@ -9,7 +9,7 @@
 //     every Pod that starts or ends; each node's sum is recomputed from its own Pods only.
 //   - nodes() makes the same selected list once, beside one list of nodes: two requests,
 //     and an unreachable API, a 401 or a 403 is an error at once (an informer would retry).
-import { type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { type V1Node, type V1Pod } from '../kube/objects.js';
 import {
   asyncScheduler,
   combineLatest,

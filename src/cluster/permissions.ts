@@ -1,7 +1,7 @@
 // The RBAC permissions each of the library's operations needs in the workload's namespace:
 // ONE table, which check() reviews verb by verb (SelfSubjectAccessReview, as
 // `kubectl auth can-i` does) and from which the docs and roleFor() render a Role.
-import type { V1PolicyRule, V1Role } from '@kubernetes/client-node';
+import type { V1PolicyRule, V1Role } from '../kube/objects.js';
 
 export interface Permission {
   readonly verb: string;

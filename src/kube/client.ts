@@ -11,7 +11,7 @@ import type {
   V1SelfSubjectAccessReview,
   V1SelfSubjectReview,
   VersionInfo,
-} from '@kubernetes/client-node';
+} from './objects.js';
 
 /** Namespaced kinds take a namespace, `ALL_NAMESPACES` for every one; `nodes` are cluster-scoped (namespace ''). */
 export type WatchedKind = 'deployments' | 'pods' | 'nodes';

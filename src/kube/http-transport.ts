@@ -1,5 +1,6 @@
-// HTTP to the API server over node:http(s), with client-node's KubeConfig supplying TLS
-// material and credentials (tokens, client certificates, exec plugins) per request.
+// HTTP to the API server over node:http(s), with a kubeconfig (client-node's KubeConfig)
+// supplying TLS material and credentials (tokens, client certificates, exec plugins) per
+// request. client-node's own fetch transport (undici) is never used.
 // We speak plain JSON instead of going through client-node's generated API because the
 // informer needs the wire objects as they are, every request must be bounded in time
 // (client-node sets no timeout), and a watch must be abortable at any moment, also before

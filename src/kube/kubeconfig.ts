@@ -29,6 +29,7 @@ export interface KubeconfigOptions {
   readonly tlsVerify?: boolean;
 }
 
+/** @internal The published declarations leave it out: it holds client-node's KubeConfig, which the build bundles. */
 export interface LoadedKubeconfig {
   readonly config: KubeConfig;
   readonly path: string;
@@ -44,6 +45,7 @@ export function resolveKubeconfigPath(explicit: string | undefined, env = proces
   return join(homedir(), '.kube', 'config');
 }
 
+/** @internal */
 export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfig {
   const path = resolveKubeconfigPath(options.kubeconfigPath);
   let text: string;
@@ -133,7 +135,8 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfi
 
 function yamlProblem(error: unknown): string {
   const yaml = error as { name?: string; mark?: { line?: number } };
-  if (yaml?.name === 'YAMLException') {
+  // js-yaml 5 also throws for a document with no content (only comments), without a position.
+  if (yaml?.name === 'YAMLException' && yaml.mark) {
     return `not valid YAML${yaml.mark?.line !== undefined ? ` at line ${yaml.mark.line + 1}` : ''}`;
   }
   // client-node's structural checks name a field path only ("clusters[0].cluster.server is missing").

@@ -8,7 +8,7 @@ import type {
   V1SelfSubjectAccessReview,
   V1SelfSubjectReview,
   VersionInfo,
-} from '@kubernetes/client-node';
+} from './objects.js';
 import type {
   ConnectionInfo,
   DeleteOptions,

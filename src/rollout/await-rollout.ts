@@ -6,7 +6,7 @@
 // same name with another UID is an older, deleted Deployment whose status must never be
 // read as ours. Each snapshot is evaluated as it arrives; the only timer is the failure
 // policy's grace window, and only while a Pod problem or a create failure is open.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';

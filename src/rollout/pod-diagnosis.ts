@@ -1,7 +1,7 @@
 // diagnosePod(): what one Pod is doing, or why it cannot run, as a value; undefined when
 // it is running and ready. Reads only the Pod's status, in the order a user would look:
 // failed pod, scheduling, init containers, then the containers.
-import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1Pod } from '../kube/objects.js';
 import { oneLine } from '../text.js';
 import type { PodDiagnosis } from './events.js';
 

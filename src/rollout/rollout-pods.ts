@@ -3,7 +3,7 @@
 // fails a new rollout. The deployment controller names the new ReplicaSet in its
 // Progressing condition ("ReplicaSet \"web-5d8f\" is progressing." and similar); when it
 // has not yet, only an unambiguous set of Pods (one pod-template-hash) is used.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 
 const POD_TEMPLATE_HASH = 'pod-template-hash';
 const QUOTED_REPLICASET = /(?:ReplicaSet|replica set) "([^"]+)"/;

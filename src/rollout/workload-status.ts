@@ -21,7 +21,7 @@
 // means the template never changed, so the replicas did (starting); else updating.
 //
 // API unreachable (`unknown`) is not a fact about objects: see unknownStatus().
-import type { V1Container, V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment, V1Pod } from '../kube/objects.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../spec/labels.js';
 import { oneLine } from '../text.js';
 import { describeProgress } from './describe-progress.js';

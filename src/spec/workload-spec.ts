@@ -2,7 +2,7 @@
 // container. Every rule is checked before any request is sent, and every problem is
 // reported at once with its field path, so a caller can fix its input in one go.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidSpecError } from '../errors.js';
 import type { SpecIssue } from '../errors.js';
 import { ShellWordsError } from '../errors.js';

@@ -4,9 +4,10 @@
 // user visits: requests must name this server in Host (no DNS rebinding), and a POST
 // must carry a custom header (a cross-origin page cannot send one without a CORS
 // preflight, which this server never approves).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidOptionError, InvalidSpecError, KubeProvisionerError } from '../errors.js';
 import { errorForViewers } from '../sse/error-for-viewers.js';
@@ -20,8 +21,22 @@ export const DEFAULT_UI_PORT = 8765;
 export const ACTION_HEADER = 'x-kube-provision-ui';
 const MAX_BODY_BYTES = 64 * 1024;
 
-/** The page's files ship in the package's web/ folder, two levels above this module (src/ui or dist/ui). */
-export const WEB_DIR = fileURLToPath(new URL('../../web/', import.meta.url));
+/**
+ * The page's files ship in the package's web/ folder, at the package root: the nearest
+ * folder above this code that holds web/index.html. This code runs from src/ui (tests and
+ * tsx), from dist/bundle.js or from dist/cli/kube-provision.js (the CommonJS bundles, where
+ * import.meta.url is the bundle file's URL: see scripts/build.ts).
+ */
+export function webDir(): string {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(directory, 'web');
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+    const parent = dirname(directory);
+    if (parent === directory) throw new Error("kube-provisioner's web/ folder (the live page's files) is missing from the package");
+    directory = parent;
+  }
+}
 
 const PAGE_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
@@ -60,9 +75,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new InvalidOptionError('port', `port must be a whole number from 0 to 65535 (got ${port})`);
   }
-  const webDir = options.webDir ?? WEB_DIR;
+  const pageDir = options.webDir ?? webDir();
   const files = new Map(
-    Object.entries(PAGE_FILES).map(([path, { file, type }]) => [path, { body: readFileSync(`${webDir}/${file}`), type }]),
+    Object.entries(PAGE_FILES).map(([path, { file, type }]) => [path, { body: readFileSync(join(pageDir, file)), type }]),
   );
   const hub = options.hub;
   let allowedHosts: ReadonlySet<string> = new Set();

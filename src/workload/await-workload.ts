@@ -6,7 +6,7 @@
 //   awaitObserved  reconfigure of a stopped workload: the controller saw the new generation
 //   awaitRemoved   remove: the Deployment and every Pod of the workload are gone
 // Each emits a `waiting` event when what it waits for changes, and completes when done.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { asyncScheduler, combineLatest, distinctUntilChanged, map, takeWhile, type Observable, type SchedulerLike } from 'rxjs';
 import { diagnosePod } from '../rollout/pod-diagnosis.js';
 import { isoTime } from '../rx/clock-time.js';

@@ -23,7 +23,7 @@ import type {
   V1Pod,
   V1PodCondition,
   V1PodTemplateSpec,
-} from '@kubernetes/client-node';
+} from '../kube/objects.js';
 import { MalformedObjectError } from '../errors.js';
 import { REVISION_ANNOTATION } from '../rollout/workload-status.js';
 

@@ -3,7 +3,7 @@
 // labels) and not being deleted, and otherwise fails with ConflictError. It never
 // overwrites or patches an existing object: what it adopts is compared with the manifest
 // (`drift`), and the caller decides.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../kube/objects.js';
 import type { Observable } from 'rxjs';
 import { ConflictError, type DriftField } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';

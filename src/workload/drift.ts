@@ -2,7 +2,7 @@
 // field by field in the spec's words. Adoption uses it so that a retried create never
 // reports ready for a spec that was never applied. Pure; compares meaning, not text: the
 // API server canonicalises quantities ("1000m" is stored as "1") and drops empty env values.
-import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
 import type { DriftField } from '../errors.js';
 import { coresOf, mebibytesOf } from '../spec/parse-quantity.js';
 import { workloadContainer } from './workload-container.js';

@@ -8,7 +8,7 @@
 //     WorkloadSupersededError naming what superseded it;
 //   - a deletion (or a deletionTimestamp) or a replacement by another UID fails the same way.
 // Passes on `[ours]` for generation G only, so the waiters downstream read one object.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../kube/objects.js';
 import { Observable, type OperatorFunction } from 'rxjs';
 import { WorkloadSupersededError, type WorkloadOperation } from '../errors.js';
 

@@ -5,7 +5,7 @@
 // the shared informers held for the whole operation (one Deployment and one Pod watch per
 // namespace, whatever the number of operations); and one deadline and the caller's
 // AbortSignal around all of it, releasing every watch, timer and request on the way out.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import {
   ReplaySubject,
   asyncScheduler,
@@ -161,7 +161,15 @@ export function runOperation(
   });
 }
 
-const OPERATION_OPTION_NAMES: readonly string[] = ['timeoutMs', 'signal', 'containerId', 'instance', 'failurePolicy', 'scheduler', 'informers'];
+const OPERATION_OPTION_NAMES: readonly string[] = [
+  'timeoutMs',
+  'signal',
+  'containerId',
+  'instance',
+  'failurePolicy',
+  'scheduler',
+  'informers',
+];
 /** Options only some operations take. */
 const EXTRA_OPTION_NAMES: Partial<Record<WorkloadOperation, readonly string[]>> = { reconfigure: ['rollbackOnFailure'] };
 

@@ -6,7 +6,7 @@
 //
 // A namespace that cannot be listed has no workloads to call `unknown`: list() rejects
 // with the typed error (ApiUnreachableError, ApiTimeoutError past `timeoutMs`, ...).
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '../kube/objects.js';
 import { OperationAbortedError, ApiTimeoutError } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';

@@ -2,7 +2,7 @@
 // deep-equal output (no clock, no randomness), and no undefined fields, so the object
 // equals its own JSON round trip.
 
-import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
 import { InvalidOptionError, InvalidSpecError } from '../errors.js';
 import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../spec/names.js';
 import type { WorkloadSpec } from '../spec/workload-spec.js';

@@ -13,7 +13,7 @@
 // rollbackOnFailure: when that rollout fails, the containers read before the change are
 // written back (what `kubectl rollout undo` restores from the previous ReplicaSet) and
 // their rollout awaited; the error, a ReconfigureFailedError, says whether that worked.
-import type { V1Container, V1Deployment } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment } from '../kube/objects.js';
 import { catchError, concat, concatMap, defer, map, of, switchMap, throwError, type Observable } from 'rxjs';
 import { ConflictError, ReconfigureFailedError, RolloutFailedError, WorkloadSupersededError, type WorkloadOperation } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';

@@ -4,7 +4,7 @@
 // label, or no instance label), so one Deployment watch and one Pod watch per namespace and
 // installation serve every provisioning in it, and another installation's Pods with the
 // same container-id never reach it. They cache only the fields the rollout streams read (cached-fields.ts).
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { defer, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { SharedInformer } from '../informers/shared-informer.js';

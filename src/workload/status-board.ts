@@ -12,7 +12,7 @@
 // time and a grace window ending is a timer of that workload alone. While either
 // informer is disconnected (the API server is unreachable), every workload is `unknown`
 // with the reason; when both are connected again, every workload is evaluated afresh.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerNotice } from '../informers/shared-informer.js';
 import type { PodDiagnosis } from '../rollout/events.js';

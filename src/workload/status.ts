@@ -8,7 +8,7 @@
 // 5xx/429 gives `unknown` with the reason: never a throw. What needs the caller to act
 // (401, 403, an untrusted certificate, a bad provider ID or option) is thrown as a typed
 // error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { asyncScheduler, catchError, lastValueFrom, map, of, throwError, timeout, type SchedulerLike } from 'rxjs';
 import { NotFoundError, OperationAbortedError } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';

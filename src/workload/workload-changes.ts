@@ -2,7 +2,7 @@
 // field rules as creation (the zod schemas of workload-spec.ts), and applied to the live
 // container as a pure function: same container and changes in, same container out, with
 // the list of fields that really changed (in the spec's words).
-import type { V1Container, V1EnvVar, V1ResourceRequirements } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1ResourceRequirements } from '../kube/objects.js';
 import { z } from 'zod';
 import { InvalidSpecError, type SpecIssue } from '../errors.js';
 import { coresOf, mebibytesOf } from '../spec/parse-quantity.js';

@@ -3,7 +3,7 @@
 // own (nothing, watch, timer or socket, may keep it alive).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../../src/kube/objects.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { CONTAINER_ID_LABEL } from '../../src/spec/labels.js';

@@ -5,7 +5,7 @@
 // on its own (nothing left open), print what it did, and leave the cluster as it says.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../../src/kube/objects.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { clusterEnv } from '../support/cluster-env.js';

@@ -6,7 +6,7 @@
 // controller never marks NewReplicaSetAvailable, completing instead of waiting forever.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../../src/kube/objects.js';
 import { InvalidSpecError } from '../../src/errors.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';

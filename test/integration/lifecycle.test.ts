@@ -2,7 +2,7 @@
 // plane (kube-apiserver, controller manager, scheduler; KWOK kubelets). kubectl, a real and
 // independent client, checks what happened; a counting proxy (test/support/api-proxy.ts)
 // proves what was, and was not, written.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { lastValueFrom, tap, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

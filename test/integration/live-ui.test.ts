@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, KubeConfig, type V1Deployment as ClientNodeDeployment } from '@kubernetes/client-node';
 import type { Browser, Page } from 'playwright-core';
 import { concat, lastValueFrom, map, of, timer, toArray, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -311,7 +311,9 @@ describe('live page: 200 workloads', () => {
         namespace: setup.namespace,
       }),
     );
-    await Promise.all(items.map((body) => apps.createNamespacedDeployment({ namespace: setup.namespace, body })));
+    await Promise.all(
+      items.map((body) => apps.createNamespacedDeployment({ namespace: setup.namespace, body: body as ClientNodeDeployment })),
+    );
 
     const allIn = (state: string) =>
       page.waitForFunction(

@@ -3,7 +3,7 @@
 // proxy), creating -> running, a failing image, scaling to 0 and back with kubectl, and
 // Deployments that are not ours. kubectl is the independent client that makes the changes
 // and cross-checks what we report.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '../../src/kube/objects.js';
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';

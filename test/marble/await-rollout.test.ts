@@ -1,7 +1,7 @@
 // Marble tests (RxJS TestScheduler, virtual time) for the readiness pipeline. The informer
 // streams are hot marbles carrying Deployment and Pod objects from test/support/fixtures.ts,
 // shaped like the deployment controller's and kubelet's writes; no cluster is involved.
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '../../src/kube/objects.js';
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';

@@ -3,7 +3,7 @@
 // left" (with and without replica counts), reconfigure-while-stopped's "observed", remove's
 // "gone", and a start's rollout with the Pods of the previous revision left out. The
 // informer streams are hot marbles of fixtures shaped like the controllers' writes.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';

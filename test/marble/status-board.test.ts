@@ -4,7 +4,7 @@
 // change and none for a non-change, routing by container-id, the failure policy's grace
 // windows over time, deletion, the API server unreachable and back, and status$'s
 // `missing`. No API server is involved.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { Observable, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';

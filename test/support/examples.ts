@@ -36,6 +36,8 @@ export const EXAMPLES: Readonly<Record<string, ExampleNeeds>> = {
   'check-cluster.mjs': 'tested by test/integration/check.test.ts',
   'nodes-and-fits.mjs': 'tested by test/integration/check.test.ts',
   'manager-node-check.cjs': 'tested by test/integration/check.test.ts',
+  'require-commonjs.cjs': 'tested by test/package/package.test.ts',
+  'import-esm.mjs': 'tested by test/package/package.test.ts',
 };
 
 export function exampleFiles(): string[] {

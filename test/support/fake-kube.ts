@@ -13,7 +13,7 @@ import type {
   V1SelfSubjectAccessReview,
   V1SelfSubjectReview,
   VersionInfo,
-} from '@kubernetes/client-node';
+} from '../../src/kube/objects.js';
 import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';

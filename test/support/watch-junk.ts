@@ -5,7 +5,7 @@
 // stream in which the rollout completes, so a test can tell "recovered" from "hung".
 import fc from 'fast-check';
 import type { SchedulerLike, Subscription } from 'rxjs';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../../src/kube/objects.js';
 import type { KindMap, KubernetesClient, ObjectList, WatchHandle, WatchHandlers, WatchParams, WatchedKind } from '../../src/kube/client.js';
 import { Scrubber } from '../../src/kube/scrub.js';
 import { WatchStreamReader } from '../../src/kube/watch-stream.js';

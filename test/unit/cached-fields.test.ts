@@ -1,7 +1,7 @@
 // The informers cache projections of Deployments and Pods (cached-fields.ts). What every
 // reader computes from a projection must equal what it computes from the full object, for
 // every state the fixtures model; and the projections leave their input untouched.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
 import { cachedDeploymentFields, cachedPodFields } from '../../src/workload/cached-fields.js';
@@ -119,7 +119,7 @@ describe('cachedDeploymentFields', () => {
       uid: full.metadata?.uid,
       resourceVersion: '77',
     });
-    expect(cached.metadata?.managedFields).toBeUndefined();
+    expect(cached.metadata).not.toHaveProperty('managedFields');
     // Of the annotations, the revision only; of the pod template, each container's name, image and resources.
     expect(cached.metadata?.annotations).toEqual({ [REVISION_ANNOTATION]: '1' });
     expect(cached.metadata?.labels).toEqual(full.metadata?.labels);
@@ -165,7 +165,7 @@ describe('cachedPodFields', () => {
   it.each(Object.entries(deployments))('gives currentRolloutPods() the same Pods for the %s Deployment', (_, owner) => {
     const all = Object.values(pods);
     const cached = all.map((full) => cachedPodFields(withManagedFields(full)));
-    const names = (selected: readonly V1Pod[]) => selected.map((selectedPod) => selectedPod.metadata?.name);
+    const names = (selected: readonly { metadata?: { name?: string } }[]) => selected.map((selectedPod) => selectedPod.metadata?.name);
     expect(names(currentRolloutPods(cachedDeploymentFields(owner), cached))).toEqual(names(currentRolloutPods(owner, all)));
     // A single revision: the pod-template-hash label decides when no ReplicaSet is named yet.
     const oneRevision = [pods.running!, pods.ready!];
@@ -178,7 +178,7 @@ describe('cachedPodFields', () => {
     const full = withManagedFields(pods.labelled!);
     const cached = cachedPodFields(full);
     expect(containerIdOf(cached)).toBe('42');
-    expect(cached.metadata?.managedFields).toBeUndefined();
+    expect(cached.metadata).not.toHaveProperty('managedFields');
     expect(cached.spec?.containers).toEqual([{ name: 'manager' }]);
   });
 

@@ -23,7 +23,7 @@ import {
   unschedulablePod,
   waitingPod,
 } from '../support/fixtures.js';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '../../src/kube/objects.js';
 
 const inProgress: RolloutStatus = rolloutStatus(progressingDeployment({ replicas: 2, readyReplicas: 1, availableReplicas: 1 }));
 

@@ -1,7 +1,7 @@
 // workloadDrift(): the manifest buildDeployment() makes, against the same Deployment as
 // kube-apiserver returns it (quantities canonicalised, empty env values dropped, server
 // defaults added), and against edited copies. Pure; no cluster.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { isReconfigurable, workloadDrift } from '../../src/workload/drift.js';
 import { buildDeployment } from '../../src/workload/manifest.js';

@@ -26,7 +26,7 @@ import {
   quotaMessage,
   API_SERVER_RESTART_CREATE_ERROR,
 } from '../support/fixtures.js';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '../../src/kube/objects.js';
 
 const POD = 'web-7c9f5d-x2k4p';
 

@@ -3,7 +3,7 @@
 // deployment controller and the kubelet by writing their statuses; the real control plane
 // is in test/integration/lifecycle.test.ts). What each operation writes, when it writes
 // nothing, what it waits for, and how it ends.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import {

@@ -1,4 +1,4 @@
-import type { V1Container, V1Deployment } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError, InvalidSpecError } from '../../src/errors.js';
 import {

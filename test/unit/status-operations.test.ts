@@ -1,6 +1,6 @@
 // status(), list(), statuses$ and status$ against FakeKubernetes, an in-memory stand-in for
 // the API server (unit tests: the real control plane is in test/integration/status.test.ts).
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { firstValueFrom, takeWhile, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import {

@@ -1,7 +1,7 @@
 // reconfigure()'s input: validation with creation's field rules, and the pure application
 // of the changes to a live container (shaped as the API server returns it: quantities
 // canonicalised, empty env values dropped). No cluster, no fake.
-import type { V1Container } from '@kubernetes/client-node';
+import type { V1Container } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { InvalidSpecError } from '../../src/errors.js';
 import { coresOf, mebibytesOf, quantityUnits } from '../../src/spec/parse-quantity.js';

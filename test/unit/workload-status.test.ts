@@ -1,7 +1,7 @@
 // Unit tests for the pure status mapping (workloadStatus, unknownStatus, sameWorkloadStatus):
 // every row of the table, on Deployments and Pods shaped as the controllers and the kubelet
 // write them (test/support/fixtures.ts). No API server is involved.
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { sameWorkloadStatus } from '../../src/rollout/same-workload-status.js';
 import { unknownStatus } from '../../src/rollout/unknown-status.js';

@@ -2,7 +2,7 @@
 // its node and the node's site eager-loaded) into a ContainerRecord. Column names are
 // Manager's: `containerId` holds the provider ID, `ipv4Address` the IP, `environmentVars`
 // the user's variables as a JSON object.
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidContainerRecordError } from '../errors.js';
 import { normalizeEnvironment } from '../providers/environment.js';
 import type { ContainerId, ContainerRecord, ContainerResources } from '../providers/types.js';

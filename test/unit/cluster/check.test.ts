@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { V1ResourceAttributes } from '@kubernetes/client-node';
+import type { V1ResourceAttributes } from '../../../src/kube/objects.js';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { check, type CheckOptions } from '../../../src/cluster/check.js';

@@ -1,5 +1,5 @@
 // Nodes and Pods as the API server returns them, for the cluster unit tests.
-import type { V1Node, V1Pod, V1Taint } from '@kubernetes/client-node';
+import type { V1Node, V1Pod, V1Taint } from '../../../src/kube/objects.js';
 
 /** A node with two InternalIPs (dual stack), no ExternalIP, 4 CPUs, 8Gi and 110 Pods unless told. */
 export function node(

@@ -1,6 +1,6 @@
 // The LimitRange and ResourceQuota rules a workload's Pod meets at admission (pure; the
 // integration suite shows the real API server refusing what these rules refuse).
-import type { V1LimitRange, V1ResourceQuota } from '@kubernetes/client-node';
+import type { V1LimitRange, V1ResourceQuota } from '../../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { limitRangeRefusals, resourceQuotaRefusals, type PodRequest } from '../../../src/cluster/namespace-limits.js';
 

@@ -4,7 +4,7 @@
 import { asyncScheduler, lastValueFrom, of, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../../../src/kube/objects.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
 import type { LifecycleEvent } from '../../../src/workload/lifecycle-events.js';
 import type { WorkloadStatusValue } from '../../../src/rollout/workload-status.js';

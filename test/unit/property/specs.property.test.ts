@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { lastValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment } from '../../../src/kube/objects.js';
 import { parseCreateArgs } from '../../../src/cli/args.js';
 import { InvalidSpecError, KubeProvisionerError } from '../../../src/errors.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';

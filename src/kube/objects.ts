@@ -1,0 +1,423 @@
+// The Kubernetes objects this library builds, reads and hands out (apps/v1 Deployment,
+// v1 Pod; for the cluster check v1 Node, Namespace, LimitRange, ResourceQuota, the
+// self-subject reviews, rbac/v1 Role and /version), typed as the JSON the API server sends: only the fields the library sets or
+// reads, named as in the Kubernetes API. They are our own so that the published type
+// declarations need nothing from @kubernetes/client-node (which the build bundles and does
+// not install). An object typed by client-node's models of the same name is assignable to
+// these, so a caller may pass either.
+
+/** RFC 3339 text as the API server sends it; client-node's generated API turns it into a Date. */
+export type V1Time = string | Date;
+
+export interface V1OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface V1ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: V1Time;
+  deletionTimestamp?: V1Time;
+  labels?: { [key: string]: string };
+  annotations?: { [key: string]: string };
+  ownerReferences?: V1OwnerReference[];
+  finalizers?: string[];
+}
+
+export interface V1LabelSelector {
+  matchLabels?: { [key: string]: string };
+}
+
+export interface V1ObjectFieldSelector {
+  fieldPath: string;
+  apiVersion?: string;
+}
+
+export interface V1ResourceFieldSelector {
+  resource: string;
+  containerName?: string;
+  divisor?: string;
+}
+
+export interface V1KeySelector {
+  key: string;
+  name?: string;
+  optional?: boolean;
+}
+
+export interface V1EnvVarSource {
+  fieldRef?: V1ObjectFieldSelector;
+  resourceFieldRef?: V1ResourceFieldSelector;
+  configMapKeyRef?: V1KeySelector;
+  secretKeyRef?: V1KeySelector;
+}
+
+export interface V1EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: V1EnvVarSource;
+}
+
+export interface V1ResourceRequirements {
+  limits?: { [key: string]: string };
+  requests?: { [key: string]: string };
+}
+
+export interface V1Container {
+  name: string;
+  image?: string;
+  command?: string[];
+  args?: string[];
+  env?: V1EnvVar[];
+  resources?: V1ResourceRequirements;
+  /** `Always` on an init container makes it a sidecar. */
+  restartPolicy?: string;
+  /** Defaulted by the API server. */
+  imagePullPolicy?: string;
+  terminationMessagePath?: string;
+  terminationMessagePolicy?: string;
+}
+
+export interface V1PodSpec {
+  containers: V1Container[];
+  initContainers?: V1Container[];
+  nodeName?: string;
+  hostname?: string;
+  enableServiceLinks?: boolean;
+  automountServiceAccountToken?: boolean;
+  /** Pod-level resources (the PodLevelResources feature). */
+  resources?: V1ResourceRequirements;
+  /** Resources the runtime class adds to each Pod. */
+  overhead?: { [key: string]: string };
+}
+
+export interface V1PodTemplateSpec {
+  metadata?: V1ObjectMeta;
+  spec?: V1PodSpec;
+}
+
+export interface V1DeploymentStrategy {
+  type?: string;
+}
+
+export interface V1DeploymentSpec {
+  replicas?: number;
+  selector: V1LabelSelector;
+  template: V1PodTemplateSpec;
+  strategy?: V1DeploymentStrategy;
+  revisionHistoryLimit?: number;
+  progressDeadlineSeconds?: number;
+  minReadySeconds?: number;
+  paused?: boolean;
+}
+
+export interface V1DeploymentCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastUpdateTime?: V1Time;
+  lastTransitionTime?: V1Time;
+}
+
+export interface V1DeploymentStatus {
+  observedGeneration?: number;
+  replicas?: number;
+  updatedReplicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  unavailableReplicas?: number;
+  conditions?: V1DeploymentCondition[];
+}
+
+export interface V1Deployment {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec?: V1DeploymentSpec;
+  status?: V1DeploymentStatus;
+}
+
+export interface V1ContainerStateWaiting {
+  reason?: string;
+  message?: string;
+}
+
+export interface V1ContainerStateRunning {
+  startedAt?: V1Time;
+}
+
+export interface V1ContainerStateTerminated {
+  exitCode: number;
+  signal?: number;
+  reason?: string;
+  message?: string;
+  startedAt?: V1Time;
+  finishedAt?: V1Time;
+  containerID?: string;
+}
+
+export interface V1ContainerState {
+  waiting?: V1ContainerStateWaiting;
+  running?: V1ContainerStateRunning;
+  terminated?: V1ContainerStateTerminated;
+}
+
+export interface V1ContainerStatus {
+  name: string;
+  image: string;
+  imageID: string;
+  ready: boolean;
+  restartCount: number;
+  started?: boolean;
+  containerID?: string;
+  state?: V1ContainerState;
+  lastState?: V1ContainerState;
+}
+
+export interface V1PodCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastProbeTime?: V1Time;
+  lastTransitionTime?: V1Time;
+}
+
+export interface V1PodStatus {
+  phase?: string;
+  reason?: string;
+  message?: string;
+  startTime?: V1Time;
+  podIP?: string;
+  conditions?: V1PodCondition[];
+  initContainerStatuses?: V1ContainerStatus[];
+  containerStatuses?: V1ContainerStatus[];
+}
+
+export interface V1Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec?: V1PodSpec;
+  status?: V1PodStatus;
+}
+
+// The cluster check (src/cluster/): nodes, namespaces, their limits and quotas, who the
+// credentials are and what they may do, and the server's version.
+
+export interface V1Taint {
+  key: string;
+  value?: string;
+  effect: string;
+  timeAdded?: V1Time;
+}
+
+export interface V1NodeSpec {
+  unschedulable?: boolean;
+  taints?: V1Taint[];
+  providerID?: string;
+  podCIDR?: string;
+}
+
+export interface V1NodeCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastHeartbeatTime?: V1Time;
+  lastTransitionTime?: V1Time;
+}
+
+export interface V1NodeSystemInfo {
+  architecture: string;
+  operatingSystem: string;
+  kubeletVersion: string;
+  containerRuntimeVersion: string;
+  kernelVersion: string;
+  osImage: string;
+  kubeProxyVersion?: string;
+  machineID?: string;
+  systemUUID?: string;
+  bootID?: string;
+}
+
+export interface V1NodeAddress {
+  type: string;
+  address: string;
+}
+
+export interface V1NodeStatus {
+  addresses?: V1NodeAddress[];
+  allocatable?: { [key: string]: string };
+  capacity?: { [key: string]: string };
+  conditions?: V1NodeCondition[];
+  nodeInfo?: V1NodeSystemInfo;
+  phase?: string;
+}
+
+export interface V1Node {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec?: V1NodeSpec;
+  status?: V1NodeStatus;
+}
+
+export interface V1NamespaceSpec {
+  finalizers?: string[];
+}
+
+export interface V1NamespaceStatus {
+  phase?: string;
+}
+
+export interface V1Namespace {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec?: V1NamespaceSpec;
+  status?: V1NamespaceStatus;
+}
+
+export interface V1LimitRangeItem {
+  type: string;
+  _default?: { [key: string]: string };
+  defaultRequest?: { [key: string]: string };
+  max?: { [key: string]: string };
+  min?: { [key: string]: string };
+  maxLimitRequestRatio?: { [key: string]: string };
+}
+
+export interface V1LimitRangeSpec {
+  limits: V1LimitRangeItem[];
+}
+
+export interface V1LimitRange {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec?: V1LimitRangeSpec;
+}
+
+export interface V1ScopedResourceSelectorRequirement {
+  scopeName: string;
+  operator: string;
+  values?: string[];
+}
+
+export interface V1ScopeSelector {
+  matchExpressions?: V1ScopedResourceSelectorRequirement[];
+}
+
+export interface V1ResourceQuotaSpec {
+  hard?: { [key: string]: string };
+  scopes?: string[];
+  scopeSelector?: V1ScopeSelector;
+}
+
+export interface V1ResourceQuotaStatus {
+  hard?: { [key: string]: string };
+  used?: { [key: string]: string };
+}
+
+export interface V1ResourceQuota {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec?: V1ResourceQuotaSpec;
+  status?: V1ResourceQuotaStatus;
+}
+
+export interface V1UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: { [key: string]: string[] };
+}
+
+export interface V1SelfSubjectReviewStatus {
+  userInfo?: V1UserInfo;
+}
+
+export interface V1SelfSubjectReview {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  status?: V1SelfSubjectReviewStatus;
+}
+
+export interface V1ResourceAttributes {
+  namespace?: string;
+  verb?: string;
+  group?: string;
+  version?: string;
+  resource?: string;
+  subresource?: string;
+  name?: string;
+}
+
+export interface V1NonResourceAttributes {
+  path?: string;
+  verb?: string;
+}
+
+export interface V1SelfSubjectAccessReviewSpec {
+  resourceAttributes?: V1ResourceAttributes;
+  nonResourceAttributes?: V1NonResourceAttributes;
+}
+
+export interface V1SubjectAccessReviewStatus {
+  allowed: boolean;
+  denied?: boolean;
+  reason?: string;
+  evaluationError?: string;
+}
+
+export interface V1SelfSubjectAccessReview {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  spec: V1SelfSubjectAccessReviewSpec;
+  status?: V1SubjectAccessReviewStatus;
+}
+
+export interface V1PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+export interface V1Role {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  rules?: V1PolicyRule[];
+}
+
+/** The API server's /version. */
+export interface VersionInfo {
+  major: string;
+  minor: string;
+  gitVersion: string;
+  gitCommit?: string;
+  gitTreeState?: string;
+  buildDate?: string;
+  goVersion?: string;
+  compiler?: string;
+  platform?: string;
+  emulationMajor?: string;
+  emulationMinor?: string;
+  minCompatibilityMajor?: string;
+  minCompatibilityMinor?: string;
+}

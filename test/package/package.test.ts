@@ -1,0 +1,237 @@
+// The package as a user gets it: `npm pack` of the built tree, installed into scratch
+// projects from the tarball (with Jest, @types/node and their dependencies from the npm
+// registry). Checks what the tarball contains, that plain Jest 30 loads both entry points from
+// a CommonJS project (no NODE_OPTIONS, no Jest configuration), that TypeScript consumers
+// compile against our declarations without skipLibCheck (CommonJS with module node16, ESM with
+// nodenext), and that docs/runtime.md's examples run as written. `npm test` builds first.
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+/** Jest's major line that Manager uses. */
+const JEST = 'jest@30';
+/** Manager's Node line, for the consumers' Node types. */
+const NODE_TYPES = '@types/node@24';
+
+interface PackedFile {
+  readonly path: string;
+}
+
+let scratch: string;
+let tarball: string;
+let files: string[];
+
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = process.env): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 300_000 });
+}
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}
+
+function describeFailure(result: SpawnSyncReturns<string>): string {
+  return `exit ${String(result.status)}\n${result.stdout}\n${result.stderr}`;
+}
+
+beforeAll(() => {
+  expect(existsSync(join(root, 'dist', 'bundle.js')), 'dist/ is missing: run `npm run build` (npm test does)').toBe(true);
+  scratch = mkdtempSync(join(tmpdir(), 'kp-package-'));
+  const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: root, encoding: 'utf8' })) as {
+    filename: string;
+    files: PackedFile[];
+  }[];
+  tarball = join(scratch, packed[0]!.filename);
+  files = packed[0]!.files.map((file) => file.path).sort();
+
+  const project = join(scratch, 'consumer');
+  write(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'commonjs' }, null, 2));
+  const install = run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, JEST, NODE_TYPES], project);
+  expect(install.status, describeFailure(install)).toBe(0);
+}, 600_000);
+
+afterAll(() => {
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+const project = (): string => join(scratch, 'consumer');
+
+describe('npm pack', () => {
+  it('ships both entry points with their types, the CLI, the live page and the notices, and no sources, tests or benchmarks', () => {
+    for (const expected of [
+      'package.json',
+      'README.md',
+      'dist/package.json',
+      'dist/bundle.js',
+      'dist/client-node.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/manager/index.js',
+      'dist/manager/index.d.ts',
+      'dist/cli/main.js',
+      'dist/cli/kube-provision.js',
+      'dist/THIRD-PARTY-NOTICES.md',
+      'web/index.html',
+      'web/live.js',
+      'web/live.css',
+    ]) {
+      expect(files).toContain(expected);
+    }
+    expect(
+      files.filter((file) => !file.startsWith('dist/') && !file.startsWith('web/') && !['package.json', 'README.md'].includes(file)),
+    ).toEqual([]);
+    expect(
+      files.filter((file) => /(^|\/)(test|tests|bench|src|scripts|examples)\/|\.test\.|\.map$|\.ts$/.test(file) && !file.endsWith('.d.ts')),
+    ).toEqual([]);
+  });
+
+  it('declares only rxjs and zod as dependencies and the Node lines CI tests as engines', () => {
+    const manifest = JSON.parse(readFileSync(join(project(), 'node_modules', 'kube-provisioner', 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+      engines: Record<string, string>;
+    };
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(['rxjs', 'zod']);
+    expect(manifest.engines).toEqual({ node: '>=20.19' });
+  });
+
+  it('has declarations that import only rxjs, zod, Node built-ins and each other', () => {
+    const installed = join(project(), 'node_modules', 'kube-provisioner');
+    const foreign = files
+      .filter((file) => file.endsWith('.d.ts'))
+      .flatMap((file) =>
+        [...readFileSync(join(installed, file), 'utf8').matchAll(/(?:from|import\()\s*'([^']+)'/g)].map((match) => `${file}: ${match[1]!}`),
+      )
+      .filter((entry) => !/: (\.{1,2}\/|node:|rxjs$|zod$)/.test(entry));
+    expect(foreign).toEqual([]);
+  });
+});
+
+describe('plain Jest 30 in a CommonJS project', () => {
+  it('requires both entry points, provisions through a fake client and shares one core', () => {
+    write(
+      join(project(), '__tests__', 'kube-provisioner.test.js'),
+      `'use strict';
+const core = require('kube-provisioner');
+const manager = require('kube-provisioner/manager');
+
+test('both entry points load and share one copy of the core', () => {
+  expect(typeof core.KubernetesApi.fromConfig).toBe('function');
+  expect(typeof manager.createContainer).toBe('function');
+  expect(new manager.UnknownNodeTypeError('lxd', [])).toBeInstanceOf(core.KubeProvisionerError);
+  expect(new manager.UnknownNodeTypeError('lxd', [])).toBeInstanceOf(Error);
+  expect(() => core.parseWorkloadSpec({})).toThrow(core.InvalidSpecError);
+});
+
+test('a kubeconfig that is not there is a typed error, not a crash of the bundled client', () => {
+  expect(() => core.KubernetesApi.fromConfig({ kubeconfigPath: '/nonexistent/kubeconfig' })).toThrow(core.KubeconfigNotFoundError);
+});
+
+test('provision resolves to namespace/name with an in-memory client', async () => {
+  let stored;
+  const complete = () => ({
+    ...stored,
+    status: {
+      observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1,
+      conditions: [
+        { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable' },
+        { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "web-1" has successfully progressed.' },
+      ],
+    },
+  });
+  const client = {
+    namespace: 'default',
+    server: 'https://fake.invalid',
+    async createDeployment(namespace, body) {
+      stored = { ...body, metadata: { ...body.metadata, namespace, uid: 'uid-1', generation: 1, resourceVersion: '2' } };
+      return stored;
+    },
+    async readDeployment() { return stored; },
+    async list(kind) { return { items: kind === 'deployments' ? [complete()] : [], resourceVersion: '3' }; },
+    watch(kind, namespace, params, handlers) {
+      if (params.sendInitialEvents) {
+        client.list(kind).then(({ items, resourceVersion }) => {
+          for (const item of items) handlers.onEvent('ADDED', item);
+          handlers.onEvent('BOOKMARK', { metadata: { resourceVersion, annotations: { 'k8s.io/initial-events-end': 'true' } } });
+        });
+      }
+      return { abort() {} };
+    },
+  };
+  const result = await core.provision(client, { containerId: 42, nodeId: 7, hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 1024 }, { timeoutMs: 5000 });
+  expect(result).toMatchObject({ providerId: 'default/web', adopted: false });
+});
+`,
+    );
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS;
+    const jest = run(process.execPath, [join('node_modules', 'jest', 'bin', 'jest.js'), '--ci'], project(), env);
+    const output = `${jest.stdout}${jest.stderr}`;
+    expect(jest.status, output).toBe(0);
+    expect(output).toMatch(/Tests:\s+3 passed, 3 total/);
+    const version = run(process.execPath, [join('node_modules', 'jest', 'bin', 'jest.js'), '--version'], project(), env);
+    process.stdout.write(`Jest ${version.stdout.trim()} on Node ${process.version}: ${/Tests:.*/.exec(output)?.[0] ?? ''}\n`);
+    expect(version.stdout.trim()).toMatch(/^30\./);
+  });
+});
+
+describe('TypeScript consumers, without skipLibCheck', () => {
+  const consumerSource = `import { KubernetesApi, provision, KubeProvisionerError, type WorkloadSpec, type V1Deployment } from 'kube-provisioner';
+import { createContainer, ProviderRegistry, createKubernetesProvider } from 'kube-provisioner/manager';
+
+const spec: WorkloadSpec = { containerId: '42', nodeId: '7', hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 64, env: {} };
+export async function main(): Promise<string> {
+  const api = KubernetesApi.fromConfig({ kubeconfigPath: '/etc/manager/kubeconfig' });
+  const result = await provision(api, spec, { timeoutMs: 60_000 });
+  const providers = new ProviderRegistry([createKubernetesProvider()]);
+  const deployment: V1Deployment | undefined = undefined;
+  return [result.providerId, typeof createContainer, String(providers), String(deployment), String(KubeProvisionerError.name)].join();
+}
+`;
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+
+  it.each([
+    ['CommonJS, module node16', 'cjs-node16', 'commonjs', 'node16'],
+    ['ESM, module nodenext', 'esm-nodenext', 'module', 'nodenext'],
+  ])('%s compiles', (_, folder, type, module) => {
+    const dir = join(project(), folder);
+    write(join(dir, 'package.json'), JSON.stringify({ name: folder, private: true, type }, null, 2));
+    write(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify(
+        {
+          compilerOptions: {
+            module,
+            moduleResolution: module,
+            target: 'es2022',
+            strict: true,
+            noEmit: true,
+            types: ['node'],
+            skipLibCheck: false,
+          },
+        },
+        null,
+        2,
+      ),
+    );
+    write(join(dir, 'main.ts'), consumerSource);
+    const result = run(process.execPath, [tsc, '-p', dir], dir);
+    expect(result.status, describeFailure(result)).toBe(0);
+  });
+});
+
+describe("docs/runtime.md's examples, run from the installed tarball", () => {
+  it.each([
+    ['examples/require-commonjs.cjs', 'function function function function\ntrue\n'],
+    ['examples/import-esm.mjs', 'function function function\ntrue\ntrue\n'],
+  ])('%s', (example, expected) => {
+    const target = join(project(), example.replace('examples/', ''));
+    copyFileSync(join(root, example), target);
+    const result = run(process.execPath, [target], project());
+    expect(result.status, describeFailure(result)).toBe(0);
+    expect(result.stdout).toBe(expected);
+  });
+});
