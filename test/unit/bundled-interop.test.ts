@@ -75,7 +75,7 @@ describe("the bundle's zod with the caller's zod", () => {
     const { workloadSpecSchema } = builtPackage();
     const job = z.object({ spec: workloadSpecSchema });
     const parsed = job.parse({ spec: { containerId: 1, nodeId: 2, hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 64 } });
-    expect(parsed.spec).toMatchObject({ containerId: '1', nodeId: '2', hostname: 'web', env: {} });
+    expect(parsed.spec).toMatchObject({ containerId: '1', nodeId: '2', hostname: 'web', cpus: 1, memoryMb: 64 });
     const failed = job.safeParse({ spec: { containerId: 1 } });
     expect(failed.success).toBe(false);
     expect(failed.error).toBeInstanceOf(z.ZodError);

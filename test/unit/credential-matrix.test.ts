@@ -163,6 +163,11 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: strin
     status(res, Number(scenario.slice(7)), 'Echo', echo);
     return;
   }
+  if (req.method === 'DELETE') {
+    // The cleanup after a failed provisioning: the server's refusal echoes the request too.
+    status(res, 404, 'NotFound', echo);
+    return;
+  }
   if (req.method === 'POST') {
     if (scenario === 'not-json') {
       res.writeHead(201, { 'Content-Type': 'application/json' }).end(echo);

@@ -112,7 +112,7 @@ describe('parseCreateArgs', () => {
         instance: 'manager-dev',
       },
       sources: {
-        fromFlags: new Set(['containerId', 'nodeId', 'hostname', 'image', 'cpus', 'memoryMb', 'entrypoint', 'args']),
+        fromFlags: new Set(['containerId', 'nodeId', 'hostname', 'image', 'cpus', 'memoryMb', 'entrypoint', 'instance', 'args']),
         envFromFlags: new Set(['A', 'B', 'EMPTY']),
       },
       timeoutMs: 120_000,

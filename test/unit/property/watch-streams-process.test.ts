@@ -8,10 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 
 const script = fileURLToPath(new URL('../../support/watch-junk-process.ts', import.meta.url));
+const undiciStandIn = fileURLToPath(new URL('../../support/undici-stand-in.mjs', import.meta.url));
 const STREAMS = 300;
 
 it(`${STREAMS} hostile streams over loopback HTTP: every waiter settles, nothing uncaught, the process exits on its own`, async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', undiciStandIn, script], {
     env: { ...process.env, STREAMS: String(STREAMS) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
