@@ -3,12 +3,11 @@
 // restricted users. kubectl is the independent witness: `kubectl auth can-i` for every
 // permission, `kubectl get` for nodes and Pods, `kubectl cordon` to change a node. Every
 // report, error and CLI output is searched for the users' tokens.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { inspect } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,8 +24,8 @@ import { provision } from '../../src/workload/provision.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { clusterEnv, type ClusterUserName } from '../support/cluster-env.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec, uniqueName } from '../support/kube.js';
+import { runNode, type ProcessRun } from '../support/run-process.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const USERS: readonly ClusterUserName[] = ['admin', 'viewer', 'restricted'];
 const spec = { cpus: 0.5, memoryMb: 256 };
 
@@ -415,20 +414,8 @@ describe('nodes(), nodes$() and fits() on the KWOK node', () => {
 });
 
 describe('the CLI, the Manager adapter and the examples, as a user runs them', () => {
-  function run(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [...args], { cwd: root, env: { ...process.env, KUBECONFIG: '' } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-      child.on('error', reject);
-      child.on('close', (code) => {
-        clearTimeout(killer);
-        resolve({ code, stdout, stderr });
-      });
-    });
+  function run(args: readonly string[]): Promise<ProcessRun> {
+    return runNode(args, { env: { ...process.env, KUBECONFIG: '' }, killAfterMs: 60_000 });
   }
 
   it('kube-provision check: exit 0 for the admin, 5 for the viewer with the missing verbs; -o json is one object', async () => {

@@ -1,35 +1,16 @@
 // `kube-provision start|stop|restart|reconfigure|delete` end to end, as child processes on
 // the real control plane: lines, JSON lines, exit codes, and each process ending on its
 // own (nothing, watch, timer or socket, may keep it alive).
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { V1Deployment } from '../../src/kube/objects.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { CONTAINER_ID_LABEL } from '../../src/spec/labels.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { createNamespace, kubectl, kubectlJson, uniqueName } from '../support/kube.js';
+import { runNode, type ProcessRun } from '../support/run-process.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli/main.js', ...args], {
-      cwd: root,
-      env: { ...process.env, KUBECONFIG: clusterEnv().kubeconfigPath },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    // A process that does not end on its own is killed, and its code is then null.
-    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function cli(args: string[]): Promise<ProcessRun> {
+  return runNode(['dist/cli/main.js', ...args], { env: { ...process.env, KUBECONFIG: clusterEnv().kubeconfigPath } });
 }
 
 const lines = (stdout: string): string[] => stdout.trim().split('\n');

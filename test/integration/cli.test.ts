@@ -1,32 +1,13 @@
 // The CLI and the CommonJS entry end to end, as child processes, on the real control plane.
 // They must also exit on their own: nothing (watch, timer, socket) may keep them alive.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { createNamespace, kubectl, kubectlJson, uniqueName } from '../support/kube.js';
+import { runNode as runProcess, type ProcessRun } from '../support/run-process.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-function runNode(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
-    });
-  });
+function runNode(args: string[], env: Record<string, string> = {}): Promise<ProcessRun> {
+  return runProcess(args, { env: { ...process.env, ...env } });
 }
 
 let namespace: string;

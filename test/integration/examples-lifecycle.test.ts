@@ -3,43 +3,21 @@
 // `node examples/<file>` from the repository root, the built package resolved by its
 // name, the kubeconfig and namespace from KUBECONFIG_PATH and NAMESPACE. Each must exit 0
 // on its own (nothing left open), print what it did, and leave the cluster as it says.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { V1Deployment } from '../../src/kube/objects.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { createNamespace, kubectl, kubectlJson } from '../support/kube.js';
+import { runNode, type ProcessRun } from '../support/run-process.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
-
-interface ExampleRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(file: string): Promise<ExampleRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`examples/${file}`], {
-      cwd: root,
-      env: {
-        ...process.env,
-        KUBECONFIG_PATH: clusterEnv().kubeconfigPath,
-        NAMESPACE: namespace,
-        BROKEN_IMAGE: faultImage('image-not-found'),
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
+function run(file: string): Promise<ProcessRun> {
+  return runNode([`examples/${file}`], {
+    env: {
+      ...process.env,
+      KUBECONFIG_PATH: clusterEnv().kubeconfigPath,
+      NAMESPACE: namespace,
+      BROKEN_IMAGE: faultImage('image-not-found'),
+    },
   });
 }
 
@@ -54,7 +32,7 @@ afterAll(() => {
 const deploymentOf = (name: string): V1Deployment => kubectlJson<V1Deployment>(['get', 'deployment', name, '-n', namespace]);
 
 /** What each lifecycle example must print, and the state it must leave. */
-const expectations: Record<string, (result: ExampleRun) => void> = {
+const expectations: Record<string, (result: ProcessRun) => void> = {
   'stop-start.mjs': ({ stdout }) => {
     const id = `${namespace}/web-stop`;
     expect(stdout).toBe(`stopped ${id} (changed: true)\nstarted ${id} (changed: true)\nstarted again (changed: false)\n`);

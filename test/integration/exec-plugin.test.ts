@@ -2,37 +2,22 @@
 // (this Node running a small script) prints the admin's static token as an ExecCredential.
 // The built CLI and the CommonJS entry (client-node bundled into dist/) provision with it;
 // a plugin that fails stops the CLI with a non-zero exit and no token in its output.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterEnv } from '../support/cluster-env.js';
 import { createNamespace, kubectl, kubectlJson, uniqueName } from '../support/kube.js';
-
-const root = fileURLToPath(new URL('../../', import.meta.url));
+import { runNode as runProcess, type ProcessRun } from '../support/run-process.js';
 
 let dir: string;
 let namespace: string;
 let adminToken: string;
 let runsFile: string;
 
-function runNode(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, KUBECONFIG: undefined } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runNode(args: string[]): Promise<ProcessRun> {
+  return runProcess(args, { env: { ...process.env, KUBECONFIG: undefined } });
 }
 
 /** A kubeconfig for the test cluster whose user runs `plugin` for its credentials. */

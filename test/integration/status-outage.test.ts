@@ -3,8 +3,6 @@
 // with the reason and recovers once the apiserver answers again; status() says `unknown`
 // instead of throwing; list() rejects with the typed error; the CLI prints the unknown
 // status and exits 5. Each step prints how long it took.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type LocalCluster } from '../../scripts/control-plane/cluster.js';
 import { ApiUnreachableError } from '../../src/errors.js';
@@ -16,8 +14,8 @@ import type { StatusEvent } from '../../src/workload/status-board.js';
 import { status } from '../../src/workload/status.js';
 import { statuses$ } from '../../src/workload/statuses.js';
 import { sampleSpec } from '../support/kube.js';
+import { runNode, type ProcessRun } from '../support/run-process.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 let cluster: LocalCluster;
 
 beforeAll(async () => {
@@ -35,23 +33,8 @@ async function until(what: string, check: () => boolean, timeoutMs = 60_000): Pr
   }
 }
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['dist/cli/main.js', ...args], {
-      cwd: root,
-      env: { ...process.env, KUBECONFIG: cluster.kubeconfigPath },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function cli(args: string[]): Promise<ProcessRun> {
+  return runNode(['dist/cli/main.js', ...args], { env: { ...process.env, KUBECONFIG: cluster.kubeconfigPath }, killAfterMs: 60_000 });
 }
 
 describe('status with the API server down (real control plane)', () => {

@@ -5,13 +5,11 @@
 // and record what they received, so the bearer token and client certificate are proven
 // to be sent. Every error produced is checked for secret material (token, client key
 // and certificate, in PEM lines or base64).
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { inspect } from 'node:util';
@@ -33,6 +31,7 @@ import {
 import { ALL_NAMESPACES, type WatchEventType } from '../../src/kube/client.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../../src/kube/kubernetes-api.js';
 import { deployment } from '../support/fixtures.js';
+import { makeTestCertificates } from '../support/tls.js';
 
 // ---- certificates, token, secret fragments -------------------------------------------
 
@@ -46,39 +45,17 @@ let clientKeyPem: string;
 let clientCertFingerprint: string;
 let secretFragments: string[];
 
-function openssl(args: string[]): void {
-  execFileSync('openssl', args, { stdio: 'ignore' });
-}
+let otherDir: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'kp-api-'));
+  const certs = makeTestCertificates('kp-api-');
+  // A second self-signed certificate for 127.0.0.1: a server the kubeconfig's CA did not sign.
+  const other = makeTestCertificates('kp-api-other-');
+  dir = certs.dir;
+  otherDir = other.dir;
   token = `kp-secret-token-${randomBytes(16).toString('hex')}`;
-  const selfSigned = (name: string, subject: string, keyType: string[], san?: string) =>
-    openssl([
-      'req',
-      '-x509',
-      '-newkey',
-      ...keyType,
-      '-nodes',
-      '-keyout',
-      join(dir, `${name}.key`),
-      '-out',
-      join(dir, `${name}.crt`),
-      '-days',
-      '2',
-      '-subj',
-      subject,
-      ...(san ? ['-addext', `subjectAltName=${san}`] : []),
-    ]);
-  const ec = ['ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
-  selfSigned('server', '/CN=127.0.0.1', ec, 'IP:127.0.0.1');
-  selfSigned('other', '/CN=127.0.0.1', ec, 'IP:127.0.0.1');
-  selfSigned('client', '/O=system:masters/CN=kp-test-user', ['rsa:2048']);
-  serverCertPem = readFileSync(join(dir, 'server.crt'), 'utf8');
-  serverKeyPem = readFileSync(join(dir, 'server.key'), 'utf8');
-  otherCertPem = readFileSync(join(dir, 'other.crt'), 'utf8');
-  clientCertPem = readFileSync(join(dir, 'client.crt'), 'utf8');
-  clientKeyPem = readFileSync(join(dir, 'client.key'), 'utf8');
+  ({ serverCertPem, serverKeyPem, clientCertPem, clientKeyPem } = certs);
+  otherCertPem = other.serverCertPem;
   clientCertFingerprint = fingerprint(clientCertPem);
 
   secretFragments = [token];
@@ -91,6 +68,7 @@ beforeAll(() => {
 
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(otherDir, { recursive: true, force: true });
   // Every server, client socket and TLS connection of this file is closed by now.
   await new Promise((resolve) => setTimeout(resolve, 50));
   expect(process.getActiveResourcesInfo().filter((resource) => /TCP|TLS/.test(resource))).toEqual([]);
