@@ -1,6 +1,6 @@
 // What Manager runs when an admin saves a Kubernetes node (CommonJS, as Manager is).
 // Usage: node examples/manager-node-check.cjs /path/to/kubeconfig namespace
-const { checkKubernetesNode, InvalidNodeConfigError } = require('kube-provisioner/manager');
+const { checkKubernetesNode, KubernetesNodeConfigError } = require('kube-provisioner/manager');
 
 async function saveNode(form) {
   try {
@@ -8,7 +8,7 @@ async function saveNode(form) {
     // Safe to return to the browser as is: paths, names and reasons, never the kubeconfig's contents.
     return { status: ok ? 200 : 422, body: { settings, report } };
   } catch (error) {
-    if (error instanceof InvalidNodeConfigError) return { status: 400, body: { issues: error.issues } };
+    if (error instanceof KubernetesNodeConfigError) return { status: 400, body: { issues: error.issues } };
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 // Errors of the create flow, its registry, store and non-Kubernetes providers. Each has a
 // const `name` and a message naming the container; a client's own error is attached as
 // `cause` and never copied into the message (it may embed request headers or bodies).
-import { KubeProvisionerError } from '../index.js';
+import { KubeProvisionerError, escapeControlCharacters } from '../index.js';
 import type { ContainerId } from './providers/types.js';
 
 // ---- the record --------------------------------------------------------------------
@@ -49,22 +49,38 @@ export class InvalidContainerRecordError extends KubeProvisionerError {
   }
 }
 
+/** One column of a Kubernetes node at fault, and the rule it breaks. */
+export interface NodeConfigIssue {
+  /** The Node column, as Manager names it: kubeconfigPath, kubeContext, apiUrl, secret, kubeNamespace, tlsVerify. */
+  readonly field: string;
+  readonly message: string;
+}
+
 /**
- * A Kubernetes node's record does not say how to reach its cluster (or says it twice).
- * Raised before any request: a node never falls back to the process's $KUBECONFIG or
- * ~/.kube/config, which on a Manager host would be whatever cluster the shell points at.
+ * A Kubernetes node's columns do not say how to reach its cluster (or say it twice, or break
+ * a rule). Raised before any file is read or request sent: a node never falls back to the
+ * process's $KUBECONFIG or ~/.kube/config, which on a Manager host would be whatever cluster
+ * the shell points at. Lists every problem at once and never quotes a value.
  */
 export class KubernetesNodeConfigError extends KubeProvisionerError {
   override readonly name = 'KubernetesNodeConfigError';
-  readonly nodeName: string;
-  readonly nodeId: number | string;
-  /** The Node column to set (or clear), e.g. `kubeconfigPath` or `secret`. */
+  /** The node's name and id, when the record has them (a form not yet saved may not). */
+  readonly nodeName: string | undefined;
+  readonly nodeId: number | string | undefined;
+  /** The first column to set (or clear), e.g. `kubeconfigPath` or `secret`. */
   readonly field: string;
-  constructor(node: { readonly id: number | string; readonly name: string }, field: string, problem: string) {
-    super(`Kubernetes node ${node.name} (id ${node.id}): ${field} ${problem}`);
-    this.nodeName = node.name;
-    this.nodeId = node.id;
-    this.field = field;
+  readonly issues: readonly NodeConfigIssue[];
+  constructor(node: { readonly id?: unknown; readonly name?: unknown }, issues: readonly NodeConfigIssue[]) {
+    const nodeName = typeof node.name === 'string' && node.name ? escapeControlCharacters(node.name).slice(0, 253) : undefined;
+    const nodeId = typeof node.id === 'number' || (typeof node.id === 'string' && node.id) ? node.id : undefined;
+    const label = [nodeName, nodeId !== undefined ? `(id ${escapeControlCharacters(String(nodeId)).slice(0, 64)})` : undefined]
+      .filter(Boolean)
+      .join(' ');
+    super(`Kubernetes node${label ? ` ${label}` : ''}: ${issues.map((issue) => `${issue.field} ${issue.message}`).join('; ')}`);
+    this.nodeName = nodeName;
+    this.nodeId = nodeId;
+    this.field = issues[0]?.field ?? '(node)';
+    this.issues = issues;
   }
 }
 
@@ -200,31 +216,5 @@ export class NetworkIdentityMissingError extends KubeProvisionerError {
     this.provider = provider;
     this.missing = missing;
     this.providerId = providerId;
-  }
-}
-
-// ---- node configuration ------------------------------------------------------------
-
-export interface NodeConfigIssue {
-  /** The node's field, as Manager names it: kubeconfigPath, kubeContext, kubeNamespace, tlsVerify. */
-  readonly field: string;
-  readonly message: string;
-}
-
-/**
- * A Kubernetes node's settings break a rule. Lists every problem at once; never quotes a
- * value (a kubeconfig pasted where its path belongs would otherwise end up in the answer).
- */
-export class InvalidNodeConfigError extends KubeProvisionerError {
-  override readonly name = 'InvalidNodeConfigError';
-  /** The node's name or id, when the record had one. */
-  readonly node: string | undefined;
-  readonly issues: readonly NodeConfigIssue[];
-  constructor(node: string | undefined, issues: readonly NodeConfigIssue[]) {
-    super(
-      `Kubernetes node${node ? ` ${node}` : ''} configuration is invalid: ${issues.map((issue) => `${issue.field} ${issue.message}`).join('; ')}`,
-    );
-    this.node = node;
-    this.issues = issues;
   }
 }

@@ -18,7 +18,6 @@ export {
   ContainerNotFoundError,
   DuplicateProviderError,
   InvalidContainerRecordError,
-  InvalidNodeConfigError,
   LifecycleUnsupportedError,
   KubernetesNodeConfigError,
   NetworkIdentityMissingError,
@@ -31,15 +30,13 @@ export {
   UnsupportedTemplateError,
   type NodeConfigIssue,
 } from './errors.js';
-export { parseKubernetesNodeConfig, type KubernetesNodeSettings } from './node-config.js';
+export { kubernetesNodeConfig, type KubernetesNodeConfig } from './node-config.js';
 export { checkKubernetesNode, type KubernetesNodeCheck, type KubernetesNodeCheckOptions } from './node-check.js';
 export { ProviderRegistry } from './providers/registry.js';
 export {
   createKubernetesProvider,
-  kubernetesNodeConfig,
   nodeClientFactory,
   type KubernetesClientFactory,
-  type KubernetesNodeConfig,
   type KubernetesProviderOptions,
 } from './providers/kubernetes.js';
 export type { KubernetesOperations } from './providers/kubernetes-lifecycle.js';

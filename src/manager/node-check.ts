@@ -2,7 +2,8 @@
 // validated, then the library's check() against them. The answer holds the settings
 // (path, context, namespace, TLS) and the report, never the kubeconfig's contents.
 import { check, type CheckReport, type OperationName } from '../index.js';
-import { parseKubernetesNodeConfig, type KubernetesNodeSettings } from './node-config.js';
+import { kubernetesNodeConfig, type KubernetesNodeConfig } from './node-config.js';
+import { tokenNodeClient } from './providers/kubernetes.js';
 
 export interface KubernetesNodeCheckOptions {
   /** `{ cpus, memoryMb }` of a typical container: also check the namespace's LimitRanges and ResourceQuotas. */
@@ -17,31 +18,34 @@ export interface KubernetesNodeCheckOptions {
 export interface KubernetesNodeCheck {
   /** The report is ok: the node can be saved and used. */
   readonly ok: boolean;
-  readonly settings: KubernetesNodeSettings;
+  /** The node's validated settings (never the kubeconfig's contents or the token). */
+  readonly settings: KubernetesNodeConfig;
   readonly report: CheckReport;
 }
 
 /**
- * Validates the node's settings (throws InvalidNodeConfigError, before any file is read)
- * and checks the cluster they point at. What the cluster answers is in the report: a
- * missing kubeconfig, an unknown context, an unreachable API, 401, 403, TLS, a missing
- * namespace or verb each make their own failing item; nothing else throws.
+ * Validates the node's settings (throws KubernetesNodeConfigError, before any file is read)
+ * and checks the cluster they point at, a kubeconfig's or an apiUrl's with its token. What
+ * the cluster answers is in the report: a missing kubeconfig, an unknown context, an
+ * unreachable API, 401, 403, TLS, a missing namespace or verb each make their own failing
+ * item; nothing else throws.
  */
 export async function checkKubernetesNode(node: unknown, options: KubernetesNodeCheckOptions = {}): Promise<KubernetesNodeCheck> {
-  const settings = parseKubernetesNodeConfig(node);
-  const report = await check(
-    {
-      kubeconfigPath: settings.kubeconfigPath,
-      ...(settings.kubeContext !== undefined ? { context: settings.kubeContext } : {}),
-      namespace: settings.kubeNamespace,
-      tlsVerify: settings.tlsVerify,
-    },
-    {
-      ...(options.spec !== undefined ? { spec: options.spec } : {}),
-      ...(options.needs !== undefined ? { needs: options.needs } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-    },
-  );
+  const settings = kubernetesNodeConfig(node);
+  const target =
+    settings.credentials === 'token'
+      ? tokenNodeClient(node as { secret?: unknown }, settings)
+      : {
+          kubeconfigPath: settings.kubeconfigPath,
+          ...(settings.kubeContext !== undefined ? { context: settings.kubeContext } : {}),
+          namespace: settings.kubeNamespace,
+          tlsVerify: settings.tlsVerify,
+        };
+  const report = await check(target, {
+    ...(options.spec !== undefined ? { spec: options.spec } : {}),
+    ...(options.needs !== undefined ? { needs: options.needs } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   return { ok: report.ok, settings, report };
 }

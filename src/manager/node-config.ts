@@ -1,67 +1,74 @@
-// A Kubernetes node's settings as Manager stores them (kubeconfigPath, kubeContext,
-// kubeNamespace, tlsVerify), validated before anything is read or sent: every problem is
-// reported at once by field name, no value is ever quoted back, and nothing falls back
-// to ambient state (no $KUBECONFIG, no ~/.kube/config): the path is required.
+// A Kubernetes node's columns as Manager stores them, read once and by one set of rules for
+// both uses: the provider before it provisions, and the check Manager runs when a node is
+// saved. The cluster comes from the row only: a kubeconfig (kubeconfigPath, kubeContext), or
+// an API server URL with a bearer token (apiUrl, secret); kubeNamespace and tlsVerify apply
+// to both. Every problem is reported at once by column, no value is ever quoted back (a
+// kubeconfig pasted where its path belongs, a token), and nothing falls back to ambient
+// state (no $KUBECONFIG, no ~/.kube/config).
 import { isAbsolute } from 'node:path';
 import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../index.js';
-import { InvalidNodeConfigError, type NodeConfigIssue } from './errors.js';
+import { KubernetesNodeConfigError, type NodeConfigIssue } from './errors.js';
 
-/** Validated settings of one Kubernetes node (no kubeconfig contents: its path only). */
-export interface KubernetesNodeSettings {
-  readonly kubeconfigPath: string;
-  /** Undefined: the kubeconfig's current-context. */
-  readonly kubeContext: string | undefined;
-  readonly kubeNamespace: string;
-  /** False only when the node says so explicitly. */
-  readonly tlsVerify: boolean;
-}
+/** How a node reaches its cluster, validated; never the kubeconfig's contents or the token. */
+export type KubernetesNodeConfig =
+  | {
+      readonly credentials: 'kubeconfig';
+      readonly kubeconfigPath: string;
+      /** Undefined: the kubeconfig's current-context. */
+      readonly kubeContext: string | undefined;
+      readonly kubeNamespace: string;
+      /** False only when the node says so explicitly. */
+      readonly tlsVerify: boolean;
+    }
+  | {
+      /** `apiUrl` is the API server; the node's `secret` is the bearer token. */
+      readonly credentials: 'token';
+      readonly apiUrl: string;
+      readonly kubeNamespace: string;
+      readonly tlsVerify: boolean;
+    };
 
 const MAX_PATH_LENGTH = 4096;
 const MAX_CONTEXT_LENGTH = 253;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
+const isSet = (value: unknown): boolean => value !== undefined && value !== null && value !== '';
+
 /**
- * The node's Kubernetes settings, defaults applied (namespace `default`, TLS verified).
- * `node` is Manager's Node record or the form that will become one. Throws
- * InvalidNodeConfigError naming each field at fault.
+ * The node's cluster settings, defaults applied (current-context, namespace `default`, TLS
+ * verified). `node` is Manager's Node record or the form that will become one. Throws
+ * KubernetesNodeConfigError listing each column at fault. The apiUrl's and secret's own
+ * rules (https, no whitespace in the token) are KubernetesApi.fromServer's, applied when the
+ * client is made.
  */
-export function parseKubernetesNodeConfig(node: unknown): KubernetesNodeSettings {
+export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
   const record = (typeof node === 'object' && node !== null ? node : {}) as Record<string, unknown>;
   const issues: NodeConfigIssue[] = [];
   if (typeof node !== 'object' || node === null) issues.push({ field: '(node)', message: 'must be an object with the node settings' });
 
-  const kubeconfigPath = record.kubeconfigPath;
-  if (kubeconfigPath === undefined || kubeconfigPath === null || kubeconfigPath === '') {
-    issues.push({ field: 'kubeconfigPath', message: 'is required: the absolute path of the kubeconfig file Manager reads for this node' });
-  } else if (typeof kubeconfigPath !== 'string') {
-    issues.push({ field: 'kubeconfigPath', message: 'must be a string (a file path)' });
-  } else if (/[\r\n]/.test(kubeconfigPath)) {
-    issues.push({ field: 'kubeconfigPath', message: "must be a file path, not the kubeconfig's contents (it has a line break)" });
-  } else if (CONTROL_CHARACTER.test(kubeconfigPath)) {
-    issues.push({ field: 'kubeconfigPath', message: 'must not contain control characters' });
-  } else if (kubeconfigPath.length > MAX_PATH_LENGTH) {
-    issues.push({ field: 'kubeconfigPath', message: `must be at most ${MAX_PATH_LENGTH} characters` });
-  } else if (!isAbsolute(kubeconfigPath)) {
-    issues.push({
-      field: 'kubeconfigPath',
-      message: "must be an absolute path (Manager's working directory is no stable base; ~ is not expanded)",
-    });
+  const { kubeconfigPath, kubeContext, apiUrl, secret } = record;
+  const byToken = !isSet(kubeconfigPath) && isSet(apiUrl);
+  if (isSet(kubeconfigPath) && isSet(apiUrl)) {
+    issues.push({ field: 'apiUrl', message: 'is set as well as kubeconfigPath; set one of them (a kubeconfig, or apiUrl and secret)' });
   }
-
-  const kubeContext = record.kubeContext;
-  if (kubeContext !== undefined && kubeContext !== null && kubeContext !== '') {
-    if (typeof kubeContext !== 'string')
-      issues.push({ field: 'kubeContext', message: 'must be a string (a context name in the kubeconfig)' });
-    else if (CONTROL_CHARACTER.test(kubeContext)) issues.push({ field: 'kubeContext', message: 'must not contain control characters' });
-    else if (kubeContext.trim() !== kubeContext) issues.push({ field: 'kubeContext', message: 'must not start or end with spaces' });
-    else if (kubeContext.length > MAX_CONTEXT_LENGTH) {
-      issues.push({ field: 'kubeContext', message: `must be at most ${MAX_CONTEXT_LENGTH} characters` });
+  if (byToken) {
+    if (typeof apiUrl !== 'string') issues.push({ field: 'apiUrl', message: 'must be a string (the API server URL)' });
+    if (isSet(kubeContext)) issues.push({ field: 'kubeContext', message: 'applies only with kubeconfigPath' });
+    if (!isSet(secret)) {
+      issues.push({ field: 'secret', message: 'is missing: apiUrl needs the bearer token (a ServiceAccount token) in secret' });
+    } else if (typeof secret !== 'string') {
+      issues.push({ field: 'secret', message: 'must be a string (a bearer token)' });
     }
+  } else {
+    const problem = kubeconfigPathProblem(kubeconfigPath);
+    if (problem) issues.push({ field: 'kubeconfigPath', message: problem });
+    const contextProblem = kubeContextProblem(kubeContext);
+    if (contextProblem) issues.push({ field: 'kubeContext', message: contextProblem });
   }
 
   const kubeNamespace = record.kubeNamespace;
-  if (kubeNamespace !== undefined && kubeNamespace !== null && kubeNamespace !== '') {
+  if (isSet(kubeNamespace)) {
     if (typeof kubeNamespace !== 'string') issues.push({ field: 'kubeNamespace', message: 'must be a string (a namespace name)' });
     else {
       const problem = dns1123LabelProblem(kubeNamespace);
@@ -74,18 +81,40 @@ export function parseKubernetesNodeConfig(node: unknown): KubernetesNodeSettings
     issues.push({ field: 'tlsVerify', message: 'must be true or false (absent means true)' });
   }
 
-  if (issues.length > 0) throw new InvalidNodeConfigError(nodeLabel(record), issues);
-  return {
-    kubeconfigPath: kubeconfigPath as string,
-    kubeContext: (kubeContext as string | null | undefined) || undefined,
+  if (issues.length > 0) throw new KubernetesNodeConfigError(record, issues);
+  const common = {
     kubeNamespace: (kubeNamespace as string | null | undefined) || DEFAULT_NAMESPACE,
     tlsVerify: tlsVerify !== false,
   };
+  if (byToken) return { credentials: 'token', apiUrl: apiUrl as string, ...common };
+  return {
+    credentials: 'kubeconfig',
+    kubeconfigPath: kubeconfigPath as string,
+    kubeContext: (kubeContext as string | null | undefined) || undefined,
+    ...common,
+  };
 }
 
-function nodeLabel(record: Record<string, unknown>): string | undefined {
-  const { name, id } = record;
-  if (typeof name === 'string' && name && !CONTROL_CHARACTER.test(name)) return name.slice(0, 253);
-  if (typeof id === 'number' || (typeof id === 'string' && id && !CONTROL_CHARACTER.test(id))) return String(id).slice(0, 253);
+function kubeconfigPathProblem(path: unknown): string | undefined {
+  if (!isSet(path)) {
+    return (
+      'is missing: set kubeconfigPath (with kubeContext and kubeNamespace), or apiUrl and secret; ' +
+      "a node never uses the process's $KUBECONFIG or ~/.kube/config"
+    );
+  }
+  if (typeof path !== 'string') return 'must be a string (a file path)';
+  if (/[\r\n]/.test(path)) return "must be a file path, not the kubeconfig's contents (it has a line break)";
+  if (CONTROL_CHARACTER.test(path)) return 'must not contain control characters';
+  if (path.length > MAX_PATH_LENGTH) return `must be at most ${MAX_PATH_LENGTH} characters`;
+  if (!isAbsolute(path)) return "must be an absolute path (Manager's working directory is no stable base; ~ is not expanded)";
+  return undefined;
+}
+
+function kubeContextProblem(context: unknown): string | undefined {
+  if (!isSet(context)) return undefined;
+  if (typeof context !== 'string') return 'must be a string (a context name in the kubeconfig)';
+  if (CONTROL_CHARACTER.test(context)) return 'must not contain control characters';
+  if (context.trim() !== context) return 'must not start or end with spaces';
+  if (context.length > MAX_CONTEXT_LENGTH) return `must be at most ${MAX_CONTEXT_LENGTH} characters`;
   return undefined;
 }

@@ -486,6 +486,29 @@ describe('the CLI, the Manager adapter and the examples, as a user runs them', (
     }
   });
 
+  it("checkKubernetesNode on a token node (apiUrl and secret, the CA from the node's own data): ok for the admin, 401 for a wrong token", async () => {
+    const env = clusterEnv();
+    const caData = /certificate-authority-data: (\S+)/.exec(readFileSync(env.kubeconfigs.admin, 'utf8'))?.[1];
+    const node = { id: 8, name: 'k8s-token', apiUrl: env.server, secret: tokenOf(env.kubeconfigs.admin), kubeNamespace: namespace };
+    // Manager's row has no CA column: a token node trusts Node's CAs, so the test cluster's
+    // self-signed one is reached with verification off, as such a node would be configured.
+    const admin = await checkKubernetesNode({ ...node, tlsVerify: false });
+    expect(admin).toMatchObject({
+      ok: true,
+      settings: { credentials: 'token', apiUrl: env.server, kubeNamespace: namespace, tlsVerify: false },
+    });
+    const verified = await checkKubernetesNode(node);
+    expect(verified.ok).toBe(false);
+    expect(verified.report.items.find((entry) => entry.id === 'tls')?.status).toBe('fail');
+    const wrong = await checkKubernetesNode({ ...node, tlsVerify: false, secret: 'not-a-token-of-this-cluster' });
+    expect(wrong.ok).toBe(false);
+    expect(wrong.report.items.find((entry) => entry.status === 'fail')?.error).toBe('UnauthorizedError');
+    for (const answer of [admin, verified, wrong]) {
+      expectNoToken(answer);
+      expect(JSON.stringify(answer)).not.toContain(caData!.slice(0, 64));
+    }
+  });
+
   it('the examples in docs/cluster-check.md run as written', async () => {
     const env = clusterEnv();
     const checked = await run(['examples/check-cluster.mjs', env.kubeconfigs.viewer, namespace]);

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidSpecError } from '../../src/errors.js';
 import { normalizeEnvironment } from '../../src/manager/providers/environment.js';
-import { kubernetesNodeConfig } from '../../src/manager/providers/kubernetes.js';
+import { kubernetesNodeConfig } from '../../src/manager/node-config.js';
 import { DEFAULT_NAMESPACE, isEnvVarName } from '../../src/spec/names.js';
 import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
 import { oneLine } from '../../src/text.js';

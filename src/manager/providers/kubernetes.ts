@@ -9,9 +9,10 @@
 import { createHash } from 'node:crypto';
 import { concatMap, defer, from, switchMap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { DEFAULT_NAMESPACE, InvalidOptionError, KubernetesApi, provision$ as libraryProvision$ } from '../../index.js';
+import { InvalidOptionError, KubernetesApi, provision$ as libraryProvision$ } from '../../index.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
 import { KubernetesNodeConfigError } from '../errors.js';
+import { kubernetesNodeConfig, type KubernetesNodeConfig } from '../node-config.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
 import type { ContainerRecord, NodeRecord, Provider, ProviderContext, ProviderEvent, ProvisionedEvent } from './types.js';
@@ -24,22 +25,6 @@ export type ProvisionFunction = (
 ) => Observable<ProvisionEvent>;
 
 /** How a kubernetes node reaches its cluster, read from its record (no secret in it). */
-export type KubernetesNodeConfig =
-  | {
-      readonly credentials: 'kubeconfig';
-      readonly kubeconfigPath: string;
-      /** Undefined: the kubeconfig's current-context. */
-      readonly kubeContext: string | undefined;
-      readonly kubeNamespace: string;
-      readonly tlsVerify: boolean;
-    }
-  | {
-      /** `apiUrl` is the API server; the node's `secret` is the bearer token. */
-      readonly credentials: 'token';
-      readonly apiUrl: string;
-      readonly kubeNamespace: string;
-      readonly tlsVerify: boolean;
-    };
 
 /**
  * Builds the client for a node. It receives the whole node record, so Manager can build it
@@ -70,45 +55,6 @@ export interface KubernetesProviderOptions {
   readonly nodeType?: string;
   /** The library's lifecycle operations; tests inject recording ones. */
   readonly operations?: KubernetesOperations;
-}
-
-/**
- * The node's cluster, from its columns: `kubeconfigPath` (with `kubeContext`), or
- * `apiUrl` with a bearer token in `secret`; `kubeNamespace` (default `default`) and
- * `tlsVerify` (on unless false) for both. Throws KubernetesNodeConfigError naming the node
- * and the column when it has neither, both, or half of the token pair.
- */
-export function kubernetesNodeConfig(node: NodeRecord): KubernetesNodeConfig {
-  const kubeNamespace = node.kubeNamespace || DEFAULT_NAMESPACE;
-  const tlsVerify = node.tlsVerify !== false;
-  if (node.kubeconfigPath) {
-    if (node.apiUrl) {
-      throw new KubernetesNodeConfigError(
-        node,
-        'apiUrl',
-        'is set as well as kubeconfigPath; set one of them (a kubeconfig, or apiUrl and secret)',
-      );
-    }
-    return {
-      credentials: 'kubeconfig',
-      kubeconfigPath: node.kubeconfigPath,
-      kubeContext: node.kubeContext || undefined,
-      kubeNamespace,
-      tlsVerify,
-    };
-  }
-  if (node.apiUrl) {
-    if (node.kubeContext) throw new KubernetesNodeConfigError(node, 'kubeContext', 'applies only with kubeconfigPath');
-    if (!node.secret)
-      throw new KubernetesNodeConfigError(node, 'secret', 'is missing: apiUrl needs the bearer token (a ServiceAccount token) in secret');
-    return { credentials: 'token', apiUrl: node.apiUrl, kubeNamespace, tlsVerify };
-  }
-  throw new KubernetesNodeConfigError(
-    node,
-    'kubeconfigPath',
-    'is missing: set kubeconfigPath (with kubeContext and kubeNamespace), or apiUrl and secret; ' +
-      "a node never uses the process's $KUBECONFIG or ~/.kube/config",
-  );
 }
 
 /** The record as provision$'s input; parseWorkloadSpec validates it (image included). */
@@ -187,19 +133,22 @@ export function nodeClientFactory(): KubernetesClientFactory {
               namespace: config.kubeNamespace,
               tlsVerify: config.tlsVerify,
             })
-          : clientFromToken(node, config);
+          : tokenNodeClient(node, config);
       clients.set(key, client);
     }
     return client;
   };
 }
 
-/** KubernetesApi.fromServer, its option errors named by the node's columns. */
-function clientFromToken(node: NodeRecord, config: Extract<KubernetesNodeConfig, { credentials: 'token' }>): KubernetesClient {
+/** The token node's client: KubernetesApi.fromServer, its option errors named by the node's columns. */
+export function tokenNodeClient(
+  node: { readonly id?: unknown; readonly name?: unknown; readonly secret?: unknown },
+  config: Extract<KubernetesNodeConfig, { credentials: 'token' }>,
+): KubernetesClient {
   try {
     return KubernetesApi.fromServer({
       server: config.apiUrl,
-      token: node.secret ?? '',
+      token: typeof node.secret === 'string' ? node.secret : '',
       namespace: config.kubeNamespace,
       tlsVerify: config.tlsVerify,
     });
@@ -207,7 +156,7 @@ function clientFromToken(node: NodeRecord, config: Extract<KubernetesNodeConfig,
     if (!(error instanceof InvalidOptionError)) throw error;
     const column = error.option === 'server' ? 'apiUrl' : error.option === 'token' ? 'secret' : error.option;
     // The core's rule, reworded for the column (it never quotes the token).
-    throw new KubernetesNodeConfigError(node, column, error.message.replace(/^(server|token)( URL)? /, ''));
+    throw new KubernetesNodeConfigError(node, [{ field: column, message: error.message.replace(/^(server|token)( URL)? /, '') }]);
   }
 }
 

@@ -5,9 +5,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InvalidNodeConfigError } from '../../../src/manager/errors.js';
+import { KubernetesNodeConfigError } from '../../../src/manager/errors.js';
 import { checkKubernetesNode } from '../../../src/manager/node-check.js';
-import { parseKubernetesNodeConfig } from '../../../src/manager/node-config.js';
+import { kubernetesNodeConfig } from '../../../src/manager/node-config.js';
 
 const token = `kp-node-secret-${Math.random().toString(36).slice(2)}`;
 const kubeconfigText = [
@@ -21,33 +21,34 @@ const kubeconfigText = [
 
 function issuesOf(node: unknown): { field: string; message: string }[] {
   try {
-    parseKubernetesNodeConfig(node);
+    kubernetesNodeConfig(node);
   } catch (error) {
-    expect(error).toBeInstanceOf(InvalidNodeConfigError);
-    return [...(error as InvalidNodeConfigError).issues];
+    expect(error).toBeInstanceOf(KubernetesNodeConfigError);
+    return [...(error as KubernetesNodeConfigError).issues];
   }
-  throw new Error('expected InvalidNodeConfigError');
+  throw new Error('expected KubernetesNodeConfigError');
 }
 
-describe('parseKubernetesNodeConfig', () => {
+describe('kubernetesNodeConfig', () => {
   it('applies the defaults: current-context, namespace default, TLS verified', () => {
     expect(
-      parseKubernetesNodeConfig({ id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeconfigPath: '/etc/manager/east.kubeconfig' }),
+      kubernetesNodeConfig({ id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeconfigPath: '/etc/manager/east.kubeconfig' }),
     ).toEqual({
+      credentials: 'kubeconfig',
       kubeconfigPath: '/etc/manager/east.kubeconfig',
       kubeContext: undefined,
       kubeNamespace: 'default',
       tlsVerify: true,
     });
-    expect(parseKubernetesNodeConfig({ kubeconfigPath: '/k', kubeContext: '', kubeNamespace: null, tlsVerify: null })).toEqual({
+    expect(kubernetesNodeConfig({ kubeconfigPath: '/k', kubeContext: '', kubeNamespace: null, tlsVerify: null })).toEqual({
+      credentials: 'kubeconfig',
       kubeconfigPath: '/k',
       kubeContext: undefined,
       kubeNamespace: 'default',
       tlsVerify: true,
     });
-    expect(
-      parseKubernetesNodeConfig({ kubeconfigPath: '/k', kubeContext: 'east-admin', kubeNamespace: 'team-a', tlsVerify: false }),
-    ).toEqual({
+    expect(kubernetesNodeConfig({ kubeconfigPath: '/k', kubeContext: 'east-admin', kubeNamespace: 'team-a', tlsVerify: false })).toEqual({
+      credentials: 'kubeconfig',
       kubeconfigPath: '/k',
       kubeContext: 'east-admin',
       kubeNamespace: 'team-a',
@@ -57,14 +58,19 @@ describe('parseKubernetesNodeConfig', () => {
 
   it('requires the kubeconfig path: no fallback to $KUBECONFIG or ~/.kube/config', () => {
     expect(issuesOf({ name: 'k8s-east' })).toEqual([
-      { field: 'kubeconfigPath', message: 'is required: the absolute path of the kubeconfig file Manager reads for this node' },
+      {
+        field: 'kubeconfigPath',
+        message:
+          'is missing: set kubeconfigPath (with kubeContext and kubeNamespace), or apiUrl and secret; ' +
+          "a node never uses the process's $KUBECONFIG or ~/.kube/config",
+      },
     ]);
   });
 
   it('lists every problem at once, by field, naming the node', () => {
     let error: unknown;
     try {
-      parseKubernetesNodeConfig({
+      kubernetesNodeConfig({
         name: 'k8s-east',
         kubeconfigPath: 'configs/east',
         kubeContext: ' east ',
@@ -74,11 +80,11 @@ describe('parseKubernetesNodeConfig', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(InvalidNodeConfigError);
-    const invalid = error as InvalidNodeConfigError;
-    expect(invalid.node).toBe('k8s-east');
+    expect(error).toBeInstanceOf(KubernetesNodeConfigError);
+    const invalid = error as KubernetesNodeConfigError;
+    expect(invalid.nodeName).toBe('k8s-east');
     expect(invalid.issues.map((issue) => issue.field)).toEqual(['kubeconfigPath', 'kubeContext', 'kubeNamespace', 'tlsVerify']);
-    expect(invalid.message).toMatch(/^Kubernetes node k8s-east configuration is invalid: kubeconfigPath must be an absolute path/);
+    expect(invalid.message).toMatch(/^Kubernetes node k8s-east: kubeconfigPath must be an absolute path/);
     expect(invalid.issues[2]?.message).toMatch(/^must be a DNS-1123 label.*it contains "T", "_", "A"/);
   });
 
@@ -102,13 +108,42 @@ describe('parseKubernetesNodeConfig', () => {
     ]);
     const error = (() => {
       try {
-        parseKubernetesNodeConfig({ kubeconfigPath: kubeconfigText, kubeContext: `${token}\n` });
+        kubernetesNodeConfig({ kubeconfigPath: kubeconfigText, kubeContext: `${token}\n` });
       } catch (caught) {
-        return caught as InvalidNodeConfigError;
+        return caught as KubernetesNodeConfigError;
       }
-      throw new Error('expected InvalidNodeConfigError');
+      throw new Error('expected KubernetesNodeConfigError');
     })();
     expect(error.issues.map((issue) => issue.field)).toEqual(['kubeconfigPath', 'kubeContext']);
+    expect(`${JSON.stringify(error)} ${String(error)} ${error.stack ?? ''}`).not.toContain(token);
+  });
+
+  it('a token node: apiUrl and secret instead of a kubeconfig, one or the other', () => {
+    expect(kubernetesNodeConfig({ name: 'k8s-west', apiUrl: 'https://west.example:6443', secret: token, tlsVerify: false })).toEqual({
+      credentials: 'token',
+      apiUrl: 'https://west.example:6443',
+      kubeNamespace: 'default',
+      tlsVerify: false,
+    });
+    expect(issuesOf({ apiUrl: 'https://west.example:6443' })).toEqual([
+      { field: 'secret', message: 'is missing: apiUrl needs the bearer token (a ServiceAccount token) in secret' },
+    ]);
+    expect(issuesOf({ apiUrl: 'https://w', secret: 42, kubeContext: 'east' }).map((issue) => issue.field)).toEqual([
+      'kubeContext',
+      'secret',
+    ]);
+    expect(issuesOf({ kubeconfigPath: '/k', apiUrl: 'https://w', secret: token })).toEqual([
+      { field: 'apiUrl', message: 'is set as well as kubeconfigPath; set one of them (a kubeconfig, or apiUrl and secret)' },
+    ]);
+    const error = (() => {
+      try {
+        kubernetesNodeConfig({ id: 5, apiUrl: 7, secret: token });
+      } catch (caught) {
+        return caught as KubernetesNodeConfigError;
+      }
+      throw new Error('expected KubernetesNodeConfigError');
+    })();
+    expect(error.message).toBe('Kubernetes node (id 5): apiUrl must be a string (the API server URL)');
     expect(`${JSON.stringify(error)} ${String(error)} ${error.stack ?? ''}`).not.toContain(token);
   });
 
@@ -119,13 +154,30 @@ describe('parseKubernetesNodeConfig', () => {
 
 describe('checkKubernetesNode', () => {
   it('invalid settings throw before any file is read', async () => {
-    await expect(checkKubernetesNode({ kubeconfigPath: 'relative' })).rejects.toBeInstanceOf(InvalidNodeConfigError);
+    await expect(checkKubernetesNode({ kubeconfigPath: 'relative' })).rejects.toBeInstanceOf(KubernetesNodeConfigError);
+  });
+
+  it('a token node is checked with its apiUrl and secret; a URL fromServer refuses is named by its column', async () => {
+    const unreachable = await checkKubernetesNode({ apiUrl: 'https://127.0.0.1:1', secret: token }, { timeoutMs: 5_000 });
+    expect(unreachable.ok).toBe(false);
+    expect(unreachable.settings).toEqual({
+      credentials: 'token',
+      apiUrl: 'https://127.0.0.1:1',
+      kubeNamespace: 'default',
+      tlsVerify: true,
+    });
+    expect(JSON.stringify(unreachable)).not.toContain(token);
+    await expect(checkKubernetesNode({ name: 'k8s-west', apiUrl: 'http://west.example', secret: token })).rejects.toMatchObject({
+      name: 'KubernetesNodeConfigError',
+      field: 'apiUrl',
+    });
   });
 
   it('a missing file or an unknown context is a failing kubeconfig item; the answer holds no kubeconfig content', async () => {
     const missing = await checkKubernetesNode({ kubeconfigPath: '/nonexistent/east.kubeconfig', kubeNamespace: 'team-a' });
     expect(missing.ok).toBe(false);
     expect(missing.settings).toEqual({
+      credentials: 'kubeconfig',
       kubeconfigPath: '/nonexistent/east.kubeconfig',
       kubeContext: undefined,
       kubeNamespace: 'team-a',
