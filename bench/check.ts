@@ -12,6 +12,7 @@ import { startCluster } from '../scripts/control-plane/cluster.js';
 import { check } from '../src/cluster/check.js';
 import { OPERATION_PERMISSIONS } from '../src/cluster/permissions.js';
 import { machineInfo } from './lib/machine.js';
+import { selfSigned } from '../test/support/tls.js';
 
 const RUNS = 7;
 
@@ -156,24 +157,7 @@ async function main(): Promise<void> {
 /** A CA the API server's certificate does not chain to (openssl, as the test proxy makes one). */
 function selfSignedCa(): string {
   const dir = mkdtempSync(join(tmpdir(), 'kp-bench-ca-'));
-  spawnSync('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=not-the-cluster',
-    '-keyout',
-    join(dir, 'key.pem'),
-    '-out',
-    join(dir, 'cert.pem'),
-  ]);
-  return readFileSync(join(dir, 'cert.pem')).toString('base64');
+  return Buffer.from(selfSigned(dir, 'ca', { subject: '/CN=not-the-cluster', san: null }).certPem).toString('base64');
 }
 
 main().catch((error: unknown) => {

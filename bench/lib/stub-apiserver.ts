@@ -3,11 +3,11 @@
 // complete, then the bookmark that ends the initial events) and plain lists. It records when
 // each TLS handshake finished and when each request arrived (epoch milliseconds, sub-ms), so
 // the startup benchmark can tell a process's cold start from its first round trip.
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { selfSigned } from '../../test/support/tls.js';
 
 export interface StubEvent {
   readonly at: number;
@@ -47,33 +47,10 @@ function completeDeployment(body: { metadata?: { name?: string; namespace?: stri
 }
 
 export async function startStubApiServer(dir: string): Promise<StubApiServer> {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(dir, 'stub.key'),
-      '-out',
-      join(dir, 'stub.crt'),
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-  const cert = readFileSync(join(dir, 'stub.crt'), 'utf8');
+  const { certPem: cert, keyPem } = selfSigned(dir, 'stub');
   const events: StubEvent[] = [];
   const created = new Map<string, object>();
-  const server = https.createServer({ cert, key: readFileSync(join(dir, 'stub.key')) }, (req, res) => {
+  const server = https.createServer({ cert, key: keyPem }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://stub');
     events.push({ at: epochNow(), kind: 'request', method: req.method ?? 'GET', path: url.pathname });
     if (req.headers.authorization !== `Bearer ${TOKEN}`) {

@@ -5,7 +5,6 @@
 //   - go silent: stop forwarding data on every open response without closing the socket
 //     (a half-open connection, as after a NAT or load-balancer drop),
 //   - count requests and watch connections by resource.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type http from 'node:http';
 import https from 'node:https';
@@ -13,6 +12,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { selfSigned } from './tls.js';
 
 export interface ProxiedRequest {
   readonly method: string;
@@ -62,36 +62,13 @@ export class ApiProxy {
     const cluster = config.getCurrentCluster();
     if (!cluster) throw new Error('proxy: kubeconfig has no current cluster');
     const dir = mkdtempSync(join(tmpdir(), 'kp-proxy-'));
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore' },
-    );
-    const caPem = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    const { certPem: caPem, keyPem } = selfSigned(dir, 'proxy');
     const upstreamCa = cluster.caData
       ? Buffer.from(cluster.caData, 'base64').toString('utf8')
       : cluster.caFile
         ? readFileSync(cluster.caFile, 'utf8')
         : undefined;
-    const server = https.createServer({ cert: caPem, key: readFileSync(join(dir, 'key.pem')) });
+    const server = https.createServer({ cert: caPem, key: keyPem });
     const proxy = new ApiProxy(server, new URL(cluster.server), upstreamCa, caPem, dir);
     server.on('request', (req, res) => proxy.handle(req, res));
     server.on('connection', (socket: Socket) => {

@@ -13,37 +13,55 @@ export interface TestCertificates {
   readonly clientKeyPem: string;
 }
 
+export interface SelfSignedOptions {
+  /** Default `/CN=127.0.0.1`. */
+  readonly subject?: string;
+  /** subjectAltName; default `IP:127.0.0.1`, `null` for none. */
+  readonly san?: string | null;
+  /** openssl's -newkey and -pkeyopt arguments; default EC P-256. */
+  readonly keyType?: readonly string[];
+}
+
+export interface SelfSigned {
+  readonly certPath: string;
+  readonly keyPath: string;
+  readonly certPem: string;
+  readonly keyPem: string;
+}
+
+const EC_P256 = ['ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'];
+
+/** A self-signed certificate (for a loopback server by default) in `dir`/`name`.crt and .key. */
+export function selfSigned(dir: string, name: string, options: SelfSignedOptions = {}): SelfSigned {
+  const certPath = join(dir, `${name}.crt`);
+  const keyPath = join(dir, `${name}.key`);
+  const san = options.san === undefined ? 'IP:127.0.0.1' : options.san;
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      ...(options.keyType ?? EC_P256),
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '2',
+      '-subj',
+      options.subject ?? '/CN=127.0.0.1',
+      ...(san ? ['-addext', `subjectAltName=${san}`] : []),
+    ],
+    { stdio: 'ignore' },
+  );
+  return { certPath, keyPath, certPem: readFileSync(certPath, 'utf8'), keyPem: readFileSync(keyPath, 'utf8') };
+}
+
 export function makeTestCertificates(prefix = 'kp-tls-'): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const selfSigned = (name: string, subject: string, keyType: string[], san?: string): void => {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        ...keyType,
-        '-nodes',
-        '-keyout',
-        join(dir, `${name}.key`),
-        '-out',
-        join(dir, `${name}.crt`),
-        '-days',
-        '2',
-        '-subj',
-        subject,
-        ...(san ? ['-addext', `subjectAltName=${san}`] : []),
-      ],
-      { stdio: 'ignore' },
-    );
-  };
-  selfSigned('server', '/CN=127.0.0.1', ['ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'], 'IP:127.0.0.1');
-  selfSigned('client', '/O=system:masters/CN=kp-matrix-user', ['rsa:2048']);
-  return {
-    dir,
-    serverCertPem: readFileSync(join(dir, 'server.crt'), 'utf8'),
-    serverKeyPem: readFileSync(join(dir, 'server.key'), 'utf8'),
-    clientCertPem: readFileSync(join(dir, 'client.crt'), 'utf8'),
-    clientKeyPem: readFileSync(join(dir, 'client.key'), 'utf8'),
-  };
+  const server = selfSigned(dir, 'server');
+  const client = selfSigned(dir, 'client', { subject: '/O=system:masters/CN=kp-matrix-user', san: null, keyType: ['rsa:2048'] });
+  return { dir, serverCertPem: server.certPem, serverKeyPem: server.keyPem, clientCertPem: client.certPem, clientKeyPem: client.keyPem };
 }

@@ -4,7 +4,6 @@
 // stands in for kube-apiserver and records the Authorization header it receives. The exec
 // plugin is a real child process (this Node running a small script); the OIDC id-token is
 // unexpired, so no identity provider is contacted. `npm test` builds first.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as PublicApi from '../../src/index.js';
+import { selfSigned } from '../support/tls.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -25,29 +25,7 @@ const seenAuthorization: string[] = [];
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kp-bundled-auth-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      join(dir, 'server.key'),
-      '-out',
-      join(dir, 'server.crt'),
-      '-days',
-      '2',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
+  selfSigned(dir, 'server');
   const cert = readFileSync(join(dir, 'server.crt'), 'utf8');
   caData = Buffer.from(cert).toString('base64');
   server = https.createServer({ cert, key: readFileSync(join(dir, 'server.key')) }, (req, res) => {
