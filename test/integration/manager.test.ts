@@ -16,6 +16,7 @@ import { ConflictError, RolloutFailedError } from '../../src/errors.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { createContainer, type CreateFlowEvent } from '../../src/manager/create-flow.js';
+import { containerLifecycle } from '../../src/manager/lifecycle.js';
 import { createKubernetesProvider } from '../../src/manager/providers/kubernetes.js';
 import { ProviderRegistry } from '../../src/manager/providers/registry.js';
 import type { ContainerRecord } from '../../src/manager/providers/types.js';
@@ -318,6 +319,17 @@ describe('two Manager installations in one namespace, the same container id', ()
     const registry = new InformerRegistry();
     const cached = await firstValueFrom(podSnapshots(registry, api, namespace, String(ID), 'dev'));
     expect(cached.map((pod) => pod.metadata?.name?.startsWith(devHost))).toEqual([true]);
+
+    // Each installation's lifecycle reads and writes its own container: dev sees its
+    // workload running and stops it; test's failed one is untouched.
+    const devRecord = { ...record(devHost, NGINX), providerId: dev.providerId };
+    const devLifecycle = containerLifecycle(manager('dev'));
+    expect(await devLifecycle.status(devRecord)).toMatchObject({ state: 'running' });
+    expect(await devLifecycle.stop(devRecord)).toMatchObject({ operation: 'stop', changed: true });
+    expect(kubectlJson<V1Deployment>(['get', 'deployment', devHost, '-n', namespace]).spec?.replicas).toBe(0);
+    expect(kubectlJson<V1Deployment>(['get', 'deployment', testHost, '-n', namespace]).spec?.replicas).toBe(1);
+    // The other installation's lifecycle finds no container of its own there.
+    expect(await containerLifecycle(manager('test')).status(devRecord)).toMatchObject({ state: 'missing' });
 
     // Neither touches the other's Deployment, even by name.
     const before = kubectlJson<V1Deployment>(['get', 'deployment', testHost, '-n', namespace]).metadata?.resourceVersion;

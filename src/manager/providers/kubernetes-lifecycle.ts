@@ -54,6 +54,8 @@ export interface KubernetesLifecycleOptions {
   readonly clientFor: KubernetesClientFactory;
   /** Bound on each operation; default: the library's (300 s; 30 s for status). */
   readonly timeoutMs?: number;
+  /** The installation's instance label, as the provider created with (see KubernetesProviderOptions). */
+  readonly instance?: string;
   readonly operations?: KubernetesOperations;
 }
 
@@ -62,15 +64,20 @@ const OUTCOME_TYPES: ReadonlySet<string> = new Set(['started', 'stopped', 'resta
 export function kubernetesLifecycle(options: KubernetesLifecycleOptions): ContainerLifecycle {
   const ops = options.operations ?? LIBRARY_OPERATIONS;
   const client = (record: ContainerRecord) => Promise.resolve(options.clientFor(record.node));
+  // Every read and write names the installation: without it, a workload created with an
+  // instance label would be missing to the reads and refused by the writes.
+  const instance = options.instance !== undefined ? { instance: options.instance } : {};
   const operationOptions = (record: ContainerRecord, context: ProviderContext): OperationOptions => ({
     containerId: String(record.id),
+    ...instance,
     scheduler: context.clock,
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(context.signal ? { signal: context.signal } : {}),
   });
 
   const podIp = async (api: KubernetesClient, providerId: string, record: ContainerRecord, context: ProviderContext) =>
-    (await ops.status(api, providerId, { containerId: String(record.id), scheduler: context.clock, ...signalOf(context) })).podIp;
+    (await ops.status(api, providerId, { containerId: String(record.id), ...instance, scheduler: context.clock, ...signalOf(context) }))
+      .podIp;
 
   const run = (operation: LifecycleOperation, record: ContainerRecord, context: ProviderContext, operation$: Operation$) =>
     defer(() => {
@@ -107,6 +114,7 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
       const api = await client(record);
       const value = await ops.status(api, providerId, {
         containerId: String(record.id),
+        ...instance,
         scheduler: context.clock,
         ...signalOf(context),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),

@@ -85,6 +85,7 @@ export function createKubernetesProvider(options: KubernetesProviderOptions = {}
       nodeType,
       clientFor,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.instance !== undefined ? { instance: options.instance } : {}),
       ...(options.operations ? { operations: options.operations } : {}),
     }),
   };

@@ -47,19 +47,29 @@ function recordingOperations(calls: unknown[][], podIp: string | null): Kubernet
     of({ ...base, type, changed, durationMs: 10 } as LifecycleEvent);
   return {
     status: async (_api, providerId, options) => {
-      calls.push(['status', providerId, options?.containerId]);
+      calls.push(['status', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]);
       return { state: 'running', reason: 'NewReplicaSetAvailable', message: '1 of 1 available', podIp } as WorkloadStatusValue;
     },
-    start$: (_api, providerId, options) => (calls.push(['start$', providerId, options?.containerId]), outcome('started', true)),
-    stop$: (_api, providerId, options) => (calls.push(['stop$', providerId, options?.containerId]), outcome('stopped', false)),
+    start$: (_api, providerId, options) => (
+      calls.push(['start$', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]),
+      outcome('started', true)
+    ),
+    stop$: (_api, providerId, options) => (
+      calls.push(['stop$', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]),
+      outcome('stopped', false)
+    ),
     restart$: (_api, providerId) => (calls.push(['restart$', providerId]), outcome('restarted', true)),
     reconfigure$: (_api, providerId, changes) => (calls.push(['reconfigure$', providerId, changes]), outcome('reconfigured', true)),
     remove$: (_api, providerId, options) => (calls.push(['remove$', providerId, options.containerId]), outcome('removed', true)),
   };
 }
 
-function kubernetesLifecycle(calls: unknown[][], podIp: string | null = '10.244.0.7', liveEnv: string[] = []) {
-  const provider = createKubernetesProvider({ clientFor: () => fakeApi(liveEnv), operations: recordingOperations(calls, podIp) });
+function kubernetesLifecycle(calls: unknown[][], podIp: string | null = '10.244.0.7', liveEnv: string[] = [], instance?: string) {
+  const provider = createKubernetesProvider({
+    clientFor: () => fakeApi(liveEnv),
+    operations: recordingOperations(calls, podIp),
+    ...(instance !== undefined ? { instance } : {}),
+  });
   return containerLifecycle(new ProviderRegistry([provider]));
 }
 
@@ -82,6 +92,20 @@ describe('containerLifecycle on a Kubernetes node', () => {
       changed: true,
       network: { macAddress: null, ipAddress: '10.244.0.7' },
     });
+  });
+
+  it('a provider with an instance passes it to every read and write, as its provisioning labelled the workload', async () => {
+    const calls: unknown[][] = [];
+    const lifecycle = kubernetesLifecycle(calls, '10.244.0.7', [], 'manager-prod');
+    await lifecycle.start(kubeRecord);
+    await lifecycle.stop(kubeRecord);
+    await lifecycle.status(kubeRecord);
+    expect(calls).toEqual([
+      ['start$', 'team-a/web-42', '42', 'manager-prod'],
+      ['status', 'team-a/web-42', '42', 'manager-prod'],
+      ['stop$', 'team-a/web-42', '42', 'manager-prod'],
+      ['status', 'team-a/web-42', '42', 'manager-prod'],
+    ]);
   });
 
   it('stop reads no IP and says whether anything changed', async () => {
