@@ -110,8 +110,12 @@ export function lxcLifecycle(options: LxcLifecycleOptions): ContainerLifecycle {
         const state = lxcState(current);
         const word = current.status ?? 'no status';
         return { state, reason: word, message: `${nodeType} reports ${providerId} ${word}`, ipAddress: record.ipAddress };
-      } catch {
+      } catch (error) {
         // The client's own error may embed request details: it is not copied into the text.
+        if (isContainerGone(error)) {
+          const message = `node ${record.node.name} has no container ${providerId}`;
+          return { state: 'missing', reason: 'NotFound', message, ipAddress: null };
+        }
         const message = `could not read the status of ${providerId} from node ${record.node.name}`;
         return { state: 'unknown', reason: 'StatusUnavailable', message, ipAddress: record.ipAddress };
       }
@@ -172,4 +176,18 @@ export function lxcLifecycle(options: LxcLifecycleOptions): ContainerLifecycle {
         return { providerId: id, changed: true };
       }),
   };
+}
+
+/**
+ * The node says the container does not exist: Docker answers 404 ("No such container"),
+ * Proxmox 500 with "Configuration file '.../lxc/<vmid>.conf' does not exist" as the
+ * status text. Anything else (a timeout, 401) leaves the state unknown.
+ */
+export function isContainerGone(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const response = (error as { response?: { status?: unknown; statusText?: unknown; data?: unknown } }).response;
+  if (response?.status === 404) return true;
+  const data = response?.data as { message?: unknown; errors?: unknown } | undefined;
+  const texts = [response?.statusText, data?.message, typeof data?.errors === 'string' ? data.errors : undefined, (error as Error).message];
+  return texts.some((text) => typeof text === 'string' && /\.conf' does not exist|no such container/i.test(text));
 }

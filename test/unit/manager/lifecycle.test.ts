@@ -232,6 +232,27 @@ describe('containerLifecycle on a Proxmox node (recording NodeApi)', () => {
     expect(value.state).toBe('unknown');
     expect(value.message).not.toContain('SECRET');
   });
+  it('a container the node no longer has is missing, not unknown (Proxmox 500 with its "does not exist", Docker 404)', async () => {
+    const proxmoxGone = Object.assign(new Error('Request failed with status code 500'), {
+      response: { status: 500, statusText: "Configuration file 'nodes/pve1/lxc/104.conf' does not exist" },
+    });
+    const dockerGone = Object.assign(new Error('Request failed with status code 404'), {
+      response: { status: 404, data: { message: 'No such container: 9f2c' } },
+    });
+    for (const error of [proxmoxGone, dockerGone]) {
+      const gone = lxcRegistry({ getLxcStatus: async () => Promise.reject(error) }, []);
+      expect(await gone.lifecycle.status(proxmoxRecord)).toEqual({
+        state: 'missing',
+        reason: 'NotFound',
+        message: 'node pve1 has no container 104',
+        ipAddress: null,
+      });
+    }
+    const busy = Object.assign(new Error('Request failed with status code 500'), { response: { status: 500, statusText: 'got timeout' } });
+    expect((await lxcRegistry({ getLxcStatus: async () => Promise.reject(busy) }, []).lifecycle.status(proxmoxRecord)).state).toBe(
+      'unknown',
+    );
+  });
 });
 
 describe('containerLifecycle on a Docker node (recording NodeApi)', () => {
