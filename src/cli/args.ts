@@ -4,13 +4,13 @@
 // spec file field) the value came from. Durations follow the library's one rule
 // (src/spec/duration.ts). Nothing is rounded, dropped or merged without a word.
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
 import { parseDuration } from './duration.js';
 import { InvalidSpecError, UsageError, type SpecIssue } from '../errors.js';
 import { DURATION_RULES, durationProblem, progressDeadlineProblem, type DurationRule } from '../spec/duration.js';
 import { dns1123LabelProblem } from '../spec/names.js';
+import { parseFlags } from './commands/cluster-flags.js';
 
 /** Where each spec value came from: a flag, or the spec file. */
 export interface InputSources {
@@ -87,40 +87,30 @@ Exit codes: 0 ready, 2 invalid input, 3 rollout failed, 4 timeout, 5 API or kube
 6 conflict (name taken by another container, or drift), 130 interrupted.`;
 
 export function parseCreateArgs(argv: readonly string[], readStdin: () => string = () => readFileSync(0, 'utf8')): CreateCommand | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        'container-id': { type: 'string' },
-        'node-id': { type: 'string' },
-        hostname: { type: 'string' },
-        image: { type: 'string' },
-        cpus: { type: 'string' },
-        'memory-mb': { type: 'string' },
-        env: { type: 'string', multiple: true },
-        entrypoint: { type: 'string' },
-        arg: { type: 'string', multiple: true },
-        instance: { type: 'string' },
-        'spec-file': { type: 'string', short: 'f' },
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        namespace: { type: 'string', short: 'n' },
-        'insecure-skip-tls-verify': { type: 'boolean' },
-        'request-timeout': { type: 'string' },
-        timeout: { type: 'string' },
-        'progress-deadline': { type: 'string' },
-        'on-drift': { type: 'string' },
-        'keep-on-failure': { type: 'boolean' },
-        output: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseFlags(argv, {
+    'container-id': { type: 'string' },
+    'node-id': { type: 'string' },
+    hostname: { type: 'string' },
+    image: { type: 'string' },
+    cpus: { type: 'string' },
+    'memory-mb': { type: 'string' },
+    env: { type: 'string', multiple: true },
+    entrypoint: { type: 'string' },
+    arg: { type: 'string', multiple: true },
+    instance: { type: 'string' },
+    'spec-file': { type: 'string', short: 'f' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    namespace: { type: 'string', short: 'n' },
+    'insecure-skip-tls-verify': { type: 'boolean' },
+    'request-timeout': { type: 'string' },
+    timeout: { type: 'string' },
+    'progress-deadline': { type: 'string' },
+    'on-drift': { type: 'string' },
+    'keep-on-failure': { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
+    help: { type: 'boolean', short: 'h' },
+  });
   const flags = parsed.values;
   if (flags.help) return 'help';
 

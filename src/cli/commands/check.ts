@@ -1,5 +1,4 @@
 // kube-provision check: the preflight report as a table (or one JSON object with -o json).
-import { parseArgs } from 'node:util';
 import { check, DEFAULT_CHECK_TIMEOUT_MS } from '../../cluster/check.js';
 import type { CheckReport } from '../../cluster/check-report.js';
 import { OPERATION_NAMES, type OperationName } from '../../cluster/permissions.js';
@@ -7,7 +6,15 @@ import { InvalidSpecError, UsageError } from '../../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../table.js';
 import type { CliIo } from '../run.js';
-import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_OPTIONS, apiOptionsFrom, durationFlag, outputFlag, resourceFlags } from './cluster-flags.js';
+import {
+  apiOptionsFrom,
+  CLUSTER_FLAG_OPTIONS,
+  CLUSTER_FLAGS_USAGE,
+  durationFlag,
+  outputFlag,
+  parseFlags,
+  resourceFlags,
+} from './cluster-flags.js';
 import { runCommand } from './run-command.js';
 
 export const CHECK_USAGE = `Usage: kube-provision check [flags]
@@ -61,23 +68,13 @@ interface CheckCommand {
 }
 
 export function parseCheckArgs(argv: readonly string[]): CheckCommand | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        ...CLUSTER_FLAG_OPTIONS,
-        cpus: { type: 'string' },
-        'memory-mb': { type: 'string' },
-        needs: { type: 'string' },
-        timeout: { type: 'string' },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseFlags(argv, {
+    ...CLUSTER_FLAG_OPTIONS,
+    cpus: { type: 'string' },
+    'memory-mb': { type: 'string' },
+    needs: { type: 'string' },
+    timeout: { type: 'string' },
+  });
   if (values.help) return 'help';
   const needs = values.needs ?? 'lifecycle';
   if (!(OPERATION_NAMES as readonly string[]).includes(needs)) {

@@ -1,9 +1,23 @@
 // The kubectl-style flags every read and cluster command shares with `create`: which
 // cluster and namespace, how long a request may take, and the output format.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../duration.js';
 import { DURATION_RULES, durationProblem, type DurationRule } from '../../spec/duration.js';
+
+/** node:util parseArgs, strict (an unknown flag is an error), its errors as UsageError (exit 2). */
+export function parseFlags<const T extends NonNullable<ParseArgsConfig['options']>>(
+  argv: readonly string[],
+  options: T,
+  allowPositionals = false,
+) {
+  try {
+    return parseArgs({ args: [...argv], strict: true, allowPositionals, options });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
 
 export const CLUSTER_FLAG_OPTIONS = {
   kubeconfig: { type: 'string' },

@@ -1,11 +1,10 @@
 // kube-provision get [PROVIDER_ID] [-o json|wide]: the managed workloads of a namespace
 // (list), or one of them (status), as a table, wide table or JSON lines.
-import { parseArgs } from 'node:util';
 import { UsageError } from '../../errors.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import { list, type WorkloadSnapshot } from '../../workload/list.js';
 import { readStatus, type StatusReading } from '../../workload/status.js';
-import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_OPTIONS, apiOptionsFrom, asksForJson, durationFlag } from './cluster-flags.js';
+import { apiOptionsFrom, asksForJson, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
 import type { CliIo } from '../run.js';
@@ -70,16 +69,7 @@ export async function runGet(argv: readonly string[], io: CliIo): Promise<number
 }
 
 function parse(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: true,
-      options: { ...CLUSTER_FLAG_OPTIONS, timeout: { type: 'string' } },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return parseFlags(argv, { ...CLUSTER_FLAG_OPTIONS, timeout: { type: 'string' } }, true);
 }
 
 function snapshotOf(reading: StatusReading): WorkloadSnapshot {

@@ -2,13 +2,13 @@
 // like create's. The workload is named by its provider ID ("namespace/name"); -n, when
 // given, must agree with it. The changes of reconfigure stay raw here:
 // parseWorkloadChanges validates them all at once, with creation's field rules.
-import { parseArgs } from 'node:util';
 import { UsageError } from '../../errors.js';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { parseProviderId } from '../../spec/provider-id.js';
 import { DEFAULT_TIMEOUT_MS } from '../../workload/provision.js';
 import { DURATION_RULES } from '../../spec/duration.js';
 import { duration, numberOrText, parseEnv } from '../args.js';
+import { parseFlags } from './cluster-flags.js';
 
 export type LifecycleCommandName = 'start' | 'stop' | 'restart' | 'reconfigure' | 'delete';
 
@@ -76,39 +76,33 @@ concurrent operation, 130 interrupted.`;
 
 export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly string[]): LifecycleCommand | 'help' {
   const reconfigure = command === 'reconfigure';
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: true,
-      options: {
-        'container-id': { type: 'string' },
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        namespace: { type: 'string', short: 'n' },
-        'insecure-skip-tls-verify': { type: 'boolean' },
-        'request-timeout': { type: 'string' },
-        timeout: { type: 'string' },
-        output: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h' },
-        ...(reconfigure
-          ? {
-              env: { type: 'string', multiple: true },
-              'unset-env': { type: 'string', multiple: true },
-              cpus: { type: 'string' },
-              'memory-mb': { type: 'string' },
-              entrypoint: { type: 'string' },
-              arg: { type: 'string', multiple: true },
-              image: { type: 'string' },
-              'rollback-on-failure': { type: 'boolean' },
-            }
-          : {}),
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseFlags(
+    argv,
+    {
+      'container-id': { type: 'string' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      namespace: { type: 'string', short: 'n' },
+      'insecure-skip-tls-verify': { type: 'boolean' },
+      'request-timeout': { type: 'string' },
+      timeout: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+      help: { type: 'boolean', short: 'h' },
+      ...(reconfigure
+        ? {
+            env: { type: 'string', multiple: true },
+            'unset-env': { type: 'string', multiple: true },
+            cpus: { type: 'string' },
+            'memory-mb': { type: 'string' },
+            entrypoint: { type: 'string' },
+            arg: { type: 'string', multiple: true },
+            image: { type: 'string' },
+            'rollback-on-failure': { type: 'boolean' },
+          }
+        : {}),
+    },
+    true,
+  );
   const flags = parsed.values as Record<string, string | string[] | boolean | undefined>;
   if (flags.help) return 'help';
 

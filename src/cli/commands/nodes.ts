@@ -1,6 +1,5 @@
 // kube-provision nodes: the cluster's nodes as a table (or JSON), once or live (--watch),
 // and with --cpus and --memory-mb, whether such a workload fits on one of them now.
-import { parseArgs } from 'node:util';
 import { fitsOnNodes, type FitsResult } from '../../cluster/fits.js';
 import type { NodeInfo } from '../../cluster/node-info.js';
 import { nodes, nodes$ } from '../../cluster/nodes.js';
@@ -12,7 +11,15 @@ import { formatBytes, formatMillicores } from '../../spec/parse-quantity.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../table.js';
 import type { CliIo } from '../run.js';
-import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_OPTIONS, apiOptionsFrom, durationFlag, outputFlag, resourceFlags } from './cluster-flags.js';
+import {
+  apiOptionsFrom,
+  CLUSTER_FLAG_OPTIONS,
+  CLUSTER_FLAGS_USAGE,
+  durationFlag,
+  outputFlag,
+  parseFlags,
+  resourceFlags,
+} from './cluster-flags.js';
 import { runCommand } from './run-command.js';
 
 export const NODES_USAGE = `Usage: kube-provision nodes [flags]
@@ -78,23 +85,13 @@ interface NodesCommand {
 }
 
 export function parseNodesArgs(argv: readonly string[]): NodesCommand | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        ...CLUSTER_FLAG_OPTIONS,
-        cpus: { type: 'string' },
-        'memory-mb': { type: 'string' },
-        watch: { type: 'boolean', short: 'w' },
-        timeout: { type: 'string' },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseFlags(argv, {
+    ...CLUSTER_FLAG_OPTIONS,
+    cpus: { type: 'string' },
+    'memory-mb': { type: 'string' },
+    watch: { type: 'boolean', short: 'w' },
+    timeout: { type: 'string' },
+  });
   if (values.help) return 'help';
   if (values.watch && values.timeout !== undefined) throw new UsageError('--timeout bounds a single listing: it does not go with --watch');
   const spec = resourceFlags(values.cpus, values['memory-mb']);

@@ -1,7 +1,6 @@
 // kube-provision status PROVIDER_ID [--watch]: one workload's status as a line (the same
 // shape as create's progress lines) or a JSON status event; with --watch, one more line
 // per change, from the shared informers, until interrupted.
-import { parseArgs } from 'node:util';
 import { OperationAbortedError, UsageError } from '../../errors.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import type { StatusEvent } from '../../workload/status-board.js';
@@ -10,7 +9,7 @@ import { readStatus } from '../../workload/status.js';
 import { status$ } from '../../workload/statuses.js';
 import { isoTime } from '../../rx/clock-time.js';
 import { asyncScheduler } from 'rxjs';
-import { CLUSTER_FLAGS_USAGE, CLUSTER_FLAG_OPTIONS, apiOptionsFrom, asksForJson, durationFlag } from './cluster-flags.js';
+import { apiOptionsFrom, asksForJson, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
 import type { CliIo } from '../run.js';
@@ -84,19 +83,14 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
 }
 
 function parse(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: true,
-      options: {
-        ...CLUSTER_FLAG_OPTIONS,
-        watch: { type: 'boolean', short: 'w' },
-        'container-id': { type: 'string' },
-        timeout: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return parseFlags(
+    argv,
+    {
+      ...CLUSTER_FLAG_OPTIONS,
+      watch: { type: 'boolean', short: 'w' },
+      'container-id': { type: 'string' },
+      timeout: { type: 'string' },
+    },
+    true,
+  );
 }

@@ -1,5 +1,4 @@
 // `kube-provision ui`: the live page for one namespace on 127.0.0.1, until interrupted.
-import { parseArgs } from 'node:util';
 import { UsageError } from '../../errors.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import type { UiBackend } from '../../ui/backend.js';
@@ -11,6 +10,7 @@ import { DURATION_RULES, durationProblem } from '../../spec/duration.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { formatErrorLine } from '../format.js';
 import type { CliIo } from '../run.js';
+import { parseFlags } from './cluster-flags.js';
 
 export const UI_USAGE = `Usage: kube-provision ui [flags]
 
@@ -71,25 +71,15 @@ interface UiCommand {
 }
 
 function parseUiArgs(argv: readonly string[]): UiCommand | 'help' {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        kubeconfig: { type: 'string' },
-        context: { type: 'string' },
-        namespace: { type: 'string', short: 'n' },
-        'insecure-skip-tls-verify': { type: 'boolean' },
-        'request-timeout': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseFlags(argv, {
+    port: { type: 'string' },
+    kubeconfig: { type: 'string' },
+    context: { type: 'string' },
+    namespace: { type: 'string', short: 'n' },
+    'insecure-skip-tls-verify': { type: 'boolean' },
+    'request-timeout': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   const flags = parsed.values;
   if (flags.help) return 'help';
   const port = flags.port === undefined ? DEFAULT_UI_PORT : Number(flags.port);
