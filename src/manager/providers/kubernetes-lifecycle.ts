@@ -56,6 +56,8 @@ export interface KubernetesLifecycleOptions {
   readonly timeoutMs?: number;
   /** The installation's instance label, as the provider created with (see KubernetesProviderOptions). */
   readonly instance?: string;
+  /** Passed to the library's reconfigure (see KubernetesProviderOptions). */
+  readonly rollbackOnFailure?: boolean;
   readonly operations?: KubernetesOperations;
 }
 
@@ -129,7 +131,12 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
     reconfigure$: (record, context) =>
       run('reconfigure', record, context, (api, providerId, operationOptions) =>
         from(changesFor(api, providerId, record, context)).pipe(
-          switchMap((changes) => ops.reconfigure$(api, providerId, changes, operationOptions)),
+          switchMap((changes) =>
+            ops.reconfigure$(api, providerId, changes, {
+              ...operationOptions,
+              ...(options.rollbackOnFailure !== undefined ? { rollbackOnFailure: options.rollbackOnFailure } : {}),
+            }),
+          ),
         ),
       ),
   };

@@ -52,6 +52,12 @@ export interface KubernetesProviderOptions {
   readonly instance?: string;
   /** Keep a failed container's Deployment for debugging; default: delete it (see provision$). */
   readonly keepOnFailure?: boolean;
+  /**
+   * A reconfigure whose rollout fails restores the previous pod template and waits for it
+   * (the library's `rollbackOnFailure`), so the container keeps running on its old settings;
+   * the error says whether the restore succeeded. Default: leave the failed template.
+   */
+  readonly rollbackOnFailure?: boolean;
   readonly nodeType?: string;
   /** The library's lifecycle operations; tests inject recording ones. */
   readonly operations?: KubernetesOperations;
@@ -86,6 +92,7 @@ export function createKubernetesProvider(options: KubernetesProviderOptions = {}
       clientFor,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.instance !== undefined ? { instance: options.instance } : {}),
+      ...(options.rollbackOnFailure !== undefined ? { rollbackOnFailure: options.rollbackOnFailure } : {}),
       ...(options.operations ? { operations: options.operations } : {}),
     }),
   };

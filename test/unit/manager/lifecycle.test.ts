@@ -59,17 +59,26 @@ function recordingOperations(calls: unknown[][], podIp: string | null): Kubernet
       outcome('stopped', false)
     ),
     restart$: (_api, providerId) => (calls.push(['restart$', providerId]), outcome('restarted', true)),
-    reconfigure$: (_api, providerId, changes) => (calls.push(['reconfigure$', providerId, changes]), outcome('reconfigured', true)),
+    reconfigure$: (_api, providerId, changes, options) => (
+      calls.push([
+        'reconfigure$',
+        providerId,
+        changes,
+        ...(options?.rollbackOnFailure !== undefined ? [{ rollbackOnFailure: options.rollbackOnFailure }] : []),
+      ]),
+      outcome('reconfigured', true)
+    ),
     remove$: (_api, providerId, options) => (calls.push(['remove$', providerId, options.containerId]), outcome('removed', true)),
   };
 }
 
-function kubernetesLifecycle(calls: unknown[][], podIp: string | null = '10.244.0.7', liveEnv: string[] = [], instance?: string) {
-  const provider = createKubernetesProvider({
-    clientFor: () => fakeApi(liveEnv),
-    operations: recordingOperations(calls, podIp),
-    ...(instance !== undefined ? { instance } : {}),
-  });
+function kubernetesLifecycle(
+  calls: unknown[][],
+  podIp: string | null = '10.244.0.7',
+  liveEnv: string[] = [],
+  extra: { instance?: string; rollbackOnFailure?: boolean } = {},
+) {
+  const provider = createKubernetesProvider({ clientFor: () => fakeApi(liveEnv), operations: recordingOperations(calls, podIp), ...extra });
   return containerLifecycle(new ProviderRegistry([provider]));
 }
 
@@ -96,7 +105,7 @@ describe('containerLifecycle on a Kubernetes node', () => {
 
   it('a provider with an instance passes it to every read and write, as its provisioning labelled the workload', async () => {
     const calls: unknown[][] = [];
-    const lifecycle = kubernetesLifecycle(calls, '10.244.0.7', [], 'manager-prod');
+    const lifecycle = kubernetesLifecycle(calls, '10.244.0.7', [], { instance: 'manager-prod' });
     await lifecycle.start(kubeRecord);
     await lifecycle.stop(kubeRecord);
     await lifecycle.status(kubeRecord);
@@ -132,6 +141,12 @@ describe('containerLifecycle on a Kubernetes node', () => {
       'team-a/web-42',
       { env: { APP_MODE: 'staging' }, unsetEnv: ['OLD_FLAG'], entrypoint: 'nginx -g daemon off;', cpus: 2, memoryMb: 2048 },
     ]);
+  });
+
+  it('rollbackOnFailure on the provider reaches the library reconfigure', async () => {
+    const calls: unknown[][] = [];
+    await kubernetesLifecycle(calls, '10.244.0.8', [], { rollbackOnFailure: true }).reconfigure(kubeRecord);
+    expect(calls[0]?.[3]).toEqual({ rollbackOnFailure: true });
   });
 
   it('remove passes the container id (only a Deployment carrying it is deleted)', async () => {
