@@ -80,4 +80,40 @@ describe('containerLifecycle on a Kubernetes node (real control plane)', () => {
     expect(await lifecycle.remove(saved)).toMatchObject({ operation: 'remove', changed: true });
     expect((await lifecycle.status(saved)).state).toBe('missing');
   }, 120_000);
+
+  it('rollbackOnFailure: a reconfigure the cluster cannot schedule is named, and the container runs on its old settings again', async () => {
+    const provider = createKubernetesProvider({ timeoutMs: 60_000, rollbackOnFailure: true });
+    const record: ContainerRecord = {
+      id: 902,
+      hostname: 'life-902',
+      username: 'alice',
+      template: 'docker.io/library/nginx:1.27',
+      providerId: null,
+      macAddress: null,
+      ipAddress: null,
+      nvidiaRequested: false,
+      environment: {},
+      defaultEnvironment: {},
+      entrypoint: null,
+      resources: { cpus: 1, memoryMb: 256, swapMb: 0, rootfsGb: 1 },
+      node: { id: 1, name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: clusterEnv().kubeconfigPath, kubeNamespace: namespace },
+      site: null,
+    };
+    const provisioned = (await lastValueFrom(provider.provision$(record, { clock: asyncScheduler }))) as ProvisionedEvent;
+    const saved = { ...record, providerId: provisioned.providerId };
+    const lifecycle = containerLifecycle(new ProviderRegistry([provider]));
+
+    // More CPU than the node has: the new Pod stays Pending, Unschedulable.
+    const failure = await lifecycle.reconfigure({ ...saved, resources: { ...saved.resources, cpus: 1024 } }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: 'ReconfigureFailedError', reason: 'Unschedulable', restored: true });
+    const container = kubectlJson<{ spec: { template: { spec: { containers: { resources: { requests: { cpu: string } } }[] } } } }>([
+      'get',
+      'deployment',
+      'life-902',
+      '-n',
+      namespace,
+    ]).spec.template.spec.containers[0];
+    expect(container?.resources.requests.cpu).toBe('1');
+    expect((await lifecycle.status(saved)).state).toBe('running');
+  }, 120_000);
 });
