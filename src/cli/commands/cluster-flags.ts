@@ -6,12 +6,13 @@ import { UsageError } from '../../errors.js';
 import { parseDuration } from '../duration.js';
 import { DURATION_RULES, durationProblem, type DurationRule } from '../../spec/duration.js';
 
+type FlagOptions = NonNullable<ParseArgsConfig['options']>;
+type ParsedFlags<T extends FlagOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; strict: true; allowPositionals: boolean; options: T }>
+>;
+
 /** node:util parseArgs, strict (an unknown flag is an error), its errors as UsageError (exit 2). */
-export function parseFlags<const T extends NonNullable<ParseArgsConfig['options']>>(
-  argv: readonly string[],
-  options: T,
-  allowPositionals = false,
-) {
+export function parseFlags<const T extends FlagOptions>(argv: readonly string[], options: T, allowPositionals = false): ParsedFlags<T> {
   try {
     return parseArgs({ args: [...argv], strict: true, allowPositionals, options });
   } catch (error) {
