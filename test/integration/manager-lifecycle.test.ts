@@ -20,26 +20,31 @@ afterAll(() => {
   kubectl(['delete', 'namespace', namespace, '--wait=false']);
 });
 
+/** A Manager container row on this cluster's node, not yet provisioned. */
+function kubeRecord(id: number, environment: Record<string, string> = {}): ContainerRecord {
+  return {
+    id,
+    hostname: `life-${id}`,
+    username: 'alice',
+    template: 'docker.io/library/nginx:1.27',
+    providerId: null,
+    macAddress: null,
+    ipAddress: null,
+    nvidiaRequested: false,
+    environment,
+    defaultEnvironment: {},
+    entrypoint: null,
+    resources: { cpus: 1, memoryMb: 256, swapMb: 0, rootfsGb: 1 },
+    node: { id: 1, name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: clusterEnv().kubeconfigPath, kubeNamespace: namespace },
+    site: null,
+  };
+}
+
 describe('containerLifecycle on a Kubernetes node (real control plane)', () => {
   it('stop, status, start (new Pod IP), reconfigure, remove: one call each, whatever the node type', async () => {
     const provider = createKubernetesProvider({ timeoutMs: 60_000 });
     const registry = new ProviderRegistry([provider]);
-    const record: ContainerRecord = {
-      id: 901,
-      hostname: 'life-901',
-      username: 'alice',
-      template: 'docker.io/library/nginx:1.27',
-      providerId: null,
-      macAddress: null,
-      ipAddress: null,
-      nvidiaRequested: false,
-      environment: { APP_MODE: 'test' },
-      defaultEnvironment: {},
-      entrypoint: null,
-      resources: { cpus: 1, memoryMb: 256, swapMb: 0, rootfsGb: 1 },
-      node: { id: 1, name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: clusterEnv().kubeconfigPath, kubeNamespace: namespace },
-      site: null,
-    };
+    const record = kubeRecord(901, { APP_MODE: 'test' });
     const provisioned = (await lastValueFrom(provider.provision$(record, { clock: asyncScheduler }))) as ProvisionedEvent;
     const saved = { ...record, providerId: provisioned.providerId };
     expect(saved.providerId).toBe(`${namespace}/life-901`);
@@ -83,22 +88,7 @@ describe('containerLifecycle on a Kubernetes node (real control plane)', () => {
 
   it('rollbackOnFailure: a reconfigure the cluster cannot schedule is named, and the container runs on its old settings again', async () => {
     const provider = createKubernetesProvider({ timeoutMs: 60_000, rollbackOnFailure: true });
-    const record: ContainerRecord = {
-      id: 902,
-      hostname: 'life-902',
-      username: 'alice',
-      template: 'docker.io/library/nginx:1.27',
-      providerId: null,
-      macAddress: null,
-      ipAddress: null,
-      nvidiaRequested: false,
-      environment: {},
-      defaultEnvironment: {},
-      entrypoint: null,
-      resources: { cpus: 1, memoryMb: 256, swapMb: 0, rootfsGb: 1 },
-      node: { id: 1, name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: clusterEnv().kubeconfigPath, kubeNamespace: namespace },
-      site: null,
-    };
+    const record = kubeRecord(902);
     const provisioned = (await lastValueFrom(provider.provision$(record, { clock: asyncScheduler }))) as ProvisionedEvent;
     const saved = { ...record, providerId: provisioned.providerId };
     const lifecycle = containerLifecycle(new ProviderRegistry([provider]));
