@@ -1,14 +1,12 @@
 // No watch, timer or socket outlives the work: a child process provisions through the built
 // package four ways (success, failure, timeout, abort), counts its active handles after
 // each, and must then exit on its own.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { createNamespace, kubectl } from '../support/kube.js';
+import { runNode } from '../support/run-process.js';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 let namespace: string;
 beforeAll(() => {
   namespace = createNamespace('it-leaks');
@@ -27,17 +25,7 @@ describe('no leaks', () => {
       faultImage('image-not-found'),
       faultImage('never-ready'),
     ];
-    const child = spawn(process.execPath, args, { cwd: root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    let reportedAt = 0;
-    child.stdout.on('data', () => (reportedAt ||= Date.now()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearTimeout(killer);
-    const exitedAfterMs = Date.now() - reportedAt;
+    const { code, stdout, stderr, closedAfterOutputMs: exitedAfterMs } = await runNode(args, { killAfterMs: 120_000 });
 
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -55,17 +43,12 @@ describe('no leaks', () => {
 
 describe('no leaks after check, nodes, nodes$ and fits', () => {
   it('nothing remains after each, against the real server and a silent one, and the process exits by itself', async () => {
-    const child = spawn(process.execPath, ['test/leaks/check-and-count.mjs', clusterEnv().kubeconfigPath, namespace], { cwd: root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    let reportedAt = 0;
-    child.stdout.on('data', () => (reportedAt ||= Date.now()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    clearTimeout(killer);
-    const exitedAfterMs = Date.now() - reportedAt;
+    const {
+      code,
+      stdout,
+      stderr,
+      closedAfterOutputMs: exitedAfterMs,
+    } = await runNode(['test/leaks/check-and-count.mjs', clusterEnv().kubeconfigPath, namespace], { killAfterMs: 120_000 });
 
     expect(stderr).toBe('');
     expect(code).toBe(0);

@@ -12,6 +12,8 @@ export interface ProcessRun {
   readonly stderr: string;
   /** From the spawn to the close, in milliseconds. */
   readonly ms: number;
+  /** From its first output on stdout to the close (how long it lingered after reporting). */
+  readonly closedAfterOutputMs: number;
 }
 
 export interface RunOptions {
@@ -27,13 +29,18 @@ export function runNode(args: readonly string[], options: RunOptions = {}): Prom
     const child = spawn(process.execPath, [...args], { cwd: REPOSITORY_ROOT, env: options.env ?? process.env });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    let firstOutputAt = 0;
+    child.stdout.on('data', (chunk: Buffer) => {
+      firstOutputAt ||= Date.now();
+      stdout += chunk.toString();
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const killer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs ?? 90_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(killer);
-      resolve({ code, stdout, stderr, ms: Date.now() - started });
+      const closedAt = Date.now();
+      resolve({ code, stdout, stderr, ms: closedAt - started, closedAfterOutputMs: closedAt - (firstOutputAt || closedAt) });
     });
   });
 }
