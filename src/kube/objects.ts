@@ -6,6 +6,8 @@
 // not install). An object typed by client-node's models of the same name is assignable to
 // these, so a caller may pass either.
 
+import type { V1SecurityContext, V1Volume, V1VolumeMount } from './storage-objects.js';
+
 /** RFC 3339 text as the API server sends it; client-node's generated API turns it into a Date. */
 export type V1Time = string | Date;
 
@@ -84,11 +86,14 @@ export interface V1Container {
   imagePullPolicy?: string;
   terminationMessagePath?: string;
   terminationMessagePolicy?: string;
+  volumeMounts?: V1VolumeMount[];
+  securityContext?: V1SecurityContext;
 }
 
 export interface V1PodSpec {
   containers: V1Container[];
   initContainers?: V1Container[];
+  volumes?: V1Volume[];
   nodeName?: string;
   hostname?: string;
   enableServiceLinks?: boolean;

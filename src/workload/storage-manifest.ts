@@ -1,0 +1,92 @@
+// The storage part of a container's set of objects, as pure functions of its spec: the
+// PersistentVolumeClaim, and what the pod template gains from it (the volume, the mounts of
+// the persisted paths, and the init container that seeds them from the image).
+//
+// The claim has the workload's labels and no owner reference: the Deployment deleted by
+// hand, or by a garbage collector, never takes the data with it. Only an explicit delete
+// removes the claim.
+
+import type { V1Container, V1PodSpec } from '../kube/objects.js';
+import type { V1PersistentVolumeClaim, V1VolumeMount } from '../kube/storage-objects.js';
+import type { StorageSpec } from '../spec/storage.js';
+import { storageQuantity } from '../spec/storage.js';
+import type { WorkloadSpec } from '../spec/workload-spec.js';
+import { SEED_CONTAINER_NAME, SEED_VOLUME_MOUNT, rootfsSubPath, seedCommand } from './seed-command.js';
+
+/** The Pod's name for the claim's volume. */
+export const STORAGE_VOLUME_NAME = 'storage';
+
+/** ReadWriteOnce: one node at a time, which a single `Recreate` replica is. */
+export const CLAIM_ACCESS_MODES: readonly string[] = ['ReadWriteOnce'];
+
+type StorageWorkload = Pick<WorkloadSpec, 'containerId' | 'nodeId' | 'hostname' | 'instance' | 'image'> & { storage: StorageSpec };
+
+export interface BuildClaimOptions {
+  readonly namespace: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** The class to write into the claim: the spec's, or the cluster's default found before the create. */
+  readonly storageClass?: string;
+}
+
+/** The claim is named after the container, as its Deployment is. */
+export function claimName(spec: Pick<WorkloadSpec, 'hostname'>): string {
+  return spec.hostname;
+}
+
+/** The container's PersistentVolumeClaim: pure, deterministic, no undefined fields. */
+export function buildClaim(spec: StorageWorkload, options: BuildClaimOptions): V1PersistentVolumeClaim {
+  const storageClass = spec.storage.storageClass ?? options.storageClass;
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { name: claimName(spec), namespace: options.namespace, labels: { ...options.labels } },
+    spec: {
+      accessModes: [...CLAIM_ACCESS_MODES],
+      resources: { requests: { storage: storageQuantity(spec.storage.sizeGb) } },
+      ...(storageClass !== undefined ? { storageClassName: storageClass } : {}),
+    },
+  };
+}
+
+/** The main container's mounts: each persisted path from its copy on the volume. */
+export function persistedMounts(storage: Pick<StorageSpec, 'paths'>): V1VolumeMount[] {
+  return storage.paths.map((path) => ({ name: STORAGE_VOLUME_NAME, mountPath: path, subPath: rootfsSubPath(path) }));
+}
+
+/**
+ * The seeding init container: the same image, as root (the copy keeps every owner), with
+ * the same resources as the container (so the Pod keeps its QoS class), writing why it
+ * failed where the kubelet reads a container's message.
+ */
+export function seedContainer(spec: StorageWorkload, resources: V1Container['resources']): V1Container {
+  return {
+    name: SEED_CONTAINER_NAME,
+    image: spec.image,
+    command: seedCommand(spec.storage.paths),
+    volumeMounts: [{ name: STORAGE_VOLUME_NAME, mountPath: SEED_VOLUME_MOUNT }],
+    ...(resources ? { resources: structuredClone(resources) } : {}),
+    securityContext: { runAsUser: 0, runAsGroup: 0 },
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+  };
+}
+
+/**
+ * The pod spec with the container's storage: the claim as a volume, the persisted paths
+ * mounted into the container named after the hostname, and (seed `image`) the init
+ * container that fills the volume on the first start. A new object; the input is not changed.
+ */
+export function withStorage(podSpec: V1PodSpec, spec: StorageWorkload): V1PodSpec {
+  const mounts = persistedMounts(spec.storage);
+  const containers = podSpec.containers.map((container) =>
+    container.name === spec.hostname ? { ...container, volumeMounts: [...(container.volumeMounts ?? []), ...mounts] } : container,
+  );
+  const main = containers.find((container) => container.name === spec.hostname);
+  const initContainers =
+    spec.storage.seed === 'image' ? [seedContainer(spec, main?.resources), ...(podSpec.initContainers ?? [])] : podSpec.initContainers;
+  return {
+    ...podSpec,
+    ...(initContainers && initContainers.length > 0 ? { initContainers } : {}),
+    containers,
+    volumes: [...(podSpec.volumes ?? []), { name: STORAGE_VOLUME_NAME, persistentVolumeClaim: { claimName: claimName(spec) } }],
+  };
+}
