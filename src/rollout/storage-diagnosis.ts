@@ -11,7 +11,7 @@
 //
 // The failure policy (storage-policy.ts) decides when each one ends a rollout.
 import type { V1ContainerStatus, V1Pod } from '../kube/objects.js';
-import type { V1PersistentVolumeClaim } from '../kube/storage-objects.js';
+import type { CoreV1Event, V1PersistentVolumeClaim } from '../kube/storage-objects.js';
 import { oneLine } from '../text.js';
 import type { PodDiagnosis } from './events.js';
 
@@ -57,6 +57,36 @@ export interface StorageEvent {
   readonly message: string;
   /** When it was last seen (ms since the epoch); 0 when the event carries no time. */
   readonly lastSeenMs: number;
+}
+
+function timeMs(time: string | Date | undefined | null): number | undefined {
+  if (!time) return undefined;
+  const ms = new Date(time).getTime();
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * An Event as the diagnosis reads it. The time is when it was last seen: a series' last
+ * observation (events.k8s.io writers such as the scheduler), else `lastTimestamp`, else
+ * `eventTime`, else when it was first seen or created.
+ */
+export function storageEventOf(event: CoreV1Event): StorageEvent {
+  const object = event.involvedObject ?? {};
+  const lastSeenMs =
+    timeMs(event.series?.lastObservedTime) ??
+    timeMs(event.lastTimestamp) ??
+    timeMs(event.eventTime) ??
+    timeMs(event.firstTimestamp) ??
+    timeMs(event.metadata?.creationTimestamp) ??
+    0;
+  return {
+    kind: object.kind ?? '',
+    name: object.name ?? '',
+    ...(object.uid ? { uid: object.uid } : {}),
+    reason: event.reason ?? '',
+    message: oneLine(event.message),
+    lastSeenMs,
+  };
 }
 
 export interface StorageContext {

@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import type { V1PersistentVolumeClaim } from '../../src/kube/storage-objects.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
-import { STORAGE_REASONS, diagnoseStorage, schedulingStorageReason, type StorageEvent } from '../../src/rollout/storage-diagnosis.js';
+import {
+  STORAGE_REASONS,
+  diagnoseStorage,
+  schedulingStorageReason,
+  storageEventOf,
+  type StorageEvent,
+} from '../../src/rollout/storage-diagnosis.js';
 import { DEFAULT_STORAGE_POLICY, storageTrackKind } from '../../src/rollout/storage-policy.js';
 import { containerCreatingPod, containerStatus, pod, states, unschedulablePod } from '../support/fixtures.js';
 
@@ -201,5 +207,57 @@ describe('the storage failure policy', () => {
     expect(DEFAULT_STORAGE_POLICY.provisioning.graceMs).toBe(60_000);
     expect(DEFAULT_STORAGE_POLICY.volumeAttach.graceMs).toBe(120_000);
     expect(DEFAULT_STORAGE_POLICY.volumeMount.graceMs).toBe(120_000);
+  });
+});
+
+describe('storageEventOf: an Event as the diagnosis reads it', () => {
+  it('a core/v1 event of the PV controller: lastTimestamp', () => {
+    expect(
+      storageEventOf({
+        involvedObject: { kind: 'PersistentVolumeClaim', name: 'web', uid: 'claim-uid', namespace: 'exp1' },
+        reason: 'ProvisioningFailed',
+        message: PV_CONTROLLER.noPlugin,
+        type: 'Warning',
+        count: 3,
+        firstTimestamp: '2026-12-01T11:33:27Z',
+        lastTimestamp: '2026-12-01T11:33:42Z',
+        source: { component: 'persistentvolume-controller' },
+      }),
+    ).toEqual({
+      kind: 'PersistentVolumeClaim',
+      name: 'web',
+      uid: 'claim-uid',
+      reason: 'ProvisioningFailed',
+      message: PV_CONTROLLER.noPlugin,
+      lastSeenMs: Date.parse('2026-12-01T11:33:42Z'),
+    });
+  });
+
+  it('the scheduler’s events.k8s.io event: no lastTimestamp, a series or an eventTime', () => {
+    const base = {
+      involvedObject: { kind: 'Pod', name: 'web-1' },
+      reason: 'FailedScheduling',
+      message: 'a\nb',
+      type: 'Warning',
+      reportingComponent: 'default-scheduler',
+    };
+    expect(storageEventOf({ ...base, eventTime: '2026-12-01T11:33:13.123456Z' })).toEqual({
+      kind: 'Pod',
+      name: 'web-1',
+      reason: 'FailedScheduling',
+      message: 'a b',
+      lastSeenMs: Date.parse('2026-12-01T11:33:13.123Z'),
+    });
+    expect(
+      storageEventOf({ ...base, eventTime: '2026-12-01T11:33:13Z', series: { count: 4, lastObservedTime: '2026-12-01T11:40:00Z' } })
+        .lastSeenMs,
+    ).toBe(Date.parse('2026-12-01T11:40:00Z'));
+    expect(storageEventOf({ involvedObject: {} })).toEqual({
+      kind: '',
+      name: '',
+      reason: '',
+      message: '',
+      lastSeenMs: 0,
+    });
   });
 });
