@@ -2,11 +2,11 @@
 // change; test/unit/public-api.test.ts checks this list against test/public-api.json.
 
 // Input: the workload spec and its parts.
-export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './spec/workload-spec.js';
-export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './spec/image-reference.js';
-export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './spec/names.js';
-export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
-export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
+export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './input/workload-spec.js';
+export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './input/image-reference.js';
+export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './input/names.js';
+export { cpuQuantity, memoryQuantity } from './input/quantities.js';
+export { formatProviderId, parseProviderId, type ProviderIdParts } from './input/provider-id.js';
 export {
   CONTAINER_ID_LABEL,
   INSTANCE_LABEL,
@@ -17,8 +17,8 @@ export {
   belongsToInstance,
   managedSelector,
   ownershipLabels,
-} from './spec/labels.js';
-export { MAX_DURATION_MS } from './spec/duration.js';
+} from './input/labels.js';
+export { MAX_DURATION_MS } from './input/duration.js';
 
 // The client, and the interface a fake client implements.
 export {

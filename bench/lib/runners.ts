@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { ChildInput, ChildResult } from './protocol.js';
 import type { ProxyMessage, ProxyRequestSummary } from './proxy-protocol.js';
 import type { RequestCounts } from '../../test/support/api-proxy.js';

@@ -3,7 +3,7 @@
 // provisioning ends, nothing is left open and the process ends on its own.
 import { KubernetesApi } from '../kube/kubernetes-api.js';
 import { provision$ } from '../workload/provision.js';
-import { parseWorkloadSpec } from '../spec/workload-spec.js';
+import { parseWorkloadSpec } from '../input/workload-spec.js';
 import type { ProvisionEvent } from '../rollout/events.js';
 import { CREATE_USAGE, parseCreateArgs, withFlags, type InputSources } from './args.js';
 import { InvalidSpecError, UsageError } from '../errors.js';

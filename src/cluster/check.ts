@@ -30,9 +30,9 @@ import { resolveKubeconfigPath } from '../kube/kubeconfig.js';
 import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import { longTimer } from '../rx/long-timer.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+import { dns1123LabelProblem } from '../input/names.js';
 import {
   CHECK_ITEM_IDS,
   assembleReport,

@@ -26,7 +26,7 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { DiscoveryTimeoutError, OperationAbortedError } from '../errors.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import { defaultInformerRegistry, type InformerRegistry, type InformerRequest } from '../informers/registry.js';
 import { ALL_NAMESPACES, type KubernetesClient } from '../kube/client.js';
 import { abortOn } from '../rx/abort-on.js';

@@ -2,7 +2,7 @@
 // by the same rules as parseWorkloadSpec (a whole spec is accepted; other fields are ignored).
 import { z } from 'zod';
 import { InvalidSpecError } from '../errors.js';
-import { workloadSpecSchema } from '../spec/workload-spec.js';
+import { workloadSpecSchema } from '../input/workload-spec.js';
 import type { PodRequest } from './namespace-limits.js';
 
 const resourceRequestSchema = z.object(

@@ -3,7 +3,7 @@
 // Entries remove themselves when their last consumer leaves, so nothing stays open.
 import { ALL_NAMESPACES, type KindMap, type KubernetesClient, type WatchedKind } from '../kube/client.js';
 import { InvalidOptionError } from '../errors.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import { listWatchSource } from './list-watch-source.js';
 import { reflect, type ReflectorOptions } from './reflector.js';
 import { SharedInformer, type ObjectIdentity, type ObjectTransform, type RoutingKey } from './shared-informer.js';
@@ -80,7 +80,7 @@ export class InformerRegistry {
   }
 }
 
-/** The informer options a caller sets, checked once here (the duration rules are in spec/duration.ts). */
+/** The informer options a caller sets, checked once here (the duration rules are in input/duration.ts). */
 function checkReflectorOptions(options: ReflectorOptions): void {
   if (options === null || typeof options !== 'object') throw new InvalidOptionError('informers', 'informer options must be an object');
   if (options.inactivityMs !== undefined) requireDuration('inactivityMs', options.inactivityMs, DURATION_RULES.inactivityMs);

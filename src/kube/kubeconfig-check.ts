@@ -13,7 +13,7 @@ import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import yaml from 'js-yaml';
 import { KubeconfigInvalidError } from '../errors.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+import { dns1123LabelProblem } from '../input/names.js';
 
 type FieldType = 'string' | 'boolean' | 'list' | 'object';
 

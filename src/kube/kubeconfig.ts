@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors.js';
-import { DEFAULT_NAMESPACE } from '../spec/names.js';
+import { DEFAULT_NAMESPACE } from '../input/names.js';
 import {
   checkTlsMaterial,
   contextNamespaceProblem,

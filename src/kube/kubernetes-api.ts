@@ -25,8 +25,8 @@ import type {
 } from './client.js';
 import { readFileSync } from 'node:fs';
 import { InvalidOptionError, MalformedResponseError, type RequestTarget } from '../errors.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+import { DURATION_RULES, requireDuration } from '../input/duration.js';
+import { dns1123LabelProblem } from '../input/names.js';
 import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 import { Scrubber, credentialValues } from './scrub.js';

@@ -3,7 +3,7 @@
 // these in their own storage (Manager's Node row: apiUrl, secret, tlsVerify). Loads
 // nothing from disk or the environment, and never puts the token in a message.
 import { InvalidOptionError } from '../errors.js';
-import { DEFAULT_NAMESPACE } from '../spec/names.js';
+import { DEFAULT_NAMESPACE } from '../input/names.js';
 import type { RequestCredentials } from './http-transport.js';
 
 export interface ServerOptions {

@@ -8,7 +8,7 @@ import type { Observable } from 'rxjs';
 import { ConflictError, type DriftField } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, belongsToInstance, describeInstance } from '../spec/labels.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, belongsToInstance, describeInstance } from '../input/labels.js';
 import { workloadDrift } from './drift.js';
 
 export interface CreatedOrAdopted {

@@ -4,7 +4,7 @@
 // API server canonicalises quantities ("1000m" is stored as "1") and drops empty env values.
 import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
 import type { DriftField } from '../errors.js';
-import { coresOf, mebibytesOf } from '../spec/parse-quantity.js';
+import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { workloadContainer } from './workload-container.js';
 
 const NONE = '(none)';

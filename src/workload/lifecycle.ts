@@ -41,10 +41,10 @@ import { awaitRollout } from '../rollout/await-rollout.js';
 import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { deadline } from '../rx/deadline.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL, belongsToInstance } from '../spec/labels.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
-import { labelValueProblem } from '../spec/names.js';
-import { parseProviderId } from '../spec/provider-id.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, belongsToInstance } from '../input/labels.js';
+import { DURATION_RULES, requireDuration } from '../input/duration.js';
+import { labelValueProblem } from '../input/names.js';
+import { parseProviderId } from '../input/provider-id.js';
 import { guardGeneration } from './guard-generation.js';
 import type { LifecycleEvent, OutcomeEvent } from './lifecycle-events.js';
 import { DEFAULT_TIMEOUT_MS } from './provision.js';
@@ -175,7 +175,7 @@ const EXTRA_OPTION_NAMES: Partial<Record<WorkloadOperation, readonly string[]>> 
 
 /**
  * Every option, checked before anything is sent, under provision's rules: an unknown key is
- * a typo, never ignored; timeoutMs follows the duration rule (spec/duration.ts).
+ * a typo, never ignored; timeoutMs follows the duration rule (input/duration.ts).
  */
 function checkOperationOptions(operation: WorkloadOperation, options: WorkloadOperationOptions): void {
   if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', `${operation} options must be an object`);

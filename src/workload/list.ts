@@ -13,7 +13,7 @@ import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/fa
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../spec/labels.js';
+import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../input/labels.js';
 import { asyncScheduler, lastValueFrom, map, throwError, timeout, type SchedulerLike } from 'rxjs';
 import { namespaceOption, timeoutOption } from './read-options.js';
 

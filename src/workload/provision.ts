@@ -26,10 +26,10 @@ import {
 } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { InvalidOptionError, ProvisionAbortedError, RolloutTimeoutError, WorkloadDriftError } from '../errors.js';
-import { DURATION_RULES, progressDeadlineProblem, requireDuration } from '../spec/duration.js';
+import { DURATION_RULES, progressDeadlineProblem, requireDuration } from '../input/duration.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
-import { parseWorkloadSpec } from '../spec/workload-spec.js';
+import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { deadline } from '../rx/deadline.js';
@@ -38,7 +38,7 @@ import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/fa
 import { deleteCreated, withCleanup, type CreatedDeployment } from './cleanup.js';
 import { createOrAdopt } from './create-or-adopt.js';
 import { buildDeployment, checkManifestSize } from './manifest.js';
-import { formatProviderId } from '../spec/provider-id.js';
+import { formatProviderId } from '../input/provider-id.js';
 import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
 import { isReconfigurable } from './drift.js';
 import { operationContext } from './lifecycle.js';

@@ -17,7 +17,7 @@ import type { V1Container, V1Deployment } from '../kube/objects.js';
 import { catchError, concat, concatMap, defer, map, of, switchMap, throwError, type Observable } from 'rxjs';
 import { ConflictError, ReconfigureFailedError, RolloutFailedError, WorkloadSupersededError, type WorkloadOperation } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';
-import type { WorkloadSpec } from '../spec/workload-spec.js';
+import type { WorkloadSpec } from '../input/workload-spec.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { awaitObserved } from './await-workload.js';
 import { guardGeneration } from './guard-generation.js';

@@ -17,8 +17,8 @@ import { unknownStatus } from '../rollout/unknown-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../spec/labels.js';
-import { parseProviderId, type ProviderIdParts } from '../spec/provider-id.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../input/labels.js';
+import { parseProviderId, type ProviderIdParts } from '../input/provider-id.js';
 import { containerIdOption, timeoutOption } from './read-options.js';
 import { isUnreachable, unreachableStatus } from './unreachable.js';
 

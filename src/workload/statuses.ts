@@ -14,7 +14,7 @@ import { defaultInformerRegistry, type InformerRegistry } from '../informers/reg
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { abortOn } from '../rx/abort-on.js';
-import { parseProviderId } from '../spec/provider-id.js';
+import { parseProviderId } from '../input/provider-id.js';
 import { containerIdOption, namespaceOption } from './read-options.js';
 import { namespaceInformers } from './rollout-sources.js';
 import { StatusBoard, type StatusBoardOptions, type StatusEvent } from './status-board.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Deployment } from '../../src/kube/objects.js';
 import { InvalidSpecError } from '../../src/errors.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { buildDeployment, checkManifestSize, MAX_MANIFEST_BYTES } from '../../src/workload/manifest.js';
 import { provision } from '../../src/workload/provision.js';
 import { apiServerProblems } from '../support/api-validity.js';

@@ -14,8 +14,8 @@ import {
   WorkloadSupersededError,
 } from '../../src/errors.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { CONTAINER_ID_LABEL } from '../../src/spec/labels.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { CONTAINER_ID_LABEL } from '../../src/input/labels.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { LifecycleEvent } from '../../src/workload/lifecycle-events.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision } from '../../src/workload/provision.js';

@@ -22,7 +22,7 @@ import { ProviderRegistry } from '../../src/manager/providers/registry.js';
 import type { ContainerRecord } from '../../src/manager/providers/types.js';
 import { MemoryContainerStore } from '../../src/manager/store/memory-store.js';
 import { SequelizeContainerStore } from '../../src/manager/store/sequelize-store.js';
-import { managedSelector } from '../../src/spec/labels.js';
+import { managedSelector } from '../../src/input/labels.js';
 import { podSnapshots } from '../../src/workload/rollout-sources.js';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { ApiProxy } from '../support/api-proxy.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision, provision$ } from '../../src/workload/provision.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { ProgressEvent, ProvisionEvent } from '../../src/rollout/events.js';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { clusterEnv } from '../support/cluster-env.js';

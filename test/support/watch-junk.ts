@@ -10,7 +10,7 @@ import type { KindMap, KubernetesClient, ObjectList, WatchHandle, WatchHandlers,
 import { Scrubber } from '../../src/kube/scrub.js';
 import { WatchStreamReader } from '../../src/kube/watch-stream.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 
 export const NAME = 'web';
 export const UID = 'uid-web';

@@ -16,7 +16,7 @@ const BANDS: readonly (readonly string[])[] = [
   ['workload', 'cluster'],
   ['informers', 'rollout'],
   ['kube'],
-  ['spec', 'rx', 'sse'],
+  ['input', 'rx', 'sse'],
   ['errors.ts'],
   ['text.ts'],
 ];

@@ -10,7 +10,7 @@ import { ConflictError, ForbiddenError, ProvisionAbortedError, RolloutFailedErro
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { errorRecord } from '../../src/rollout/event-lines.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { deleteCreated } from '../../src/workload/cleanup.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';

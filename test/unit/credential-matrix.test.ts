@@ -22,7 +22,7 @@ import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { provision$ } from '../../src/workload/provision.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 import { makeTestCertificates, type TestCertificates } from '../support/tls.js';
 
 const hex = () => randomBytes(12).toString('hex');

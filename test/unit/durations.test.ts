@@ -1,7 +1,7 @@
 // The duration table: 0, negative, NaN, 2^31, 2^53 and Infinity for every duration option,
 // in the library (timeoutMs, requestTimeoutMs, the five grace windows, inactivityMs, the
 // backoff delays, progressDeadlineSeconds) and on the command line (--timeout,
-// --request-timeout, --progress-deadline). One rule decides (src/spec/duration.ts); this
+// --request-timeout, --progress-deadline). One rule decides (src/input/duration.ts); this
 // checks every entry point applies it. Then the timers: a long bound fires when it says,
 // however long (vitest's fake timers reproduce Node's 2^31-1 ms limit, where a longer
 // delay fires after 1 ms), and Infinity never fires. Unit test: FakeKubernetes, fake clock.
@@ -27,7 +27,7 @@ import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { resolveFailurePolicy } from '../../src/rollout/failure-policy.js';
 import { MAX_TIMER_DELAY_MS, scheduleAfter, setLongTimeout } from '../../src/rx/long-timer.js';
 import { watchdog } from '../../src/rx/watchdog.js';
-import { MAX_DURATION_MS } from '../../src/spec/duration.js';
+import { MAX_DURATION_MS } from '../../src/input/duration.js';
 import { provision$, type ProvisionOptions } from '../../src/workload/provision.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 

@@ -19,7 +19,7 @@ import {
   WorkloadSupersededError,
 } from '../../src/errors.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { LifecycleEvent } from '../../src/workload/lifecycle-events.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision, provision$ } from '../../src/workload/provision.js';

@@ -8,10 +8,10 @@ import {
   NODE_ID_LABEL,
   containerIdOf,
   ownershipLabels,
-} from '../../src/spec/labels.js';
+} from '../../src/input/labels.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
-import type { WorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
+import type { WorkloadSpec } from '../../src/input/workload-spec.js';
 
 const DIGEST = `sha256:${'9f'.repeat(32)}`;
 

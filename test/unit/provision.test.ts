@@ -15,7 +15,7 @@ import {
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision, provision$ } from '../../src/workload/provision.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 import { replicaSetName } from '../support/fixtures.js';

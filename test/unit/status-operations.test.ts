@@ -13,8 +13,8 @@ import {
 } from '../../src/errors.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import type { RequestOptions } from '../../src/kube/client.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { list } from '../../src/workload/list.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';

@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration } from '../duration.js';
-import { DURATION_RULES, durationProblem, type DurationRule } from '../../spec/duration.js';
+import { DURATION_RULES, durationProblem, type DurationRule } from '../../input/duration.js';
 
 type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 type ParsedFlags<T extends FlagOptions> = ReturnType<

@@ -4,9 +4,9 @@
 // parseWorkloadChanges validates them all at once, with creation's field rules.
 import { UsageError } from '../../errors.js';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
-import { parseProviderId } from '../../spec/provider-id.js';
+import { parseProviderId } from '../../input/provider-id.js';
 import { DEFAULT_TIMEOUT_MS } from '../../workload/provision.js';
-import { DURATION_RULES } from '../../spec/duration.js';
+import { DURATION_RULES } from '../../input/duration.js';
 import { duration, numberOrText, parseEnv } from '../args.js';
 import { parseFlags } from './cluster-flags.js';
 

@@ -7,7 +7,7 @@ import { parseResourceRequest } from '../../cluster/resource-request.js';
 import type { PodRequest } from '../../cluster/namespace-limits.js';
 import { InvalidSpecError, UsageError } from '../../errors.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
-import { formatBytes, formatMillicores } from '../../spec/parse-quantity.js';
+import { formatBytes, formatMillicores } from '../../input/parse-quantity.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../table.js';
 import type { CliIo } from '../run.js';

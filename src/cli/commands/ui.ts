@@ -6,7 +6,7 @@ import { libraryBackend } from '../../ui/library-backend.js';
 import { LiveHub } from '../../ui/live-hub.js';
 import { DEFAULT_UI_PORT, startUiServer } from '../../ui/server.js';
 import { parseDuration } from '../duration.js';
-import { DURATION_RULES, durationProblem } from '../../spec/duration.js';
+import { DURATION_RULES, durationProblem } from '../../input/duration.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { formatErrorLine } from '../format.js';
 import type { CliIo } from '../run.js';

@@ -2,7 +2,7 @@
 // in the namespace of -n (else the context's). A provider ID whose namespace contradicts
 // -n is a usage error rather than a silent choice between the two.
 import { UsageError } from '../../errors.js';
-import { parseProviderId } from '../../spec/provider-id.js';
+import { parseProviderId } from '../../input/provider-id.js';
 
 /** The provider ID, checked (InvalidSpecError naming `providerId`). */
 export function workloadAddress(argument: string, namespaceFlag: string | undefined, defaultNamespace: string): string {

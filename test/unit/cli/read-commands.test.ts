@@ -10,7 +10,7 @@ import { InvalidSpecError, UsageError } from '../../../src/errors.js';
 import { unknownStatus } from '../../../src/rollout/unknown-status.js';
 import { workloadStatus } from '../../../src/rollout/workload-status.js';
 import type { WorkloadSnapshot } from '../../../src/workload/list.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../../src/spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../../src/input/labels.js';
 import { deployment, readyPod } from '../../support/fixtures.js';
 
 async function run(argv: string[]) {

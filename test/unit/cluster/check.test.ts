@@ -336,7 +336,7 @@ describe('check() input', () => {
     [{ spec: { cpus: 1 } }, InvalidSpecError, /memoryMb: is required/],
     [{ needs: 'everything' as never }, InvalidOptionError, /needs must be one of create, lifecycle/],
     [{ timeoutMs: 0 }, InvalidOptionError, /timeoutMs/],
-    // The duration rule (spec/duration.ts): at most 365 days; longer timers are chained, so 2 ** 31 is accepted.
+    // The duration rule (input/duration.ts): at most 365 days; longer timers are chained, so 2 ** 31 is accepted.
     [{ timeoutMs: 365 * 24 * 60 * 60 * 1000 + 1 }, InvalidOptionError, /timeoutMs/],
     [{ timeoutMs: Infinity }, InvalidOptionError, /timeoutMs/],
     [{ namespace: 'Team_A' }, InvalidOptionError, /namespace must be a DNS-1123 label/],

@@ -12,7 +12,7 @@ import type { V1Deployment } from '../../../src/kube/objects.js';
 import { parseCreateArgs } from '../../../src/cli/args.js';
 import { InvalidSpecError, KubeProvisionerError } from '../../../src/errors.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
-import { parseWorkloadSpec } from '../../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../../src/input/workload-spec.js';
 import { provision$ } from '../../../src/workload/provision.js';
 import { hasControlCharacters } from '../../../src/text.js';
 import { apiServerProblems } from '../../support/api-validity.js';

@@ -14,7 +14,7 @@ import { kubernetesNodeConfig } from '../../../../src/manager/node-config.js';
 import type { ProvisionFunction } from '../../../../src/manager/providers/kubernetes.js';
 import { KubernetesNodeConfigError } from '../../../../src/manager/errors.js';
 import type { NodeRecord } from '../../../../src/manager/providers/types.js';
-import { parseWorkloadSpec } from '../../../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../../../src/input/workload-spec.js';
 import type { ProvisionEvent, RolloutStatus } from '../../../../src/rollout/events.js';
 import { containerRecord } from './fixtures.js';
 
