@@ -104,7 +104,7 @@ export {
 export { unknownStatus } from './rollout/unknown-status.js';
 export { sameWorkloadStatus } from './rollout/same-workload-status.js';
 // Lines for people: the CLI's output and Manager's job log, one line per event or error.
-export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './rollout/event-lines.js';
+export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './workload/event-lines.js';
 export { escapeControlCharacters } from './text.js';
 
 // Operations on one workload.
@@ -186,45 +186,31 @@ export { abortOn } from './rx/abort-on.js';
 export { fromAbortable } from './rx/from-abortable.js';
 
 // Errors: one hierarchy under KubeProvisionerError, each with a constant `name`.
+export { KubeProvisionerError } from './errors/base.js';
+export { InvalidOptionError, InvalidSpecError, ShellWordsError, UsageError, type SpecIssue } from './errors/input.js';
+export { ExecPluginError, KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from './errors/kubeconfig.js';
 export {
   ApiError,
   ApiTimeoutError,
   ApiUnreachableError,
   ConflictError,
-  DiscoveryTimeoutError,
-  ExecPluginError,
   ForbiddenError,
   InvalidObjectError,
-  InvalidOptionError,
-  InvalidSpecError,
-  KubeProvisionerError,
-  KubeconfigInvalidError,
-  KubeconfigNotFoundError,
   MalformedObjectError,
   MalformedResponseError,
   NotFoundError,
-  OperationAbortedError,
-  OperationTimeoutError,
-  ProvisionAbortedError,
-  ReconfigureFailedError,
   ResourceExpiredError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-  ShellWordsError,
   TlsError,
   TooManyRequestsError,
   UnauthorizedError,
-  UnknownContextError,
-  UsageError,
   WatchInactiveError,
-  WorkloadDriftError,
-  WorkloadNotFoundError,
-  WorkloadOwnershipError,
-  WorkloadSupersededError,
-  type DriftField,
   type FieldCause,
-  type SpecIssue,
-  type Supersession,
-  type WorkloadOperation,
-  type WorkloadCleanup,
-} from './errors.js';
+} from './errors/api.js';
+export { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from './errors/rollout.js';
+export { DiscoveryTimeoutError, OperationAbortedError } from './errors/operation.js';
+export { OperationTimeoutError, type WorkloadOperation } from './workload/operation.js';
+export { WorkloadNotFoundError, WorkloadOwnershipError } from './workload/ownership.js';
+export { WorkloadSupersededError, type Supersession } from './workload/guard-generation.js';
+export { WorkloadDriftError, type DriftField } from './workload/drift.js';
+export type { WorkloadCleanup } from './workload/cleanup.js';
+export { ReconfigureFailedError } from './workload/reconfigure.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
 import { parseDuration } from './duration.js';
-import { InvalidSpecError, UsageError, type SpecIssue } from '../errors.js';
+import { InvalidSpecError, UsageError, type SpecIssue } from '../errors/input.js';
 import { DURATION_RULES, durationProblem, progressDeadlineProblem, type DurationRule } from '../input/duration.js';
 import { dns1123LabelProblem } from '../input/names.js';
 import { parseFlags } from './commands/cluster-flags.js';

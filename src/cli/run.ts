@@ -6,7 +6,7 @@ import { provision$ } from '../workload/provision.js';
 import { parseWorkloadSpec } from '../input/workload-spec.js';
 import type { ProvisionEvent } from '../rollout/events.js';
 import { CREATE_USAGE, parseCreateArgs, withFlags, type InputSources } from './args.js';
-import { InvalidSpecError, UsageError } from '../errors.js';
+import { InvalidSpecError, UsageError } from '../errors/input.js';
 import { escapeControlCharacters, jsonLine } from '../text.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';

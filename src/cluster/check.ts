@@ -17,13 +17,9 @@ import {
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
-import {
-  InvalidOptionError,
-  KubeconfigInvalidError,
-  KubeconfigNotFoundError,
-  OperationAbortedError,
-  UnknownContextError,
-} from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors/kubeconfig.js';
+import { OperationAbortedError } from '../errors/operation.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { resolveKubeconfigPath } from '../kube/kubeconfig.js';

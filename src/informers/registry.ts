@@ -2,7 +2,7 @@
 // concurrent provisioning in a namespace shares one Deployment watch and one Pod watch.
 // Entries remove themselves when their last consumer leaves, so nothing stays open.
 import { ALL_NAMESPACES, type KindMap, type KubernetesClient, type WatchedKind } from '../kube/client.js';
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
 import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import { listWatchSource } from './list-watch-source.js';
 import { reflect, type ReflectorOptions } from './reflector.js';

@@ -24,7 +24,8 @@ import type {
   WatchParams,
 } from './client.js';
 import { readFileSync } from 'node:fs';
-import { InvalidOptionError, MalformedResponseError, type RequestTarget } from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { MalformedResponseError, type RequestTarget } from '../errors/api.js';
 import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import { dns1123LabelProblem } from '../input/names.js';
 import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';

@@ -8,7 +8,7 @@
 //     that connect fresh or cannot be resumed from the channel's buffer.
 // A page closing never ends an operation; close() does (it is the owner's call).
 import { ReplaySubject, Subject, asyncScheduler, defer, retry, timer, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { formatProviderId, parseProviderId } from '../input/provider-id.js';
 import { parseWorkloadSpec } from '../input/workload-spec.js';

@@ -24,7 +24,7 @@ import type {
   V1PodCondition,
   V1PodTemplateSpec,
 } from '../kube/objects.js';
-import { MalformedObjectError } from '../errors.js';
+import { MalformedObjectError } from '../errors/api.js';
 import { REVISION_ANNOTATION } from '../rollout/workload-status.js';
 
 const NOT_CACHED = Object.freeze({});

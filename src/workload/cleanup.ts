@@ -5,11 +5,57 @@
 // name is never touched) and is Foreground: the Deployment disappears only after its Pods.
 // The wait is the shared Deployment informer seeing the UID go, bounded in time.
 import { catchError, filter, first, map, of, race, switchMap, timer, type Observable, type SchedulerLike } from 'rxjs';
-import { ConflictError, KubeProvisionerError, NotFoundError, describeCleanup, type WorkloadCleanup } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors/api.js';
+import { KubeProvisionerError } from '../errors/base.js';
 import type { InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { deploymentSnapshots } from './rollout-sources.js';
+
+/** What a failed provisioning did with its Deployment (`error.cleanup`). */
+export interface WorkloadCleanup {
+  /**
+   * - `deleted`: this run created it; it is gone, with its Pods, so a retry starts clean.
+   * - `deleting`: this run created it and asked for its deletion, which had not finished
+   *   within the cleanup bound; a retry before it is gone fails with ConflictError.
+   * - `kept`: this run created it and kept it, as asked (keepOnFailure), for debugging.
+   * - `adopted`: it existed before this run (same container), so it was left as it is.
+   * - `failed`: this run created it and could not delete it (`error` says why); it remains.
+   */
+  readonly outcome: 'deleted' | 'deleting' | 'kept' | 'adopted' | 'failed';
+  readonly providerId: string;
+  readonly uid: string;
+  readonly error?: Error;
+}
+
+// Every error of the hierarchy can end a provisioning, so the report is declared on the
+// root class; it is made here, and only here.
+declare module '../errors/base.js' {
+  interface KubeProvisionerError {
+    /**
+     * Set when a provisioning failed after its Deployment existed: what became of it.
+     * Undefined otherwise (nothing was created, or the error is not a provisioning's).
+     */
+    cleanup: WorkloadCleanup | undefined;
+  }
+}
+
+/** The cleanup in words, as appended to the failed provisioning's message. */
+export function describeCleanup(cleanup: WorkloadCleanup): string {
+  const deployment = `the Deployment ${cleanup.providerId}`;
+  switch (cleanup.outcome) {
+    case 'deleted':
+      return `${deployment} this run created was deleted with its pods`;
+    case 'deleting':
+      return `${deployment} this run created is being deleted`;
+    case 'kept':
+      return `${deployment} this run created was kept for debugging, as asked; delete it before a retry`;
+    case 'adopted':
+      return `${deployment} existed before this run and was left as it is`;
+    case 'failed':
+      return `${deployment} this run created could not be deleted (${cleanup.error?.message ?? 'unknown error'})`;
+  }
+}
 
 /** How long a cleanup waits for the Deployment and its Pods to be gone. */
 export const CLEANUP_TIMEOUT_MS = 60_000;

@@ -5,7 +5,8 @@
 // (`drift`), and the caller decides.
 import type { V1Deployment } from '../kube/objects.js';
 import type { Observable } from 'rxjs';
-import { ConflictError, type DriftField } from '../errors.js';
+import { ConflictError } from '../errors/api.js';
+import type { DriftField } from './drift.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, belongsToInstance, describeInstance } from '../input/labels.js';

@@ -21,18 +21,11 @@ import {
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
-import {
-  ConflictError,
-  InvalidObjectError,
-  InvalidOptionError,
-  InvalidSpecError,
-  NotFoundError,
-  OperationAbortedError,
-  OperationTimeoutError,
-  WorkloadNotFoundError,
-  WorkloadOwnershipError,
-  type WorkloadOperation,
-} from '../errors.js';
+import { ConflictError, InvalidObjectError, NotFoundError } from '../errors/api.js';
+import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
+import { OperationAbortedError } from '../errors/operation.js';
+import { OperationTimeoutError, operationNoun, type WorkloadOperation } from './operation.js';
+import { WorkloadNotFoundError, WorkloadOwnershipError } from './ownership.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { DeploymentMergePatch, KubernetesClient } from '../kube/client.js';
 import type { RolloutStatus } from '../rollout/events.js';
@@ -156,7 +149,7 @@ export function runOperation(
         }
       }),
       deadline(timeoutMs, () => new OperationTimeoutError(operation, where, timeoutMs, { waitingFor, lastStatus }), scheduler),
-      abortOn(options.signal, (reason) => new OperationAbortedError(operation, where, reason)),
+      abortOn(options.signal, (reason) => new OperationAbortedError(operation, where, reason, operationNoun(operation))),
     );
   });
 }

@@ -7,7 +7,8 @@
 // A namespace that cannot be listed has no workloads to call `unknown`: list() rejects
 // with the typed error (ApiUnreachableError, ApiTimeoutError past `timeoutMs`, ...).
 import type { V1Pod } from '../kube/objects.js';
-import { OperationAbortedError, ApiTimeoutError } from '../errors.js';
+import { OperationAbortedError } from '../errors/operation.js';
+import { ApiTimeoutError } from '../errors/api.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';

@@ -3,7 +3,7 @@
 // equals its own JSON round trip.
 
 import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
-import { InvalidOptionError, InvalidSpecError } from '../errors.js';
+import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
 import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../input/names.js';
 import type { WorkloadSpec } from '../input/workload-spec.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../input/labels.js';

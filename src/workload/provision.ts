@@ -25,7 +25,9 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
-import { InvalidOptionError, ProvisionAbortedError, RolloutTimeoutError, WorkloadDriftError } from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { ProvisionAbortedError, RolloutTimeoutError } from '../errors/rollout.js';
+import { WorkloadDriftError } from './drift.js';
 import { DURATION_RULES, progressDeadlineProblem, requireDuration } from '../input/duration.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';

@@ -12,7 +12,8 @@
 // Nothing waits for a Pod to become ready or to start: a Pending Pod is deleted like any
 // other, and the wait ends as soon as it is gone.
 import { concat, defer, of, switchMap, type Observable } from 'rxjs';
-import { ConflictError, NotFoundError, WorkloadNotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError } from '../errors/api.js';
+import { WorkloadNotFoundError } from './ownership.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { awaitRemoved } from './await-workload.js';

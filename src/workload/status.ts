@@ -10,7 +10,8 @@
 // error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { asyncScheduler, catchError, lastValueFrom, map, of, throwError, timeout, type SchedulerLike } from 'rxjs';
-import { NotFoundError, OperationAbortedError } from '../errors.js';
+import { NotFoundError } from '../errors/api.js';
+import { OperationAbortedError } from '../errors/operation.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { unknownStatus } from '../rollout/unknown-status.js';

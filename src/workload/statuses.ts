@@ -9,7 +9,7 @@
 // status$() is the same for one Deployment, addressed by its provider ID: `missing` while
 // it does not exist, then its changes.
 import { Observable, Subscription, asyncScheduler, defer, type SchedulerLike } from 'rxjs';
-import { OperationAbortedError } from '../errors.js';
+import { OperationAbortedError } from '../errors/operation.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';

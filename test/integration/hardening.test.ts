@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Deployment } from '../../src/kube/objects.js';
-import { InvalidSpecError } from '../../src/errors.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { buildDeployment, checkManifestSize, MAX_MANIFEST_BYTES } from '../../src/workload/manifest.js';

@@ -5,14 +5,11 @@
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { lastValueFrom, tap, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ReconfigureFailedError,
-  RolloutFailedError,
-  WorkloadDriftError,
-  WorkloadNotFoundError,
-  WorkloadOwnershipError,
-  WorkloadSupersededError,
-} from '../../src/errors.js';
+import { ReconfigureFailedError } from '../../src/workload/reconfigure.js';
+import { RolloutFailedError } from '../../src/errors/rollout.js';
+import { WorkloadDriftError } from '../../src/workload/drift.js';
+import { WorkloadNotFoundError, WorkloadOwnershipError } from '../../src/workload/ownership.js';
+import { WorkloadSupersededError } from '../../src/workload/guard-generation.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { CONTAINER_ID_LABEL } from '../../src/input/labels.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';

@@ -3,7 +3,8 @@
 // and an independent watch (client-node's own Watch) records when the rollout completed.
 import { KubeConfig, Watch, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, ForbiddenError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors.js';
+import { ConflictError, ForbiddenError } from '../../src/errors/api.js';
+import { RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision, provision$ } from '../../src/workload/provision.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';

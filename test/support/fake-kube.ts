@@ -14,7 +14,7 @@ import type {
   V1SelfSubjectReview,
   VersionInfo,
 } from '../../src/kube/objects.js';
-import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors.js';
+import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors/api.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';
 import type {

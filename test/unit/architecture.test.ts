@@ -17,7 +17,7 @@ const BANDS: readonly (readonly string[])[] = [
   ['informers', 'rollout'],
   ['kube'],
   ['input', 'rx', 'sse'],
-  ['errors.ts'],
+  ['errors'],
   ['text.ts'],
 ];
 

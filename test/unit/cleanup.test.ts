@@ -5,10 +5,11 @@
 import { asyncScheduler } from 'rxjs';
 import { lastValueFrom } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import type { KubeProvisionerError } from '../../src/errors.js';
-import { ConflictError, ForbiddenError, ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors.js';
+import type { KubeProvisionerError } from '../../src/errors/base.js';
+import { ConflictError, ForbiddenError } from '../../src/errors/api.js';
+import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { errorRecord } from '../../src/rollout/event-lines.js';
+import { errorRecord } from '../../src/workload/event-lines.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { deleteCreated } from '../../src/workload/cleanup.js';

@@ -14,14 +14,9 @@ import { asyncScheduler, NEVER, Subject } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseCreateArgs } from '../../src/cli/args.js';
 import { runCli } from '../../src/cli/run.js';
-import {
-  ApiTimeoutError,
-  InvalidOptionError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-  UsageError,
-  WatchInactiveError,
-} from '../../src/errors.js';
+import { ApiTimeoutError, WatchInactiveError } from '../../src/errors/api.js';
+import { InvalidOptionError, UsageError } from '../../src/errors/input.js';
+import { RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { resolveFailurePolicy } from '../../src/rollout/failure-policy.js';

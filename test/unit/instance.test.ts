@@ -3,7 +3,8 @@
 // API (unit test; test/integration/manager.test.ts runs two instances on the real control plane).
 import { firstValueFrom } from 'rxjs';
 import { vi, describe, expect, it } from 'vitest';
-import { ConflictError, InvalidSpecError } from '../../src/errors.js';
+import { ConflictError } from '../../src/errors/api.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { INSTANCE_LABEL, MANAGED_SELECTOR, belongsToInstance, managedSelector, ownershipLabels } from '../../src/input/labels.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';

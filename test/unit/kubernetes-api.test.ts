@@ -21,13 +21,13 @@ import {
   ConflictError,
   ForbiddenError,
   InvalidObjectError,
-  InvalidOptionError,
-  KubeconfigInvalidError,
   NotFoundError,
   ResourceExpiredError,
   TlsError,
   UnauthorizedError,
-} from '../../src/errors.js';
+} from '../../src/errors/api.js';
+import { InvalidOptionError } from '../../src/errors/input.js';
+import { KubeconfigInvalidError } from '../../src/errors/kubeconfig.js';
 import { ALL_NAMESPACES, type WatchEventType } from '../../src/kube/client.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../../src/kube/kubernetes-api.js';
 import { deployment } from '../support/fixtures.js';

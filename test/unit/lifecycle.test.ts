@@ -6,18 +6,14 @@
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ApiUnreachableError,
-  ConflictError,
-  InvalidSpecError,
-  OperationAbortedError,
-  OperationTimeoutError,
-  ReconfigureFailedError,
-  WorkloadDriftError,
-  WorkloadNotFoundError,
-  WorkloadOwnershipError,
-  WorkloadSupersededError,
-} from '../../src/errors.js';
+import { ApiUnreachableError, ConflictError } from '../../src/errors/api.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
+import { OperationAbortedError } from '../../src/errors/operation.js';
+import { OperationTimeoutError } from '../../src/workload/operation.js';
+import { ReconfigureFailedError } from '../../src/workload/reconfigure.js';
+import { WorkloadDriftError } from '../../src/workload/drift.js';
+import { WorkloadNotFoundError, WorkloadOwnershipError } from '../../src/workload/ownership.js';
+import { WorkloadSupersededError } from '../../src/workload/guard-generation.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { LifecycleEvent } from '../../src/workload/lifecycle-events.js';

@@ -1,6 +1,6 @@
 import type { V1Container, V1Deployment } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError, InvalidSpecError } from '../../src/errors.js';
+import { InvalidOptionError, InvalidSpecError } from '../../src/errors/input.js';
 import {
   CONTAINER_ID_LABEL,
   MANAGED_LABEL,

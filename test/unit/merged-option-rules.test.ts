@@ -3,7 +3,7 @@
 // all before any request.
 import { lastValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../../src/errors.js';
+import { InvalidOptionError } from '../../src/errors/input.js';
 import { MAX_DURATION_MS } from '../../src/input/duration.js';
 import { nodes } from '../../src/cluster/nodes.js';
 import { provision } from '../../src/workload/provision.js';

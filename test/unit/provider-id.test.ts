@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError } from '../../src/errors.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
 import { formatProviderId, parseProviderId } from '../../src/input/provider-id.js';
 
 function issuesOf(action: () => unknown): readonly { path: string; message: string }[] {

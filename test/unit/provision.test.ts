@@ -2,16 +2,9 @@
 // stand-in for the API server (unit test: the real control plane is in test/integration).
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ApiUnreachableError,
-  ConflictError,
-  ForbiddenError,
-  InvalidSpecError,
-  ProvisionAbortedError,
-  ResourceExpiredError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-} from '../../src/errors.js';
+import { ApiUnreachableError, ConflictError, ForbiddenError, ResourceExpiredError } from '../../src/errors/api.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
+import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision, provision$ } from '../../src/workload/provision.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../../src/errors.js';
+import { InvalidOptionError } from '../../src/errors/input.js';
 import { cpuQuantity, memoryQuantity } from '../../src/input/quantities.js';
 
 describe('cpuQuantity', () => {

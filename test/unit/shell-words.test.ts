@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ShellWordsError } from '../../src/errors.js';
+import { ShellWordsError } from '../../src/errors/input.js';
 import { splitShellWords } from '../../src/input/shell-words.js';
 
 describe('splitShellWords', () => {

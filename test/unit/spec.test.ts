@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError } from '../../src/errors.js';
-import type { SpecIssue } from '../../src/errors.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
+import type { SpecIssue } from '../../src/errors/input.js';
 import { imageReferenceProblem, isValidImageReference, parseImageReference } from '../../src/input/image-reference.js';
 import { MAX_CPUS, MAX_MEMORY_MB, parseWorkloadSpec, workloadSpecSchema } from '../../src/input/workload-spec.js';
 

@@ -3,14 +3,10 @@
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { firstValueFrom, takeWhile, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ApiUnreachableError,
-  ForbiddenError,
-  InvalidOptionError,
-  InvalidSpecError,
-  OperationAbortedError,
-  ProvisionAbortedError,
-} from '../../src/errors.js';
+import { ApiUnreachableError, ForbiddenError } from '../../src/errors/api.js';
+import { InvalidOptionError, InvalidSpecError } from '../../src/errors/input.js';
+import { OperationAbortedError } from '../../src/errors/operation.js';
+import { ProvisionAbortedError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import type { RequestOptions } from '../../src/kube/client.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';

@@ -1,6 +1,6 @@
 // kube-provision get [PROVIDER_ID] [-o json|wide]: the managed workloads of a namespace
 // (list), or one of them (status), as a table, wide table or JSON lines.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import { list, type WorkloadSnapshot } from '../../workload/list.js';
 import { readStatus, type StatusReading } from '../../workload/status.js';

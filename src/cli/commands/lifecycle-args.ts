@@ -2,7 +2,7 @@
 // like create's. The workload is named by its provider ID ("namespace/name"); -n, when
 // given, must agree with it. The changes of reconfigure stay raw here:
 // parseWorkloadChanges validates them all at once, with creation's field rules.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { parseProviderId } from '../../input/provider-id.js';
 import { DEFAULT_TIMEOUT_MS } from '../../workload/provision.js';

@@ -1,5 +1,5 @@
 // `kube-provision ui`: the live page for one namespace on 127.0.0.1, until interrupted.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import type { UiBackend } from '../../ui/backend.js';
 import { libraryBackend } from '../../ui/library-backend.js';

@@ -10,16 +10,9 @@ import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { check, type CheckOptions } from '../../../src/cluster/check.js';
 import type { CheckItem, CheckReport } from '../../../src/cluster/check-report.js';
-import {
-  ApiUnreachableError,
-  ForbiddenError,
-  InvalidOptionError,
-  InvalidSpecError,
-  NotFoundError,
-  OperationAbortedError,
-  TlsError,
-  UnauthorizedError,
-} from '../../../src/errors.js';
+import { ApiUnreachableError, ForbiddenError, NotFoundError, TlsError, UnauthorizedError } from '../../../src/errors/api.js';
+import { InvalidOptionError, InvalidSpecError } from '../../../src/errors/input.js';
+import { OperationAbortedError } from '../../../src/errors/operation.js';
 import { FakeKubernetes } from '../../support/fake-kube.js';
 
 const SERVER = 'https://fake.invalid:6443';
