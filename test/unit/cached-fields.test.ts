@@ -4,7 +4,7 @@
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
-import { cachedDeploymentFields, cachedPodFields } from '../../src/workload/cached-fields.js';
+import { cachedDeploymentFields, cachedPodFields } from '../../src/rollout/cached-fields.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import { currentRolloutPods, newReplicaSetName } from '../../src/rollout/rollout-pods.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';

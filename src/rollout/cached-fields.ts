@@ -25,7 +25,7 @@ import type {
   V1PodTemplateSpec,
 } from '../kube/objects.js';
 import { MalformedObjectError } from '../errors/api.js';
-import { REVISION_ANNOTATION } from '../rollout/workload-status.js';
+import { REVISION_ANNOTATION } from './workload-status.js';
 
 const NOT_CACHED = Object.freeze({});
 
