@@ -109,7 +109,7 @@ export { escapeControlCharacters } from './text.js';
 
 // Operations on one workload.
 export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
-export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
+export { provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
 export { start, start$, type StartOptions, type StartResult } from './workload/start.js';
 export { stop, stop$, type StopOptions, type StopResult } from './workload/stop.js';
@@ -118,7 +118,8 @@ export { reconfigure, reconfigure$, type ReconfigureOptions, type ReconfigureRes
 export { remove, remove$, type RemoveOptions, type RemoveResult } from './workload/remove.js';
 export { parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload/workload-changes.js';
 export { workloadDrift } from './workload/drift.js';
-export { RESTARTED_AT_ANNOTATION, type OperationResult, type WorkloadOperationOptions } from './workload/lifecycle.js';
+export { RESTARTED_AT_ANNOTATION } from './workload/restart.js';
+export { DEFAULT_TIMEOUT_MS, type OperationResult, type WorkloadOperationOptions } from './workload/operation.js';
 export type {
   DeletedEvent,
   DiagnosedEvent,

@@ -5,7 +5,7 @@
 // (src/input/duration.ts). Nothing is rounded, dropped or merged without a word.
 import { readFileSync } from 'node:fs';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
-import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
+import { DEFAULT_TIMEOUT_MS } from '../workload/operation.js';
 import { parseDuration } from './duration.js';
 import { InvalidSpecError, UsageError, type SpecIssue } from '../errors/input.js';
 import { DURATION_RULES, durationProblem, progressDeadlineProblem, type DurationRule } from '../input/duration.js';

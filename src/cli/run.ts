@@ -17,13 +17,7 @@ import { runStatus } from './commands/status.js';
 import { runLifecycleCommand } from './commands/lifecycle.js';
 import { LIFECYCLE_COMMANDS, type LifecycleCommandName } from './commands/lifecycle-args.js';
 import { runUiCommand } from './commands/ui.js';
-
-export interface CliIo {
-  readonly stdout: (line: string) => void;
-  readonly stderr: (line: string) => void;
-  /** Aborts the provisioning (main.ts connects SIGINT and SIGTERM). */
-  readonly signal?: AbortSignal;
-}
+import type { CliIo } from './io.js';
 
 const TOP_USAGE = `Usage: kube-provision <command> [flags]
 

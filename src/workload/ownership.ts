@@ -1,9 +1,11 @@
-// Whether a workload is the expected Manager container's, and the errors when it is not
-// there or not ours.
+// Whether a workload is the expected Manager container's: one read of its Deployment
+// that proves it (managed=true, the expected container-id and instance), and the errors
+// when it is not there or not ours.
+import type { V1Deployment } from '../kube/objects.js';
 import { ConflictError, NotFoundError } from '../errors/api.js';
 import { WORKLOAD_KIND, type FailureContext } from '../errors/rollout.js';
-import { MANAGED_LABEL } from '../input/labels.js';
-import type { WorkloadOperation } from './operation.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, belongsToInstance } from '../input/labels.js';
+import type { OperationContext, WorkloadOperation } from './operation.js';
 
 /** No Deployment of that name: the workload to start, stop, restart or reconfigure is missing. */
 export class WorkloadNotFoundError extends NotFoundError {
@@ -72,4 +74,55 @@ export class WorkloadOwnershipError extends ConflictError {
   get deployment(): string {
     return this.object;
   }
+}
+
+/** A Deployment read and found to be the expected Manager container's. */
+export interface OwnedWorkload {
+  readonly deployment: V1Deployment;
+  readonly uid: string;
+  readonly containerId: string;
+  readonly generation: number;
+  /** spec.replicas (the API's default, 1, when absent). */
+  readonly replicas: number;
+  readonly resourceVersion: string;
+}
+
+/** Throws WorkloadOwnershipError unless `deployment` is the expected Manager container's. */
+export function ownedWorkload(context: OperationContext, deployment: V1Deployment): OwnedWorkload {
+  const labels = deployment.metadata?.labels ?? {};
+  const managed = labels[MANAGED_LABEL] === 'true';
+  const containerId = labels[CONTAINER_ID_LABEL];
+  const expected = context.expectedContainerId;
+  if (
+    !managed ||
+    containerId === undefined ||
+    (expected !== undefined && containerId !== expected) ||
+    !belongsToInstance(deployment, context.instance)
+  ) {
+    throw new WorkloadOwnershipError(context.operation, context, {
+      expectedContainerId: expected,
+      actualContainerId: containerId,
+      managed,
+    });
+  }
+  return {
+    deployment,
+    uid: deployment.metadata?.uid ?? '',
+    containerId,
+    generation: deployment.metadata?.generation ?? 0,
+    replicas: deployment.spec?.replicas ?? 1,
+    resourceVersion: deployment.metadata?.resourceVersion ?? '',
+  };
+}
+
+/** Reads the Deployment: WorkloadNotFoundError when missing, WorkloadOwnershipError when not ours. */
+export async function readOwned(context: OperationContext, signal: AbortSignal): Promise<OwnedWorkload> {
+  let deployment: V1Deployment;
+  try {
+    deployment = await context.client.readDeployment(context.namespace, context.name, { signal });
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new WorkloadNotFoundError(context, { cause: error });
+    throw error;
+  }
+  return ownedWorkload(context, deployment);
 }

@@ -43,10 +43,8 @@ import { buildDeployment, checkManifestSize } from './manifest.js';
 import { formatProviderId } from '../input/provider-id.js';
 import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
 import { isReconfigurable } from './drift.js';
-import { operationContext } from './lifecycle.js';
+import { DEFAULT_TIMEOUT_MS, operationContext } from './operation.js';
 import { reconfigureAdopted } from './reconfigure.js';
-
-export const DEFAULT_TIMEOUT_MS = 300_000;
 
 export interface ProvisionOptions {
   /**

@@ -24,22 +24,17 @@ import { awaitObserved } from './await-workload.js';
 import { WorkloadSupersededError, guardGeneration, type Supersession } from './guard-generation.js';
 import type { WorkloadOperation } from './operation.js';
 import type { LifecycleEvent, ReconfiguredEvent } from './lifecycle-events.js';
+import { awaitGenerationRollout, podsBefore, withWorkloadStreams, type WorkloadStreams } from './workload-streams.js';
 import {
-  awaitGenerationRollout,
   outcomeOf,
-  ownedWorkload,
-  patchLive,
-  podsBefore,
-  readOwned,
   resultBase,
   runOperation,
-  withWorkloadStreams,
   type OperationContext,
   type OperationResult,
-  type OwnedWorkload,
   type WorkloadOperationOptions,
-  type WorkloadStreams,
-} from './lifecycle.js';
+} from './operation.js';
+import { ownedWorkload, readOwned, type OwnedWorkload } from './ownership.js';
+import { patchLive } from './patch-live.js';
 import { applyChanges, parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload-changes.js';
 import { workloadContainer } from './workload-container.js';
 

@@ -20,15 +20,14 @@ import { awaitRemoved } from './await-workload.js';
 import type { LifecycleEvent, RemovedEvent } from './lifecycle-events.js';
 import {
   outcomeOf,
-  readOwned,
   resultBase,
   runOperation,
-  withWorkloadStreams,
   type OperationContext,
   type OperationResult,
-  type OwnedWorkload,
   type WorkloadOperationOptions,
-} from './lifecycle.js';
+} from './operation.js';
+import { readOwned, type OwnedWorkload } from './ownership.js';
+import { withWorkloadStreams } from './workload-streams.js';
 import { diagnoseBeforeTheyGo } from './stop.js';
 
 export interface RemoveOptions extends WorkloadOperationOptions {

@@ -12,7 +12,9 @@ import type { WorkloadOperation } from '../../src/workload/operation.js';
 import type { ProgressEvent } from '../../src/rollout/events.js';
 import { awaitObserved, awaitRemoved, awaitStopped } from '../../src/workload/await-workload.js';
 import { guardGeneration, type GenerationTarget } from '../../src/workload/guard-generation.js';
-import { awaitGenerationRollout, operationContext, type OwnedWorkload } from '../../src/workload/lifecycle.js';
+import { awaitGenerationRollout } from '../../src/workload/workload-streams.js';
+import { operationContext } from '../../src/workload/operation.js';
+import type { OwnedWorkload } from '../../src/workload/ownership.js';
 import type { WaitingEvent } from '../../src/workload/lifecycle-events.js';
 import { FakeKubernetes } from '../support/fake-kube.js';
 import {

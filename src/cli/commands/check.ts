@@ -5,7 +5,7 @@ import { OPERATION_NAMES, type OperationName } from '../../cluster/permissions.j
 import { InvalidSpecError, UsageError } from '../../errors/input.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../table.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import {
   apiOptionsFrom,
   CLUSTER_FLAG_OPTIONS,

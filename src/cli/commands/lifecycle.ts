@@ -13,7 +13,7 @@ import { start$ } from '../../workload/start.js';
 import { stop$ } from '../../workload/stop.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import { lifecycleUsage, parseLifecycleArgs, type LifecycleCommand, type LifecycleCommandName } from './lifecycle-args.js';
 
 export async function runLifecycleCommand(command: LifecycleCommandName, argv: readonly string[], io: CliIo): Promise<number> {

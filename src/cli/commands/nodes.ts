@@ -10,7 +10,7 @@ import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import { formatBytes, formatMillicores } from '../../input/parse-quantity.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../table.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import {
   apiOptionsFrom,
   CLUSTER_FLAG_OPTIONS,

@@ -3,7 +3,7 @@
 import { UsageError } from '../../errors/input.js';
 import { exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 
 export async function runCommand(
   name: string,

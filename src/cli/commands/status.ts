@@ -13,7 +13,7 @@ import { asyncScheduler } from 'rxjs';
 import { apiOptionsFrom, asksForJson, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import { formatStatusLine } from '../status-format.js';
 import { earlyAddress, workloadAddress } from './workload-address.js';
 

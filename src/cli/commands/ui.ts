@@ -9,7 +9,7 @@ import { parseDuration } from '../duration.js';
 import { DURATION_RULES, durationProblem } from '../../input/duration.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import { parseFlags } from './cluster-flags.js';
 
 export const UI_USAGE = `Usage: kube-provision ui [flags]

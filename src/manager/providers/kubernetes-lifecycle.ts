@@ -25,7 +25,7 @@ import type {
   LifecycleOperation,
   ProviderContext,
 } from './types.js';
-import type { KubernetesClientFactory } from './kubernetes.js';
+import type { KubernetesClientFactory } from './kubernetes-client.js';
 
 type OperationOptions = WorkloadOperationOptions & { readonly containerId: string };
 type Operation$ = (api: KubernetesClient, providerId: string, options: OperationOptions) => Observable<LifecycleEvent>;
