@@ -208,7 +208,7 @@ async function main(): Promise<void> {
         cpus: 0.01,
         memoryMb: 16,
       });
-      await admin.createDeployment(ns, buildDeployment(spec, { namespace: ns }));
+      await admin.create('deployments', ns, buildDeployment(spec, { namespace: ns }));
     });
     await until(`${count} rollouts complete`, () => {
       refresh();

@@ -191,7 +191,7 @@ export async function runKubectl(options: {
       const spec = parseWorkloadSpec({ containerId: `k${rep}`, nodeId: 1, hostname: name, image: options.image, cpus: 0.01, memoryMb: 16 });
       const manifest = buildDeployment(spec, { namespace: options.namespace });
       const startedAt = hrNow();
-      await api.createDeployment(options.namespace, manifest);
+      await api.create('deployments', options.namespace, manifest);
       const createdAt = hrNow();
       const timeFile = join(dir, `time-${rep}`);
       const child = spawn(

@@ -17,7 +17,7 @@ import type { LifecycleOperation, UiBackend } from './backend.js';
 const removeListed: LifecycleOperation = (api, providerId, options = {}) =>
   defer(() => {
     const { namespace, name } = parseProviderId(providerId);
-    return from(api.readDeployment(namespace, name, options.signal ? { signal: options.signal } : {})).pipe(
+    return from(api.read('deployments', namespace, name, options.signal ? { signal: options.signal } : {})).pipe(
       switchMap((deployment) =>
         remove$(api, providerId, { ...options, containerId: deployment.metadata?.labels?.[CONTAINER_ID_LABEL] ?? '' }),
       ),

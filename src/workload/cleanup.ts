@@ -90,7 +90,7 @@ export function deleteCreated(client: KubernetesClient, created: CreatedDeployme
   );
   const bound$ = timer(options.timeoutMs ?? CLEANUP_TIMEOUT_MS, options.scheduler).pipe(map(() => outcome('deleting')));
   return fromAbortable((signal) =>
-    client.deleteDeployment(namespace, name, { preconditions: { uid }, propagationPolicy: 'Foreground', signal }),
+    client.delete('deployments', namespace, name, { preconditions: { uid }, propagationPolicy: 'Foreground', signal }),
   ).pipe(
     // Accepted: wait until the informer no longer holds our UID. Should the informer fail,
     // the delete was still accepted: report it as under way.

@@ -26,10 +26,10 @@ export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment):
   const instance = manifest.metadata!.labels![INSTANCE_LABEL];
   return fromAbortable(async (signal): Promise<CreatedOrAdopted> => {
     try {
-      return { deployment: await client.createDeployment(namespace, manifest, { signal }), adopted: false, drift: [] };
+      return { deployment: await client.create('deployments', namespace, manifest, { signal }), adopted: false, drift: [] };
     } catch (error) {
       if (!(error instanceof ConflictError) || error.reason !== 'AlreadyExists') throw error;
-      const existing = await client.readDeployment(namespace, name, { signal });
+      const existing = await client.read('deployments', namespace, name, { signal });
       const labels = existing.metadata?.labels ?? {};
       if (labels[CONTAINER_ID_LABEL] !== containerId || labels[MANAGED_LABEL] !== 'true' || !belongsToInstance(existing, instance)) {
         const owner = labels[CONTAINER_ID_LABEL];

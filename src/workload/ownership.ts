@@ -119,7 +119,7 @@ export function ownedWorkload(context: OperationContext, deployment: V1Deploymen
 export async function readOwned(context: OperationContext, signal: AbortSignal): Promise<OwnedWorkload> {
   let deployment: V1Deployment;
   try {
-    deployment = await context.client.readDeployment(context.namespace, context.name, { signal });
+    deployment = await context.client.read('deployments', context.namespace, context.name, { signal });
   } catch (error) {
     if (error instanceof NotFoundError) throw new WorkloadNotFoundError(context, { cause: error });
     throw error;

@@ -42,7 +42,7 @@ export async function patchLive(
       ...(options.exact ? { resourceVersion: live.resourceVersion } : {}),
     };
     try {
-      const written = await context.client.patchDeployment(context.namespace, context.name, { ...patch, metadata }, { signal });
+      const written = await context.client.patch('deployments', context.namespace, context.name, { ...patch, metadata }, { signal });
       return { written, live };
     } catch (error) {
       if (attempt >= MAX_WRITE_ATTEMPTS || !refusedAsChanged(error)) throw error;

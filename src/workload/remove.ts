@@ -88,7 +88,7 @@ async function deleteChecked(context: OperationContext, first: OwnedWorkload, si
   let owned: OwnedWorkload | undefined = first;
   for (let attempt = 1; owned; attempt += 1) {
     try {
-      await context.client.deleteDeployment(context.namespace, context.name, {
+      await context.client.delete('deployments', context.namespace, context.name, {
         preconditions: { uid: owned.uid },
         propagationPolicy: 'Foreground',
         signal,

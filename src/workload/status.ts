@@ -114,7 +114,7 @@ async function readDeploymentIfAny(
   signal: AbortSignal,
 ): Promise<V1Deployment | undefined> {
   try {
-    return await client.readDeployment(target.namespace, target.name, { signal });
+    return await client.read('deployments', target.namespace, target.name, { signal });
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
     throw error;

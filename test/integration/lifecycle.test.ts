@@ -279,7 +279,7 @@ describe('remove on the real control plane', () => {
   it('a workload whose Pod is Pending (unschedulable) is removed without waiting for the Pod to start', async () => {
     // More CPU than the KWOK node has: the Pod stays Pending, unscheduled, for good.
     const spec = parseWorkloadSpec(sampleSpec({ namespace, cpus: 1024 }));
-    await api.createDeployment(namespace, buildDeployment(spec));
+    await api.create('deployments', namespace, buildDeployment(spec));
     await expect.poll(() => podsOf(spec.containerId).map((pod) => pod.status?.phase), { timeout: 20_000 }).toEqual(['Pending']);
     const events = await lastValueFrom(
       remove$(api, `${namespace}/${spec.hostname}`, { containerId: spec.containerId, timeoutMs: 15_000 }).pipe(toArray()),

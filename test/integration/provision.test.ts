@@ -204,7 +204,7 @@ describe('provisioning on the real control plane', () => {
     ];
     for (const input of variants) {
       const manifest = buildDeployment(parseWorkloadSpec(input), { namespace });
-      const accepted = await api.createDeployment(namespace, manifest, { dryRun: true });
+      const accepted = await api.create('deployments', namespace, manifest, { dryRun: true });
       expect(accepted.metadata?.name).toBe(manifest.metadata?.name);
       // The API server canonicalises quantities ("64000m" -> "64"): compare their values.
       const sent = manifest.spec?.template.spec?.containers[0]?.resources;

@@ -56,7 +56,7 @@ function failImagePull(fake: FakeKubernetes): void {
 
 const deletes = (fake: FakeKubernetes) =>
   fake.calls
-    .filter((call) => call.method === 'deleteDeployment')
+    .filter((call) => call.method === 'delete')
     .map(({ method, namespace, name, body }) => {
       const { preconditions, propagationPolicy } = body as { preconditions?: { uid?: string }; propagationPolicy?: string };
       return { method, namespace, name, delete: { uid: preconditions?.uid, propagationPolicy } };
@@ -82,7 +82,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
     // What the rollout reported before the failure; the failure itself carries the diagnosis.
     expect(events.map((event) => event.type)).toEqual(['created', 'progress', 'progress']);
     expect(deletes(fake)).toEqual([
-      { method: 'deleteDeployment', namespace: 'default', name: 'web', delete: { uid, propagationPolicy: 'Foreground' } },
+      { method: 'delete', namespace: 'default', name: 'web', delete: { uid, propagationPolicy: 'Foreground' } },
     ]);
     expect(fake.get('deployments', 'web')).toBeUndefined();
     expect(errorRecord(error)).toMatchObject({ cleanup: { outcome: 'deleted', providerId: 'default/web', uid } });
@@ -113,7 +113,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 
   it('never deletes an adopted Deployment', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     const { settled } = run(fake);
     await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
     failImagePull(fake);
@@ -126,7 +126,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 
   it('a delete the API refuses: the original error, saying the Deployment could not be deleted and why', async () => {
     const fake = new FakeKubernetes();
-    fake.failNext('deleteDeployment', new ForbiddenError({ verb: 'delete', resource: 'deployments', namespace: 'default' }));
+    fake.failNext('delete', new ForbiddenError({ verb: 'delete', resource: 'deployments', namespace: 'default' }));
     const { settled } = run(fake);
     await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
     failImagePull(fake);
@@ -139,7 +139,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 
   it('nothing to clean up when nothing was created: the error is unchanged', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec({ ...input, containerId: 99 })));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec({ ...input, containerId: 99 })));
     const error = await run(fake).settled;
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as KubeProvisionerError).cleanup).toBeUndefined();
@@ -175,7 +175,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 
   it('refuses to adopt a Deployment that is being deleted', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     fake.update('deployments', 'web', (deployment) => {
       deployment.metadata!.deletionTimestamp = new Date();
     });
@@ -191,9 +191,9 @@ describe('deleteCreated', () => {
 
   it('reports "deleting" when the delete was accepted but the Deployment is not gone within the bound', async () => {
     const fake = new FakeKubernetes();
-    const stored = await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    const stored = await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     // A Deployment whose Pods take long to terminate: the API accepts the delete, the object stays.
-    fake.deleteDeployment = () => Promise.resolve();
+    fake.delete = () => Promise.resolve();
     const target = { ...created, uid: stored.metadata?.uid ?? '' };
     const cleanup = await lastValueFrom(deleteCreated(fake, target, { registry: informers(), scheduler: asyncScheduler, timeoutMs: 50 }));
     expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid: target.uid });
@@ -204,7 +204,7 @@ describe('deleteCreated', () => {
     const fake = new FakeKubernetes();
     const options = { registry: informers(), scheduler: asyncScheduler };
     expect(await lastValueFrom(deleteCreated(fake, { ...created, uid: 'uid-gone' }, options))).toMatchObject({ outcome: 'deleted' });
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     expect(await lastValueFrom(deleteCreated(fake, { ...created, uid: 'uid-older' }, options))).toMatchObject({ outcome: 'deleted' });
     expect(fake.get('deployments', 'web')).toBeDefined();
   });

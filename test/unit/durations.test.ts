@@ -338,7 +338,7 @@ describe("long timers fire when they say (fake clock with Node's 2^31-1 ms limit
       const api = KubernetesApi.fromConfig({ kubeconfigPath: path, tlsVerify: false, requestTimeoutMs: 2 ** 31 });
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       let settled: unknown;
-      api.readDeployment('default', 'web').then(
+      api.read('deployments', 'default', 'web').then(
         () => (settled = 'answered'),
         (error: unknown) => (settled = error),
       );

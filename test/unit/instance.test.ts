@@ -96,7 +96,8 @@ describe('provisioning with an instance (fake API)', () => {
   it("never sees another instance's failing Pod with the same container-id", async () => {
     const fake = new FakeKubernetes();
     // Instance "test" already has container 7, and its Pod cannot pull its image.
-    const other = await fake.createDeployment(
+    const other = await fake.create(
+      'deployments',
       'default',
       buildDeployment(parseWorkloadSpec({ ...input, hostname: 'web-b', instance: 'test' })),
     );
@@ -128,7 +129,7 @@ describe('provisioning with an instance (fake API)', () => {
 
   it('adopts only a Deployment of its own instance; the same name and container-id of another instance is a ConflictError', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec({ ...input, instance: 'test' })));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec({ ...input, instance: 'test' })));
     const before = structuredClone(fake.get('deployments', 'web-a'));
     for (const instance of ['dev', undefined]) {
       const error = await provision(fake, { ...input, instance }, { informers: informers() }).catch((e: unknown) => e);

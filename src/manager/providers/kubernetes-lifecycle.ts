@@ -155,7 +155,7 @@ async function changesFor(
 ): Promise<WorkloadChanges> {
   const env = effectiveEnvironment(record);
   const { namespace, name } = parseProviderId(providerId);
-  const deployment = await api.readDeployment(namespace, name, signalOf(context));
+  const deployment = await api.read('deployments', namespace, name, signalOf(context));
   const live = deployment.spec?.template.spec?.containers[0]?.env ?? [];
   const unsetEnv = live.map((variable) => variable.name).filter((variableName) => !(variableName in env));
   return {

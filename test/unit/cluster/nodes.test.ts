@@ -57,7 +57,7 @@ describe('nodes$', () => {
     // A second node joins, sorted by name; the first one goes.
     fake.addNode(node('a0'));
     expect(summary(seen.at(-1))).toEqual(['a0 schedulable cpu=0 pods=0', 'n1 cordoned cpu=250 pods=1']);
-    fake.delete('nodes', 'n1', '');
+    fake.removeObject('nodes', 'n1', '');
     expect(summary(seen.at(-1))).toEqual(['a0 schedulable cpu=0 pods=0']);
   });
 
@@ -93,7 +93,7 @@ describe('nodes$', () => {
     fake.addNode(node('n1'));
     watchNodes(fake);
     fake.addNode(node('n2'));
-    fake.delete('nodes', 'n1', '');
+    fake.removeObject('nodes', 'n1', '');
     fake.addNode(node('n3'));
     expect(fake.calls.filter((call) => call.method === 'watch' && call.kind === 'pods')).toHaveLength(1);
   });

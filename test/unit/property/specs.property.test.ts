@@ -30,11 +30,11 @@ function stubClient(sent: V1Deployment[]): KubernetesClient {
   return {
     namespace: 'default',
     server: 'https://stub.invalid',
-    createDeployment: (_namespace, body) => {
-      sent.push(body);
+    create: (_kind, _namespace, body) => {
+      sent.push(body as V1Deployment);
       return Promise.reject(new Recorded());
     },
-    readDeployment: unused,
+    read: unused,
     list: unused,
     watch: () => ({ abort: () => {} }),
     version: unused,
@@ -43,8 +43,8 @@ function stubClient(sent: V1Deployment[]): KubernetesClient {
     readNamespace: unused,
     listLimitRanges: unused,
     listResourceQuotas: unused,
-    patchDeployment: unused,
-    deleteDeployment: unused,
+    patch: unused,
+    delete: unused,
     connection: { kubeconfigPath: '(stub)', context: 'stub', server: 'https://stub.invalid', tlsVerify: true, customCa: false },
   };
 }
