@@ -2,6 +2,7 @@
 // that proves it (managed=true, the expected container-id and instance), and the errors
 // when it is not there or not ours.
 import type { V1Deployment } from '../kube/objects.js';
+import { KINDS, type WatchedKind } from '../kube/kinds.js';
 import { ConflictError, NotFoundError } from '../errors/api.js';
 import { WORKLOAD_KIND, type FailureContext } from '../errors/rollout.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, belongsToInstance } from '../input/labels.js';
@@ -87,9 +88,13 @@ export interface OwnedWorkload {
   readonly resourceVersion: string;
 }
 
-/** Throws WorkloadOwnershipError unless `deployment` is the expected Manager container's. */
-export function ownedWorkload(context: OperationContext, deployment: V1Deployment): OwnedWorkload {
-  const labels = deployment.metadata?.labels ?? {};
+/**
+ * The container-id an object of the workload carries, when it is the expected Manager
+ * container's (managed=true, the expected container-id, this installation); otherwise
+ * throws WorkloadOwnershipError naming the object's kind.
+ */
+export function ownedContainerId(context: OperationContext, kind: WatchedKind, object: KubeObjectWithLabels): string {
+  const labels = object.metadata?.labels ?? {};
   const managed = labels[MANAGED_LABEL] === 'true';
   const containerId = labels[CONTAINER_ID_LABEL];
   const expected = context.expectedContainerId;
@@ -97,14 +102,24 @@ export function ownedWorkload(context: OperationContext, deployment: V1Deploymen
     !managed ||
     containerId === undefined ||
     (expected !== undefined && containerId !== expected) ||
-    !belongsToInstance(deployment, context.instance)
+    !belongsToInstance(object, context.instance)
   ) {
-    throw new WorkloadOwnershipError(context.operation, context, {
-      expectedContainerId: expected,
-      actualContainerId: containerId,
-      managed,
-    });
+    throw new WorkloadOwnershipError(
+      context.operation,
+      { namespace: context.namespace, name: object.metadata?.name ?? context.name, kind: KINDS[kind].kind },
+      { expectedContainerId: expected, actualContainerId: containerId, managed },
+    );
   }
+  return containerId;
+}
+
+interface KubeObjectWithLabels {
+  readonly metadata?: { readonly name?: string; readonly labels?: Record<string, string> };
+}
+
+/** Throws WorkloadOwnershipError unless `deployment` is the expected Manager container's. */
+export function ownedWorkload(context: OperationContext, deployment: V1Deployment): OwnedWorkload {
+  const containerId = ownedContainerId(context, 'deployments', deployment);
   return {
     deployment,
     uid: deployment.metadata?.uid ?? '',

@@ -179,7 +179,9 @@ describe('awaitObserved and awaitRemoved (marble)', () => {
       const pending = pendingPod({ name: 'web-7c9f5d-p1' });
       const deployments = hot('-d----g', { d: [deleting], g: [] });
       const pods = hot('-p--e', { p: [pending], e: [] });
-      expectObservable(awaitRemoved(where, UID, deployments, pods).pipe(map(waitingMessage))).toBe('-p--d-|', {
+      expectObservable(
+        awaitRemoved(where, [{ kind: 'Deployment', uid: UID, snapshots$: deployments }], pods).pipe(map(waitingMessage)),
+      ).toBe('-p--d-|', {
         p: 'waiting for 1 pod to go (web-7c9f5d-p1: Pending)',
         d: 'waiting for the Deployment to be deleted',
       });
@@ -190,7 +192,7 @@ describe('awaitObserved and awaitRemoved (marble)', () => {
     newScheduler().run(({ hot, expectObservable }) => {
       const deployments = hot('-r', { r: [deployment({ uid: 'new-one' })] });
       const pods = hot('-e', { e: [] as V1Pod[] });
-      expectObservable(awaitRemoved(where, UID, deployments, pods)).toBe('-|');
+      expectObservable(awaitRemoved(where, [{ kind: 'Deployment', uid: UID, snapshots$: deployments }], pods)).toBe('-|');
     });
   });
 });

@@ -285,11 +285,12 @@ export class FakeKubernetes implements KubernetesClient {
     }
     if (kind === 'deployments' && options.propagationPolicy !== 'Orphan') {
       // The garbage collector's work, done at once: the Pods the Deployment selects go first.
-      const selector = Object.entries((current as V1Deployment).spec?.selector.matchLabels ?? {})
+      const selector = Object.entries((current as V1Deployment).spec?.selector?.matchLabels ?? {})
         .map(([label, value]) => `${label}=${value}`)
         .join(',');
       for (const [stored, pod] of [...this.objects]) {
-        if (stored.startsWith(`pods/${scope}/`) && matches(pod, selector)) this.removeObject('pods', pod.metadata?.name ?? '', scope);
+        if (selector && stored.startsWith(`pods/${scope}/`) && matches(pod, selector))
+          this.removeObject('pods', pod.metadata?.name ?? '', scope);
       }
     }
     this.removeObject(kind, name, scope);

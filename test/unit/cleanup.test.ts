@@ -187,25 +187,28 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 });
 
 describe('deleteCreated', () => {
-  const created = { namespace: 'default', name: 'web', providerId: 'default/web', instance: undefined };
+  const created = { namespace: 'default', providerId: 'default/web', instance: undefined };
+  const deployment = (uid: string) => ({ ...created, members: [{ kind: 'deployments' as const, name: 'web', uid }] });
 
   it('reports "deleting" when the delete was accepted but the Deployment is not gone within the bound', async () => {
     const fake = new FakeKubernetes();
     const stored = await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     // A Deployment whose Pods take long to terminate: the API accepts the delete, the object stays.
     fake.delete = () => Promise.resolve();
-    const target = { ...created, uid: stored.metadata?.uid ?? '' };
-    const cleanup = await lastValueFrom(deleteCreated(fake, target, { registry: informers(), scheduler: asyncScheduler, timeoutMs: 50 }));
-    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid: target.uid });
+    const uid = stored.metadata?.uid ?? '';
+    const cleanup = await lastValueFrom(
+      deleteCreated(fake, deployment(uid), { registry: informers(), scheduler: asyncScheduler, timeoutMs: 50 }),
+    );
+    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid });
     expect(fake.activeWatches).toBe(0);
   });
 
   it('reports "deleted" when the object is already gone, or the name holds another UID', async () => {
     const fake = new FakeKubernetes();
     const options = { registry: informers(), scheduler: asyncScheduler };
-    expect(await lastValueFrom(deleteCreated(fake, { ...created, uid: 'uid-gone' }, options))).toMatchObject({ outcome: 'deleted' });
+    expect(await lastValueFrom(deleteCreated(fake, deployment('uid-gone'), options))).toMatchObject({ outcome: 'deleted' });
     await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
-    expect(await lastValueFrom(deleteCreated(fake, { ...created, uid: 'uid-older' }, options))).toMatchObject({ outcome: 'deleted' });
+    expect(await lastValueFrom(deleteCreated(fake, deployment('uid-older'), options))).toMatchObject({ outcome: 'deleted' });
     expect(fake.get('deployments', 'web')).toBeDefined();
   });
 });
