@@ -2,8 +2,8 @@
 // claim and, when known, its StorageClass in; no request, no clock. A resize is judged
 // the way a careful operator does: by the capacity the volume reports, never by the
 // request alone (a claim's request can grow while its volume never does).
-import type { V1PersistentVolumeClaim, V1StorageClass } from '../kube/storage-objects.js';
-import { quantityUnits } from '../spec/parse-quantity.js';
+import type { V1PersistentVolumeClaim, V1StorageClass } from '../kube/objects.js';
+import { quantityUnits } from '../input/parse-quantity.js';
 import { oneLine } from '../text.js';
 
 export type ClaimPhase = 'Pending' | 'Bound' | 'Lost' | 'Terminating' | 'Missing';

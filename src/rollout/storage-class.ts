@@ -1,7 +1,7 @@
 // The cluster's StorageClasses, read as values: which one is the default (what the API
 // server's DefaultStorageClass admission gives a claim that names none), and what a class
 // offers (its binding mode, whether it allows expansion). Pure.
-import type { V1StorageClass } from '../kube/storage-objects.js';
+import type { V1StorageClass } from '../kube/objects.js';
 
 /** The annotation that marks the default class (and its beta spelling, still honoured). */
 export const DEFAULT_CLASS_ANNOTATIONS: readonly string[] = [

@@ -10,8 +10,7 @@
 //   kubelet          the Pod's events: FailedMount; the seeding init container's exit
 //
 // The failure policy (storage-policy.ts) decides when each one ends a rollout.
-import type { V1ContainerStatus, V1Pod } from '../kube/objects.js';
-import type { CoreV1Event, V1PersistentVolumeClaim } from '../kube/storage-objects.js';
+import type { CoreV1Event, V1ContainerStatus, V1PersistentVolumeClaim, V1Pod } from '../kube/objects.js';
 import { oneLine } from '../text.js';
 import type { PodDiagnosis } from './events.js';
 
@@ -19,7 +18,7 @@ import {
   SEED_CONTAINER_NAME as SEED_CONTAINER,
   SEED_MESSAGE_PREFIX as SEED_PREFIX,
   SEED_UNSUPPORTED_EXIT_CODE as SEED_UNSUPPORTED_EXIT,
-} from '../spec/storage.js';
+} from '../input/storage.js';
 
 /** Reasons this module gives, beside the controllers' own (ProvisioningFailed, FailedAttachVolume, FailedMount). */
 export const STORAGE_REASONS = {

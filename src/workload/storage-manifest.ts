@@ -6,11 +6,10 @@
 // hand, or by a garbage collector, never takes the data with it. Only an explicit delete
 // removes the claim.
 
-import type { V1Container, V1PodSpec } from '../kube/objects.js';
-import type { V1PersistentVolumeClaim, V1VolumeMount } from '../kube/storage-objects.js';
-import type { StorageSpec } from '../spec/storage.js';
-import { storageQuantity } from '../spec/storage.js';
-import type { WorkloadSpec } from '../spec/workload-spec.js';
+import type { V1Container, V1PersistentVolumeClaim, V1PodSpec, V1VolumeMount } from '../kube/objects.js';
+import type { StorageSpec } from '../input/storage.js';
+import { storageQuantity } from '../input/storage.js';
+import type { WorkloadSpec } from '../input/workload-spec.js';
 import { SEED_CONTAINER_NAME, SEED_VOLUME_MOUNT, rootfsSubPath, seedCommand } from './seed-command.js';
 
 /** The Pod's name for the claim's volume. */

@@ -2,7 +2,7 @@
 // claims are shaped as the API server returned them on the local control plane (a static
 // volume bound by the PV controller, a request grown on a class that allows expansion).
 import { describe, expect, it } from 'vitest';
-import type { V1PersistentVolumeClaim, V1StorageClass } from '../../src/kube/storage-objects.js';
+import type { V1PersistentVolumeClaim, V1StorageClass } from '../../src/kube/objects.js';
 import { claimStatus, storageCompare } from '../../src/rollout/claim-status.js';
 
 function claim(

@@ -1,7 +1,7 @@
 // The default StorageClass as the API server's admission picks it, and what a class offers.
 // The tie rule (same creation second: the smaller name) was read off the local control plane.
 import { describe, expect, it } from 'vitest';
-import type { V1StorageClass } from '../../src/kube/storage-objects.js';
+import type { V1StorageClass } from '../../src/kube/objects.js';
 import { defaultStorageClass, describeStorageClass, summarizeStorageClass } from '../../src/rollout/storage-class.js';
 
 function storageClass(

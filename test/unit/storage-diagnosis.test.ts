@@ -3,7 +3,7 @@
 // (kube-scheduler and kube-controller-manager v1.36.3); the kubelet's and the attach/detach
 // controller's are their documented formats. Pods come from test/support/fixtures.ts.
 import { describe, expect, it } from 'vitest';
-import type { V1PersistentVolumeClaim } from '../../src/kube/storage-objects.js';
+import type { V1PersistentVolumeClaim } from '../../src/kube/objects.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import {
   STORAGE_REASONS,

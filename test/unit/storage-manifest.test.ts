@@ -1,7 +1,7 @@
 // The claim and the pod template's storage wiring, as pure functions of the spec. No fakes.
 import { describe, expect, it } from 'vitest';
 import type { V1PodSpec } from '../../src/kube/objects.js';
-import { storageSchema, type StorageSpec } from '../../src/spec/storage.js';
+import { storageSchema, type StorageSpec } from '../../src/input/storage.js';
 import { SEED_CONTAINER_NAME, SEED_SCRIPT, SEED_VOLUME_MOUNT } from '../../src/workload/seed-command.js';
 import { STORAGE_VOLUME_NAME, buildClaim, persistedMounts, withStorage } from '../../src/workload/storage-manifest.js';
 

@@ -11,7 +11,7 @@ import {
   storageQuantity,
   storageSchema,
   storageSizeProblem,
-} from '../../src/spec/storage.js';
+} from '../../src/input/storage.js';
 
 function issuesOf(input: unknown): { path: string; message: string }[] {
   const result = storageSchema.safeParse(input);
