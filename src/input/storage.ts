@@ -45,6 +45,8 @@ const KUBELET_FILES = ['/etc/hosts', '/etc/hostname', '/etc/resolv.conf'];
 // The seeding contract, shared by the command (src/workload/seed-command.ts), the rules
 // here and the diagnosis of its failures (src/rollout/storage-diagnosis.ts).
 
+/** The Pod's name for the claim's volume. */
+export const STORAGE_VOLUME_NAME = 'storage';
 /** The init container that seeds the volume (a container name, unique in the Pod). */
 export const SEED_CONTAINER_NAME = 'kube-provisioner-seed';
 /** Where the seeding init container mounts the whole volume. */
@@ -206,6 +208,9 @@ export const storageSchema = z
       seed: storage.seed ?? 'image',
     };
   });
+
+/** The fields of `storage`, for messages. */
+export const STORAGE_FIELDS: readonly string[] = ['sizeGb', 'storageClass', 'paths', 'seed'];
 
 /** The storage input a caller hands over, before validation. */
 export interface StorageInput {

@@ -471,7 +471,7 @@ export interface V1StorageClass {
   apiVersion?: string;
   kind?: string;
   metadata?: V1ObjectMeta;
-  provisioner: string;
+  provisioner?: string;
   /** Immediate (the default) or WaitForFirstConsumer. */
   volumeBindingMode?: string;
   allowVolumeExpansion?: boolean;
@@ -512,7 +512,7 @@ export interface CoreV1Event {
   apiVersion?: string;
   kind?: string;
   metadata?: V1ObjectMeta;
-  involvedObject: V1ObjectReference;
+  involvedObject?: V1ObjectReference;
   reason?: string;
   message?: string;
   /** Normal or Warning. */

@@ -6,6 +6,7 @@ import {
   ApiError,
   ApiUnreachableError,
   ConflictError,
+  ExpansionRefusedError,
   ForbiddenError,
   InvalidObjectError,
   NotFoundError,
@@ -96,6 +97,10 @@ export function errorFromResponse(facts: ResponseFacts): ApiError {
     case 401:
       return new UnauthorizedError(server, { target, cause });
     case 403:
+      // Admission's refusal of a resize reads like RBAC's 403 but is about the claim's class.
+      if (/only dynamically provisioned pvc can be resized|must support resize/i.test(serverMessage)) {
+        return new ExpansionRefusedError(serverMessage, { target, cause });
+      }
       return new ForbiddenError(target, { cause });
     case 404:
       return new NotFoundError(serverMessage || describeTarget(target), { target, reason, cause });

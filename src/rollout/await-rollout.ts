@@ -6,7 +6,7 @@
 // same name with another UID is an older, deleted Deployment whose status must never be
 // read as ours. Each snapshot is evaluated as it arrives; the only timer is the failure
 // policy's grace window, and only while a Pod problem or a create failure is open.
-import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import type { V1Deployment, V1PersistentVolumeClaim, V1Pod } from '../kube/objects.js';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';
@@ -22,6 +22,7 @@ import {
   type PolicyState,
 } from './failure-policy.js';
 import { diagnosePod } from './pod-diagnosis.js';
+import { diagnoseStorage, type StorageContext, type StorageEvent } from './storage-diagnosis.js';
 import { rolloutStatus } from './rollout-status.js';
 import { currentRolloutPods } from './rollout-pods.js';
 
@@ -35,6 +36,13 @@ export interface RolloutTarget {
 export interface AwaitRolloutOptions {
   readonly scheduler?: SchedulerLike;
   readonly failurePolicy?: FailurePolicy;
+  /** A workload with a claim: its storage problems are named from the claim's and the Pods' events too. */
+  readonly storage?: {
+    readonly claim: V1PersistentVolumeClaim;
+    /** The container's image, named when it cannot seed the volume. */
+    readonly image: string;
+    readonly events$: Observable<readonly StorageEvent[]>;
+  };
 }
 
 /**
@@ -52,14 +60,16 @@ export function awaitRollout(
   const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
 
   return new Observable<ProgressEvent>((subscriber) => {
-    const watch = new RolloutWatch(target, scheduler, policy, subscriber);
+    const watch = new RolloutWatch(target, scheduler, policy, subscriber, options.storage);
     // The watch is the Deployment stream's observer itself: no per-waiter closures.
     const deploymentSubscription = deployments$.subscribe(watch);
     const podSubscription = pods$.subscribe(new PodObserver(watch));
+    const eventSubscription = options.storage?.events$.subscribe({ next: (events) => watch.onStorageEvents(events) });
     return () => {
       watch.close();
       deploymentSubscription.unsubscribe();
       podSubscription.unsubscribe();
+      eventSubscription?.unsubscribe();
     };
   });
 }
@@ -73,6 +83,7 @@ export function awaitRollout(
 class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private deployment: V1Deployment | undefined;
   private currentPods: readonly V1Pod[] = [];
+  private storageContext: StorageContext | undefined;
   private policyState: PolicyState = INITIAL_POLICY_STATE;
   private createFailureSince: number | undefined;
   private recheck: Subscription | undefined;
@@ -87,7 +98,16 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     private readonly scheduler: SchedulerLike,
     private readonly policy: FailurePolicy,
     private readonly subscriber: Subscriber<ProgressEvent>,
-  ) {}
+    storage?: AwaitRolloutOptions['storage'],
+  ) {
+    if (storage) this.storageContext = { claim: storage.claim, image: storage.image, events: [] };
+  }
+
+  onStorageEvents(events: readonly StorageEvent[]): void {
+    if (!this.storageContext) return;
+    this.storageContext = { ...this.storageContext, events };
+    this.evaluate();
+  }
 
   next(objects: readonly V1Deployment[]): void {
     if (this.subscriber.closed) return;
@@ -203,7 +223,9 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     const diagnoses =
       current.length === 0
         ? NO_DIAGNOSES
-        : current.map(diagnosePod).filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
+        : current
+            .map((pod) => (this.storageContext ? diagnoseStorage(pod, diagnosePod(pod), this.storageContext) : diagnosePod(pod)))
+            .filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
     const verdict = applyFailurePolicy(this.policy, this.policyState, diagnoses, now);
     this.policyState = verdict.state;
     if (verdict.failure) {

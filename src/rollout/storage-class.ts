@@ -48,7 +48,7 @@ export interface StorageClassSummary {
 export function summarizeStorageClass(storageClass: V1StorageClass): StorageClassSummary {
   return {
     name: storageClass.metadata?.name ?? '',
-    provisioner: storageClass.provisioner,
+    provisioner: storageClass.provisioner ?? '',
     bindingMode: storageClass.volumeBindingMode ?? 'Immediate',
     allowsExpansion: storageClass.allowVolumeExpansion === true,
     reclaimPolicy: storageClass.reclaimPolicy ?? 'Delete',

@@ -39,6 +39,9 @@ export const STORAGE_REASONS = {
   seedFailed: 'SeedFailed',
 } as const;
 
+/** The reasons of the Pod events that are about its volumes (the attach/detach controller's, the kubelet's). */
+export const STORAGE_EVENT_REASONS: ReadonlySet<string> = new Set([STORAGE_REASONS.failedAttach, STORAGE_REASONS.failedMount]);
+
 const SCHEDULER_RULES: readonly { readonly test: RegExp; readonly reason: string }[] = [
   { test: /persistentvolumeclaim "[^"]*" is being deleted/i, reason: STORAGE_REASONS.claimTerminating },
   { test: /persistentvolumeclaim "[^"]*" not found/i, reason: STORAGE_REASONS.claimNotFound },
@@ -46,6 +49,8 @@ const SCHEDULER_RULES: readonly { readonly test: RegExp; readonly reason: string
   { test: /didn't find available persistent volumes to bind/i, reason: STORAGE_REASONS.noMatchingVolume },
   { test: /volume node affinity conflict|didn't match PersistentVolume's node affinity/i, reason: STORAGE_REASONS.volumeNodeConflict },
 ];
+
+const SCHEDULER_REASONS: ReadonlySet<string> = new Set(SCHEDULER_RULES.map((rule) => rule.reason));
 
 /** A Warning event, reduced to what the diagnosis reads (the informer caches this much). */
 export interface StorageEvent {
@@ -124,7 +129,12 @@ function seedStatus(pod: V1Pod): V1ContainerStatus | undefined {
 }
 
 function seedImage(pod: V1Pod, context: StorageContext): string {
-  return pod.spec?.initContainers?.find((container) => container.name === SEED_CONTAINER)?.image ?? context.image ?? 'the image';
+  return (
+    pod.spec?.initContainers?.find((container) => container.name === SEED_CONTAINER)?.image ||
+    seedStatus(pod)?.image ||
+    context.image ||
+    'the image'
+  );
 }
 
 const NO_SHELL = /\/bin\/sh|executable file not found|no such file or directory/i;
@@ -192,7 +202,7 @@ export function diagnoseStorage(pod: V1Pod, diagnosis: PodDiagnosis | undefined,
   const seed = seedProblem(pod, diagnosis, context);
   if (seed) return seed;
 
-  if (diagnosis?.reason === 'Unschedulable') {
+  if (diagnosis && (diagnosis.reason === 'Unschedulable' || SCHEDULER_REASONS.has(diagnosis.reason))) {
     const reason = schedulingStorageReason(diagnosis.message);
     if (!reason) return diagnosis;
     const words = claimWords(context);
@@ -209,7 +219,7 @@ export function diagnoseStorage(pod: V1Pod, diagnosis: PodDiagnosis | undefined,
         event.kind === 'Pod' &&
         event.name === name &&
         (!event.uid || event.uid === pod.metadata?.uid) &&
-        (event.reason === STORAGE_REASONS.failedAttach || event.reason === STORAGE_REASONS.failedMount),
+        STORAGE_EVENT_REASONS.has(event.reason),
     );
     if (podEvent) return { severity: 'waiting', reason: podEvent.reason, message: oneLine(podEvent.message), pod: name };
   }

@@ -173,7 +173,10 @@ const OPERATION_OPTION_NAMES: readonly string[] = [
   'informers',
 ];
 /** Options only some operations take. */
-const EXTRA_OPTION_NAMES: Partial<Record<WorkloadOperation, readonly string[]>> = { reconfigure: ['rollbackOnFailure'] };
+const EXTRA_OPTION_NAMES: Partial<Record<WorkloadOperation, readonly string[]>> = {
+  reconfigure: ['rollbackOnFailure'],
+  remove: ['keepData'],
+};
 
 /**
  * Every option, checked before anything is sent, under provision's rules: an unknown key is

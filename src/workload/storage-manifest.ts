@@ -7,13 +7,15 @@
 // removes the claim.
 
 import type { V1Container, V1PersistentVolumeClaim, V1PodSpec, V1VolumeMount } from '../kube/objects.js';
+import { LABEL_PREFIX } from '../input/labels.js';
 import type { StorageSpec } from '../input/storage.js';
-import { storageQuantity } from '../input/storage.js';
+import { STORAGE_VOLUME_NAME, storageQuantity } from '../input/storage.js';
+import { storageCompare } from '../rollout/claim-status.js';
+import type { DriftField } from './drift.js';
 import type { WorkloadSpec } from '../input/workload-spec.js';
 import { SEED_CONTAINER_NAME, SEED_VOLUME_MOUNT, rootfsSubPath, seedCommand } from './seed-command.js';
 
-/** The Pod's name for the claim's volume. */
-export const STORAGE_VOLUME_NAME = 'storage';
+export { STORAGE_VOLUME_NAME };
 
 /** ReadWriteOnce: one node at a time, which a single `Recreate` replica is. */
 export const CLAIM_ACCESS_MODES: readonly string[] = ['ReadWriteOnce'];
@@ -27,6 +29,13 @@ export interface BuildClaimOptions {
   readonly storageClass?: string;
 }
 
+/**
+ * On the claim: whether its class was named by the spec (`spec`) or was the cluster's
+ * default when it was created (`default`). Only a named class is a promise a later create
+ * checks the claim against.
+ */
+export const CLASS_SOURCE_ANNOTATION = `${LABEL_PREFIX}.storage-class-source`;
+
 /** The claim is named after the container, as its Deployment is. */
 export function claimName(spec: Pick<WorkloadSpec, 'hostname'>): string {
   return spec.hostname;
@@ -38,7 +47,12 @@ export function buildClaim(spec: StorageWorkload, options: BuildClaimOptions): V
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: { name: claimName(spec), namespace: options.namespace, labels: { ...options.labels } },
+    metadata: {
+      name: claimName(spec),
+      namespace: options.namespace,
+      labels: { ...options.labels },
+      ...(storageClass !== undefined ? { annotations: { [CLASS_SOURCE_ANNOTATION]: spec.storage.storageClass ? 'spec' : 'default' } } : {}),
+    },
     spec: {
       accessModes: [...CLAIM_ACCESS_MODES],
       resources: { requests: { storage: storageQuantity(spec.storage.sizeGb) } },
@@ -88,4 +102,23 @@ export function withStorage(podSpec: V1PodSpec, spec: StorageWorkload): V1PodSpe
     containers,
     volumes: [...(podSpec.volumes ?? []), { name: STORAGE_VOLUME_NAME, persistentVolumeClaim: { claimName: claimName(spec) } }],
   };
+}
+
+/**
+ * Where a claim found at create time differs from the one asked for, in the spec's words: a
+ * smaller size than asked (more is fine: the volume keeps what it has), another class than
+ * the spec names (a class that was only the default is not compared). Labels are checked by
+ * ownership before this.
+ */
+export function claimDrift(desired: V1PersistentVolumeClaim, live: V1PersistentVolumeClaim): DriftField[] {
+  const drift: DriftField[] = [];
+  const wanted = desired.spec?.resources?.requests?.storage;
+  const found = live.spec?.resources?.requests?.storage;
+  if (storageCompare(found, wanted) === -1) drift.push({ field: 'storage.sizeGb', live: found ?? '(none)', desired: wanted ?? '(none)' });
+  const named = desired.metadata?.annotations?.[CLASS_SOURCE_ANNOTATION] === 'spec';
+  const desiredClass = desired.spec?.storageClassName;
+  const liveClass = live.spec?.storageClassName;
+  if (named && desiredClass !== liveClass)
+    drift.push({ field: 'storage.storageClass', live: liveClass || '(none)', desired: desiredClass ?? '(none)' });
+  return drift;
 }

@@ -35,7 +35,8 @@ import type {
   WatchedKind,
 } from '../../src/kube/client.js';
 
-type AnyObject = KindMap[WatchedKind];
+/** Any object of the table; kinds without a spec or status (StorageClass, Event) get none. */
+type AnyObject = KindMap[WatchedKind] & { spec?: unknown; status?: unknown };
 
 interface LoggedEvent {
   readonly kind: WatchedKind;

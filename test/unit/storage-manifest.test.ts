@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { V1PodSpec } from '../../src/kube/objects.js';
 import { storageSchema, type StorageSpec } from '../../src/input/storage.js';
 import { SEED_CONTAINER_NAME, SEED_SCRIPT, SEED_VOLUME_MOUNT } from '../../src/workload/seed-command.js';
-import { STORAGE_VOLUME_NAME, buildClaim, persistedMounts, withStorage } from '../../src/workload/storage-manifest.js';
+import { STORAGE_VOLUME_NAME, buildClaim, claimDrift, persistedMounts, withStorage } from '../../src/workload/storage-manifest.js';
+import { buildWorkload } from '../../src/workload/workload-set.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 
 const LABELS = {
   'org.mieweb.opensource-server.managed': 'true',
@@ -32,7 +34,13 @@ describe('buildClaim', () => {
     expect(claim).toEqual({
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
-      metadata: { name: 'web', namespace: 'team-a', labels: LABELS },
+      metadata: {
+        name: 'web',
+        namespace: 'team-a',
+        labels: LABELS,
+        // The class was the cluster's default, not the spec's: a later create does not hold the claim to it.
+        annotations: { 'org.mieweb.opensource-server.storage-class-source': 'default' },
+      },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '50Gi' } }, storageClassName: 'local-wffc' },
     });
     expect(claim.metadata).not.toHaveProperty('ownerReferences');
@@ -100,5 +108,86 @@ describe('withStorage: the pod template', () => {
       '/var',
     ]);
     expect(pod.initContainers?.[0]?.command?.slice(5)).toEqual(['/etc', '/home', '/opt', '/root', '/srv', '/usr', '/var']);
+  });
+});
+
+describe('claimDrift: a claim found at create time', () => {
+  const desired = (storage: Record<string, unknown>, storageClass?: string) =>
+    buildClaim(workload(storage), { namespace: 'n', labels: LABELS, ...(storageClass ? { storageClass } : {}) });
+  const live = (requested: string, storageClassName: string) => ({
+    metadata: { name: 'web', labels: LABELS },
+    spec: { resources: { requests: { storage: requested } }, storageClassName, volumeName: 'pv-a' },
+    status: { phase: 'Bound', capacity: { storage: requested } },
+  });
+
+  it('as large or larger, in the default class it had: as asked', () => {
+    expect(claimDrift(desired({ sizeGb: 50 }, 'new-default'), live('50Gi', 'old-default'))).toEqual([]);
+    expect(claimDrift(desired({ sizeGb: 50 }, 'x'), live('51200Mi', 'x'))).toEqual([]);
+    expect(claimDrift(desired({ sizeGb: 50 }, 'x'), live('80Gi', 'x'))).toEqual([]);
+  });
+
+  it('smaller than asked, or in another class than the spec names: drift in the spec’s words', () => {
+    expect(claimDrift(desired({ sizeGb: 50, storageClass: 'fast' }), live('10Gi', 'slow'))).toEqual([
+      { field: 'storage.sizeGb', live: '10Gi', desired: '50Gi' },
+      { field: 'storage.storageClass', live: 'slow', desired: 'fast' },
+    ]);
+  });
+});
+
+describe('buildWorkload with storage: the claim, then the Deployment that mounts it', () => {
+  const spec = parseWorkloadSpec({
+    containerId: 42,
+    nodeId: 7,
+    hostname: 'web',
+    image: 'debian:12',
+    cpus: 1,
+    memoryMb: 512,
+    storage: { sizeGb: 20 },
+  });
+
+  it('two members in creation order, sharing the labels; deterministic', () => {
+    const set = buildWorkload(spec, { namespace: 'team-a', storageClass: 'local-wffc' });
+    expect(set.members.map((member) => member.kind)).toEqual(['persistentvolumeclaims', 'deployments']);
+    const [claim, deployment] = set.members.map((member) => member.object);
+    expect(claim?.metadata?.labels).toEqual(set.labels);
+    expect(deployment?.metadata?.labels).toEqual(set.labels);
+    expect(claim?.metadata?.name).toBe('web');
+    expect(buildWorkload(spec, { namespace: 'team-a', storageClass: 'local-wffc' })).toEqual(set);
+    const pod = (deployment as { spec: { template: { spec: V1PodSpec } } }).spec.template.spec;
+    expect(pod.volumes).toEqual([{ name: 'storage', persistentVolumeClaim: { claimName: 'web' } }]);
+    expect(pod.initContainers?.map((container) => container.name)).toEqual(['kube-provisioner-seed']);
+  });
+
+  it('without storage: the Deployment alone, with no volume', () => {
+    const { storage: _, ...plain } = spec;
+    const set = buildWorkload(plain, { namespace: 'team-a' });
+    expect(set.members.map((member) => member.kind)).toEqual(['deployments']);
+    expect(JSON.stringify(set)).not.toContain('volume');
+  });
+
+  it('a hostname that is the seeding init container’s name is refused with storage seeded from the image', () => {
+    expect(() =>
+      parseWorkloadSpec({ ...spec, containerId: 42, nodeId: 7, hostname: 'kube-provisioner-seed', storage: { sizeGb: 1 } }),
+    ).toThrow('hostname: must not be kube-provisioner-seed with storage seeded from the image');
+    expect(
+      parseWorkloadSpec({ ...spec, hostname: 'kube-provisioner-seed', storage: { sizeGb: 1, seed: 'empty', paths: ['/data'] } }).hostname,
+    ).toBe('kube-provisioner-seed');
+  });
+
+  it('storage problems carry their field path; an unknown storage key lists the storage fields', () => {
+    expect(() => parseWorkloadSpec({ ...spec, storage: { sizeGb: 0, paths: ['/usr', '/usr/local'], size: 3 } })).toThrow(
+      /storage\.size: is not a known field \(allowed: sizeGb, storageClass, paths, seed\)/,
+    );
+    const error = (() => {
+      try {
+        return parseWorkloadSpec({ ...spec, storage: { sizeGb: 0, paths: ['/usr', '/usr/local'] } });
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect((error as { issues: unknown }).issues).toEqual([
+      { path: 'storage.sizeGb', message: 'must be at least 1 GB' },
+      { path: 'storage.paths.1', message: 'is inside /usr, which is persisted already (at 0): list only one of them' },
+    ]);
   });
 });
