@@ -16,7 +16,7 @@ import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../input/labels.js';
 import { asyncScheduler, lastValueFrom, map, throwError, timeout, type SchedulerLike } from 'rxjs';
-import { namespaceOption, timeoutOption } from './read-options.js';
+import { checkReadOptions, namespaceOption, timeoutOption } from './read-options.js';
 
 export interface ListOptions {
   /** Default: the client's namespace. */
@@ -52,6 +52,7 @@ export interface WorkloadSnapshot {
 
 /** Sorted by name. */
 export async function list(client: KubernetesClient, options: ListOptions = {}): Promise<WorkloadSnapshot[]> {
+  checkReadOptions('list', options);
   const namespace = namespaceOption(options.namespace, client);
   const timeoutMs = timeoutOption(options.timeoutMs);
   const policy = resolveFailurePolicy(options.failurePolicy);

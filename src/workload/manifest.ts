@@ -4,7 +4,8 @@
 
 import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
 import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
-import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../input/names.js';
+import { namespaceProblem } from '../input/fields.js';
+import { DEFAULT_NAMESPACE } from '../input/names.js';
 import type { WorkloadSpec } from '../input/workload-spec.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../input/labels.js';
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
@@ -33,7 +34,7 @@ export interface BuildDeploymentOptions {
 /** The spec's namespace wins over the configured one; `default` is the last resort. */
 export function effectiveNamespace(spec: Pick<WorkloadSpec, 'namespace'>, options: BuildDeploymentOptions = {}): string {
   const namespace = spec.namespace ?? options.namespace ?? DEFAULT_NAMESPACE;
-  const problem = dns1123LabelProblem(namespace);
+  const problem = namespaceProblem(namespace);
   if (problem) throw new InvalidSpecError([{ path: 'namespace', message: problem }]);
   return namespace;
 }

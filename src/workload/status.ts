@@ -20,7 +20,7 @@ import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../input/labels.js';
 import { parseProviderId, type ProviderIdParts } from '../input/provider-id.js';
-import { containerIdOption, timeoutOption } from './read-options.js';
+import { checkReadOptions, containerIdOption, timeoutOption } from './read-options.js';
 import { isUnreachable, unreachableStatus } from './unreachable.js';
 
 export interface StatusOptions {
@@ -58,6 +58,7 @@ export async function status(client: KubernetesClient, providerId: string, optio
 /** status() with the labels and resourceVersion it read. */
 export async function readStatus(client: KubernetesClient, providerId: string, options: StatusOptions = {}): Promise<StatusReading> {
   const target = parseProviderId(providerId);
+  checkReadOptions('status', options);
   const expected = containerIdOption(options.containerId);
   const timeoutMs = timeoutOption(options.timeoutMs);
   const policy = resolveFailurePolicy(options.failurePolicy);
