@@ -352,10 +352,10 @@ describe('StatusBoard grace windows of any length (marble)', () => {
       delays,
       scheduler: {
         now: () => scheduler.now(),
-        schedule: ((work: (this: SchedulerAction<unknown>, state?: unknown) => void, delay?: number, state?: unknown) => {
+        schedule: (work: (this: SchedulerAction<unknown>, state?: unknown) => void, delay?: number, state?: unknown) => {
           delays.push(delay ?? 0);
           return scheduler.schedule(work, delay, state);
-        }),
+        },
       },
     };
   }
