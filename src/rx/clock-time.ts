@@ -1,8 +1,8 @@
 import type { SchedulerLike } from 'rxjs';
 
-// Formatting a Date costs ~0.5 µs, as much as the rest of a progress event; events come
-// in bursts (a relist re-evaluates every waiter at once), so the last millisecond's
-// string is kept and reused.
+// Formatting a Date costs as much as the rest of a progress event, and events come in
+// bursts (a relist re-evaluates every waiter at once), so the last millisecond's string
+// is kept and reused (bench/results/micro.md).
 let lastMs = Number.NaN;
 let lastIso = '';
 

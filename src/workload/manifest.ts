@@ -17,11 +17,9 @@ export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 export const MANAGED_BY = 'kube-provisioner';
 
 /**
- * The largest manifest we send, in bytes of JSON. kube-apiserver reads request bodies of up
- * to 3 MiB, but etcd stores an object of at most 1.5 MiB (larger creates fail after the
- * request, with a 500). The stored form is smaller than our JSON, and the server drops its
- * managedFields rather than exceed the limit; 1 MiB keeps room for the controllers' status.
- * docs/reliability.md has the shapes measured against a real control plane.
+ * The largest manifest we send, in bytes of JSON: below what etcd stores (larger creates
+ * fail after the request, with a 500), with room for the controllers' status and the
+ * server's managedFields. docs/reliability.md has the limits and the shapes tried.
  */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
 
