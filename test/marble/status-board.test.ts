@@ -369,11 +369,13 @@ describe('StatusBoard grace windows of any length (marble)', () => {
     return { count: () => evaluations, stop: () => unsubscribe(STATUS_EVALUATIONS_CHANNEL, listener) };
   }
 
-  it('graceMs: Infinity arms no timer: creating with ImagePullBackOff for ten virtual days: one status, no re-evaluation', () => {
+  /** One workload in ImagePullBackOff under `graceMs`, watched for `watchMs`: its statuses, evaluations and armed delays. */
+  function pullBackOffFor(graceMs: number, watchMs: number, expected: { marbles: string; values: Record<string, string> }) {
     const scheduler = newScheduler();
-    const policy = resolveFailurePolicy({ imagePull: { graceMs: Infinity } });
+    const policy = resolveFailurePolicy({ imagePull: { graceMs } });
     const clock = recording(scheduler);
     const evaluations = countingEvaluations();
+    let evaluated = 0;
     try {
       scheduler.run(({ hot, expectObservable, flush }) => {
         const d = hot<DeploymentNotice>('(as)', { a: changedD('web', creating('web', '1')), s: SYNCED });
@@ -381,41 +383,31 @@ describe('StatusBoard grace windows of any length (marble)', () => {
         const events$ = board$(scheduler, d, p, { policy, scheduler: clock.scheduler }).pipe(
           map((e) => `${e.status.state}:${e.status.reason}`),
         );
-        expectObservable(events$, `^ ${10 * 24 * 3_600_000}ms !`).toBe('a', { a: 'creating:ImagePullBackOff' });
+        expectObservable(events$, `^ ${watchMs}ms !`).toBe(expected.marbles, expected.values);
         flush();
-        // Once when both informers have listed, and never again.
-        expect(evaluations.count()).toBe(1);
+        evaluated = evaluations.count();
       });
-      expect(clock.delays).toEqual([]);
     } finally {
       evaluations.stop();
     }
+    return { evaluated, delays: clock.delays };
+  }
+
+  it('graceMs: Infinity arms no timer: creating with ImagePullBackOff for ten virtual days: one status, no re-evaluation', () => {
+    const run = pullBackOffFor(Infinity, 10 * 24 * 3_600_000, { marbles: 'a', values: { a: 'creating:ImagePullBackOff' } });
+    // Once when both informers have listed, and never again.
+    expect(run.evaluated).toBe(1);
+    expect(run.delays).toEqual([]);
   });
 
   it('graceMs: 2^31 ms is armed in steps a 32-bit timer holds and fails the workload once, on time', () => {
-    const scheduler = newScheduler();
-    const policy = resolveFailurePolicy({ imagePull: { graceMs: 2 ** 31 } });
-    const clock = recording(scheduler);
-    const evaluations = countingEvaluations();
-    try {
-      scheduler.run(({ hot, expectObservable, flush }) => {
-        const d = hot<DeploymentNotice>('(as)', { a: changedD('web', creating('web', '1')), s: SYNCED });
-        const p = hot<PodNotice>('(ps)', { p: changedP('1', backOff()), s: SYNCED });
-        const events$ = board$(scheduler, d, p, { policy, scheduler: clock.scheduler }).pipe(
-          map((e) => `${e.status.state}:${e.status.reason}`),
-        );
-        expectObservable(events$, `^ ${2 ** 31 + 1000}ms !`).toBe(`a ${2 ** 31 - 1}ms b`, {
-          a: 'creating:ImagePullBackOff',
-          b: 'failed:ImagePullBackOff',
-        });
-        flush();
-        // Once when both informers have listed, then the one recheck when the window ends.
-        expect(evaluations.count()).toBe(2);
-      });
-      expect(clock.delays.every((delay) => delay <= MAX_TIMER_DELAY_MS)).toBe(true);
-      expect(clock.delays).toEqual([MAX_TIMER_DELAY_MS]);
-    } finally {
-      evaluations.stop();
-    }
+    const run = pullBackOffFor(2 ** 31, 2 ** 31 + 1000, {
+      marbles: `a ${2 ** 31 - 1}ms b`,
+      values: { a: 'creating:ImagePullBackOff', b: 'failed:ImagePullBackOff' },
+    });
+    // Once when both informers have listed, then the one recheck when the window ends.
+    expect(run.evaluated).toBe(2);
+    expect(run.delays.every((delay) => delay <= MAX_TIMER_DELAY_MS)).toBe(true);
+    expect(run.delays).toEqual([MAX_TIMER_DELAY_MS]);
   });
 });
