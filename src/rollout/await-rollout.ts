@@ -59,7 +59,8 @@ export function awaitRollout(
 /**
  * One waiter's state, and the observer of its Deployment snapshots. A class rather than
  * closures, so that thousands of waiters share one set of methods and an event reaches
- * its waiter through one object (bench/results/micro.md measures the difference).
+ * its waiter through one object (bench/results/micro.md has the cost per event by the
+ * number of waiters).
  */
 class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private deployment: V1Deployment | undefined;

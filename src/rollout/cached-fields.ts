@@ -8,8 +8,8 @@
 // collection (bench/results/cluster.md measures the heap per waiter).
 //
 // Every field is always present (undefined when absent), so all cached objects of a kind
-// have one shape and the readers' loads of them stay uniform. The projections
-// are pure, and they are also the check that an object fits the fields read: a field of
+// are built alike and every reader meets the same object whatever the watch sent. The
+// projections are pure, and they are also the check that an object fits the fields read: a field of
 // the wrong type (`conditions` that is not a list, a Pod whose spec has no container list,
 // a restart count that is a string) throws MalformedObjectError, and the informer skips
 // the object instead of letting a reader throw on it. A JSON null counts as absent.

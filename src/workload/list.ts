@@ -15,7 +15,8 @@ import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '..
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../input/labels.js';
-import { asyncScheduler, lastValueFrom, map, throwError, timeout, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, lastValueFrom, map, type SchedulerLike } from 'rxjs';
+import { deadline } from '../rx/deadline.js';
 import { checkReadOptions, namespaceOption, timeoutOption } from './read-options.js';
 
 export interface ListOptions {
@@ -95,12 +96,11 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
         }
         return snapshots.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       }),
-      timeout({
-        first: timeoutMs,
-        with: () =>
-          throwError(() => new ApiTimeoutError(client.server, timeoutMs, { target: { verb: 'list', resource: 'deployments', namespace } })),
-        scheduler: options.scheduler ?? asyncScheduler,
-      }),
+      deadline(
+        timeoutMs,
+        () => new ApiTimeoutError(client.server, timeoutMs, { target: { verb: 'list', resource: 'deployments', namespace } }),
+        options.scheduler ?? asyncScheduler,
+      ),
       abortOn(options.signal, (reason) => new OperationAbortedError('list', `namespace ${namespace}`, reason)),
     ),
   );
