@@ -5,6 +5,7 @@
 import type { V1PersistentVolumeClaim, V1StorageClass } from '../kube/objects.js';
 import { quantityUnits } from '../input/parse-quantity.js';
 import { oneLine } from '../text.js';
+import type { RolloutState } from './events.js';
 
 export type ClaimPhase = 'Pending' | 'Bound' | 'Lost' | 'Terminating' | 'Missing';
 
@@ -120,4 +121,26 @@ export function claimStatus(claim: V1PersistentVolumeClaim | undefined, name: st
     expandable,
     message: oneLine(message),
   };
+}
+
+/**
+ * The claim's readiness in the status table's three states: Bound is Complete; Pending is
+ * InProgress (the gate's problems say when it is stuck); being deleted or Lost is Failed.
+ */
+export function claimReadiness(claim: V1PersistentVolumeClaim): {
+  readonly state: RolloutState;
+  readonly reason: string;
+  readonly message: string;
+} {
+  const status = claimStatus(claim, claim.metadata?.name ?? '');
+  switch (status.phase) {
+    case 'Bound':
+      return { state: 'Complete', reason: 'Bound', message: status.message };
+    case 'Terminating':
+      return { state: 'Failed', reason: 'ClaimTerminating', message: `the claim is ${status.message}` };
+    case 'Lost':
+      return { state: 'Failed', reason: 'ClaimLost', message: status.message };
+    default:
+      return { state: 'InProgress', reason: 'Pending', message: status.message };
+  }
 }

@@ -212,16 +212,28 @@ export function diagnoseStorage(pod: V1Pod, diagnosis: PodDiagnosis | undefined,
     return { severity: 'waiting', reason: refined, message: oneLine(message), pod: name };
   }
 
-  if (awaitingVolumes(pod)) {
-    const podEvent = latest(
-      context.events ?? [],
-      (event) =>
-        event.kind === 'Pod' &&
-        event.name === name &&
-        (!event.uid || event.uid === pod.metadata?.uid) &&
-        STORAGE_EVENT_REASONS.has(event.reason),
-    );
-    if (podEvent) return { severity: 'waiting', reason: podEvent.reason, message: oneLine(podEvent.message), pod: name };
-  }
-  return diagnosis;
+  return volumeEventProblem(pod, context.events ?? []) ?? diagnosis;
+}
+
+/**
+ * The newest attach or mount failure of a Pod whose containers wait for their volumes, in
+ * the attach/detach controller's or the kubelet's words (FailedAttachVolume, FailedMount).
+ */
+export function volumeEventProblem(pod: V1Pod, events: readonly StorageEvent[]): PodDiagnosis | undefined {
+  if (!awaitingVolumes(pod)) return undefined;
+  const name = pod.metadata?.name ?? '';
+  const podEvent = latest(
+    events,
+    (event) =>
+      event.kind === 'Pod' &&
+      event.name === name &&
+      (!event.uid || event.uid === pod.metadata?.uid) &&
+      STORAGE_EVENT_REASONS.has(event.reason),
+  );
+  return podEvent && { severity: 'waiting', reason: podEvent.reason, message: oneLine(podEvent.message), pod: name };
+}
+
+/** The newest Warning the PV controller gave about a claim that is not bound, if any. */
+export function claimEvent(claim: V1PersistentVolumeClaim, events: readonly StorageEvent[]): StorageEvent | undefined {
+  return claimWords({ claim, events });
 }

@@ -13,7 +13,6 @@
 // Nothing waits for a Pod to become ready or to start: a Pending Pod is deleted like any
 // other, and the wait ends as soon as it is gone.
 import { EMPTY, concat, defer, from, of, switchMap, type Observable } from 'rxjs';
-import { InvalidOptionError } from '../errors/input.js';
 import { ConflictError, NotFoundError } from '../errors/api.js';
 import type { KubeObject } from '../informers/reflector.js';
 import { KINDS } from '../kube/kinds.js';
@@ -55,12 +54,7 @@ const MAX_DELETE_ATTEMPTS = 3;
 /** Cold: nothing happens until subscribed; each subscription removes once. */
 export function remove$(client: KubernetesClient, providerId: string, options: RemoveOptions): Observable<LifecycleEvent> {
   return runOperation('remove', client, providerId, options, (context) =>
-    defer(() => {
-      if (options.keepData !== undefined && typeof options.keepData !== 'boolean') {
-        throw new InvalidOptionError('keepData', 'keepData must be true or false');
-      }
-      return fromAbortable((signal) => readMembers(context, signal));
-    }).pipe(
+    fromAbortable((signal) => readMembers(context, signal)).pipe(
       switchMap((found) => {
         const claim = found.find((member) => member.kind === 'persistentvolumeclaims');
         const keep = options.keepData === true && claim !== undefined;

@@ -3,7 +3,8 @@
 // select the installation's workloads (managedSelector: managed=true and the instance
 // label, or no instance label), so one Deployment watch and one Pod watch per namespace and
 // installation serve every provisioning in it, and another installation's Pods with the
-// same container-id never reach it. They cache only the fields the rollout streams read (cached-fields.ts).
+// same container-id never reach it. They cache only the fields the rollout code reads
+// (rollout/cached-fields.ts).
 import type { CoreV1Event, V1Deployment, V1PersistentVolumeClaim, V1Pod } from '../kube/objects.js';
 import { catchError, combineLatest, defer, distinctUntilChanged, map, of, startWith, switchMap, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
@@ -12,6 +13,8 @@ import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
 import { cachedClaimFields, cachedDeploymentFields, cachedEventFields, cachedPodFields } from '../rollout/cached-fields.js';
 import { STORAGE_EVENT_REASONS, storageEventOf, type StorageEvent } from '../rollout/storage-diagnosis.js';
 import { containerIdOf, managedSelector } from '../input/labels.js';
+import { claimGate } from '../rollout/claim-gate.js';
+import type { TrackedGate } from '../rollout/tracker.js';
 
 /** How the Deployment informer keys and caches objects (also used by bench/micro.ts). */
 export const DEPLOYMENTS_BY_NAME = {
@@ -110,6 +113,37 @@ export function storageEvents(
     // rollout to be judged from the Pods, as without storage; the Pod and Deployment informers
     // report their own failures.
     catchError(() => of([])),
+  );
+}
+
+/**
+ * The claim as its rollout's readiness gate (rollout/claim-gate.ts), per change of the
+ * claim, of its and the Pods' storage events, or of the Pods. Only the claim with the UID
+ * this run created or adopted counts.
+ */
+export function claimGates(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  claim: V1PersistentVolumeClaim,
+  instance: string | undefined,
+  pods$: Observable<readonly V1Pod[]>,
+): Observable<readonly TrackedGate[]> {
+  const name = claim.metadata?.name ?? '';
+  const uid = claim.metadata?.uid;
+  return combineLatest([
+    claimSnapshots(registry, client, namespace, name, instance),
+    storageEvents(registry, client, namespace, name, pods$),
+    pods$,
+  ]).pipe(
+    map(([claims, events, pods]) => [
+      claimGate(
+        name,
+        claims.find((each) => each.metadata?.uid === uid),
+        events,
+        pods,
+      ),
+    ]),
   );
 }
 
