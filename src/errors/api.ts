@@ -102,6 +102,18 @@ export class ExpansionRefusedError extends ApiError {
   }
 }
 
+/**
+ * 403 from the ResourceQuota admission, not RBAC: the object (a claim asking for more storage
+ * than the namespace has left, say) would exceed a quota. No verb is missing; the server's
+ * words say which quota and by how much.
+ */
+export class QuotaExceededError extends ApiError {
+  override readonly name = 'QuotaExceededError';
+  constructor(serverMessage: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(`the namespace's quota refused it: ${serverMessage}`, { ...options, statusCode: 403 });
+  }
+}
+
 export class NotFoundError extends ApiError {
   // Typed as string: subclasses (Workload*Error, ReconfigureFailedError) name themselves.
   override readonly name: string = 'NotFoundError';

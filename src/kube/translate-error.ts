@@ -7,6 +7,7 @@ import {
   ApiUnreachableError,
   ConflictError,
   ExpansionRefusedError,
+  QuotaExceededError,
   ForbiddenError,
   InvalidObjectError,
   NotFoundError,
@@ -101,6 +102,7 @@ export function errorFromResponse(facts: ResponseFacts): ApiError {
       if (/only dynamically provisioned pvc can be resized|must support resize/i.test(serverMessage)) {
         return new ExpansionRefusedError(serverMessage, { target, cause });
       }
+      if (/exceeded quota/i.test(serverMessage)) return new QuotaExceededError(serverMessage, { target, cause });
       return new ForbiddenError(target, { cause });
     case 404:
       return new NotFoundError(serverMessage || describeTarget(target), { target, reason, cause });

@@ -77,7 +77,11 @@ function operation$(api: KubernetesApi, parsed: LifecycleCommand, signal: AbortS
         rollbackOnFailure: parsed.rollbackOnFailure === true,
       });
     case 'delete':
-      return remove$(api, parsed.providerId, { ...options, containerId: parsed.containerId ?? '' });
+      return remove$(api, parsed.providerId, {
+        ...options,
+        containerId: parsed.containerId ?? '',
+        ...(parsed.keepData ? { keepData: true } : {}),
+      });
   }
 }
 
