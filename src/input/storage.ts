@@ -144,6 +144,14 @@ export function persistedPathsIssues(paths: readonly unknown[]): PathIssue[] {
   return issues;
 }
 
+/** A volume's size in GiB: at creation (`storage.sizeGb`) and in a reconfigure (`storageGb`). */
+export const storageSizeSchema = z
+  .number({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a whole number of GB (GiB), e.g. 50') })
+  .superRefine((value, ctx) => {
+    const problem = storageSizeProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 const paths = z.unknown().transform((value, ctx): string[] | undefined => {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) {
@@ -159,12 +167,7 @@ const paths = z.unknown().transform((value, ctx): string[] | undefined => {
 export const storageSchema = z
   .strictObject(
     {
-      sizeGb: z
-        .number({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a whole number of GB (GiB), e.g. 50') })
-        .superRefine((value, ctx) => {
-          const problem = storageSizeProblem(value);
-          if (problem) ctx.addIssue({ code: 'custom', message: problem });
-        }),
+      sizeGb: storageSizeSchema,
       storageClass: z
         .string({ error: 'must be a string (a StorageClass name)' })
         .superRefine((value, ctx) => {

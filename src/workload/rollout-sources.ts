@@ -130,6 +130,7 @@ export function claimGates(
   pods$: Observable<readonly V1Pod[]>,
 ): Observable<readonly TrackedGate[]> {
   const name = claim.metadata?.name ?? '';
+  // Without a UID (a lifecycle operation knows the claim by the name its Pods mount): the one of that name.
   const uid = claim.metadata?.uid;
   return combineLatest([
     claimSnapshots(registry, client, namespace, name, instance),
@@ -139,7 +140,7 @@ export function claimGates(
     map(([claims, events, pods]) => [
       claimGate(
         name,
-        claims.find((each) => each.metadata?.uid === uid),
+        claims.find((each) => uid === undefined || each.metadata?.uid === uid),
         events,
         pods,
       ),

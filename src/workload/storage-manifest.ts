@@ -6,7 +6,7 @@
 // hand, or by a garbage collector, never takes the data with it. Only an explicit delete
 // removes the claim.
 
-import type { V1Container, V1PersistentVolumeClaim, V1PodSpec, V1VolumeMount } from '../kube/objects.js';
+import type { V1Container, V1Deployment, V1PersistentVolumeClaim, V1PodSpec, V1VolumeMount } from '../kube/objects.js';
 import { LABEL_PREFIX } from '../input/labels.js';
 import type { StorageSpec } from '../input/storage.js';
 import { STORAGE_VOLUME_NAME, storageQuantity } from '../input/storage.js';
@@ -35,6 +35,11 @@ export interface BuildClaimOptions {
  * checks the claim against.
  */
 export const CLASS_SOURCE_ANNOTATION = `${LABEL_PREFIX}.storage-class-source`;
+
+/** The claim a Deployment's Pods mount as the container's volume, if it has one. */
+export function claimNameOf(deployment: V1Deployment): string | undefined {
+  return deployment.spec?.template.spec?.volumes?.find((volume) => volume.name === STORAGE_VOLUME_NAME)?.persistentVolumeClaim?.claimName;
+}
 
 /** The claim is named after the container, as its Deployment is. */
 export function claimName(spec: Pick<WorkloadSpec, 'hostname'>): string {

@@ -8,7 +8,7 @@ import { InvalidSpecError, type SpecIssue } from '../errors/input.js';
 import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
 import { workloadSpecSchema } from '../input/workload-spec.js';
-import { storageSizeProblem } from '../input/storage.js';
+import { storageSizeSchema } from '../input/storage.js';
 
 /** The input of reconfigure(): every field optional; absent means "leave as it is". */
 export interface WorkloadChanges {
@@ -72,13 +72,7 @@ const changesSchema = z.strictObject(
     cpus: fields.cpus.optional(),
     memoryMb: fields.memoryMb.optional(),
     image: fields.image.optional(),
-    storageGb: z
-      .number({ error: 'must be a whole number of GB (GiB), e.g. 50' })
-      .superRefine((value, ctx) => {
-        const problem = storageSizeProblem(value);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      })
-      .optional(),
+    storageGb: storageSizeSchema.optional(),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of the fields to change' : undefined) },
 );

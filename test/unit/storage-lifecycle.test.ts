@@ -12,6 +12,7 @@ import { reconfigure } from '../../src/workload/reconfigure.js';
 import { remove } from '../../src/workload/remove.js';
 import { restart } from '../../src/workload/restart.js';
 import { start } from '../../src/workload/start.js';
+import { status } from '../../src/workload/status.js';
 import { stop } from '../../src/workload/stop.js';
 import { StorageResizeError } from '../../src/workload/resize-claim.js';
 import { NoDefaultStorageClassError, StorageClassNotFoundError } from '../../src/workload/storage-class-choice.js';
@@ -249,6 +250,83 @@ describe('the whole life keeps the claim', () => {
     const after = fake.get('persistentvolumeclaims', 'web') as V1PersistentVolumeClaim;
     expect(after.metadata?.uid).toBe(claim.metadata?.uid);
     expect(after.spec?.volumeName).toBe('pv-web');
+  });
+});
+
+describe('a start names a volume that cannot attach', () => {
+  it("the new Pod's Multi-Attach error ends the start with FailedAttachVolume when the attach grace ends", async () => {
+    const fake = await withClasses();
+    await running(fake);
+    const options = { containerId: 42, informers: fastInformers(), failurePolicy: { volumeAttach: { graceMs: 50 } } };
+    await fake.patch('deployments', 'default', 'web', { spec: { replicas: 0 } });
+    for (const pod of (await fake.list('pods', 'default', undefined)).items) fake.removeObject('pods', pod.metadata!.name!);
+    fake.update('deployments', 'web', (deployment) => {
+      deployment.status = {
+        observedGeneration: deployment.metadata?.generation ?? 1,
+        conditions: [conditions.available(), conditions.newReplicaSetAvailable(replicaSetName('web'))],
+      };
+    });
+    const starting = start(fake, ID, options).catch((e: unknown) => e);
+    await vi.waitFor(() => expect((fake.get('deployments', 'web') as V1Deployment | undefined)?.spec?.replicas).toBe(1));
+    const deployment = startRollout(fake, 'web');
+    const pod = fake.addPod(
+      podOf(
+        deployment,
+        {
+          phase: 'Pending',
+          conditions: [{ type: 'PodScheduled', status: 'True' }],
+          initContainerStatuses: [
+            {
+              name: 'kube-provisioner-seed',
+              image: input.image,
+              imageID: '',
+              ready: false,
+              restartCount: 0,
+              state: { waiting: { reason: 'PodInitializing' } },
+            },
+          ],
+        },
+        'x2',
+      ),
+    );
+    fake.update('pods', pod.metadata!.name!, (each) => {
+      each.spec = { ...each.spec!, nodeName: 'node-b' };
+    });
+    await fake.create('events', 'default', {
+      metadata: { name: 'web-x2.1' },
+      involvedObject: { kind: 'Pod', name: pod.metadata!.name!, uid: pod.metadata!.uid! },
+      type: 'Warning',
+      reason: 'FailedAttachVolume',
+      message:
+        'Multi-Attach error for volume "pv-web" Volume is already exclusively attached to one node and can\'t be attached to another',
+      lastTimestamp: new Date().toISOString(),
+    });
+    const error = await starting;
+    expect(error).toMatchObject({
+      name: 'RolloutFailedError',
+      reason: 'FailedAttachVolume',
+      message: expect.stringMatching(/Multi-Attach/),
+    });
+    expect(fake.get('persistentvolumeclaims', 'web')).toBeDefined();
+  });
+});
+
+describe('status shows the volume', () => {
+  it("the claim's phase, class, requested and actual capacity; a resize that is pending says so", async () => {
+    const fake = await withClasses(new FakeKubernetes(), { expandable: true });
+    await running(fake);
+    expect((await status(fake, ID, { containerId: 42 })).storage).toMatchObject({
+      name: 'web',
+      phase: 'Bound',
+      storageClass: 'standard',
+      requested: '10Gi',
+      capacity: '10Gi',
+      resize: 'none',
+    });
+    await reconfigure(fake, ID, { storageGb: 20 }, { containerId: 42, informers: fastInformers() });
+    expect((await status(fake, ID, { containerId: 42 })).storage).toMatchObject({ requested: '20Gi', capacity: '10Gi', resize: 'pending' });
+    fake.removeObject('persistentvolumeclaims', 'web');
+    expect((await status(fake, ID, { containerId: 42 })).storage).toMatchObject({ phase: 'Missing' });
   });
 });
 
