@@ -37,8 +37,8 @@ export interface BuildClaimOptions {
 export const CLASS_SOURCE_ANNOTATION = `${LABEL_PREFIX}.storage-class-source`;
 
 /** The claim a Deployment's Pods mount as the container's volume, if it has one. */
-export function claimNameOf(deployment: V1Deployment): string | undefined {
-  return deployment.spec?.template.spec?.volumes?.find((volume) => volume.name === STORAGE_VOLUME_NAME)?.persistentVolumeClaim?.claimName;
+export function claimNameOf(deployment: V1Deployment | undefined): string | undefined {
+  return deployment?.spec?.template.spec?.volumes?.find((volume) => volume.name === STORAGE_VOLUME_NAME)?.persistentVolumeClaim?.claimName;
 }
 
 /** The claim is named after the container, as its Deployment is. */
