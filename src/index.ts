@@ -195,11 +195,13 @@ export {
   ApiTimeoutError,
   ApiUnreachableError,
   ConflictError,
+  ExpansionRefusedError,
   ForbiddenError,
   InvalidObjectError,
   MalformedObjectError,
   MalformedResponseError,
   NotFoundError,
+  QuotaExceededError,
   ResourceExpiredError,
   TlsError,
   TooManyRequestsError,
@@ -215,3 +217,5 @@ export { WorkloadSupersededError, type Supersession } from './workload/guard-gen
 export { WorkloadDriftError, type DriftField } from './workload/drift.js';
 export type { WorkloadCleanup } from './workload/cleanup.js';
 export { ReconfigureFailedError } from './workload/reconfigure.js';
+export { StorageResizeError, type StorageResizeRefusal } from './workload/resize-claim.js';
+export { NoDefaultStorageClassError, StorageClassNotFoundError } from './workload/storage-class-choice.js';

@@ -47,6 +47,14 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   instance: '--instance',
 };
 
+/** The flag of each storage field (`storage.sizeGb`). */
+export const STORAGE_FLAGS: Readonly<Record<string, string>> = {
+  sizeGb: '--storage-gb',
+  storageClass: '--storage-class',
+  paths: '--persist',
+  seed: '--storage-seed',
+};
+
 export const CREATE_USAGE = `Usage: kube-provision create [flags]
 
 Provision a Manager container as a Kubernetes Deployment and wait for its rollout.
@@ -63,6 +71,12 @@ Spec:
       --entrypoint "CMD ARGS"  command, split like shell words (quotes respected)
       --arg VALUE              argument after the command (repeatable; --arg=--flag for dashes)
       --instance ID            Manager installation that owns it (label value; Managers sharing a namespace)
+Storage (a volume that keeps the container's files through stop, start, restart and reconfigure):
+      --storage-gb N           its size in GiB; without it the files live as long as the Pod
+      --storage-class NAME     its StorageClass (default: the cluster's default class; none is an error)
+      --persist PATH           a directory kept on it (repeatable; default /etc /home /opt /root /srv /usr /var)
+      --storage-seed image|empty  image (default): copy each path from the image on the first start;
+                               empty: start the named paths empty (an image without /bin/sh and cp)
   -f, --spec-file PATH         JSON spec (fields as in the API); flags override it; - reads stdin
 Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
@@ -97,6 +111,10 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
     entrypoint: { type: 'string' },
     arg: { type: 'string', multiple: true },
     instance: { type: 'string' },
+    'storage-gb': { type: 'string' },
+    'storage-class': { type: 'string' },
+    persist: { type: 'string', multiple: true },
+    'storage-seed': { type: 'string' },
     'spec-file': { type: 'string', short: 'f' },
     kubeconfig: { type: 'string' },
     context: { type: 'string' },
@@ -130,6 +148,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('entrypoint', flags.entrypoint);
   set('instance', flags.instance);
   set('args', flags.arg);
+  storageFromFlags(spec, fromFlags, flags);
   const envFromFlags = new Set<string>();
   if (flags.env) {
     const fromFile = spec.env;
@@ -172,6 +191,35 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
     output,
     ...(onDrift !== undefined ? { onDrift } : {}),
   };
+}
+
+/**
+ * The storage flags into `spec.storage`, over the spec file's: --storage-gb makes the
+ * volume; the others refine one (the file's, or the flag's).
+ */
+function storageFromFlags(
+  spec: Record<string, unknown>,
+  fromFlags: Set<string>,
+  flags: { 'storage-gb'?: string; 'storage-class'?: string; persist?: string[]; 'storage-seed'?: string },
+): void {
+  const given = {
+    sizeGb: numberOrText(flags['storage-gb']),
+    storageClass: flags['storage-class'],
+    paths: flags.persist,
+    seed: flags['storage-seed'],
+  };
+  const named = Object.entries(given).filter(([, value]) => value !== undefined);
+  if (named.length === 0) return;
+  const fromFile = spec.storage;
+  if (given.sizeGb === undefined && (fromFile === undefined || fromFile === null)) {
+    throw new UsageError(`${named.map(([field]) => STORAGE_FLAGS[field]).join(' and ')} need --storage-gb: the volume's size in GiB`);
+  }
+  const storage = fromFile && typeof fromFile === 'object' && !Array.isArray(fromFile) ? copyOwn(fromFile) : {};
+  for (const [field, value] of named) {
+    storage[field] = value;
+    fromFlags.add(`storage.${field}`);
+  }
+  spec.storage = storage;
 }
 
 function progressDeadline(text: string): number {
@@ -243,6 +291,14 @@ export function withFlags(error: InvalidSpecError, sources: InputSources): Inval
 function flagFor(issue: SpecIssue, sources: InputSources): string {
   const [field = '', ...rest] = issue.path.split('.');
   const variable = rest.join('.');
+  if (field === 'storage') {
+    const [storageField = '', index] = rest;
+    const storageFlag = STORAGE_FLAGS[storageField];
+    if (storageFlag === undefined || !sources.fromFlags.has(`storage.${storageField}`)) return `--spec-file field ${issue.path}`;
+    return storageField === 'paths' && index !== undefined && Number.isInteger(Number(index))
+      ? `--persist #${Number(index) + 1}`
+      : storageFlag;
+  }
   if (field === 'env' && rest.length > 0 && sources.envFromFlags.has(variable)) return `--env ${variable}`;
   const flag = FIELD_FLAGS[field];
   if (flag === undefined || field === 'env' || !sources.fromFlags.has(field)) return `--spec-file field ${issue.path || '(root)'}`;

@@ -9,12 +9,18 @@ import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '
 import { WorkloadDriftError } from '../workload/drift.js';
 import { WorkloadNotFoundError } from '../workload/ownership.js';
 import { WorkloadSupersededError } from '../workload/guard-generation.js';
+import { StorageResizeError } from '../workload/resize-claim.js';
+import { NoDefaultStorageClassError, StorageClassNotFoundError } from '../workload/storage-class-choice.js';
 
 export const EXIT = {
   ok: 0,
   /** An internal error no rule foresaw: a bug, to be reported. */
   unexpected: 1,
-  /** Bad flags, an invalid spec or option: nothing was sent to the cluster. */
+  /**
+   * Bad flags, an invalid spec or option: nothing was sent to the cluster. Also storage the
+   * cluster cannot give as asked (no default StorageClass and none named, a named one that
+   * does not exist, a resize refused): found by reads, before anything is written.
+   */
   invalidInput: 2,
   /** The rollout failed (ProgressDeadlineExceeded, ImagePullBackOff, CrashLoopBackOff, ...). */
   rolloutFailed: 3,
@@ -44,7 +50,10 @@ export function exitCodeFor(error: unknown): number {
     error instanceof UsageError ||
     error instanceof InvalidSpecError ||
     error instanceof InvalidOptionError ||
-    error instanceof ShellWordsError
+    error instanceof ShellWordsError ||
+    error instanceof NoDefaultStorageClassError ||
+    error instanceof StorageClassNotFoundError ||
+    error instanceof StorageResizeError
   ) {
     return EXIT.invalidInput;
   }

@@ -10,6 +10,7 @@ import { splitShellWords } from './shell-words.js';
 import { imageReferenceProblem } from './image-reference.js';
 import { instanceProblem, labelId, labelIdProblem, namespaceProblem } from './fields.js';
 import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName } from './names.js';
+import { SEED_CONTAINER_NAME, STORAGE_FIELDS, storageSchema, type StorageSpec } from './storage.js';
 
 /** A validated, normalised request to provision one Manager container. */
 export interface WorkloadSpec {
@@ -40,6 +41,11 @@ export interface WorkloadSpec {
    * label on the Deployment and its Pods and added to every selector. Absent: no label.
    */
   instance?: string;
+  /**
+   * The container's volume: one PersistentVolumeClaim that keeps the persisted paths through
+   * its whole life (docs/storage.md). Absent: no volume, the files live as long as the Pod.
+   */
+  storage?: StorageSpec;
 }
 
 // ---- limits --------------------------------------------------------------------------
@@ -270,6 +276,7 @@ export const workloadSpecSchema = z.strictObject(
     args,
     namespace,
     instance,
+    storage: storageSchema.optional(),
   },
   {
     error: (issue) => (issue.code === 'invalid_type' ? "must be an object with the workload's fields" : undefined),
@@ -287,9 +294,10 @@ function formatPath(path: readonly PropertyKey[]): string {
 function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
   return issues.flatMap((issue): SpecIssue[] => {
     if (issue.code === 'unrecognized_keys') {
+      const allowed = issue.path[0] === 'storage' ? STORAGE_FIELDS.join(', ') : ALLOWED_FIELDS;
       return issue.keys.map((key) => ({
         path: formatPath([...issue.path, key]),
-        message: `is not a known field (allowed: ${ALLOWED_FIELDS})`,
+        message: `is not a known field (allowed: ${allowed})`,
       }));
     }
     if (issue.code === 'invalid_key') {
@@ -306,7 +314,15 @@ function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
 export function parseWorkloadSpec(input: unknown): WorkloadSpec {
   const result = workloadSpecSchema.safeParse(input);
   if (!result.success) throw new InvalidSpecError(toSpecIssues(result.error.issues));
-  const { entrypoint, args, namespace, instance, env, ...required } = result.data;
+  const { entrypoint, args, namespace, instance, env, storage, ...required } = result.data;
+  if (storage?.seed === 'image' && required.hostname === SEED_CONTAINER_NAME) {
+    throw new InvalidSpecError([
+      {
+        path: 'hostname',
+        message: `must not be ${SEED_CONTAINER_NAME} with storage seeded from the image: the seeding init container has that name`,
+      },
+    ]);
+  }
   // Optional fields are left out rather than set to undefined.
   return {
     ...required,
@@ -315,5 +331,6 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
     ...(args ? { args } : {}),
     ...(namespace !== undefined ? { namespace } : {}),
     ...(instance !== undefined ? { instance } : {}),
+    ...(storage !== undefined ? { storage } : {}),
   };
 }

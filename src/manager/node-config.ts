@@ -81,6 +81,11 @@ export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
     issues.push({ field: 'tlsVerify', message: 'must be true or false (absent means true)' });
   }
 
+  const { kubePersistence } = record;
+  if (isSet(kubePersistence) && kubePersistence !== 'on' && kubePersistence !== 'off') {
+    issues.push({ field: 'kubePersistence', message: 'must be "on" or "off" (empty means on: every container gets a volume)' });
+  }
+
   if (issues.length > 0) throw new KubernetesNodeConfigError(record, issues);
   const common = {
     kubeNamespace: (kubeNamespace as string | null | undefined) || DEFAULT_NAMESPACE,

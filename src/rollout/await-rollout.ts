@@ -15,7 +15,7 @@ import { RolloutFailedError } from '../errors/rollout.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
-import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from './tracker.js';
+import { INITIAL_TRACKER_STATE, trackRollout, type TrackedGate, type TrackerState } from './tracker.js';
 
 export interface RolloutTarget {
   readonly namespace: string;
@@ -27,6 +27,8 @@ export interface RolloutTarget {
 export interface AwaitRolloutOptions {
   readonly scheduler?: SchedulerLike;
   readonly failurePolicy?: FailurePolicy;
+  /** The readiness gates of the workload's other objects (its claim), per change: each must be Complete too. */
+  readonly gates$?: Observable<readonly TrackedGate[]>;
 }
 
 /**
@@ -48,10 +50,12 @@ export function awaitRollout(
     // The watch is the Deployment stream's observer itself: no per-waiter closures.
     const deploymentSubscription = deployments$.subscribe(watch);
     const podSubscription = pods$.subscribe(new PodObserver(watch));
+    const gateSubscription = options.gates$?.subscribe({ next: (gates) => watch.onGates(gates), error: (error) => watch.error(error) });
     return () => {
       watch.close();
       deploymentSubscription.unsubscribe();
       podSubscription.unsubscribe();
+      gateSubscription?.unsubscribe();
     };
   });
 }
@@ -65,6 +69,7 @@ export function awaitRollout(
 class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private deployment: V1Deployment | undefined;
   private currentPods: readonly V1Pod[] = [];
+  private gates: readonly TrackedGate[] | undefined;
   private state: TrackerState = INITIAL_TRACKER_STATE;
   private recheck: Subscription | undefined;
   private recheckAt: number | undefined;
@@ -106,6 +111,11 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
 
   onPods(objects: readonly V1Pod[]): void {
     this.currentPods = objects;
+    this.evaluate();
+  }
+
+  onGates(gates: readonly TrackedGate[]): void {
+    this.gates = gates;
     this.evaluate();
   }
 
@@ -173,7 +183,12 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private evaluateNow(): void {
     const deployment = this.deployment;
     if (!deployment || this.subscriber.closed) return;
-    const step = trackRollout(this.policy, this.state, { deployment, pods: this.currentPods, now: this.scheduler.now() });
+    const step = trackRollout(this.policy, this.state, {
+      deployment,
+      pods: this.currentPods,
+      now: this.scheduler.now(),
+      ...(this.gates ? { gates: this.gates } : {}),
+    });
     this.state = step.state;
     if (step.failure) {
       this.fail(step.failure.reason, step.failure.detail, step.failure.pod);

@@ -41,6 +41,12 @@ export interface TrackedGate {
   readonly kind: string;
   readonly name: string;
   readonly status: ObjectStatus;
+  /**
+   * What the object's controllers keep saying is wrong while it is not ready (a claim the
+   * provisioner fails on, a volume that will not mount): timed by the failure policy as a
+   * Pod's problems are, and a final one ends the rollout as this gate's failure.
+   */
+  readonly problems?: readonly PodDiagnosis[];
 }
 
 export interface TrackerInput {
@@ -93,7 +99,8 @@ export function trackRollout(policy: FailurePolicy, state: TrackerState, input: 
   const rollout = rolloutStatus(deployment);
   const current = currentRolloutPods(deployment, pods);
   const diagnoses = rollout.state === 'Complete' || current.length === 0 ? NO_DIAGNOSES : diagnosesOf(current);
-  const pod = mostTelling(diagnoses);
+  const gateProblems = rollout.state === 'Complete' ? NO_GATE_PROBLEMS : problemsOf(gates);
+  const pod = mostTelling(diagnoses) ?? mostTelling([...gateProblems.keys()]);
   const podsReady = current.length > 0 && diagnoses.length === 0;
   const failedGate = gates.find((gate) => gate.status.state === 'Failed');
   const waitingFor = rollout.state === 'Complete' ? gates.find((gate) => gate.status.state !== 'Complete') : undefined;
@@ -117,13 +124,21 @@ export function trackRollout(policy: FailurePolicy, state: TrackerState, input: 
   }
 
   const create = applyCreateFailurePolicy(policy, state.createFailureSince, rollout.createFailure, now);
-  const verdict = applyFailurePolicy(policy, state.policy, diagnoses, now);
+  const timed = gateProblems.size === 0 ? diagnoses : [...diagnoses, ...gateProblems.keys()];
+  const verdict = applyFailurePolicy(policy, state.policy, timed, now);
+  const failedGateProblem = verdict.failure && gateProblems.get(verdict.failure);
   const failure: TrackedFailure | undefined =
     create.fatal && rollout.createFailure
       ? { source: 'create', reason: rollout.createFailure.reason, detail: rollout.createFailure.message }
-      : verdict.failure
-        ? { source: 'pod', reason: verdict.failure.reason, detail: verdict.failure.message, pod: verdict.failure }
-        : failedGate && gateFailure(failedGate);
+      : verdict.failure && failedGateProblem
+        ? {
+            source: 'gate',
+            reason: verdict.failure.reason,
+            detail: `${failedGateProblem.kind} ${failedGateProblem.name}: ${verdict.failure.message}`,
+          }
+        : verdict.failure
+          ? { source: 'pod', reason: verdict.failure.reason, detail: verdict.failure.message, pod: verdict.failure }
+          : failedGate && gateFailure(failedGate);
   const nextState =
     verdict.state === state.policy && create.since === state.createFailureSince
       ? state
@@ -138,6 +153,16 @@ function diagnosesOf(pods: readonly V1Pod[]): readonly PodDiagnosis[] {
     if (diagnosis) diagnoses.push(diagnosis);
   }
   return diagnoses.length === 0 ? NO_DIAGNOSES : diagnoses;
+}
+
+const NO_GATE_PROBLEMS: ReadonlyMap<PodDiagnosis, TrackedGate> = new Map();
+
+/** Each gate's problems, and the gate each one is of. */
+function problemsOf(gates: readonly TrackedGate[]): ReadonlyMap<PodDiagnosis, TrackedGate> {
+  if (!gates.some((gate) => gate.problems?.length)) return NO_GATE_PROBLEMS;
+  const problems = new Map<PodDiagnosis, TrackedGate>();
+  for (const gate of gates) for (const problem of gate.problems ?? []) problems.set(problem, gate);
+  return problems;
 }
 
 function gateFailure(gate: TrackedGate): TrackedFailure {

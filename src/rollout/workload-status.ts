@@ -21,6 +21,7 @@
 // means the template never changed, so the replicas did (starting); else updating.
 //
 // API unreachable (`unknown`) is not a fact about objects: see unknownStatus().
+import type { ClaimStatusValue } from './claim-status.js';
 import type { V1Container, V1Deployment, V1Pod } from '../kube/objects.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { oneLine } from '../text.js';
@@ -68,6 +69,11 @@ export interface WorkloadStatusValue {
   readonly replicas: ReplicaCounts;
   /** What a Pod is doing or why it cannot run, in the kubelet's or scheduler's words. */
   readonly pod?: PodDiagnosis;
+  /**
+   * The container's volume, read by status() when its Pods mount one: the claim's phase,
+   * class, requested and actual capacity, and whether a resize is pending or not supported.
+   */
+  readonly storage?: ClaimStatusValue;
 }
 
 /** What the failure policy concluded over time (statuses$ tracks it per workload). */

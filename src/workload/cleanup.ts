@@ -28,6 +28,11 @@ export interface WorkloadCleanup {
   readonly providerId: string;
   readonly uid: string;
   readonly error?: Error;
+  /**
+   * With storage: the claim this run created went the same way as the Deployment (`deleted`,
+   * `deleting`, `kept`), or it existed before this run and was left (`adopted`).
+   */
+  readonly claim?: 'deleted' | 'deleting' | 'kept' | 'adopted';
 }
 
 // Every error of the hierarchy can end a provisioning, so the report is declared on the
@@ -44,6 +49,25 @@ declare module '../errors/base.js' {
 
 /** The cleanup in words, as appended to the failed provisioning's message. */
 export function describeCleanup(cleanup: WorkloadCleanup): string {
+  return `${describeDeploymentCleanup(cleanup)}${describeClaimCleanup(cleanup.claim)}`;
+}
+
+function describeClaimCleanup(claim: WorkloadCleanup['claim']): string {
+  switch (claim) {
+    case undefined:
+      return '';
+    case 'deleted':
+      return '; so was the claim it created';
+    case 'deleting':
+      return '; the claim it created is being deleted';
+    case 'kept':
+      return '; so was the claim it created';
+    case 'adopted':
+      return '; the claim was left as it is (it existed before this run, or serves a Deployment that did)';
+  }
+}
+
+function describeDeploymentCleanup(cleanup: WorkloadCleanup): string {
   const deployment = `the Deployment ${cleanup.providerId}`;
   switch (cleanup.outcome) {
     case 'deleted':
@@ -92,11 +116,14 @@ export function deleteCreated(client: KubernetesClient, created: CreatedWorkload
   const { providerId } = created;
   const uid = created.members.find((member) => member.kind === 'deployments')?.uid ?? '';
   const deletable = [...created.members].reverse().filter((member) => rulesOf(member.kind).deleteOnFailure);
+  const claimIndex = deletable.findIndex((member) => member.kind === 'persistentvolumeclaims');
   return forkJoin(deletable.map((member) => deleteMember(client, created, member, options))).pipe(
     map((outcomes): WorkloadCleanup => {
+      const claimOutcome = claimIndex < 0 ? undefined : outcomes[claimIndex]?.outcome;
+      const claim = claimOutcome === 'deleted' || claimOutcome === 'deleting' ? { claim: claimOutcome } : {};
       const failed = outcomes.find((outcome) => outcome.outcome === 'failed');
-      if (failed) return { outcome: 'failed', providerId, uid, ...(failed.error ? { error: failed.error } : {}) };
-      return { outcome: outcomes.some((outcome) => outcome.outcome === 'deleting') ? 'deleting' : 'deleted', providerId, uid };
+      if (failed) return { outcome: 'failed', providerId, uid, ...(failed.error ? { error: failed.error } : {}), ...claim };
+      return { outcome: outcomes.some((outcome) => outcome.outcome === 'deleting') ? 'deleting' : 'deleted', providerId, uid, ...claim };
     }),
     defaultIfEmpty({ outcome: 'deleted', providerId, uid }),
   );

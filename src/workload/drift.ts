@@ -7,6 +7,7 @@ import { KubeProvisionerError } from '../errors/base.js';
 import { WORKLOAD_KIND, type FailureContext } from '../errors/rollout.js';
 import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { workloadContainer } from './workload-container.js';
+import { SEED_CONTAINER_NAME, STORAGE_VOLUME_NAME } from '../input/storage.js';
 
 const NONE = '(none)';
 
@@ -73,6 +74,8 @@ export function workloadDrift(desired: V1Deployment, live: V1Deployment): DriftF
   differ('args', words(found.args), words(wanted.args));
   differ('cpus', amount(found, 'cpu', coresOf), amount(wanted, 'cpu', coresOf));
   differ('memoryMb', amount(found, 'memory', mebibytesOf), amount(wanted, 'memory', mebibytesOf));
+  differ('storage.paths', mountedPaths(found), mountedPaths(wanted));
+  differ('storage.seed', seedOf(live), seedOf(desired));
   const liveEnv = envMap(found.env);
   const desiredEnv = envMap(wanted.env);
   for (const name of [...new Set([...liveEnv.keys(), ...desiredEnv.keys()])].sort()) {
@@ -83,7 +86,23 @@ export function workloadDrift(desired: V1Deployment, live: V1Deployment): DriftF
 
 /** The fields a reconfiguration cannot change (only the pod's containers and the replica count are written). */
 export function isReconfigurable(field: DriftField): boolean {
-  return !field.field.startsWith('labels.') && !field.field.startsWith('template.labels.') && field.field !== 'container';
+  return (
+    !field.field.startsWith('labels.') &&
+    !field.field.startsWith('template.labels.') &&
+    !field.field.startsWith('storage.') &&
+    field.field !== 'container'
+  );
+}
+
+/** The paths mounted from the workload's claim, sorted ("(none)": no storage). */
+function mountedPaths(container: V1Container): string {
+  const paths = (container.volumeMounts ?? []).filter((mount) => mount.name === STORAGE_VOLUME_NAME).map((mount) => mount.mountPath);
+  return paths.length > 0 ? paths.sort().join(', ') : NONE;
+}
+
+/** How the pod template seeds its volume: `image` (the seeding init container), else none. */
+function seedOf(deployment: V1Deployment): string {
+  return deployment.spec?.template.spec?.initContainers?.some((container) => container.name === SEED_CONTAINER_NAME) ? 'image' : NONE;
 }
 
 function labelDrift(

@@ -2,7 +2,7 @@
 // deep-equal output (no clock, no randomness), and no undefined fields, so the object
 // equals its own JSON round trip.
 
-import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
+import type { V1Container, V1Deployment, V1EnvVar, V1PodSpec } from '../kube/objects.js';
 import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
 import { namespaceProblem } from '../input/fields.js';
 import { DEFAULT_NAMESPACE } from '../input/names.js';
@@ -10,6 +10,7 @@ import type { WorkloadSpec } from '../input/workload-spec.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../input/labels.js';
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
 import { progressDeadlineProblem } from '../input/duration.js';
+import { withStorage } from './storage-manifest.js';
 
 /** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
@@ -129,16 +130,22 @@ export function buildDeployment(spec: WorkloadSpec, options: BuildDeploymentOpti
       progressDeadlineSeconds: progressDeadline(options),
       template: {
         metadata: { labels: workloadLabels(spec) },
-        spec: {
-          // Same hostname inside the container as the LXC had.
-          hostname: spec.hostname,
-          // No surprise *_SERVICE_HOST variables from other Services in the namespace.
-          enableServiceLinks: false,
-          // The user's workload gets no credentials for the Kubernetes API.
-          automountServiceAccountToken: false,
-          containers: [container(spec)],
-        },
+        spec: podSpec(spec),
       },
     },
   };
+}
+
+function podSpec(spec: WorkloadSpec): V1PodSpec {
+  const pod: V1PodSpec = {
+    // Same hostname inside the container as the LXC had.
+    hostname: spec.hostname,
+    // No surprise *_SERVICE_HOST variables from other Services in the namespace.
+    enableServiceLinks: false,
+    // The user's workload gets no credentials for the Kubernetes API.
+    automountServiceAccountToken: false,
+    containers: [container(spec)],
+  };
+  // The claim as a volume, the persisted paths mounted, and their seeding (docs/storage.md).
+  return spec.storage ? withStorage(pod, { ...spec, storage: spec.storage }) : pod;
 }

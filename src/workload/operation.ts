@@ -176,7 +176,10 @@ const OPERATION_OPTIONS: OptionTable = {
 };
 
 /** Options only some operations take. */
-const EXTRA_OPTIONS: Partial<Record<WorkloadOperation, OptionTable>> = { reconfigure: { rollbackOnFailure: trueOrFalse } };
+const EXTRA_OPTIONS: Partial<Record<WorkloadOperation, OptionTable>> = {
+  reconfigure: { rollbackOnFailure: trueOrFalse },
+  remove: { keepData: trueOrFalse },
+};
 
 /** Every option, checked before anything is sent: an unknown key is a typo, never ignored. */
 function checkOperationOptions(operation: WorkloadOperation, options: WorkloadOperationOptions): void {

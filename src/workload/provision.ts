@@ -36,13 +36,16 @@ import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { deadline } from '../rx/deadline.js';
-import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
+import type { ClaimSummary, ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { deleteCreated, withCleanup } from './cleanup.js';
 import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
 import { checkManifestSize } from './manifest.js';
 import { buildWorkload, deploymentOf } from './workload-set.js';
-import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { claimGates, deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { chooseStorageClass, type StorageClassChoice } from './storage-class-choice.js';
+import { CLASS_SOURCE_ANNOTATION } from './storage-manifest.js';
+import { fromAbortable } from '../rx/from-abortable.js';
 import { isReconfigurable } from './drift.js';
 import { DEFAULT_TIMEOUT_MS, operationContext } from './operation.js';
 import { reconfigureAdopted } from './reconfigure.js';
@@ -125,9 +128,29 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
 
     const onDrift = options.onDrift ?? 'fail';
 
-    const work$ = createOrAdopt(client, set, outcomes).pipe(
+    // The claim's class, found before anything is created: the spec's (it must exist), or
+    // the cluster's default (there must be one).
+    const storage = spec.storage;
+    const chosen$: Observable<StorageClassChoice | undefined> = storage
+      ? fromAbortable((signal) => chooseStorageClass(client, storage, signal))
+      : of(undefined);
+    const work$ = chosen$.pipe(
+      switchMap((choice) =>
+        createOrAdopt(
+          client,
+          choice
+            ? buildWorkload(spec, {
+                namespace: client.namespace,
+                storageClass: choice.name,
+                ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
+              })
+            : set,
+          outcomes,
+        ),
+      ),
       switchMap((members) => {
         const { object: deployment, adopted } = deploymentOutcome(members);
+        const claim = claimOutcome(members);
         const uid = deployment.metadata?.uid ?? '';
         const drift = members.flatMap((member) => member.drift);
         if (drift.length > 0) {
@@ -159,14 +182,23 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             ),
           );
         }
+        const pods$ = podSnapshots(registry, client, namespace, spec.containerId, spec.instance);
         return concat(
-          of<ProvisionEvent>({ type: adopted ? 'adopted' : 'created', at: at(), namespace, name, providerId, uid }),
-          awaitRollout(
-            { namespace, name, uid, providerId },
-            deploymentSnapshots(registry, client, namespace, name, spec.instance),
-            podSnapshots(registry, client, namespace, spec.containerId, spec.instance),
-            { scheduler, failurePolicy },
-          ).pipe(tap((event) => (lastStatus = event.status))),
+          of<ProvisionEvent>({
+            type: adopted ? 'adopted' : 'created',
+            at: at(),
+            namespace,
+            name,
+            providerId,
+            uid,
+            ...(claim ? { claim: claimSummary(claim) } : {}),
+          }),
+          awaitRollout({ namespace, name, uid, providerId }, deploymentSnapshots(registry, client, namespace, name, spec.instance), pods$, {
+            scheduler,
+            failurePolicy,
+            // Never waiting for the claim to bind before the Pod: the claim is a readiness gate.
+            ...(claim ? { gates$: claimGates(registry, client, namespace, claim.object, spec.instance, pods$) } : {}),
+          }).pipe(tap((event) => (lastStatus = event.status))),
           defer(() =>
             of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
           ),
@@ -179,13 +211,20 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
       catchError((error: unknown) => {
         if (outcomes.length === 0) return throwError(() => error);
         const uid = outcomes.find((member) => member.kind === 'deployments')?.object.metadata?.uid ?? '';
-        const created = outcomes.filter((member) => !member.adopted);
+        // A claim is deleted only with the Deployment this run created: an adopted Deployment's Pods may use it.
+        const deploymentAdopted = outcomes.some((member) => member.kind === 'deployments' && member.adopted);
+        const created = outcomes.filter((member) => !member.adopted && !(deploymentAdopted && member.kind === 'persistentvolumeclaims'));
+        const claimMember = outcomes.find((member) => member.kind === 'persistentvolumeclaims');
+        const claimKept =
+          claimMember === undefined ? {} : { claim: claimMember.adopted || deploymentAdopted ? ('adopted' as const) : ('kept' as const) };
         if (created.length === 0 || options.keepOnFailure) {
           const outcome = created.length === 0 ? 'adopted' : 'kept';
-          return throwError(() => withCleanup(error, { outcome, providerId, uid }));
+          return throwError(() => withCleanup(error, { outcome, providerId, uid, ...claimKept }));
         }
         const members = created.map(({ kind, object }) => ({ kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '' }));
         return deleteCreated(client, { namespace, providerId, instance: spec.instance, members }, { registry, scheduler }).pipe(
+          // A re-attached claim (kept data) is never deleted by a failed create.
+          map((cleanup) => (claimMember?.adopted && cleanup.claim === undefined ? { ...cleanup, claim: 'adopted' as const } : cleanup)),
           switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))),
         );
       }),
@@ -199,6 +238,25 @@ function deploymentOutcome(members: readonly MemberOutcome[]): MemberOutcome & {
   const member = members.find((each): each is MemberOutcome & { readonly kind: 'deployments' } => each.kind === 'deployments');
   if (!member) throw new Error('a workload set without its Deployment');
   return member;
+}
+
+/** The claim as this run found or made it, when the workload has storage. */
+function claimOutcome(members: readonly MemberOutcome[]): (MemberOutcome & { readonly kind: 'persistentvolumeclaims' }) | undefined {
+  return members.find(
+    (each): each is MemberOutcome & { readonly kind: 'persistentvolumeclaims' } => each.kind === 'persistentvolumeclaims',
+  );
+}
+
+function claimSummary(claim: MemberOutcome & { readonly kind: 'persistentvolumeclaims' }): ClaimSummary {
+  const { object } = claim;
+  return {
+    name: object.metadata?.name ?? '',
+    uid: object.metadata?.uid ?? '',
+    adopted: claim.adopted,
+    storageClass: object.spec?.storageClassName ?? null,
+    requested: object.spec?.resources?.requests?.storage ?? null,
+    classSource: object.metadata?.annotations?.[CLASS_SOURCE_ANNOTATION] === 'spec' ? 'spec' : 'default',
+  };
 }
 
 /** The Promise form: resolves with the provider ID once the rollout is complete. */

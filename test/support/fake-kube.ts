@@ -35,7 +35,8 @@ import type {
   WatchedKind,
 } from '../../src/kube/client.js';
 
-type AnyObject = KindMap[WatchedKind];
+/** Any object of the table; kinds without a spec or status (StorageClass, Event) get none. */
+type AnyObject = KindMap[WatchedKind] & { spec?: unknown; status?: unknown };
 
 interface LoggedEvent {
   readonly kind: WatchedKind;
@@ -487,13 +488,14 @@ function inScope(storeKey: string, kind: WatchedKind, namespace: string): boolea
   return storeKey.startsWith(namespace === '' ? `${kind}/` : `${kind}/${namespace}/`);
 }
 
-/** `field=value` and `field!=value` terms on the fields the project selects by (spec.nodeName, status.phase). */
+/** `field=value` and `field!=value` terms on the fields the project selects by (spec.nodeName, status.phase, an Event's type). */
 function matchesFields(object: AnyObject, selector: string | undefined): boolean {
   if (!selector) return true;
   const fields: Record<string, string> = {
     'spec.nodeName': (object as V1Pod).spec?.nodeName ?? '',
     'status.phase': (object as V1Pod).status?.phase ?? '',
     'metadata.name': object.metadata?.name ?? '',
+    type: (object as { type?: string }).type ?? '',
   };
   return selector.split(',').every((term) => {
     const negated = term.includes('!=');

@@ -43,6 +43,9 @@ Node.init(
     kubeconfigPath: { type: DataTypes.STRING(1024), allowNull: true },
     kubeContext: { type: DataTypes.STRING(255), allowNull: true },
     kubeNamespace: { type: DataTypes.STRING(63), allowNull: true },
+    kubeStorageClass: { type: DataTypes.STRING(253), allowNull: true },
+    kubePersistPaths: { type: DataTypes.STRING(4096), allowNull: true },
+    kubePersistence: { type: DataTypes.STRING(3), allowNull: true },
   },
   { sequelize, modelName: 'Node' },
 );

@@ -273,9 +273,23 @@ const splits = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength:
 
 export const watchStreams: fc.Arbitrary<GeneratedStream> = fc.record({
   lines: fc.array(line, { minLength: 1, maxLength: 12 }),
-  // Nodes are never watched by provision: their entries are fixed.
-  ending: fc.record({ deployments: ending, pods: ending, nodes: fc.constant('clean' as const) }),
-  splits: fc.record({ deployments: splits, pods: splits, nodes: fc.constant<readonly number[]>([]) }),
+  // Nodes, claims, classes and events are never watched by these provisionings (no storage): their entries are fixed.
+  ending: fc.record({
+    deployments: ending,
+    pods: ending,
+    nodes: fc.constant('clean' as const),
+    persistentvolumeclaims: fc.constant('clean' as const),
+    storageclasses: fc.constant('clean' as const),
+    events: fc.constant('clean' as const),
+  }),
+  splits: fc.record({
+    deployments: splits,
+    pods: splits,
+    nodes: fc.constant<readonly number[]>([]),
+    persistentvolumeclaims: fc.constant<readonly number[]>([]),
+    storageclasses: fc.constant<readonly number[]>([]),
+    events: fc.constant<readonly number[]>([]),
+  }),
 });
 
 /** One watch's body as chunks, per the stream's ending and split points. */
@@ -318,7 +332,14 @@ const notUsed = (): Promise<never> => Promise.reject(new Error('not used'));
 export class ScriptedWatchClient implements KubernetesClient {
   readonly namespace = 'default';
   readonly server = 'https://scripted.invalid';
-  readonly watches: Record<WatchedKind, number> = { deployments: 0, pods: 0, nodes: 0 };
+  readonly watches: Record<WatchedKind, number> = {
+    deployments: 0,
+    pods: 0,
+    nodes: 0,
+    persistentvolumeclaims: 0,
+    storageclasses: 0,
+    events: 0,
+  };
   /** Watches the reader ended with an error while their consumer still listened. */
   faultsRaised = 0;
   private readonly scrubber = new Scrubber();

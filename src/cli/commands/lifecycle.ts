@@ -77,7 +77,11 @@ function operation$(api: KubernetesApi, parsed: LifecycleCommand, signal: AbortS
         rollbackOnFailure: parsed.rollbackOnFailure === true,
       });
     case 'delete':
-      return remove$(api, parsed.providerId, { ...options, containerId: parsed.containerId ?? '' });
+      return remove$(api, parsed.providerId, {
+        ...options,
+        containerId: parsed.containerId ?? '',
+        ...(parsed.keepData ? { keepData: true } : {}),
+      });
   }
 }
 
@@ -104,7 +108,13 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
     case 'rollback':
       return `${id} rollout failed (${event.reason}): restoring the previous pod template (generation ${event.generation})`;
     case 'deleted':
-      return `${id} Deployment deleted; waiting for it and its pods to be gone`;
+      return event.kind === 'PersistentVolumeClaim'
+        ? `${id} PersistentVolumeClaim ${event.object} deleted (its data goes with it); waiting for it to be gone`
+        : `${id} ${event.kind} deleted; waiting for it and its pods to be gone`;
+    case 'resized':
+      return `${id} PersistentVolumeClaim ${event.object} grown from ${event.previous} to ${event.requested}: ${event.message}`;
+    case 'kept':
+      return `${id} PersistentVolumeClaim ${event.object} kept, with its data (--keep-data): a create for the same container re-attaches it`;
     case 'started':
       return event.changed ? `${id} running: started in ${seconds(event.durationMs)}` : `${id} already running: nothing to do`;
     case 'stopped':
@@ -119,6 +129,7 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
         (event.replicas === 0 ? '; stopped, it stays stopped' : '')
       );
     case 'removed':
-      return event.changed ? `${id} deleted in ${seconds(event.durationMs)}` : `${id} already gone: nothing to delete`;
+      if (!event.changed) return `${id} already gone: nothing to delete${event.storage === 'kept' ? ' (its claim is kept)' : ''}`;
+      return `${id} deleted in ${seconds(event.durationMs)}${event.storage === 'kept' ? '; its claim is kept' : ''}`;
   }
 }

@@ -30,6 +30,13 @@ export interface NodeRecord {
   readonly apiUrl?: string | null;
   readonly secret?: string | null;
   readonly tlsVerify?: boolean | null;
+  // Kubernetes storage: each container's volume, sized by the approved rootfs.
+  /** The claim's StorageClass; empty: the cluster's default class. */
+  readonly kubeStorageClass?: string | null;
+  /** The persisted paths, absolute directories separated by spaces; empty: the default set. */
+  readonly kubePersistPaths?: string | null;
+  /** `off` turns the volume off, explicitly (the files then live as long as the Pod); empty or `on`: a volume. */
+  readonly kubePersistence?: string | null;
 }
 
 export interface SiteRecord {

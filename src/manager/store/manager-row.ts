@@ -30,6 +30,9 @@ const nodeRow = z.looseObject({
   apiUrl: optionalText,
   secret: optionalText,
   tlsVerify: flag,
+  kubeStorageClass: optionalText,
+  kubePersistPaths: optionalText,
+  kubePersistence: optionalText,
   site: siteRow.nullish(),
 });
 
@@ -134,6 +137,9 @@ export function recordFromManagerRow(
       apiUrl: node.apiUrl ?? null,
       secret: node.secret ?? null,
       tlsVerify: node.tlsVerify,
+      kubeStorageClass: node.kubeStorageClass ?? null,
+      kubePersistPaths: node.kubePersistPaths ?? null,
+      kubePersistence: node.kubePersistence ?? null,
     },
     site: site ? { name: site.name, internalDomain: site.internalDomain } : null,
   };

@@ -23,7 +23,7 @@ const kubeRecord = containerRecord({
   providerId: 'team-a/web-42',
   environment: { APP_MODE: 'staging' },
   defaultEnvironment: {},
-  node: { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a' },
+  node: { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a', kubePersistence: 'off' },
 });
 const base = { namespace: 'team-a', name: 'web-42', providerId: 'team-a/web-42', at: '2025-01-01T00:00:00.000Z' };
 

@@ -26,6 +26,7 @@ const kubeNode = {
   kubeconfigPath: '/etc/manager/east.kubeconfig',
   kubeContext: 'east-admin',
   kubeNamespace: 'team-a',
+  kubePersistence: 'off',
 };
 
 const status: RolloutStatus = {
@@ -156,6 +157,26 @@ describe('workloadInput', () => {
     expect(parseWorkloadSpec(workloadInput(record, 'manager-prod'))).toMatchObject({ instance: 'manager-prod' });
     expect(parseWorkloadSpec(workloadInput(record))).not.toHaveProperty('namespace');
     expect(parseWorkloadSpec(workloadInput(record))).not.toHaveProperty('instance');
+  });
+
+  it("gives every container a volume sized by the approved rootfs, on the node's class and paths; only kubePersistence off turns it off", () => {
+    const on = containerRecord({ node: { ...kubeNode, kubePersistence: null } });
+    expect(parseWorkloadSpec(workloadInput(on)).storage).toEqual({
+      sizeGb: on.resources.rootfsGb,
+      paths: ['/etc', '/home', '/opt', '/root', '/srv', '/usr', '/var'],
+      seed: 'image',
+    });
+    const configured = containerRecord({
+      node: { ...kubeNode, kubePersistence: 'on', kubeStorageClass: 'fast-ssd', kubePersistPaths: ' /home  /var/lib ' },
+    });
+    expect(parseWorkloadSpec(workloadInput(configured)).storage).toEqual({
+      sizeGb: configured.resources.rootfsGb,
+      storageClass: 'fast-ssd',
+      paths: ['/home', '/var/lib'],
+      seed: 'image',
+    });
+    expect(parseWorkloadSpec(workloadInput(containerRecord({ node: kubeNode }))).storage).toBeUndefined();
+    expect(() => kubernetesNodeConfig({ ...kubeNode, kubePersistence: 'maybe' })).toThrow(/kubePersistence must be "on" or "off"/);
   });
 });
 

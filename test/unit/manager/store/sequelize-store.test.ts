@@ -47,6 +47,7 @@ function defineManagerModels(): Models {
     kubeconfigPath: { type: DataTypes.STRING(1024), allowNull: true },
     kubeContext: { type: DataTypes.STRING(255), allowNull: true },
     kubeNamespace: { type: DataTypes.STRING(63), allowNull: true },
+    kubePersistence: { type: DataTypes.STRING(3), allowNull: true },
   });
   const Container = sequelize.define(
     'Container',
@@ -119,6 +120,7 @@ beforeEach(async () => {
     nodeType: 'kubernetes',
     kubeconfigPath: '/etc/manager/east.kubeconfig',
     kubeNamespace: 'team-a',
+    kubePersistence: 'off',
     siteId: site.get('id'),
   });
   const container = await models.Container.create({
