@@ -1,6 +1,7 @@
-// How integration tests find the cluster that test/integration/global-setup.ts started:
-// through vitest's provide/inject (`inject('cluster')`), and, for child processes such as
-// the CLI, through KUBE_PROVISIONER_TEST_* environment variables.
+// How integration tests find the cluster that test/integration/global-setup.ts (or, with a
+// real node, test/realnode/global-setup.ts) started: through vitest's provide/inject
+// (`inject('cluster')`), and, for child processes such as the CLI, through
+// KUBE_PROVISIONER_TEST_* environment variables.
 import { inject } from 'vitest';
 
 export type ClusterUserName = 'admin' | 'restricted' | 'viewer';
@@ -20,9 +21,22 @@ export interface ClusterEnv {
   readonly podReadyDelayMs: number;
 }
 
+/** The real node of the `realnode` project's cluster. */
+export interface RealNodeEnv {
+  readonly nodeName: string;
+  /** The node's InternalIP (this machine's own address). */
+  readonly nodeIp: string;
+  readonly podSubnet: string;
+  /** host:port of the local registry. */
+  readonly registryAddress: string;
+  /** The kubelet's and containerd's logs, for a failing test's message. */
+  readonly logDir: string;
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
     cluster: ClusterEnv;
+    realNode: RealNodeEnv | undefined;
   }
 }
 
@@ -35,6 +49,9 @@ export const CLUSTER_ENV_VARS = {
   nodeName: 'KUBE_PROVISIONER_TEST_NODE_NAME',
   podReadyDelayMs: 'KUBE_PROVISIONER_TEST_POD_READY_DELAY_MS',
 } as const satisfies Record<keyof ClusterEnv, string>;
+
+/** The real node, as JSON, for child processes. */
+export const REAL_NODE_ENV_VAR = 'KUBE_PROVISIONER_TEST_REAL_NODE';
 
 /** The environment variables that describe `env` (kubeconfigs as JSON). */
 export function clusterEnvToVars(env: ClusterEnv): Record<string, string> {
