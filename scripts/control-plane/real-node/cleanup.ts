@@ -6,6 +6,7 @@
 // a node left behind (the next start does the same). By hand it first takes the machine-
 // wide lock, so it never cleans under a running node; the reaper already holds it.
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { cleanHost, hostRecordFile, readHostRecord, realNodeLockFile } from './host-state.js';
@@ -28,7 +29,10 @@ async function main(): Promise<number> {
     return 0;
   }
   const left = await cleanHost(record, { log: (line) => process.stderr.write(`${line}\n`), recordFile: file });
-  if (left.length === 0) process.stderr.write(`cleaned up after the real node in ${record.workDir}\n`);
+  if (left.length === 0) {
+    rmSync(`${realNodeLockFile()}.owner`, { force: true });
+    process.stderr.write(`cleaned up after the real node in ${record.workDir}\n`);
+  }
   return left.length === 0 ? 0 : 1;
 }
 

@@ -31,18 +31,8 @@ export function removeNodeChains(): string[] {
   const problems: string[] = [];
   for (const family of availableFamilies()) {
     for (const table of TABLES) {
-      const parsed = parseTable(save(family.save, table));
-      const ours = parsed.chains.filter((chain) => OUR_CHAIN.test(chain));
-      if (ours.length === 0) continue;
-      const jumps = parsed.rules.filter((rule) => !OUR_CHAIN.test(rule.chain) && ours.includes(rule.target ?? ''));
-      const script = [
-        `*${table}`,
-        ...jumps.map((rule) => `-D ${rule.text.slice('-A '.length)}`),
-        ...ours.map((chain) => `-F ${chain}`),
-        ...ours.map((chain) => `-X ${chain}`),
-        'COMMIT',
-        '',
-      ].join('\n');
+      const script = removalScript(table, save(family.save, table));
+      if (script === undefined) continue;
       try {
         execFileSync(family.restore, ['--noflush', '-w', '5'], { input: script, stdio: ['pipe', 'ignore', 'pipe'] });
       } catch (error) {
@@ -52,6 +42,25 @@ export function removeNodeChains(): string[] {
     }
   }
   return problems;
+}
+
+/**
+ * The iptables-restore --noflush input that removes our chains from one table, given what
+ * iptables-save printed for it; undefined when the table has none.
+ */
+export function removalScript(table: string, saved: string): string | undefined {
+  const parsed = parseTable(saved);
+  const ours = parsed.chains.filter((chain) => OUR_CHAIN.test(chain));
+  if (ours.length === 0) return undefined;
+  const jumps = parsed.rules.filter((rule) => !OUR_CHAIN.test(rule.chain) && ours.includes(rule.target ?? ''));
+  return [
+    `*${table}`,
+    ...jumps.map((rule) => `-D ${rule.text.slice('-A '.length)}`),
+    ...ours.map((chain) => `-F ${chain}`),
+    ...ours.map((chain) => `-X ${chain}`),
+    'COMMIT',
+    '',
+  ].join('\n');
 }
 
 interface Rule {
