@@ -37,6 +37,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     podSubnet: realNode.podSubnet,
     registryAddress: realNode.registryAddress,
     logDir: realNode.logDir,
+    volumesDir: realNode.volumesDir,
   };
   project.provide('cluster', env);
   project.provide('realNode', node);

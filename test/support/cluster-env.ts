@@ -31,6 +31,8 @@ export interface RealNodeEnv {
   readonly registryAddress: string;
   /** The kubelet's and containerd's logs, for a failing test's message. */
   readonly logDir: string;
+  /** Where local PersistentVolumes' directories go (offerLocalVolume in test/support/real-node.ts). */
+  readonly volumesDir: string;
 }
 
 declare module 'vitest' {

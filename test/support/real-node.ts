@@ -2,7 +2,9 @@
 // a namespace whose pods run there, specs for containers that serve files over HTTP, and a
 // plain HTTP client to reach an address from this machine (through kube-proxy for a
 // Service address), the way Manager's nginx would.
+import { mkdirSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 
 import { HTTPD_PORT, REAL_NODE_IMAGES } from '../../scripts/control-plane/real-node/images.js';
@@ -115,4 +117,53 @@ interface PodJson {
 export function podsOf(namespace: string, containerId: number): PodJson[] {
   const list = kubectlJson<{ items: PodJson[] }>(['get', 'pods', '-n', namespace, '-l', `${CONTAINER_ID_LABEL}=${containerId}`]);
   return list.items.filter((pod) => pod.metadata.deletionTimestamp === undefined);
+}
+
+/** The real node's StorageClass: static local volumes, bound when a pod is scheduled. */
+export const REAL_NODE_STORAGE_CLASS = 'real-node-local';
+
+/** Makes REAL_NODE_STORAGE_CLASS (idempotent), the cluster's default class when `asDefault`. */
+export function ensureLocalStorageClass(asDefault = true): void {
+  const storageClass = {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: {
+      name: REAL_NODE_STORAGE_CLASS,
+      annotations: { 'storageclass.kubernetes.io/is-default-class': String(asDefault) },
+    },
+    provisioner: 'kubernetes.io/no-provisioner',
+    volumeBindingMode: 'WaitForFirstConsumer',
+    reclaimPolicy: 'Retain',
+  };
+  kubectl(['apply', '-f', '-'], { input: JSON.stringify(storageClass) });
+}
+
+/**
+ * A static local PersistentVolume on the real node, backed by a fresh directory under the
+ * node's volumes dir (removed with the node): a claim of the class binds it when its pod
+ * is scheduled, by the real PV controller and scheduler. Returns the volume's name and dir.
+ */
+export function offerLocalVolume(sizeGi = 1): { name: string; dir: string } {
+  ensureLocalStorageClass();
+  const { nodeName, volumesDir } = realNodeEnv();
+  const name = uniqueName('rn-pv');
+  const dir = join(volumesDir, name);
+  mkdirSync(dir, { mode: 0o777 });
+  const volume = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name },
+    spec: {
+      capacity: { storage: `${sizeGi}Gi` },
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: 'Retain',
+      storageClassName: REAL_NODE_STORAGE_CLASS,
+      local: { path: dir },
+      nodeAffinity: {
+        required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [nodeName] }] }] },
+      },
+    },
+  };
+  kubectl(['create', '-f', '-'], { input: JSON.stringify(volume) });
+  return { name, dir };
 }

@@ -75,6 +75,8 @@ export interface RealNode {
   readonly registryAddress: string;
   readonly workDir: string;
   readonly logDir: string;
+  /** Where tests put the directories of local PersistentVolumes on this node (removed at stop). */
+  readonly volumesDir: string;
   readonly pids: Readonly<Partial<Record<RealNodeProcess | 'reaper', number>>>;
   readonly startedInMs: number;
   /** Deletes the node's pods, stops its processes and cleans the machine. Idempotent. */
@@ -126,7 +128,7 @@ export async function prepareRealNode(options: RealNodeOptions, log: (line: stri
 class RealNodeRun {
   readonly nodeName = REAL_NODE_NAME;
   readonly network = DEFAULT_POD_NETWORK;
-  private readonly paths: NodePaths & { logs: string; pki: string; pidFile: string };
+  private readonly paths: ReturnType<typeof nodePaths>;
   private readonly processes = new Map<RealNodeProcess, ComponentProcess>();
   private readonly kubeletUser: StaticTokenUser;
   private readonly proxyUser: StaticTokenUser;
@@ -260,6 +262,7 @@ class RealNodeRun {
       registryAddress: this.registryAddress,
       workDir: this.workDir,
       logDir: this.paths.logs,
+      volumesDir: this.paths.volumes,
       get pids() {
         return currentPids();
       },
@@ -329,6 +332,7 @@ class RealNodeRun {
       this.paths.podLogs,
       this.paths.kubeletRoot,
       this.paths.containerdRoot,
+      this.paths.volumes,
     ]) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     }
@@ -515,10 +519,11 @@ class RealNodeRun {
   }
 }
 
-function nodePaths(workDir: string): NodePaths & { logs: string; pki: string; pidFile: string } {
+function nodePaths(workDir: string): NodePaths & { logs: string; pki: string; pidFile: string; volumes: string } {
   const containerd = join(workDir, 'containerd');
   return {
     logs: join(workDir, 'logs'),
+    volumes: join(workDir, 'volumes'),
     pki: join(workDir, 'pki'),
     pidFile: join(workDir, 'pids'),
     containerdConfig: join(containerd, 'config.toml'),
