@@ -62,7 +62,7 @@ export interface RealNodeOptions {
   readonly lockTimeoutMs?: number;
   /** Keep the node's work dir (logs, configs) after stop. */
   readonly keepWorkDir?: boolean;
-  /** The kubelet's longest wait between restarts of a crashing container (default 2s; the kubelet's own default is 5m). */
+  /** The kubelet's longest wait between restarts of a crashing container (default 5s; the kubelet's own default is 5m). */
   readonly maxContainerRestartPeriod?: string;
 }
 
@@ -355,7 +355,7 @@ class RealNodeRun {
         tlsCertFile: pki.kubeletCertFile,
         tlsKeyFile: pki.kubeletKeyFile,
         taintKey: REAL_NODE_TAINT,
-        maxContainerRestartPeriod: this.options.maxContainerRestartPeriod ?? '2s',
+        maxContainerRestartPeriod: this.options.maxContainerRestartPeriod ?? '5s',
       }),
     );
     writeFileSync(
