@@ -83,7 +83,7 @@ export function checkBinDir(
   return binDir;
 }
 
-function isExecutable(path: string): boolean {
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;

@@ -9,7 +9,7 @@
 import type { TestProject } from 'vitest/node';
 
 import { startCluster } from '../../scripts/control-plane/cluster.js';
-import { clusterEnvToVars, REAL_NODE_ENV_VAR } from '../support/cluster-env.js';
+import { clusterEnvOf, clusterEnvToVars, REAL_NODE_ENV_VAR } from '../support/cluster-env.js';
 import type { ClusterEnv, RealNodeEnv } from '../support/cluster-env.js';
 
 const POD_READY_DELAY_MS = 1000;
@@ -22,15 +22,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await cluster.stop();
     throw new Error('the cluster started without the real node it was asked for');
   }
-  const env: ClusterEnv = {
-    kubeconfigPath: cluster.kubeconfigPath,
-    kubeconfigs: cluster.kubeconfigs,
-    server: cluster.server,
-    binDir: cluster.binDir,
-    workDir: cluster.workDir,
-    nodeName: cluster.nodeName,
-    podReadyDelayMs: POD_READY_DELAY_MS,
-  };
+  const env: ClusterEnv = clusterEnvOf(cluster, POD_READY_DELAY_MS);
   const node: RealNodeEnv = {
     nodeName: realNode.nodeName,
     nodeIp: realNode.nodeIp,

@@ -4,6 +4,8 @@
 // KUBE_PROVISIONER_TEST_* environment variables.
 import { inject } from 'vitest';
 
+import type { LocalCluster } from '../../scripts/control-plane/cluster.js';
+
 export type ClusterUserName = 'admin' | 'restricted' | 'viewer';
 
 export interface ClusterEnv {
@@ -51,6 +53,12 @@ export const CLUSTER_ENV_VARS = {
   nodeName: 'KUBE_PROVISIONER_TEST_NODE_NAME',
   podReadyDelayMs: 'KUBE_PROVISIONER_TEST_POD_READY_DELAY_MS',
 } as const satisfies Record<keyof ClusterEnv, string>;
+
+/** What the tests read of a started cluster (global setups). */
+export function clusterEnvOf(cluster: LocalCluster, podReadyDelayMs: number): ClusterEnv {
+  const { kubeconfigPath, kubeconfigs, server, binDir, workDir, nodeName } = cluster;
+  return { kubeconfigPath, kubeconfigs, server, binDir, workDir, nodeName, podReadyDelayMs };
+}
 
 /** The real node, as JSON, for child processes. */
 export const REAL_NODE_ENV_VAR = 'KUBE_PROVISIONER_TEST_REAL_NODE';

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync
 import { join } from 'node:path';
 
 import { sleep } from '../http.js';
+import { isAlive, procStat } from '../processes.js';
 import type { PodNetwork } from './configs.js';
 import { removeNodeChains } from './iptables.js';
 
@@ -146,23 +147,7 @@ function readCmdline(pid: number): string {
 }
 
 function processGroupOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // After "(comm) ": state, ppid, pgrp.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[2]);
-  } catch {
-    return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
+  return procStat(pid)?.processGroup;
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {

@@ -3,10 +3,11 @@
 // openssl, util-linux's flock), the kernel features (overlayfs, bridge netfilter, cgroups)
 // and an address of its own for the node. Every missing piece is named in one error, with
 // the package that brings it; nothing is skipped.
-import { accessSync, constants, existsSync, openSync, readSync, closeSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, openSync, readSync, closeSync, readFileSync, readdirSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { delimiter, join } from 'node:path';
 
+import { isExecutable } from '../binaries.js';
 import { BUSYBOX_PATH } from './images.js';
 
 export const CNI_PLUGINS = ['bridge', 'host-local', 'loopback', 'portmap'] as const;
@@ -119,15 +120,6 @@ export function findCommand(command: string): string | undefined {
   // Root's usual sbin dirs, in case PATH lacks them.
   const dirs = [...path.split(delimiter), '/usr/local/sbin', '/usr/sbin', '/sbin'].filter((dir) => dir !== '');
   return dirs.map((dir) => join(dir, command)).find(isExecutable);
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** An ELF program with a PT_INTERP header needs a dynamic loader: it cannot run in an empty image. */
