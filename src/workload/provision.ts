@@ -35,6 +35,7 @@ import type { KubernetesClient } from '../kube/client.js';
 import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
+import { withCrashLogs } from './crash-logs.js';
 import { deadline } from '../rx/deadline.js';
 import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
@@ -60,6 +61,12 @@ export interface ProvisionOptions {
    * deployment controller reads as "no deadline"); default 600 s (Kubernetes' default).
    */
   readonly progressDeadlineSeconds?: number;
+  /**
+   * How long a new Pod must be Ready without a crash to count as running, in whole seconds
+   * from 0, less than progressDeadlineSeconds; default 2 (DEFAULT_MIN_READY_SECONDS in
+   * manifest.ts says why). 0 is Kubernetes' default: the first moment of readiness counts.
+   */
+  readonly minReadySeconds?: number;
   /** When a Pod problem fails the provisioning (see failure-policy.ts). */
   readonly failurePolicy?: FailurePolicyOverrides;
   /** Clock and timers (tests inject a TestScheduler or a virtual-time scheduler). */
@@ -93,6 +100,7 @@ const OPTION_NAMES: readonly string[] = [
   'timeoutMs',
   'signal',
   'progressDeadlineSeconds',
+  'minReadySeconds',
   'failurePolicy',
   'scheduler',
   'informers',
@@ -136,6 +144,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const set = buildWorkload(spec, {
       namespace: client.namespace,
       ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
+      ...(options.minReadySeconds !== undefined ? { minReadySeconds: options.minReadySeconds } : {}),
     });
     // Before any request: the API server (or etcd behind it) would refuse it after.
     checkManifestSize(deploymentOf(set), spec);
@@ -193,7 +202,10 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             deploymentSnapshots(registry, client, namespace, name, spec.instance),
             podSnapshots(registry, client, namespace, spec.containerId, spec.instance),
             { scheduler, failurePolicy },
-          ).pipe(tap((event) => (lastStatus = event.status))),
+          ).pipe(
+            withCrashLogs({ client, namespace, deployment: deploymentOf(set), scheduler }),
+            tap((event) => (lastStatus = event.status)),
+          ),
           defer(() =>
             of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
           ),
