@@ -14,7 +14,7 @@ import { REAL_NODE_ENV_VAR } from './cluster-env.js';
 import type { RealNodeEnv } from './cluster-env.js';
 import { kubectl, kubectlJson, sampleSpec, uniqueName } from './kube.js';
 
-export { HTTPD_INDEX, HTTPD_PORT, MISSING_IMAGE, REAL_NODE_IMAGES } from '../../scripts/control-plane/real-node/images.js';
+export { HTTPD_INDEX, HTTPD_PORT, MISSING_IMAGE, REAL_NODE_IMAGES, SEEDED_FILES } from '../../scripts/control-plane/real-node/images.js';
 
 /** The running real node. Throws (never skips) outside the `realnode` project. */
 export function realNodeEnv(): RealNodeEnv {

@@ -20,9 +20,17 @@ export const REAL_NODE_IMAGES = {
   busybox: `${REAL_NODE_REGISTRY}/busybox:v1`,
   /** busybox, serving /www (an index.html) on port 8080 with `httpd`. */
   httpd: `${REAL_NODE_REGISTRY}/httpd:v1`,
+  /** busybox with files under paths a pet persists (/etc, /srv): what seeding must copy. */
+  seeded: `${REAL_NODE_REGISTRY}/seeded:v1`,
   /** The pod sandbox image. */
   pause: `${REAL_NODE_REGISTRY}/pause:v1`,
 } as const;
+
+/** The seeded image's files, path -> contents. */
+export const SEEDED_FILES: Readonly<Record<string, string>> = {
+  'etc/app.conf': 'setting=from-the-image\n',
+  'srv/www/index.html': 'served from a file the image had\n',
+};
 
 /** Named like the others but never pushed: pulling it is a real "not found". */
 export const MISSING_IMAGE = `${REAL_NODE_REGISTRY}/never-pushed:v1`;
@@ -70,6 +78,11 @@ export function buildTestImages(pauseBinary: string): BuiltImage[] {
     { type: 'file', path: 'www/index.html', mode: 0o644, content: Buffer.from(HTTPD_INDEX) },
   ]);
   const pause = layer([{ type: 'file', path: 'pause', mode: 0o755, content: readFileSync(pauseBinary) }]);
+  const seededFiles = layer([
+    { type: 'dir', path: 'srv', mode: 0o755 },
+    { type: 'dir', path: 'srv/www', mode: 0o755 },
+    ...Object.entries(SEEDED_FILES).map(([path, text]): TarEntry => ({ type: 'file', path, mode: 0o644, content: Buffer.from(text) })),
+  ]);
   return [
     image(REAL_NODE_IMAGES.busybox, [base], { Cmd: ['sh'], Env: [PATH_ENV], WorkingDir: '/' }),
     image(REAL_NODE_IMAGES.httpd, [base, www], {
@@ -78,6 +91,7 @@ export function buildTestImages(pauseBinary: string): BuiltImage[] {
       WorkingDir: '/',
       ExposedPorts: { [`${HTTPD_PORT}/tcp`]: {} },
     }),
+    image(REAL_NODE_IMAGES.seeded, [base, seededFiles], { Cmd: ['sh'], Env: [PATH_ENV], WorkingDir: '/' }),
     image(REAL_NODE_IMAGES.pause, [pause], { Entrypoint: ['/pause'], Env: [PATH_ENV], WorkingDir: '/' }),
   ];
 }
