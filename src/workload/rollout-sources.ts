@@ -3,7 +3,8 @@
 // select the installation's workloads (managedSelector: managed=true and the instance
 // label, or no instance label), so one Deployment watch and one Pod watch per namespace and
 // installation serve every provisioning in it, and another installation's Pods with the
-// same container-id never reach it. They cache only the fields the rollout streams read (cached-fields.ts).
+// same container-id never reach it. They cache only the fields the rollout code reads
+// (rollout/cached-fields.ts).
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { defer, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
