@@ -7,11 +7,16 @@
 // read as ours. Each snapshot is judged as it arrives, by the tracker's one step
 // (tracker.ts); the only timer is the grace window it names, armed through the long-timer
 // helper, and only while a Pod problem or a create failure is open.
+//
+// When the step names a crash, its last log lines are read (readCrashLog, at most once per
+// crash) before anything about it is said: the progress event and the RolloutFailedError
+// then carry them.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';
 import { RolloutFailedError } from '../errors/rollout.js';
+import { CrashLogReads, type CrashLogReader } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
@@ -27,6 +32,8 @@ export interface RolloutTarget {
 export interface AwaitRolloutOptions {
   readonly scheduler?: SchedulerLike;
   readonly failurePolicy?: FailurePolicy;
+  /** Reads a crashed container's last lines; without it, failures carry none. */
+  readonly readCrashLog?: CrashLogReader;
 }
 
 /**
@@ -44,7 +51,7 @@ export function awaitRollout(
   const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
 
   return new Observable<ProgressEvent>((subscriber) => {
-    const watch = new RolloutWatch(target, scheduler, policy, subscriber);
+    const watch = new RolloutWatch(target, scheduler, policy, subscriber, options.readCrashLog);
     // The watch is the Deployment stream's observer itself: no per-waiter closures.
     const deploymentSubscription = deployments$.subscribe(watch);
     const podSubscription = pods$.subscribe(new PodObserver(watch));
@@ -72,13 +79,17 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private lastState: string | undefined;
   private lastReason: string | undefined;
   private lastMessage: string | undefined;
+  private readonly crashLogs: CrashLogReads | undefined;
 
   constructor(
     private readonly target: RolloutTarget,
     private readonly scheduler: SchedulerLike,
     private readonly policy: FailurePolicy,
     private readonly subscriber: Subscriber<ProgressEvent>,
-  ) {}
+    readCrashLog: CrashLogReader | undefined,
+  ) {
+    this.crashLogs = readCrashLog && new CrashLogReads(readCrashLog);
+  }
 
   next(objects: readonly V1Deployment[]): void {
     if (this.subscriber.closed) return;
@@ -111,6 +122,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
 
   close(): void {
     this.recheck?.unsubscribe();
+    this.crashLogs?.stop();
   }
 
   private fail(reason: string, detail: string, pod?: PodDiagnosis): void {
@@ -119,7 +131,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
         this.target,
         reason,
         detail,
-        pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}) } : {},
+        pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}), ...(pod.logs ? { logs: pod.logs } : {}) } : {},
       ),
     );
   }
@@ -173,8 +185,19 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private evaluateNow(): void {
     const deployment = this.deployment;
     if (!deployment || this.subscriber.closed) return;
-    const step = trackRollout(this.policy, this.state, { deployment, pods: this.currentPods, now: this.scheduler.now() });
+    const step = trackRollout(this.policy, this.state, {
+      deployment,
+      pods: this.currentPods,
+      now: this.scheduler.now(),
+      ...(this.crashLogs?.lines ? { logs: this.crashLogs.lines } : {}),
+    });
     this.state = step.state;
+    if (step.crash && this.crashLogs) {
+      // Nothing is said about the crash before its lines are in; the read is bounded.
+      this.scheduleRecheck(step.recheckAt);
+      this.crashLogs.request(step.crash, deployment, () => this.evaluate());
+      return;
+    }
     if (step.failure) {
       this.fail(step.failure.reason, step.failure.detail, step.failure.pod);
       return;

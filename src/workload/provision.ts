@@ -35,7 +35,7 @@ import type { KubernetesClient } from '../kube/client.js';
 import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
-import { withCrashLogs } from './crash-logs.js';
+import { crashLogOption } from './crash-logs.js';
 import { deadline } from '../rx/deadline.js';
 import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
@@ -174,11 +174,8 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             { namespace, name, uid, providerId },
             deploymentSnapshots(registry, client, namespace, name, spec.instance),
             podSnapshots(registry, client, namespace, spec.containerId, spec.instance),
-            { scheduler, failurePolicy },
-          ).pipe(
-            withCrashLogs({ client, namespace, deployment: deploymentOf(set), scheduler }),
-            tap((event) => (lastStatus = event.status)),
-          ),
+            { scheduler, failurePolicy, ...crashLogOption(client, namespace, scheduler, deploymentOf(set)) },
+          ).pipe(tap((event) => (lastStatus = event.status))),
           defer(() =>
             of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
           ),

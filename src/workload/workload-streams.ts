@@ -5,7 +5,7 @@
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { ReplaySubject, connectable, defer, map, take, using, type Connectable, type Observable } from 'rxjs';
 import { awaitRollout } from '../rollout/await-rollout.js';
-import { withCrashLogs } from './crash-logs.js';
+import { crashLogOption } from './crash-logs.js';
 import { guardGeneration } from './guard-generation.js';
 import type { LifecycleEvent } from './lifecycle-events.js';
 import type { OperationContext } from './operation.js';
@@ -79,9 +79,11 @@ export function awaitGenerationRollout(
     { namespace: context.namespace, name: context.name, uid: owned.uid, providerId: context.providerId },
     streams.deployments$.pipe(guardGeneration(context.operation, { ...context, uid: owned.uid, ...target })),
     pods$,
-    { scheduler: context.scheduler, failurePolicy: context.failurePolicy },
-  ).pipe(
-    withCrashLogs({ client: context.client, namespace: context.namespace, deployment: owned.deployment, scheduler: context.scheduler }),
+    {
+      scheduler: context.scheduler,
+      failurePolicy: context.failurePolicy,
+      ...crashLogOption(context.client, context.namespace, context.scheduler),
+    },
   );
 }
 

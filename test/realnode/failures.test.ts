@@ -5,8 +5,8 @@
 // the 5-minute timeout and the Deployment's 10-minute progress deadline.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { RolloutFailedError, provision$ } from '../../src/index.js';
-import type { ProvisionEvent } from '../../src/index.js';
+import { RolloutFailedError, provision$, statuses$ } from '../../src/index.js';
+import type { ProvisionEvent, StatusEvent } from '../../src/index.js';
 import { apiFor, kubectl, kubectlJson } from '../support/kube.js';
 import { MISSING_IMAGE, createRealNodeNamespace, realNodeEnv, realSpec } from '../support/real-node.js';
 
@@ -89,7 +89,10 @@ describe('failures on the real node, named in seconds in the kubelet’s words',
       env: { API_TOKEN: 'a-secret-value-42' },
       entrypoint: ['sh', '-c', 'echo starting; echo "using token $API_TOKEN"; echo giving up >&2; exit 1'],
     });
-    const failure = await expectFailure(spec, 'CrashLoopBackOff', 60_000);
+    // A live list of the namespace beside the provisioning: its statuses carry the lines too.
+    const statuses: StatusEvent[] = [];
+    const live = statuses$(apiFor(), { namespace }).subscribe((event) => statuses.push(event));
+    const failure = await expectFailure(spec, 'CrashLoopBackOff', 60_000).finally(() => live.unsubscribe());
     const { error, events } = failure;
     expect(error.detail).toMatch(/back-off \d+s restarting failed container=/);
     expect(error.detail).toContain('last exit: Error (exit code 1)');
@@ -112,6 +115,13 @@ describe('failures on the real node, named in seconds in the kubelet’s words',
       if (event.type !== 'progress') continue;
       expect([...(event.pod?.logs ?? [])].sort()).toEqual(written);
       expect(event.message.endsWith(`; last log line: ${event.pod?.logs?.at(-1) ?? ''}`)).toBe(true);
+      expect(JSON.stringify(event)).not.toContain('a-secret-value-42');
+    }
+    const liveWithLogs = statuses.filter((event) => event.name === spec.hostname && event.status.pod?.logs !== undefined);
+    expect(liveWithLogs.length).toBeGreaterThan(0);
+    for (const event of liveWithLogs) {
+      expect([...(event.status.pod?.logs ?? [])].sort()).toEqual(written);
+      expect(event.status.message.endsWith(`; last log line: ${event.status.pod?.logs?.at(-1) ?? ''}`)).toBe(true);
       expect(JSON.stringify(event)).not.toContain('a-secret-value-42');
     }
     expectCleanedUp(spec.hostname);

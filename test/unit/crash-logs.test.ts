@@ -1,23 +1,45 @@
-// withCrashLogs() with a fake client (no cluster): the crash's progress event and the
-// RolloutFailedError carry the container's last lines, bounded, masked and one line each;
-// one read per crash; a log that cannot be read changes nothing. Real time, fake client.
+// A crash's last log lines, as the tracker names the crash and its callers read and show
+// them: the reader (crashLogReader, against a fake client: bounded, masked, one line each,
+// nothing when the log cannot be read), the tracker's `crash` and `logs`, awaitRollout
+// (the progress event and the RolloutFailedError carry the lines, one read per crash) and
+// the StatusBoard (the status shows at once, then with the lines). Fakes and virtual time
+// (TestScheduler); the real kubelet's logs are in test/realnode/failures.test.ts.
 import type { Observable } from 'rxjs';
-import { asyncScheduler, lastValueFrom, of, throwError, toArray } from 'rxjs';
+import { asyncScheduler, firstValueFrom, map, of, take } from 'rxjs';
+import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
-import { RolloutFailedError } from '../../src/errors/rollout.js';
+import type { InformerNotice } from '../../src/informers/shared-informer.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 import type { KubernetesClient, PodLogParams } from '../../src/kube/client.js';
-import type { V1Deployment } from '../../src/kube/objects.js';
-import type { PodDiagnosis, ProgressEvent } from '../../src/rollout/events.js';
-import { LOG_TAIL_LINES, MAX_LOG_LINE_CHARS, withCrashLogs } from '../../src/workload/crash-logs.js';
+import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
+import { awaitRollout } from '../../src/rollout/await-rollout.js';
+import type { CrashLogReader, CrashRef } from '../../src/rollout/crash-lines.js';
+import type { ProgressEvent } from '../../src/rollout/events.js';
+import { DEFAULT_FAILURE_POLICY } from '../../src/rollout/failure-policy.js';
+import { INITIAL_TRACKER_STATE, trackRollout } from '../../src/rollout/tracker.js';
+import { LOG_TAIL_LINES, MAX_LOG_LINE_CHARS, crashLogReader } from '../../src/workload/crash-logs.js';
+import { StatusBoard, type StatusEvent } from '../../src/workload/status-board.js';
+import { kubeletMessages, progressingDeployment, replicaSetName, waitingPod } from '../support/fixtures.js';
 
-const WHERE = { namespace: 'team', name: 'web' };
+const POD = `${replicaSetName()}-a1`;
+const target = { namespace: 'default', name: 'web', uid: 'uid-web', providerId: 'default/web' };
+const labels = { [MANAGED_LABEL]: 'true', [CONTAINER_ID_LABEL]: '1' };
+const rolling = progressingDeployment({ uid: 'uid-web', labels });
+const crash = (restartCount: number): V1Pod =>
+  waitingPod('CrashLoopBackOff', kubeletMessages.crashLoop(POD), { name: POD, restartCount, labels });
+const pullFailure = (): V1Pod => waitingPod('ImagePullBackOff', kubeletMessages.backOffPulling(), { name: POD, labels });
 
-function client(answer: (params: PodLogParams) => Promise<string>): KubernetesClient & { reads: PodLogParams[] } {
+function fakeClient(
+  answer: (params: PodLogParams) => Promise<string>,
+  live: () => Promise<V1Deployment> = async () => withEnv,
+): KubernetesClient & { reads: PodLogParams[] } {
   const reads: PodLogParams[] = [];
   return {
     reads,
-    namespace: 'team',
+    namespace: 'default',
+    read: (kind: string, _namespace: string, name: string) =>
+      kind === 'deployments' && name === 'web' ? live() : Promise.reject(new Error(`no ${kind} ${name}`)),
     readPodLog: (_namespace: string, _pod: string, params: PodLogParams) => {
       reads.push(params);
       return answer(params);
@@ -25,15 +47,15 @@ function client(answer: (params: PodLogParams) => Promise<string>): KubernetesCl
   } as unknown as KubernetesClient & { reads: PodLogParams[] };
 }
 
-const deployment: V1Deployment = {
-  metadata: { name: 'web' },
+const withEnv: V1Deployment = {
+  ...rolling,
   spec: {
-    selector: {},
+    ...rolling.spec!,
     template: {
       spec: {
         containers: [
           {
-            name: 'web',
+            name: 'manager',
             image: 'x',
             env: [
               { name: 'DB_PASSWORD', value: 'hunter2-long' },
@@ -45,112 +67,157 @@ const deployment: V1Deployment = {
     },
   },
 };
+const ref: CrashRef = { key: `${POD}/manager/1`, pod: POD, container: 'manager' };
 
-function progress(pod: Partial<PodDiagnosis> | undefined): ProgressEvent {
-  return {
-    type: 'progress',
-    at: '2026-12-01T00:00:00.000Z',
-    namespace: 'team',
-    name: 'web',
-    providerId: 'team/web',
-    status: {
-      state: 'InProgress',
-      reason: 'WaitingForAvailable',
-      message: '0/1 available',
-      generation: 1,
-      observedGeneration: 1,
-      replicas: { desired: 1, total: 1, updated: 1, ready: 0, available: 0 },
-    },
-    message: 'the container keeps crashing',
-    ...(pod
-      ? { pod: { severity: 'failed', reason: 'CrashLoopBackOff', message: 'back-off', pod: 'web-1', container: 'web', ...pod } }
-      : {}),
+/** A reader that answers as `answer` does and records the crashes it was asked for. */
+function countingReader(answer: (crash: CrashRef) => Observable<readonly string[]>): CrashLogReader & { keys: string[] } {
+  const keys: string[] = [];
+  const read: CrashLogReader = (crash) => {
+    keys.push(crash.key);
+    return answer(crash);
   };
+  return Object.assign(read, { keys });
 }
 
-const run = <T extends { type: string }>(api: KubernetesClient, source$: Observable<T>) =>
-  source$.pipe(withCrashLogs<T>({ client: api, namespace: 'team', deployment, scheduler: asyncScheduler }));
+const newScheduler = () => new TestScheduler((actual, expected) => expect(actual).toEqual(expected));
 
-describe('withCrashLogs', () => {
-  it('adds the last lines to a crash event, reading once per crash, and names the last one in the message', async () => {
-    const api = client(async () => 'starting\nconnecting to db with hunter2-long\ngiving up: hello there\n');
-    const events = await lastValueFrom(
-      run(api, of(progress(undefined), progress({ restartCount: 1 }), progress({ restartCount: 1 }), progress({ restartCount: 2 }))).pipe(
-        toArray(),
-      ),
+describe('crashLogReader', () => {
+  it('reads the last lines once, bounded, masking the values of secret-named env vars', async () => {
+    const api = fakeClient(async () => 'starting\nconnecting to db with hunter2-long\ngiving up: hello there\n');
+    const masked = ['starting', 'connecting to db with ***', 'giving up: hello there'];
+    // As written (provision): its env says what to mask.
+    expect(await firstValueFrom(crashLogReader(api, 'default', asyncScheduler, withEnv)!(ref, rolling))).toEqual(masked);
+    expect(api.reads).toEqual([{ container: 'manager', tailLines: LOG_TAIL_LINES, limitBytes: 16 * 1024 }]);
+    // A cached Deployment (no env): the live one is read for the mask.
+    expect(await firstValueFrom(crashLogReader(api, 'default', asyncScheduler)!(ref, rolling))).toEqual(masked);
+  });
+
+  it('gives no lines when the Deployment that says what to mask cannot be read', async () => {
+    const api = fakeClient(
+      async () => 'connecting to db with hunter2-long\n',
+      async () => {
+        throw new Error('Forbidden (403): cannot get deployments');
+      },
     );
-    expect(events[0]?.pod).toBeUndefined();
-    expect(events[1]?.pod?.logs).toEqual(['starting', 'connecting to db with ***', 'giving up: hello there']);
-    expect(events[1]?.message).toBe('the container keeps crashing; last log line: giving up: hello there');
-    expect(events[2]?.pod?.logs).toEqual(events[1]?.pod?.logs);
-    // One read for restart 1, one for restart 2, none for the event that had no crash.
-    expect(api.reads).toEqual([
-      { container: 'web', tailLines: LOG_TAIL_LINES, limitBytes: 16 * 1024 },
-      { container: 'web', tailLines: LOG_TAIL_LINES, limitBytes: 16 * 1024 },
-    ]);
+    expect(await firstValueFrom(crashLogReader(api, 'default', asyncScheduler)!(ref, rolling))).toEqual([]);
+    expect(api.reads).toEqual([]);
   });
 
   it('keeps each line one line and bounded: control characters escaped, long lines cut', async () => {
     const long = 'x'.repeat(MAX_LOG_LINE_CHARS + 50);
-    const api = client(async () => `\u001b[31mred\u001b[0m\tand a tab\r\n${long}\n`);
-    const [event] = await lastValueFrom(run(api, of(progress({ restartCount: 1 }))).pipe(toArray()));
-    const logs = event?.pod?.logs ?? [];
-    expect(logs[0]).toBe('\\u001b[31mred\\u001b[0m and a tab');
-    expect(logs[1]).toHaveLength(MAX_LOG_LINE_CHARS);
-    expect(logs[1]?.endsWith('…')).toBe(true);
-    expect(logs.every((line) => !/[\n\r]/.test(line))).toBe(true);
+    const read = crashLogReader(
+      fakeClient(async () => `\u001b[31mred\u001b[0m\tand a tab\r\n${long}\n`),
+      'default',
+      asyncScheduler,
+      withEnv,
+    )!;
+    const lines = await firstValueFrom(read(ref, withEnv));
+    expect(lines[0]).toBe('\\u001b[31mred\\u001b[0m and a tab');
+    expect(lines[1]).toHaveLength(MAX_LOG_LINE_CHARS);
+    expect(lines[1]?.endsWith('…')).toBe(true);
   });
 
-  it('gives the crash’s RolloutFailedError the lines, in its message too', async () => {
-    const api = client(async () => 'starting\ngiving up\n');
-    const failure = new RolloutFailedError(WHERE, 'CrashLoopBackOff', 'back-off 5s restarting failed container=web', {
-      pod: 'web-1',
-      container: 'web',
-    });
-    const error = await lastValueFrom(
-      run(
-        api,
-        throwError(() => failure),
-      ),
-    ).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RolloutFailedError);
-    const failed = error as RolloutFailedError;
-    expect(failed.logs).toEqual(['starting', 'giving up']);
-    expect(failed.reason).toBe('CrashLoopBackOff');
-    expect(failed.pod).toBe('web-1');
-    expect(failed.message).toBe(
-      'Rollout of team/web failed: CrashLoopBackOff (container web in pod web-1): back-off 5s restarting failed container=web; its last log lines: starting | giving up',
-    );
-  });
-
-  it('reads nothing for failures that are not a crash, and changes nothing when the log cannot be read', async () => {
-    const api = client(async () => 'never read');
-    const pull = new RolloutFailedError(WHERE, 'ErrImagePull', 'not found', { pod: 'web-1', container: 'web' });
-    expect(
-      await lastValueFrom(
-        run(
-          api,
-          throwError(() => pull),
-        ),
-      ).catch((e: unknown) => e),
-    ).toBe(pull);
-    const [event] = await lastValueFrom(run(api, of(progress({ reason: 'ImagePullBackOff' }))).pipe(toArray()));
-    expect(event?.pod?.logs).toBeUndefined();
-    expect(api.reads).toEqual([]);
-
-    const refusing = client(async () => {
+  it('is no lines when the log cannot be read, and no reader for a client without pods/log', async () => {
+    const refusing = fakeClient(async () => {
       throw new Error('Forbidden (403): cannot get pods/log');
     });
-    const crash = new RolloutFailedError(WHERE, 'Error', 'the container exited with code 1', { pod: 'web-1', container: 'web' });
+    expect(await firstValueFrom(crashLogReader(refusing, 'default', asyncScheduler)!(ref, withEnv))).toEqual([]);
+    expect(crashLogReader({ namespace: 'default' } as unknown as KubernetesClient, 'default', asyncScheduler)).toBeUndefined();
+  });
+});
+
+describe('the tracker names a crash and puts its lines on the diagnosis', () => {
+  it('names a crash until its lines are in, then carries them; a pull failure is no crash', () => {
+    const input = { deployment: rolling, pods: [crash(1)], now: 0 };
+    const first = trackRollout(DEFAULT_FAILURE_POLICY, INITIAL_TRACKER_STATE, input);
+    expect(first.crash).toEqual(ref);
+    expect(first.pod?.logs).toBeUndefined();
+    const second = trackRollout(DEFAULT_FAILURE_POLICY, first.state, { ...input, logs: { key: ref.key, lines: ['giving up'] } });
+    expect(second.crash).toBeUndefined();
+    expect(second.pod?.logs).toEqual(['giving up']);
+    // The next restart is another crash: its lines are read again.
     expect(
-      await lastValueFrom(
-        run(
-          refusing,
-          throwError(() => crash),
-        ),
-      ).catch((e: unknown) => e),
-    ).toBe(crash);
-    const [unread] = await lastValueFrom(run(refusing, of(progress({ restartCount: 1 }))).pipe(toArray()));
-    expect(unread).toEqual(progress({ restartCount: 1 }));
+      trackRollout(DEFAULT_FAILURE_POLICY, first.state, { ...input, pods: [crash(2)], logs: second.pod && { key: ref.key, lines: ['x'] } })
+        .crash?.key,
+    ).toBe(`${POD}/manager/2`);
+    expect(trackRollout(DEFAULT_FAILURE_POLICY, INITIAL_TRACKER_STATE, { ...input, pods: [pullFailure()] }).crash).toBeUndefined();
+  });
+});
+
+describe('awaitRollout with readCrashLog', () => {
+  const summary = (event: ProgressEvent) => `${event.pod?.restartCount}:${event.pod?.logs?.join(',') ?? '-'}:${event.message}`;
+
+  it('holds a crash’s progress event until its lines are in (one read per crash), and fails with them', () => {
+    const scheduler = newScheduler();
+    const read = countingReader(() => scheduler.createColdObservable('--(l|)', { l: ['starting', 'giving up'] }));
+    scheduler.run(({ hot, expectObservable }) => {
+      const pods = hot('-1---1-2---3', { 1: [crash(1)], 2: [crash(2)], 3: [crash(3)] });
+      const events$ = awaitRollout(target, hot('a', { a: [rolling] }), pods, { readCrashLog: read }).pipe(map(summary));
+      const line = (restarts: number) =>
+        `${restarts}:starting,giving up:the container keeps crashing (CrashLoopBackOff, ${restarts} restarts): ${kubeletMessages.crashLoop(POD)}; last log line: giving up`;
+      expectObservable(events$).toBe(
+        'a--1-----2---#',
+        { a: 'undefined:-:0/1 ready', 1: line(1), 2: line(2) },
+        expect.objectContaining({
+          name: 'RolloutFailedError',
+          reason: 'CrashLoopBackOff',
+          logs: ['starting', 'giving up'],
+          message: expect.stringMatching(/; its last log lines: starting \| giving up$/),
+        }),
+      );
+    });
+    expect(read.keys).toEqual([`${POD}/manager/1`, `${POD}/manager/2`, `${POD}/manager/3`]);
+  });
+
+  it('reads nothing for a failure that is not a crash, and says the same without lines when none could be read', () => {
+    const pulls = countingReader(() => of(['never read']));
+    newScheduler().run(({ hot, expectObservable }) => {
+      const pods = hot('-p', { p: [pullFailure()] });
+      expectObservable(awaitRollout(target, hot('a', { a: [rolling] }), pods, { readCrashLog: pulls }).pipe(map(summary))).toBe(
+        'ap 119999ms #',
+        {
+          a: 'undefined:-:0/1 ready',
+          p: `0:-:cannot pull the image yet (ImagePullBackOff): ${kubeletMessages.backOffPulling()}`,
+        },
+        expect.objectContaining({ reason: 'ImagePullBackOff', logs: [] }),
+      );
+    });
+    expect(pulls.keys).toEqual([]);
+    newScheduler().run(({ hot, expectObservable }) => {
+      const read = countingReader(() => of([]));
+      const pods = hot('-1', { 1: [crash(1)] });
+      const events$ = awaitRollout(target, hot('a', { a: [rolling] }), pods, { readCrashLog: read }).pipe(map(summary), take(2));
+      expectObservable(events$).toBe('a(1|)', {
+        a: 'undefined:-:0/1 ready',
+        1: `1:-:the container keeps crashing (CrashLoopBackOff, 1 restarts): ${kubeletMessages.crashLoop(POD)}`,
+      });
+    });
+  });
+});
+
+describe('the StatusBoard with readCrashLog', () => {
+  it('shows a crash at once, then with its last lines', () => {
+    const scheduler = newScheduler();
+    const seen: string[] = [];
+    const read = countingReader(() => scheduler.createColdObservable('--(l|)', { l: ['giving up'] }));
+    scheduler.run(({ hot }) => {
+      const board = new StatusBoard({
+        namespace: 'default',
+        scheduler,
+        policy: DEFAULT_FAILURE_POLICY,
+        readCrashLog: read,
+        emit: (event: StatusEvent) => seen.push(`${scheduler.now()} ${event.status.pod?.logs?.join(',') ?? '-'} ${event.status.message}`),
+      });
+      const changed = <T>(key: string, objects: T[]): InformerNotice<T> => ({ type: 'changed', key, objects });
+      hot<InformerNotice<V1Deployment>>('(as)', { a: changed('web', [rolling]), s: { type: 'synced' } }).subscribe((n) =>
+        board.onDeployments(n),
+      );
+      hot<InformerNotice<V1Pod>>('(ps)', { p: changed('1', [crash(1)]), s: { type: 'synced' } }).subscribe((n) => board.onPods(n));
+    });
+    const crashing = `the container keeps crashing (CrashLoopBackOff, 1 restarts): ${kubeletMessages.crashLoop(POD)}`;
+    // At the crash-loop grace window's end the failed status carries them too.
+    const failed = `CrashLoopBackOff (container manager in pod ${POD}): ${kubeletMessages.crashLoop(POD)}; last log line: giving up`;
+    expect(seen).toEqual([`0 - ${crashing}`, `2 giving up ${crashing}; last log line: giving up`, `180000 giving up ${failed}`]);
+    expect(read.keys).toEqual([`${POD}/manager/1`]);
   });
 });
