@@ -9,7 +9,8 @@ import { inject } from 'vitest';
 
 import { HTTPD_PORT, REAL_NODE_IMAGES } from '../../scripts/control-plane/real-node/images.js';
 import { REAL_NODE_NAMESPACE_ANNOTATIONS } from '../../scripts/control-plane/real-node/node.js';
-import { CONTAINER_ID_LABEL } from '../../src/index.js';
+import { CONTAINER_ID_LABEL, reconfigure, restart, start, stop } from '../../src/index.js';
+import type { KubernetesClient } from '../../src/index.js';
 import { REAL_NODE_ENV_VAR } from './cluster-env.js';
 import type { RealNodeEnv } from './cluster-env.js';
 import { kubectl, kubectlJson, sampleSpec, uniqueName } from './kube.js';
@@ -166,4 +167,67 @@ export function offerLocalVolume(sizeGi = 1): { name: string; dir: string } {
   };
   kubectl(['create', '-f', '-'], { input: JSON.stringify(volume) });
   return { name, dir };
+}
+
+// ---- end-to-end helpers (the network and data issues' claims on the real node) -----------
+
+/**
+ * A shell line appending one line per start of the container to `file`: `start <ns since
+ * the epoch>`, unique per start, so that a file's lines count its starts and tell them apart.
+ */
+export function appendStartLine(file: string): string {
+  return `echo "start $(date +%s%N)" >> ${file}`;
+}
+
+/**
+ * A container that appends a line to `dir`/`file` at every start and serves `dir` over HTTP
+ * (busybox httpd on HTTPD_PORT): GET /`file` shows every start the file has kept.
+ */
+export function startCountingSpec(options: { dir: string; file?: string; port?: number }, overrides: Record<string, unknown> = {}) {
+  const file = options.file ?? 'starts.txt';
+  return servingSpec(
+    { dir: options.dir, beforeServe: appendStartLine(`${options.dir}/${file}`), ...(options.port ? { port: options.port } : {}) },
+    overrides,
+  );
+}
+
+/** The start lines a URL serves (the file startCountingSpec writes), once it serves at least `atLeast`. */
+export async function startLinesAt(url: string, atLeast = 1, timeoutMs = 15_000): Promise<string[]> {
+  const body = await eventuallyServes(url, (text) => startLines(text).length >= atLeast, timeoutMs);
+  return startLines(body);
+}
+
+export function startLines(text: string): string[] {
+  return text.split('\n').filter((line) => line.startsWith('start '));
+}
+
+/** The ClusterIP of a Service, read with kubectl (a cross-check beside the library's own address). */
+export function serviceClusterIp(namespace: string, name: string): string {
+  return kubectlJson<{ spec: { clusterIP: string } }>(['get', 'service', name, '-n', namespace]).spec.clusterIP;
+}
+
+/** What a lifecycle step did, for the assertion after it. */
+export type LifecycleStep = 'stop+start' | 'restart' | 'reconfigure';
+
+/**
+ * Takes a workload through stop and start, restart, and a reconfigure (an env change: a new
+ * pod template, so a new Pod), each awaited by the library, and calls `after` once each is
+ * done, with the Pod that now runs (a new one every time).
+ */
+export async function throughLifecycle(
+  client: KubernetesClient,
+  providerId: string,
+  containerId: number,
+  after: (step: LifecycleStep, pod: string) => Promise<void>,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const namespace = providerId.split('/')[0] ?? '';
+  const podNow = (): string => podsOf(namespace, containerId)[0]?.metadata.name ?? '';
+  await stop(client, providerId, { timeoutMs });
+  await start(client, providerId, { timeoutMs });
+  await after('stop+start', podNow());
+  await restart(client, providerId, { timeoutMs });
+  await after('restart', podNow());
+  await reconfigure(client, providerId, { env: { RECONFIGURED_AT: String(Date.now()) } }, { timeoutMs });
+  await after('reconfigure', podNow());
 }
