@@ -9,14 +9,15 @@
 // helper, and only while a Pod problem or a create failure is open.
 //
 // When the step names a crash, its last log lines are read (readCrashLog, at most once per
-// crash) before anything about it is said: the progress event and the RolloutFailedError
-// then carry them.
+// crash): a progress event says the crash at once and again with the lines once they are
+// in; a failure is decided at once and ends the wait when its lines are in (the read is
+// bounded), its RolloutFailedError carrying them.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';
 import { RolloutFailedError } from '../errors/rollout.js';
-import { CrashLogReads, type CrashLogReader } from './crash-lines.js';
+import { CrashLogReads, withCrashLines, type CrashLogReader } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
@@ -80,6 +81,8 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private lastReason: string | undefined;
   private lastMessage: string | undefined;
   private readonly crashLogs: CrashLogReads | undefined;
+  /** A failure is decided; its crash's lines are being read. */
+  private ending = false;
 
   constructor(
     private readonly target: RolloutTarget,
@@ -92,7 +95,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   }
 
   next(objects: readonly V1Deployment[]): void {
-    if (this.subscriber.closed) return;
+    if (this.subscriber.closed || this.ending) return;
     const ours = findByUid(objects, this.target.uid);
     if (ours) {
       this.deployment = ours;
@@ -184,7 +187,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
 
   private evaluateNow(): void {
     const deployment = this.deployment;
-    if (!deployment || this.subscriber.closed) return;
+    if (!deployment || this.subscriber.closed || this.ending) return;
     const step = trackRollout(this.policy, this.state, {
       deployment,
       pods: this.currentPods,
@@ -192,14 +195,18 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
       ...(this.crashLogs?.lines ? { logs: this.crashLogs.lines } : {}),
     });
     this.state = step.state;
-    if (step.crash && this.crashLogs) {
-      // Nothing is said about the crash before its lines are in; the read is bounded.
-      this.scheduleRecheck(step.recheckAt);
-      this.crashLogs.request(step.crash, deployment, () => this.evaluate());
-      return;
-    }
-    if (step.failure) {
-      this.fail(step.failure.reason, step.failure.detail, step.failure.pod);
+    const { failure, crash } = step;
+    if (failure) {
+      if (crash && this.crashLogs && failure.pod) {
+        // The verdict stands as it is now (the Pod may look fine a moment later); only its
+        // lines are awaited, within the read's bound.
+        const pod = failure.pod;
+        const logs = this.crashLogs;
+        this.ending = true;
+        logs.request(crash, deployment, () => this.fail(failure.reason, failure.detail, withCrashLines(pod, logs.lines)));
+        return;
+      }
+      this.fail(failure.reason, failure.detail, failure.pod);
       return;
     }
     if (step.complete) {
@@ -211,6 +218,8 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     const gate = step.waitingFor;
     if (gate) this.emit(step.rollout, undefined, false, `waiting for the ${gate.kind} ${gate.name}: ${gate.status.message}`);
     else this.emit(step.rollout, step.pod, step.podsReady);
+    // Said at once; once the crash's lines are in, said again with them (if still so).
+    if (crash && this.crashLogs) this.crashLogs.request(crash, deployment, () => this.evaluate());
   }
 }
 

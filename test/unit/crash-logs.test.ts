@@ -20,7 +20,7 @@ import { DEFAULT_FAILURE_POLICY } from '../../src/rollout/failure-policy.js';
 import { INITIAL_TRACKER_STATE, trackRollout } from '../../src/rollout/tracker.js';
 import { LOG_TAIL_LINES, MAX_LOG_LINE_CHARS, crashLogReader } from '../../src/workload/crash-logs.js';
 import { StatusBoard, type StatusEvent } from '../../src/workload/status-board.js';
-import { kubeletMessages, progressingDeployment, replicaSetName, waitingPod } from '../support/fixtures.js';
+import { kubeletMessages, progressingDeployment, readyPod, replicaSetName, waitingPod } from '../support/fixtures.js';
 
 const POD = `${replicaSetName()}-a1`;
 const target = { namespace: 'default', name: 'web', uid: 'uid-web', providerId: 'default/web' };
@@ -147,17 +147,24 @@ describe('the tracker names a crash and puts its lines on the diagnosis', () => 
 describe('awaitRollout with readCrashLog', () => {
   const summary = (event: ProgressEvent) => `${event.pod?.restartCount}:${event.pod?.logs?.join(',') ?? '-'}:${event.message}`;
 
-  it('holds a crash’s progress event until its lines are in (one read per crash), and fails with them', () => {
+  it('says a crash at once and again with its lines (one read per crash), and fails with them', () => {
     const scheduler = newScheduler();
     const read = countingReader(() => scheduler.createColdObservable('--(l|)', { l: ['starting', 'giving up'] }));
     scheduler.run(({ hot, expectObservable }) => {
       const pods = hot('-1---1-2---3', { 1: [crash(1)], 2: [crash(2)], 3: [crash(3)] });
       const events$ = awaitRollout(target, hot('a', { a: [rolling] }), pods, { readCrashLog: read }).pipe(map(summary));
-      const line = (restarts: number) =>
-        `${restarts}:starting,giving up:the container keeps crashing (CrashLoopBackOff, ${restarts} restarts): ${kubeletMessages.crashLoop(POD)}; last log line: giving up`;
+      const crashing = (restarts: number) =>
+        `the container keeps crashing (CrashLoopBackOff, ${restarts} restarts): ${kubeletMessages.crashLoop(POD)}`;
+      // The same crash seen again (frame 5) is no news; the third restart fails (maxRestarts).
       expectObservable(events$).toBe(
-        'a--1-----2---#',
-        { a: 'undefined:-:0/1 ready', 1: line(1), 2: line(2) },
+        'ab-c---d-e---#',
+        {
+          a: 'undefined:-:0/1 ready',
+          b: `1:-:${crashing(1)}`,
+          c: `1:starting,giving up:${crashing(1)}; last log line: giving up`,
+          d: `2:-:${crashing(2)}`,
+          e: `2:starting,giving up:${crashing(2)}; last log line: giving up`,
+        },
         expect.objectContaining({
           name: 'RolloutFailedError',
           reason: 'CrashLoopBackOff',
@@ -167,6 +174,21 @@ describe('awaitRollout with readCrashLog', () => {
       );
     });
     expect(read.keys).toEqual([`${POD}/manager/1`, `${POD}/manager/2`, `${POD}/manager/3`]);
+  });
+
+  it('keeps a failure decided while its lines are read, though the Pod looks ready a moment later', () => {
+    const scheduler = newScheduler();
+    const read = countingReader(() => scheduler.createColdObservable('----(l|)', { l: ['giving up'] }));
+    scheduler.run(({ hot, expectObservable }) => {
+      // Restart 3 fails at frame 1; at frame 2 the container runs and is ready again.
+      const pods = hot('-3r', { 3: [crash(3)], r: [readyPod({ name: POD, labels })] });
+      const events$ = awaitRollout(target, hot('a', { a: [rolling] }), pods, { readCrashLog: read }).pipe(map(summary));
+      expectObservable(events$).toBe(
+        'a----#',
+        { a: 'undefined:-:0/1 ready' },
+        expect.objectContaining({ reason: 'CrashLoopBackOff', logs: ['giving up'] }),
+      );
+    });
   });
 
   it('reads nothing for a failure that is not a crash, and says the same without lines when none could be read', () => {
