@@ -37,6 +37,7 @@ export type {
   KubernetesClient,
   ListRequestOptions,
   ObjectList,
+  PodLogParams,
   RequestOptions,
   WatchEventType,
   WatchHandle,

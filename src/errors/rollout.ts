@@ -32,15 +32,25 @@ export class RolloutFailedError extends KubeProvisionerError {
   readonly detail: string;
   readonly pod: string | undefined;
   readonly container: string | undefined;
-  constructor(where: FailureContext, reason: string, detail: string, options: { pod?: string; container?: string; cause?: unknown } = {}) {
+  /** A crashed container's last log lines (bounded, scrubbed, one line each); empty when none were read. */
+  readonly logs: readonly string[];
+  constructor(
+    where: FailureContext,
+    reason: string,
+    detail: string,
+    options: { pod?: string; container?: string; cause?: unknown; logs?: readonly string[] } = {},
+  ) {
     const who = options.container
       ? ` (container ${options.container}${options.pod ? ` in pod ${options.pod}` : ''})`
       : options.pod
         ? ` (pod ${options.pod})`
         : '';
-    super(`Rollout of ${where.namespace}/${where.name} failed: ${reason}${who}${detail ? `: ${detail}` : ''}`, {
+    const logs = options.logs ?? [];
+    const lastLines = logs.length > 0 ? `; its last log lines: ${logs.join(' | ')}` : '';
+    super(`Rollout of ${where.namespace}/${where.name} failed: ${reason}${who}${detail ? `: ${detail}` : ''}${lastLines}`, {
       cause: options.cause,
     });
+    this.logs = logs;
     this.namespace = where.namespace;
     this.kind = where.kind ?? WORKLOAD_KIND;
     this.object = where.name;

@@ -118,13 +118,27 @@ export class HttpTransport {
    */
   async requestJson<T>(request: JsonRequest): Promise<T> {
     try {
-      return await this.sendJson<T>(request);
+      return await this.send(request, 'application/json', (text, statusCode) => {
+        const decoded = this.decodeJson(text);
+        if (decoded === undefined)
+          throw new MalformedResponseError(this.server, `the ${statusCode} answer is not JSON`, { target: request.target });
+        return decoded as T;
+      });
     } catch (error) {
       throw this.scrubber.scrubError(error);
     }
   }
 
-  private async sendJson<T>(request: JsonRequest): Promise<T> {
+  /** As requestJson, for an answer that is text (a container's log), scrubbed. */
+  async requestText(request: JsonRequest): Promise<string> {
+    try {
+      return await this.send(request, 'text/plain, */*', (text) => (this.scrubber.mayContain(text) ? this.scrubber.scrub(text) : text));
+    } catch (error) {
+      throw this.scrubber.scrubError(error);
+    }
+  }
+
+  private async send<T>(request: JsonRequest, accept: string, decode: (text: string, statusCode: number) => T): Promise<T> {
     request.signal?.throwIfAborted();
     const { transportOptions, url } = await this.prepare(request.path, request.query, this.requestAgent);
     this.options.onRequest?.({ method: request.method, path: request.path, watch: false });
@@ -134,7 +148,7 @@ export class HttpTransport {
       method: request.method,
       headers: {
         ...transportOptions.headers,
-        Accept: 'application/json',
+        Accept: accept,
         ...(payload !== undefined
           ? { 'Content-Type': request.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) }
           : {}),
@@ -147,12 +161,7 @@ export class HttpTransport {
           .then((text) => {
             const statusCode = res.statusCode ?? 0;
             if (statusCode >= 200 && statusCode < 300) {
-              const decoded = this.decodeJson(text);
-              if (decoded === undefined) {
-                reject(new MalformedResponseError(this.server, `the ${statusCode} answer is not JSON`, { target: request.target }));
-                return;
-              }
-              resolve(decoded as T);
+              resolve(decode(text, statusCode));
               return;
             }
             reject(

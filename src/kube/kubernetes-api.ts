@@ -14,6 +14,7 @@ import type {
   DeleteOptions,
   KubernetesClient,
   ListRequestOptions,
+  PodLogParams,
   MergePatch,
   ObjectList,
   RequestOptions,
@@ -311,6 +312,16 @@ export class KubernetesApi implements KubernetesClient {
   async listLimitRanges(namespace: string, options: RequestOptions = {}): Promise<readonly V1LimitRange[]> {
     const list = await this.listPages<V1LimitRange>(coreCollectionPath('limitranges', namespace), 'limitranges', namespace, options);
     return list.items;
+  }
+
+  readPodLog(namespace: string, name: string, params: PodLogParams, options: RequestOptions = {}): Promise<string> {
+    return this.transport.requestText({
+      method: 'GET',
+      path: `${objectPath('pods', namespace, name)}/log`,
+      query: { container: params.container, tailLines: params.tailLines, limitBytes: params.limitBytes, previous: params.previous },
+      target: { verb: 'get', resource: 'pods/log', namespace, name },
+      signal: options.signal,
+    });
   }
 
   async listResourceQuotas(namespace: string, options: RequestOptions = {}): Promise<readonly V1ResourceQuota[]> {

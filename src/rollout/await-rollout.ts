@@ -7,11 +7,17 @@
 // read as ours. Each snapshot is judged as it arrives, by the tracker's one step
 // (tracker.ts); the only timer is the grace window it names, armed through the long-timer
 // helper, and only while a Pod problem or a create failure is open.
+//
+// When the step names a crash, its last log lines are read (readCrashLog, at most once per
+// crash): a progress event says the crash at once and again with the lines once they are
+// in; a failure is decided at once and ends the wait when its lines are in (the read is
+// bounded), its RolloutFailedError carrying them.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';
 import { RolloutFailedError } from '../errors/rollout.js';
+import { CrashLogReads, withCrashLines, type CrashLogReader } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
@@ -29,6 +35,8 @@ export interface AwaitRolloutOptions {
   readonly failurePolicy?: FailurePolicy;
   /** The readiness gates of the workload's other objects (its claim), per change: each must be Complete too. */
   readonly gates$?: Observable<readonly TrackedGate[]>;
+  /** Reads a crashed container's last lines; without it, failures carry none. */
+  readonly readCrashLog?: CrashLogReader;
 }
 
 /**
@@ -46,7 +54,7 @@ export function awaitRollout(
   const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
 
   return new Observable<ProgressEvent>((subscriber) => {
-    const watch = new RolloutWatch(target, scheduler, policy, subscriber);
+    const watch = new RolloutWatch(target, scheduler, policy, subscriber, options.readCrashLog);
     // The watch is the Deployment stream's observer itself: no per-waiter closures.
     const deploymentSubscription = deployments$.subscribe(watch);
     const podSubscription = pods$.subscribe(new PodObserver(watch));
@@ -77,16 +85,22 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private lastState: string | undefined;
   private lastReason: string | undefined;
   private lastMessage: string | undefined;
+  private readonly crashLogs: CrashLogReads | undefined;
+  /** A failure is decided; its crash's lines are being read. */
+  private ending = false;
 
   constructor(
     private readonly target: RolloutTarget,
     private readonly scheduler: SchedulerLike,
     private readonly policy: FailurePolicy,
     private readonly subscriber: Subscriber<ProgressEvent>,
-  ) {}
+    readCrashLog: CrashLogReader | undefined,
+  ) {
+    this.crashLogs = readCrashLog && new CrashLogReads(readCrashLog);
+  }
 
   next(objects: readonly V1Deployment[]): void {
-    if (this.subscriber.closed) return;
+    if (this.subscriber.closed || this.ending) return;
     const ours = findByUid(objects, this.target.uid);
     if (ours) {
       this.deployment = ours;
@@ -121,6 +135,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
 
   close(): void {
     this.recheck?.unsubscribe();
+    this.crashLogs?.stop();
   }
 
   private fail(reason: string, detail: string, pod?: PodDiagnosis): void {
@@ -129,7 +144,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
         this.target,
         reason,
         detail,
-        pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}) } : {},
+        pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}), ...(pod.logs ? { logs: pod.logs } : {}) } : {},
       ),
     );
   }
@@ -182,16 +197,27 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
 
   private evaluateNow(): void {
     const deployment = this.deployment;
-    if (!deployment || this.subscriber.closed) return;
+    if (!deployment || this.subscriber.closed || this.ending) return;
     const step = trackRollout(this.policy, this.state, {
       deployment,
       pods: this.currentPods,
       now: this.scheduler.now(),
       ...(this.gates ? { gates: this.gates } : {}),
+      ...(this.crashLogs?.lines ? { logs: this.crashLogs.lines } : {}),
     });
     this.state = step.state;
-    if (step.failure) {
-      this.fail(step.failure.reason, step.failure.detail, step.failure.pod);
+    const { failure, crash } = step;
+    if (failure) {
+      if (crash && this.crashLogs && failure.pod) {
+        // The verdict stands as it is now (the Pod may look fine a moment later); only its
+        // lines are awaited, within the read's bound.
+        const pod = failure.pod;
+        const logs = this.crashLogs;
+        this.ending = true;
+        logs.request(crash, deployment, () => this.fail(failure.reason, failure.detail, withCrashLines(pod, logs.lines)));
+        return;
+      }
+      this.fail(failure.reason, failure.detail, failure.pod);
       return;
     }
     if (step.complete) {
@@ -203,6 +229,8 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     const gate = step.waitingFor;
     if (gate) this.emit(step.rollout, undefined, false, `waiting for the ${gate.kind} ${gate.name}: ${gate.status.message}`);
     else this.emit(step.rollout, step.pod, step.podsReady);
+    // Said at once; once the crash's lines are in, said again with them (if still so).
+    if (crash && this.crashLogs) this.crashLogs.request(crash, deployment, () => this.evaluate());
   }
 }
 

@@ -42,6 +42,11 @@ export interface PodDiagnosis {
   readonly container?: string;
   /** Restart count of that container, for back-off policies. */
   readonly restartCount?: number;
+  /**
+   * A crashed container's last log lines, when they could be read (bounded, scrubbed, one
+   * line each): added by the operation that waits, never by diagnosePod().
+   */
+  readonly logs?: readonly string[];
 }
 
 interface EventBase {

@@ -11,7 +11,12 @@
 // (a Service's endpoints, a claim's binding) comes in as `gates`: statuses from the
 // status table (object-status.ts), each of which must be Complete as well; a Failed gate
 // ends the rollout with its reason.
+//
+// A crash (the most telling Pod problem is a container that crashed) is named as `crash`
+// until its last log lines come in as `logs`; then they ride on its diagnosis (`pod`, and
+// the failure's), so the progress line, the status and the error all carry them.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import { crashOf, withCrashLines, type CrashLines, type CrashRef } from './crash-lines.js';
 import type { PodDiagnosis, RolloutStatus } from './events.js';
 import {
   INITIAL_POLICY_STATE,
@@ -56,6 +61,8 @@ export interface TrackerInput {
   /** Scheduler time, in ms. */
   readonly now: number;
   readonly gates?: readonly TrackedGate[];
+  /** The last crash's log lines the caller read (see `crash`). */
+  readonly logs?: CrashLines;
 }
 
 /** What ends a rollout. */
@@ -88,12 +95,18 @@ export interface TrackerStep {
   readonly state: TrackerState;
   /** When a grace window ends, so a step is due though nothing changed; undefined: none. */
   readonly recheckAt: number | undefined;
+  /** The crash shown (`failure.pod`, else `pod`) whose log lines `logs` does not hold yet. */
+  readonly crash: CrashRef | undefined;
 }
 
 const NO_DIAGNOSES: readonly PodDiagnosis[] = Object.freeze([]);
 const NO_GATES: readonly TrackedGate[] = Object.freeze([]);
 
 export function trackRollout(policy: FailurePolicy, state: TrackerState, input: TrackerInput): TrackerStep {
+  return withLogs(judge(policy, state, input), input.logs);
+}
+
+function judge(policy: FailurePolicy, state: TrackerState, input: TrackerInput): Omit<TrackerStep, 'crash'> {
   const { deployment, pods, now } = input;
   const gates = input.gates ?? NO_GATES;
   const rollout = rolloutStatus(deployment);
@@ -144,6 +157,19 @@ export function trackRollout(policy: FailurePolicy, state: TrackerState, input: 
       ? state
       : { policy: verdict.state, createFailureSince: create.since };
   return { ...step, failure, state: nextState, recheckAt: finite(earliest(verdict.recheckAt, create.recheckAt)) };
+}
+
+/** The shown crash's lines on its diagnoses, or the crash named for the caller to read. */
+function withLogs(step: Omit<TrackerStep, 'crash'>, logs: CrashLines | undefined): TrackerStep {
+  const crash = crashOf(step.failure?.pod ?? step.pod);
+  if (crash === undefined || logs?.key !== crash.key) return { ...step, crash };
+  const { pod, failure } = step;
+  return {
+    ...step,
+    pod: pod && withCrashLines(pod, logs),
+    failure: failure?.pod ? { ...failure, pod: withCrashLines(failure.pod, logs) } : failure,
+    crash: undefined,
+  };
 }
 
 function diagnosesOf(pods: readonly V1Pod[]): readonly PodDiagnosis[] {

@@ -25,6 +25,7 @@ import type { ClaimStatusValue } from './claim-status.js';
 import type { V1Container, V1Deployment, V1Pod } from '../kube/objects.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { oneLine } from '../text.js';
+import { lastLogLine } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ReplicaCounts, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
@@ -267,5 +268,5 @@ function quantity(value: unknown): string | null {
 
 function describeFailure(pod: PodDiagnosis): string {
   const where = pod.container ? `container ${pod.container} in pod ${pod.pod}` : `pod ${pod.pod}`;
-  return `${pod.reason} (${where})${pod.message && pod.message !== pod.reason ? `: ${pod.message}` : ''}`;
+  return `${pod.reason} (${where})${pod.message && pod.message !== pod.reason ? `: ${pod.message}` : ''}${lastLogLine(pod)}`;
 }

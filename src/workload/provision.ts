@@ -28,13 +28,14 @@ import {
 import { isoTime } from '../rx/clock-time.js';
 import { ProvisionAbortedError, RolloutTimeoutError } from '../errors/rollout.js';
 import { WorkloadDriftError } from './drift.js';
-import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';
+import { DURATION_RULES, minReadySecondsProblem, progressDeadlineProblem } from '../input/duration.js';
 import { abortSignal, checkOptions, checkedLater, duration, oneOf, trueOrFalse, type OptionTable } from '../input/options.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
+import { crashLogOption } from './crash-logs.js';
 import { deadline } from '../rx/deadline.js';
 import type { ClaimSummary, ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
@@ -63,6 +64,12 @@ export interface ProvisionOptions {
    * deployment controller reads as "no deadline"); default 600 s (Kubernetes' default).
    */
   readonly progressDeadlineSeconds?: number;
+  /**
+   * How long a new Pod must be Ready without a crash to count as running, in whole seconds
+   * from 0, less than progressDeadlineSeconds; default 2 (DEFAULT_MIN_READY_SECONDS in
+   * manifest.ts says why). 0 is Kubernetes' default: the first moment of readiness counts.
+   */
+  readonly minReadySeconds?: number;
   /** When a Pod problem fails the provisioning (see failure-policy.ts). */
   readonly failurePolicy?: FailurePolicyOverrides;
   /** Clock and timers (tests inject a TestScheduler or a virtual-time scheduler). */
@@ -96,6 +103,7 @@ const PROVISION_OPTIONS: OptionTable = {
   timeoutMs: duration(DURATION_RULES.timeoutMs),
   signal: abortSignal,
   progressDeadlineSeconds: progressDeadlineProblem,
+  minReadySeconds: minReadySecondsProblem,
   failurePolicy: checkedLater,
   scheduler: checkedLater,
   informers: checkedLater,
@@ -115,6 +123,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const set = buildWorkload(spec, {
       namespace: client.namespace,
       ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
+      ...(options.minReadySeconds !== undefined ? { minReadySeconds: options.minReadySeconds } : {}),
     });
     // Before any request: the API server (or etcd behind it) would refuse it after.
     checkManifestSize(deploymentOf(set), spec);
@@ -196,6 +205,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
           awaitRollout({ namespace, name, uid, providerId }, deploymentSnapshots(registry, client, namespace, name, spec.instance), pods$, {
             scheduler,
             failurePolicy,
+            ...crashLogOption(client, namespace, scheduler, deploymentOf(set)),
             // Never waiting for the claim to bind before the Pod: the claim is a readiness gate.
             ...(claim ? { gates$: claimGates(registry, client, namespace, claim.object, spec.instance, pods$) } : {}),
           }).pipe(tap((event) => (lastStatus = event.status))),

@@ -15,6 +15,7 @@ import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { abortOn } from '../rx/abort-on.js';
 import { parseProviderId } from '../input/provider-id.js';
+import { crashLogOption } from './crash-logs.js';
 import { checkReadOptions, containerIdOption, namespaceOption } from './read-options.js';
 import { namespaceInformers } from './rollout-sources.js';
 import { StatusBoard, type StatusBoardOptions, type StatusEvent } from './status-board.js';
@@ -70,11 +71,13 @@ function board$(
 ): Observable<StatusEvent> {
   return new Observable<StatusEvent>((subscriber) => {
     const informers = namespaceInformers(options.informers ?? defaultInformerRegistry, client, namespace, options.instance);
+    const scheduler = options.scheduler ?? asyncScheduler;
     const board = new StatusBoard({
       namespace,
-      scheduler: options.scheduler ?? asyncScheduler,
+      scheduler,
       policy: resolveFailurePolicy(options.failurePolicy),
       emit: (event) => subscriber.next(event),
+      ...crashLogOption(client, namespace, scheduler),
       ...(only ? { only } : {}),
     });
     const subscription = new Subscription(() => board.close());

@@ -5,6 +5,7 @@
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { ReplaySubject, connectable, defer, map, take, using, type Connectable, type Observable } from 'rxjs';
 import { awaitRollout } from '../rollout/await-rollout.js';
+import { crashLogOption } from './crash-logs.js';
 import { guardGeneration } from './guard-generation.js';
 import type { LifecycleEvent } from './lifecycle-events.js';
 import type { OperationContext } from './operation.js';
@@ -96,6 +97,7 @@ export function awaitGenerationRollout(
             ),
           }
         : {}),
+      ...crashLogOption(context.client, context.namespace, context.scheduler),
     },
   );
 }
