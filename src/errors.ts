@@ -1,8 +1,8 @@
 // The project's error hierarchy. Each class has a const `name`, a short message with
 // context (namespace/name, verb, resource) and the original error in `cause`. Messages
 // never contain a token, client key or certificate: the client's own error (which embeds
-// response bodies and headers) is only ever attached as `cause`, after the client's
-// scrubber (src/kube/scrub.ts) has masked every credential in it. Every message is one
+// response bodies and headers) is only ever attached as `cause`, and every error leaving
+// the library is masked (src/mask.ts) on its way out. Every message is one
 // line: control characters in echoed or relayed text are escaped here, once for all.
 import { escapeControlCharacters } from './text.js';
 
@@ -132,8 +132,9 @@ export class KubeconfigInvalidError extends KubeProvisionerError {
 
 /**
  * The kubeconfig's exec credential plugin failed: it could not be started, exited non-zero,
- * or printed something other than an ExecCredential. `detail` is its output, scrubbed of
- * every credential the kubeconfig holds and cut to a few hundred characters.
+ * or printed something other than an ExecCredential. `detail` is its output, masked (every
+ * credential the kubeconfig holds, and every credential shape) and cut to a few hundred
+ * characters.
  */
 export class ExecPluginError extends KubeProvisionerError {
   override readonly name = 'ExecPluginError';

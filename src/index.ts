@@ -106,6 +106,8 @@ export { sameWorkloadStatus } from './rollout/same-workload-status.js';
 // Lines for people: the CLI's output and Manager's job log, one line per event or error.
 export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './rollout/event-lines.js';
 export { escapeControlCharacters } from './text.js';
+// Masking credentials (their shapes: JWTs, Bearer values, token=, PEM bodies, ...) in any text that leaves the process.
+export { maskCredentials } from './mask.js';
 
 // Operations on one workload.
 export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';

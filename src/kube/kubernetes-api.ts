@@ -23,13 +23,13 @@ import type {
   WatchHandlers,
   WatchParams,
 } from './client.js';
-import { readFileSync } from 'node:fs';
 import { InvalidOptionError, MalformedResponseError, type RequestTarget } from '../errors.js';
 import { DURATION_RULES, requireDuration } from '../spec/duration.js';
 import { dns1123LabelProblem } from '../spec/names.js';
 import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
-import { Scrubber, credentialValues } from './scrub.js';
+import { Masker } from '../mask.js';
+import { credentialValues } from './credential-values.js';
 import { serverCredentials, type ServerOptions } from './server-credentials.js';
 import { describe as describeValue, isRecord } from './watch-decoder.js';
 
@@ -86,10 +86,10 @@ export class KubernetesApi implements KubernetesClient {
     checkConnectionOptions(options);
     checkKubeconfigOptions(options);
     const loaded = loadKubeconfig(options);
-    const scrubber = new Scrubber(credentialValues(loaded.config, readIfPossible));
+    const masker = new Masker(credentialValues(loaded.config));
     const transport = new HttpTransport(loaded.config, loaded.server, {
       ...transportOptions(options),
-      scrubber,
+      masker,
       kubeconfigPath: loaded.path,
     });
     const cluster = loaded.config.getCurrentCluster();
@@ -119,8 +119,8 @@ export class KubernetesApi implements KubernetesClient {
       tlsVerify: options.tlsVerify !== false,
       customCa: Boolean(options.caData),
     };
-    const scrubber = new Scrubber([options.token]);
-    return new KubernetesApi(new HttpTransport(credentials, server, { ...transportOptions(options), scrubber }), namespace, '', connection);
+    const masker = new Masker([options.token]);
+    return new KubernetesApi(new HttpTransport(credentials, server, { ...transportOptions(options), masker }), namespace, '', connection);
   }
 
   private constructor(
@@ -136,11 +136,12 @@ export class KubernetesApi implements KubernetesClient {
 
   /**
    * `text` with every credential this client knows masked (those of the kubeconfig, and
-   * those an exec plugin returned so far). Errors and events from this client are already
-   * scrubbed; this is for text a caller relays from elsewhere, and for a last check.
+   * those an exec plugin returned lately), in any encoding, and every credential shape
+   * (src/mask.ts). The library's errors and events are masked with it already; this is for
+   * text a caller relays from elsewhere.
    */
   scrub(text: string): string {
-    return this.transport.scrubber.scrub(text);
+    return this.transport.masker.mask(text);
   }
 
   async createDeployment(
@@ -392,13 +393,5 @@ function checkNamespaceAndTls(options: { readonly namespace?: unknown; readonly 
   }
   if (options.tlsVerify !== undefined && typeof options.tlsVerify !== 'boolean') {
     throw new InvalidOptionError('tlsVerify', `tlsVerify must be true or false (got ${describeValue(options.tlsVerify)})`);
-  }
-}
-
-function readIfPossible(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
   }
 }

@@ -11,6 +11,7 @@ import {
   WorkloadDriftError,
   WorkloadSupersededError,
 } from '../errors.js';
+import { maskCredentials, maskValueWith } from '../mask.js';
 import { escapeControlCharacters } from '../text.js';
 import type { ProvisionEvent } from './events.js';
 
@@ -45,8 +46,12 @@ export function clockTime(at: string): string {
   return at.slice(11, 23);
 }
 
-/** The error as plain JSON: name, message and the fields a UI can act on (no cause). */
+/** The error as plain JSON: name, message and the fields a UI can act on (no cause), credential shapes masked. */
 export function errorRecord(error: unknown): Record<string, unknown> {
+  return maskValueWith(errorFields(error), maskCredentials);
+}
+
+function errorFields(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { type: 'error', name: 'Error', message: String(error) };
   const record: Record<string, unknown> = { type: 'error', name: error.name, message: error.message };
   if (error instanceof InvalidSpecError) record['issues'] = error.issues;
@@ -67,8 +72,8 @@ export function errorRecord(error: unknown): Record<string, unknown> {
   return record;
 }
 
-/** `error: <name>: <message>` on one line. */
+/** `error: <name>: <message>` on one line, credential shapes masked. */
 export function formatErrorLine(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return `error: ${escapeControlCharacters(text)}`;
+  return `error: ${escapeControlCharacters(maskCredentials(text))}`;
 }

@@ -6,7 +6,9 @@
 //   - one EventChannel carrying all of it to every page: `status`, `operation-started`,
 //     `operation-event`, `operation-ended`, `statuses-error`, with a snapshot for pages
 //     that connect fresh or cannot be resumed from the channel's buffer.
-// A page closing never ends an operation; close() does (it is the owner's call).
+// A page closing never ends an operation; close() does (it is the owner's call). Everything
+// the hub keeps and publishes is masked (src/mask.ts) with what its client knows: the
+// backend's events and errors reach the page only that way.
 import { ReplaySubject, Subject, asyncScheduler, defer, retry, timer, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { InvalidOptionError } from '../errors.js';
 import type { KubernetesClient } from '../kube/client.js';
@@ -14,6 +16,7 @@ import { formatProviderId, parseProviderId } from '../spec/provider-id.js';
 import { parseWorkloadSpec } from '../spec/workload-spec.js';
 import { EventChannel } from '../sse/event-channel.js';
 import { errorForViewers, type ErrorForViewers } from '../sse/error-for-viewers.js';
+import { maskOf, maskValueWith, type MaskText } from '../mask.js';
 import { availableActions, type LifecycleAction, type OperationEvent, type UiBackend, type WorkloadStatusEvent } from './backend.js';
 
 export const DEFAULT_HUB_REPLAY = 5000;
@@ -108,6 +111,7 @@ export class LiveHub {
   private readonly keepFinished: number;
   private readonly eventsPerOperation: number;
   private readonly scheduler: SchedulerLike;
+  private readonly mask: MaskText;
   private nextOperation = 1;
   private isClosed = false;
 
@@ -116,6 +120,7 @@ export class LiveHub {
     this.namespace = options.namespace;
     this.backend = options.backend;
     this.scheduler = options.scheduler ?? asyncScheduler;
+    this.mask = maskOf(options.api);
     this.keepFinished = wholeNumber('keepFinishedOperations', options.keepFinishedOperations ?? DEFAULT_KEEP_FINISHED_OPERATIONS, 0);
     this.eventsPerOperation = wholeNumber('eventsPerOperation', options.eventsPerOperation ?? DEFAULT_EVENTS_PER_OPERATION, 1);
     this.channel = new EventChannel<HubEvent>(this.changes, {
@@ -127,7 +132,7 @@ export class LiveHub {
       .pipe(
         retry({
           delay: (error: unknown) => {
-            this.publish({ type: 'statuses-error', at: this.now(), error: errorForViewers(error) });
+            this.publish({ type: 'statuses-error', at: this.now(), error: errorForViewers(error, this.mask) });
             return timer(STATUSES_RETRY_MS, this.scheduler);
           },
         }),
@@ -177,7 +182,8 @@ export class LiveHub {
     this.operations.set(id, record);
     this.publish({ type: 'operation-started', at: record.startedAt, operation: summary(record) });
     record.subscription = events$.subscribe({
-      next: (event) => {
+      next: (raw) => {
+        const event = maskValueWith(raw, this.mask);
         record.events.push(event);
         if (record.events.length > this.eventsPerOperation) {
           record.events.shift();
@@ -187,7 +193,7 @@ export class LiveHub {
         record.replay.next(event);
       },
       error: (error: unknown) => {
-        this.end(record, 'failed', errorForViewers(error));
+        this.end(record, 'failed', errorForViewers(error, this.mask));
         record.replay.error(error);
       },
       complete: () => {
@@ -225,7 +231,8 @@ export class LiveHub {
     this.changes.complete();
   }
 
-  private onStatus(event: WorkloadStatusEvent): void {
+  private onStatus(raw: WorkloadStatusEvent): void {
+    const event = maskValueWith(raw, this.mask);
     if (event.status.state === 'missing') this.statuses.delete(event.providerId);
     else this.statuses.set(event.providerId, event);
     this.publish(event);

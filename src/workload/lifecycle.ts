@@ -41,6 +41,8 @@ import { awaitRollout } from '../rollout/await-rollout.js';
 import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { deadline } from '../rx/deadline.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, belongsToInstance } from '../spec/labels.js';
 import { DURATION_RULES, requireDuration } from '../spec/duration.js';
 import { labelValueProblem } from '../spec/names.js';
@@ -158,7 +160,7 @@ export function runOperation(
       deadline(timeoutMs, () => new OperationTimeoutError(operation, where, timeoutMs, { waitingFor, lastStatus }), scheduler),
       abortOn(options.signal, (reason) => new OperationAbortedError(operation, where, reason)),
     );
-  });
+  }).pipe(maskOutput(maskOf(client)));
 }
 
 const OPERATION_OPTION_NAMES: readonly string[] = [

@@ -12,6 +12,8 @@ import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../spec/labels.js';
 import { asyncScheduler, lastValueFrom, map, throwError, timeout, type SchedulerLike } from 'rxjs';
@@ -100,6 +102,7 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
         scheduler: options.scheduler ?? asyncScheduler,
       }),
       abortOn(options.signal, (reason) => new OperationAbortedError('list', `namespace ${namespace}`, reason)),
+      maskOutput(maskOf(client)),
     ),
   );
 }

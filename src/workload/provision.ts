@@ -33,6 +33,8 @@ import { parseWorkloadSpec } from '../spec/workload-spec.js';
 import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { deadline } from '../rx/deadline.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { deleteCreated, withCleanup, type CreatedDeployment } from './cleanup.js';
@@ -216,7 +218,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
       }),
       abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
     );
-  });
+  }).pipe(maskOutput(maskOf(client)));
 }
 
 /** The Promise form: resolves with the provider ID once the rollout is complete. */

@@ -16,6 +16,8 @@ import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/fa
 import { unknownStatus } from '../rollout/unknown-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../spec/labels.js';
 import { parseProviderId, type ProviderIdParts } from '../spec/provider-id.js';
@@ -103,6 +105,7 @@ export async function readStatus(client: KubernetesClient, providerId: string, o
       }),
       catchError((error: unknown) => (isUnreachable(error) ? of(reading(undefined, unreachableStatus(error))) : throwError(() => error))),
       abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
+      maskOutput(maskOf(client)),
     ),
   );
 }

@@ -14,6 +14,8 @@ import { defaultInformerRegistry, type InformerRegistry } from '../informers/reg
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { parseProviderId } from '../spec/provider-id.js';
 import { containerIdOption, namespaceOption } from './read-options.js';
 import { namespaceInformers } from './rollout-sources.js';
@@ -45,6 +47,7 @@ export function statuses$(client: KubernetesClient, options: StatusesOptions = {
     const namespace = namespaceOption(options.namespace, client);
     return board$(client, namespace, options, undefined).pipe(
       abortOn(options.signal, (reason) => new OperationAbortedError('statuses', `namespace ${namespace}`, reason)),
+      maskOutput(maskOf(client)),
     );
   });
 }
@@ -56,6 +59,7 @@ export function status$(client: KubernetesClient, providerId: string, options: S
     const containerId = containerIdOption(options.containerId);
     return board$(client, target.namespace, options, { name: target.name, ...(containerId !== undefined ? { containerId } : {}) }).pipe(
       abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
+      maskOutput(maskOf(client)),
     );
   });
 }

@@ -17,6 +17,7 @@ const BANDS: readonly (readonly string[])[] = [
   ['informers', 'rollout'],
   ['kube'],
   ['spec', 'rx', 'sse'],
+  ['mask.ts'],
   ['errors.ts'],
   ['text.ts'],
 ];

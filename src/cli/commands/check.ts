@@ -38,13 +38,13 @@ Exit codes: 0 every needed item passed (warnings allowed), 2 invalid flags,
 5 a needed item failed.`;
 
 export async function runCheck(argv: readonly string[], io: CliIo): Promise<number> {
-  return runCommand('check', argv, io, async (json) => {
+  return runCommand('check', argv, io, async (output) => {
     const parsed = parseCheckArgs(argv);
     if (parsed === 'help') {
       io.stdout(CHECK_USAGE);
       return EXIT.ok;
     }
-    json(parsed.output === 'json');
+    output.json = parsed.output === 'json';
     const report = await check(parsed.api, {
       ...(parsed.spec ? { spec: parsed.spec } : {}),
       needs: parsed.needs,
@@ -53,8 +53,8 @@ export async function runCheck(argv: readonly string[], io: CliIo): Promise<numb
     }).catch((error: unknown) => {
       throw flagNamedSpecError(error);
     });
-    if (parsed.output === 'json') io.stdout(JSON.stringify(report));
-    else for (const line of formatCheckReport(report)) io.stdout(line);
+    if (output.json) output.value(report);
+    else for (const line of formatCheckReport(report)) output.out(line);
     return report.ok ? EXIT.ok : EXIT.apiError;
   });
 }

@@ -80,12 +80,3 @@ export function resourceFlags(cpus: string | undefined, memoryMb: string | undef
   const number = (text: string): number | string => (/^\s*-?(\d+(\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : text);
   return { cpus: number(cpus), memoryMb: number(memoryMb) };
 }
-
-/** Whether argv asks for JSON output, read before parsing so that a usage error is JSON too. */
-export function asksForJson(argv: readonly string[]): boolean {
-  return (
-    argv.some((arg, i) => (arg === '-o' || arg === '--output') && argv[i + 1] === 'json') ||
-    argv.includes('--output=json') ||
-    argv.includes('-ojson')
-  );
-}

@@ -4,10 +4,10 @@ import { UsageError } from '../../errors.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import { list, type WorkloadSnapshot } from '../../workload/list.js';
 import { readStatus, type StatusReading } from '../../workload/status.js';
-import { apiOptionsFrom, asksForJson, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { errorRecord, formatErrorLine } from '../format.js';
+import { apiOptionsFrom, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
+import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../run.js';
+import { runCommand } from './run-command.js';
 import { formatStatusTable } from '../status-format.js';
 import { earlyAddress, workloadAddress } from './workload-address.js';
 
@@ -28,23 +28,23 @@ Exit codes: 0 read (whatever the status, missing included), 2 invalid input, 5 A
 kubeconfig error (one workload: its status is printed as unknown, with the reason), 130 interrupted.`;
 
 export async function runGet(argv: readonly string[], io: CliIo): Promise<number> {
-  let json = asksForJson(argv);
-  try {
+  return runCommand('get', argv, io, async (output) => {
     const { values, positionals } = parse(argv);
     if (values.help) {
       io.stdout(GET_USAGE);
       return EXIT.ok;
     }
-    const output = values.output ?? 'text';
-    if (output !== 'text' && output !== 'wide' && output !== 'json') {
-      throw new UsageError(`--output must be "text", "wide" or "json", not "${output}"`);
+    const format = values.output ?? 'text';
+    if (format !== 'text' && format !== 'wide' && format !== 'json') {
+      throw new UsageError(`--output must be "text", "wide" or "json", not "${format}"`);
     }
-    json = output === 'json';
+    output.json = format === 'json';
     if (positionals.length > 1) throw new UsageError(`get takes at most one PROVIDER_ID (got ${positionals.length})`);
     const timeoutMs = values.timeout !== undefined ? durationFlag('--timeout', values.timeout) : undefined;
     const [address] = positionals;
     const early = earlyAddress(address, values.namespace);
     const api = KubernetesApi.fromConfig(apiOptionsFrom(values));
+    output.useClient(api);
     const options = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(io.signal ? { signal: io.signal } : {}) };
 
     let snapshots: WorkloadSnapshot[];
@@ -56,16 +56,11 @@ export async function runGet(argv: readonly string[], io: CliIo): Promise<number
     } else {
       snapshots = await list(api, options);
     }
-    if (json) for (const snapshot of snapshots) io.stdout(JSON.stringify(snapshot));
-    else if (snapshots.length === 0) io.stderr(`No workloads found in namespace ${api.namespace}.`);
-    else for (const line of formatStatusTable(snapshots, output === 'wide')) io.stdout(line);
+    if (output.json) for (const snapshot of snapshots) output.value(snapshot);
+    else if (snapshots.length === 0) output.err(`No workloads found in namespace ${api.namespace}.`);
+    else for (const line of formatStatusTable(snapshots, format === 'wide')) output.out(line);
     return code;
-  } catch (error) {
-    if (json) io.stdout(JSON.stringify(errorRecord(error)));
-    io.stderr(formatErrorLine(error));
-    if (error instanceof UsageError) io.stderr('Run "kube-provision get --help" for the flags.');
-    return exitCodeFor(error);
-  }
+  });
 }
 
 function parse(argv: readonly string[]) {

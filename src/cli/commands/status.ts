@@ -9,10 +9,10 @@ import { readStatus } from '../../workload/status.js';
 import { status$ } from '../../workload/statuses.js';
 import { isoTime } from '../../rx/clock-time.js';
 import { asyncScheduler } from 'rxjs';
-import { apiOptionsFrom, asksForJson, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { errorRecord, formatErrorLine } from '../format.js';
+import { apiOptionsFrom, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
+import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../run.js';
+import { runCommand } from './run-command.js';
 import { formatStatusLine } from '../status-format.js';
 import { earlyAddress, workloadAddress } from './workload-address.js';
 
@@ -35,16 +35,15 @@ kubeconfig error (without --watch the status is printed as unknown, with the rea
 130 interrupted (the way a --watch ends).`;
 
 export async function runStatus(argv: readonly string[], io: CliIo): Promise<number> {
-  let json = asksForJson(argv);
-  try {
+  return runCommand('status', argv, io, async (output) => {
     const { values, positionals } = parse(argv);
     if (values.help) {
       io.stdout(STATUS_USAGE);
       return EXIT.ok;
     }
-    const output = values.output ?? 'text';
-    if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
-    json = output === 'json';
+    const format = values.output ?? 'text';
+    if (format !== 'text' && format !== 'json') throw new UsageError(`--output must be "text" or "json", not "${format}"`);
+    output.json = format === 'json';
     if (positionals.length !== 1) throw new UsageError('status takes exactly one PROVIDER_ID (namespace/name)');
     if (values.watch && values.timeout !== undefined)
       throw new UsageError('--timeout bounds a single read; --watch runs until interrupted');
@@ -52,8 +51,9 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     const containerId = containerIdOption(values['container-id']);
     const early = earlyAddress(positionals[0], values.namespace);
     const api = KubernetesApi.fromConfig(apiOptionsFrom(values));
+    output.useClient(api);
     const providerId = early ?? workloadAddress(positionals[0]!, values.namespace, api.namespace);
-    const print = (event: StatusEvent): void => io.stdout(json ? JSON.stringify(event) : formatStatusLine(event));
+    const print = (event: StatusEvent): void => (output.json ? output.value(event) : output.out(formatStatusLine(event)));
     const common = {
       ...(containerId !== undefined ? { containerId } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
@@ -74,12 +74,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
       throw error;
     }
     return EXIT.ok;
-  } catch (error) {
-    if (json) io.stdout(JSON.stringify(errorRecord(error)));
-    io.stderr(formatErrorLine(error));
-    if (error instanceof UsageError) io.stderr('Run "kube-provision status --help" for the flags.');
-    return exitCodeFor(error);
-  }
+  });
 }
 
 function parse(argv: readonly string[]) {
