@@ -27,6 +27,11 @@ const MIN_PREFIXED = 16;
 const PREFIX_LENGTH = 10;
 /** Exec plugins mint a new token now and then: the masker remembers this many of the latest sets. */
 const LEARNED_SETS = 4;
+/** No secret form (8 characters and more) and no shape (`token=x`) fits in a shorter text. */
+const SHORTEST_MATCH = 7;
+/** Texts up to this long are remembered with their masked form, at most RECENT_TEXTS of them. */
+const RECENT_TEXT_LENGTH = 128;
+const RECENT_TEXTS = 4096;
 /** Decoding passes over a text (JSON inside JSON, double percent-encoding). */
 const DECODE_PASSES = 4;
 
@@ -46,6 +51,8 @@ export class Masker {
   private readonly values = new Set<string>();
   private learned: (readonly string[])[] = [];
   private compiled: Compiled | undefined;
+  /** Short texts masked lately: events repeat the same words (keys, states, names) all the time. */
+  private readonly recent = new Map<string, string>();
 
   /** A masker for `values` (strings; anything else is ignored) and every credential shape. */
   constructor(values: Iterable<unknown> = []) {
@@ -56,7 +63,12 @@ export class Masker {
   add(...values: unknown[]): void {
     const before = this.values.size;
     for (const value of values) if (typeof value === 'string' && value !== '') this.values.add(value);
-    if (this.values.size !== before) this.compiled = undefined;
+    if (this.values.size !== before) this.forget();
+  }
+
+  private forget(): void {
+    this.compiled = undefined;
+    this.recent.clear();
   }
 
   /**
@@ -67,7 +79,7 @@ export class Masker {
     const set = values.filter((value): value is string => typeof value === 'string' && value !== '');
     if (set.length === 0 || this.learned.some((known) => sameList(known, set))) return;
     this.learned = [...this.learned, set].slice(-LEARNED_SETS);
-    this.compiled = undefined;
+    this.forget();
   }
 
   /** How many distinct secret values it knows (not counting their derived forms). */
@@ -79,6 +91,18 @@ export class Masker {
   mask(text: string): string {
     if (typeof text !== 'string' || text === '') return text;
     const compiled = (this.compiled ??= compile([...this.values, ...this.learned.flat()]));
+    // Most of what leaves is short words and names: nothing a secret or a shape fits in.
+    if (text.length < SHORTEST_MATCH && !compiled.short) return text;
+    if (text.length > RECENT_TEXT_LENGTH) return this.maskText(text, compiled);
+    const known = this.recent.get(text);
+    if (known !== undefined) return known;
+    const masked = this.maskText(text, compiled);
+    if (this.recent.size >= RECENT_TEXTS) this.recent.clear();
+    this.recent.set(text, masked);
+    return masked;
+  }
+
+  private maskText(text: string, compiled: Compiled): string {
     const ranges: number[] = [];
     const raw = new View(text);
     const views = [raw];
@@ -88,8 +112,10 @@ export class Masker {
       findKnown(view, compiled.heads, compiled.formsByHead, ranges);
       findShort(view, compiled.short, ranges);
       findShapes(view, ranges);
-      const compact = compactOf(view);
-      if (compact !== view) findKnown(compact, compiled.compactHeads, compiled.compactFormsByHead, ranges);
+      if (compiled.compactHeads) {
+        const compact = compactOf(view);
+        if (compact !== view) findKnown(compact, compiled.compactHeads, compiled.compactFormsByHead, ranges);
+      }
     }
     return ranges.length === 0 ? text : replaceRanges(text, ranges);
   }
@@ -178,7 +204,12 @@ function maskDeep(value: unknown, mask: MaskText, depth: number, keepForeign = f
   if (value instanceof Error) return maskErrorDeep(value, mask, depth, keepForeign);
   if (Array.isArray(value)) return value.map((item) => maskDeep(item, mask, depth + 1, keepForeign));
   const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) redefine(copy, mask(key), maskDeep(item, mask, depth + 1, keepForeign));
+  for (const key of Object.keys(value)) {
+    const item = maskDeep((value as Record<string, unknown>)[key], mask, depth + 1, keepForeign);
+    const masked = mask(key);
+    if (masked === '__proto__') redefine(copy, masked, item);
+    else copy[masked] = item;
+  }
   return copy;
 }
 
@@ -273,17 +304,21 @@ function decodeOnce(view: View): View {
 function compactOf(view: View): View {
   const text = view.text;
   if (!/\s/.test(text)) return view;
-  let out = '';
-  const starts: number[] = [];
-  const ends: number[] = [];
-  for (let index = 0; index < text.length; index += 1) {
-    const char = text[index]!;
-    if (/\s/.test(char)) continue;
-    out += char;
-    starts.push(view.start(index));
-    ends.push(view.end(index));
+  const pieces = text.split(/\s+/);
+  const starts = new Int32Array(text.length);
+  const ends = new Int32Array(text.length);
+  let length = 0;
+  let at = 0;
+  for (const piece of pieces) {
+    at = text.indexOf(piece, at);
+    for (let index = 0; index < piece.length; index += 1) {
+      starts[length] = view.start(at + index);
+      ends[length] = view.end(at + index);
+      length += 1;
+    }
+    at += piece.length;
   }
-  return new View(out, Int32Array.from(starts), Int32Array.from(ends));
+  return new View(pieces.join(''), starts.subarray(0, length), ends.subarray(0, length));
 }
 
 // ---- known values ------------------------------------------------------------------------
@@ -478,8 +513,14 @@ const SHAPES: readonly Shape[] = [
   { pattern: /\b[A-Za-z][A-Za-z0-9+.-]{0,20}:\/\/([^\s/@:]{1,256}(?::[^\s/@]{0,256})?)@/dg, groups: [1] },
 ];
 
+/** Text without any of these holds no shape (one pass instead of one per shape). */
+const SHAPE_HINT =
+  /token|secret|passw|passphrase|api[_-]?key|apikey|private[_-]?key|key[_-]?data|credential|authori[sz]ation|bearer|basic|eyJ|\b(?:A[A-Z]{2}A)[A-Z0-9]{16}\b|sha256~|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|-----BEGIN|LS0tLS1CRUdJTi|:\/\/|[A-Za-z0-9+/]{40}/i;
+
 function findShapes(view: View, ranges: number[]): void {
   const text = view.text;
+  SHAPE_HINT.lastIndex = 0;
+  if (!SHAPE_HINT.test(text)) return;
   for (const shape of SHAPES) {
     shape.pattern.lastIndex = 0;
     for (let match = shape.pattern.exec(text); match; match = shape.pattern.exec(text)) {
