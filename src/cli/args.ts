@@ -3,8 +3,8 @@
 // path as a library caller's object, and its issues are then named by the flag (or the
 // spec file field) the value came from. Durations follow the library's one rule
 // (src/spec/duration.ts). Nothing is rounded, dropped or merged without a word.
-import { readFileSync } from 'node:fs';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
+import { FILE_RULE, readRegularFile } from '../kube/read-file.js';
 import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
 import { parseDuration } from './duration.js';
 import { InvalidSpecError, UsageError, type SpecIssue } from '../errors.js';
@@ -86,31 +86,45 @@ Output:
 Exit codes: 0 ready, 2 invalid input, 3 rollout failed, 4 timeout, 5 API or kubeconfig error,
 6 conflict (name taken by another container, or drift), 130 interrupted.`;
 
-export function parseCreateArgs(argv: readonly string[], readStdin: () => string = () => readFileSync(0, 'utf8')): CreateCommand | 'help' {
-  const parsed = parseFlags(argv, {
-    'container-id': { type: 'string' },
-    'node-id': { type: 'string' },
-    hostname: { type: 'string' },
-    image: { type: 'string' },
-    cpus: { type: 'string' },
-    'memory-mb': { type: 'string' },
-    env: { type: 'string', multiple: true },
-    entrypoint: { type: 'string' },
-    arg: { type: 'string', multiple: true },
-    instance: { type: 'string' },
-    'spec-file': { type: 'string', short: 'f' },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    namespace: { type: 'string', short: 'n' },
-    'insecure-skip-tls-verify': { type: 'boolean' },
-    'request-timeout': { type: 'string' },
-    timeout: { type: 'string' },
-    'progress-deadline': { type: 'string' },
-    'on-drift': { type: 'string' },
-    'keep-on-failure': { type: 'boolean' },
-    output: { type: 'string', short: 'o' },
-    help: { type: 'boolean', short: 'h' },
-  });
+const CREATE_FLAG_OPTIONS = {
+  'container-id': { type: 'string' },
+  'node-id': { type: 'string' },
+  hostname: { type: 'string' },
+  image: { type: 'string' },
+  cpus: { type: 'string' },
+  'memory-mb': { type: 'string' },
+  env: { type: 'string', multiple: true },
+  entrypoint: { type: 'string' },
+  arg: { type: 'string', multiple: true },
+  instance: { type: 'string' },
+  'spec-file': { type: 'string', short: 'f' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+  'insecure-skip-tls-verify': { type: 'boolean' },
+  'request-timeout': { type: 'string' },
+  timeout: { type: 'string' },
+  'progress-deadline': { type: 'string' },
+  'on-drift': { type: 'string' },
+  'keep-on-failure': { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * The spec file is stdin (`-f -`): the caller reads it first, without blocking the process
+ * (runCli does), and hands the text to parseCreateArgs.
+ */
+export function specFromStdin(argv: readonly string[]): boolean {
+  try {
+    return parseFlags(argv, CREATE_FLAG_OPTIONS).values['spec-file'] === '-';
+  } catch {
+    return false; // parseCreateArgs reports the flags' problem
+  }
+}
+
+export function parseCreateArgs(argv: readonly string[], readStdin: () => string = noStdin): CreateCommand | 'help' {
+  const parsed = parseFlags(argv, CREATE_FLAG_OPTIONS);
   const flags = parsed.values;
   if (flags.help) return 'help';
 
@@ -228,12 +242,19 @@ export function numberOrText(text: string | undefined): number | string | undefi
   return /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : text;
 }
 
+function noStdin(): never {
+  throw new UsageError('--spec-file - reads stdin, which was not read');
+}
+
 function readSpecFile(path: string, readStdin: () => string): Record<string, unknown> {
   let text: string;
-  try {
-    text = path === '-' ? readStdin() : readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--spec-file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  if (path === '-') {
+    text = readStdin();
+  } else {
+    const file = readRegularFile(path);
+    if (!file.ok)
+      throw new UsageError(`--spec-file ${path} ${file.problem}${file.code === undefined ? `: a spec file must be ${FILE_RULE}` : ''}`);
+    text = file.bytes.toString('utf8');
   }
   let value: unknown;
   try {

@@ -5,7 +5,8 @@ import { KubernetesApi } from '../kube/kubernetes-api.js';
 import { provision$ } from '../workload/provision.js';
 import { parseWorkloadSpec } from '../spec/workload-spec.js';
 import type { ProvisionEvent } from '../rollout/events.js';
-import { CREATE_USAGE, parseCreateArgs, withFlags, type InputSources } from './args.js';
+import { CREATE_USAGE, parseCreateArgs, specFromStdin, withFlags, type InputSources } from './args.js';
+import { readStdin } from './stdin.js';
 import { InvalidSpecError } from '../errors.js';
 import { escapeControlCharacters } from '../text.js';
 import { EXIT } from './exit-codes.js';
@@ -24,6 +25,8 @@ export interface CliIo {
   readonly stderr: (line: string) => void;
   /** Aborts the provisioning (main.ts connects SIGINT and SIGTERM). */
   readonly signal?: AbortSignal;
+  /** What `-f -` reads; default: the process's stdin. */
+  readonly stdin?: NodeJS.ReadableStream;
 }
 
 const TOP_USAGE = `Usage: kube-provision <command> [flags]
@@ -70,7 +73,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const output = new Output(io, asksForJson(rest));
   let sources: InputSources | undefined;
   try {
-    const parsed = parseCreateArgs(rest);
+    const stdin = specFromStdin(rest) ? await readStdin(io.stdin ?? process.stdin, io.signal) : undefined;
+    const parsed = parseCreateArgs(rest, stdin === undefined ? undefined : () => stdin);
     if (parsed === 'help') {
       io.stdout(CREATE_USAGE);
       return EXIT.ok;
