@@ -28,16 +28,21 @@ export class KubeProvisionerError extends Error {
 export interface WorkloadCleanup {
   /**
    * - `deleted`: this run created it; it is gone, with its Pods, so a retry starts clean.
-   * - `deleting`: this run created it and asked for its deletion, which had not finished
-   *   within the cleanup bound; a retry before it is gone fails with ConflictError.
+   * - `deleting`: this run created it and the API server accepted its deletion, which was
+   *   not confirmed within the cleanup bound; a retry before it is gone fails with
+   *   ConflictError.
+   * - `unconfirmed`: this run created it and sent its delete, which the API server did not
+   *   answer within the cleanup bound: it may still exist.
    * - `kept`: this run created it and kept it, as asked (keepOnFailure), for debugging.
    * - `adopted`: it existed before this run (same container), so it was left as it is.
    * - `failed`: this run created it and could not delete it (`error` says why); it remains.
    */
-  readonly outcome: 'deleted' | 'deleting' | 'kept' | 'adopted' | 'failed';
+  readonly outcome: 'deleted' | 'deleting' | 'unconfirmed' | 'kept' | 'adopted' | 'failed';
   readonly providerId: string;
   readonly uid: string;
   readonly error?: Error;
+  /** `deleting`, `unconfirmed`: the cleanup bound it waited (cleanupTimeoutMs). */
+  readonly timeoutMs?: number;
 }
 
 /** The cleanup in words, as appended to the failed provisioning's message. */
@@ -47,7 +52,9 @@ export function describeCleanup(cleanup: WorkloadCleanup): string {
     case 'deleted':
       return `${deployment} this run created was deleted with its pods`;
     case 'deleting':
-      return `${deployment} this run created is being deleted`;
+      return `${deployment} this run created was asked to be deleted; the deletion was not confirmed within ${cleanup.timeoutMs ?? 0} ms`;
+    case 'unconfirmed':
+      return `the delete of ${deployment} this run created was sent but not answered within ${cleanup.timeoutMs ?? 0} ms: it may still exist`;
     case 'kept':
       return `${deployment} this run created was kept for debugging, as asked; delete it before a retry`;
     case 'adopted':
@@ -375,17 +382,35 @@ export class RolloutFailedError extends KubeProvisionerError {
   }
 }
 
+/** What a provisioning still waited for when its time ran out. */
+export const WAITING_FOR_CREATE = 'the API server to answer the create of the Deployment';
+export const WAITING_FOR_ROLLOUT = 'the rollout to complete';
+
 export class RolloutTimeoutError extends KubeProvisionerError {
   override readonly name = 'RolloutTimeoutError';
   readonly timeoutMs: number;
   readonly lastStatus: RolloutStatusLike | undefined;
-  constructor(where: FailureContext, timeoutMs: number, lastStatus: RolloutStatusLike | undefined) {
+  /** What it still waited for: the create's answer (WAITING_FOR_CREATE), or the rollout. */
+  readonly waitingFor: string;
+  constructor(
+    where: FailureContext,
+    timeoutMs: number,
+    lastStatus: RolloutStatusLike | undefined,
+    waitingFor: string = WAITING_FOR_ROLLOUT,
+  ) {
+    const id = `${where.namespace}/${where.name}`;
     super(
-      `Rollout of ${where.namespace}/${where.name} did not complete within ${timeoutMs} ms` +
-        (lastStatus ? `; last status: ${lastStatus.state} (${lastStatus.reason}) ${lastStatus.message}` : ''),
+      waitingFor === WAITING_FOR_ROLLOUT
+        ? `Rollout of ${id} did not complete within ${timeoutMs} ms` +
+            (lastStatus
+              ? `; last status: ${lastStatus.state} (${lastStatus.reason}) ${lastStatus.message}`
+              : '; no status of it was seen yet')
+        : `Provisioning of ${id} did not complete within ${timeoutMs} ms: still waiting for ${waitingFor}` +
+            (waitingFor === WAITING_FOR_CREATE ? ' (the request was sent: the Deployment may exist, and a retry adopts it)' : ''),
     );
     this.timeoutMs = timeoutMs;
     this.lastStatus = lastStatus;
+    this.waitingFor = waitingFor;
   }
 }
 

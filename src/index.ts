@@ -112,6 +112,7 @@ export { maskCredentials } from './mask.js';
 // Operations on one workload.
 export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
+export { DEFAULT_CLEANUP_TIMEOUT_MS } from './workload/cleanup.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
 export { start, start$, type StartOptions, type StartResult } from './workload/start.js';
 export { stop, stop$, type StopOptions, type StopResult } from './workload/stop.js';

@@ -57,7 +57,8 @@ function errorFields(error: unknown): Record<string, unknown> {
   if (error instanceof InvalidSpecError) record['issues'] = error.issues;
   if (error instanceof RolloutFailedError)
     Object.assign(record, { reason: error.reason, detail: error.detail, pod: error.pod, container: error.container });
-  if (error instanceof RolloutTimeoutError) Object.assign(record, { timeoutMs: error.timeoutMs, lastStatus: error.lastStatus });
+  if (error instanceof RolloutTimeoutError)
+    Object.assign(record, { timeoutMs: error.timeoutMs, waitingFor: error.waitingFor, lastStatus: error.lastStatus });
   if (error instanceof ReconfigureFailedError)
     Object.assign(record, { restored: error.restored, ...(error.restoreError ? { restoreError: error.restoreError.message } : {}) });
   if (error instanceof OperationTimeoutError)
@@ -66,8 +67,8 @@ function errorFields(error: unknown): Record<string, unknown> {
     Object.assign(record, { expectedGeneration: error.expectedGeneration, supersededBy: error.supersededBy });
   if (error instanceof WorkloadDriftError) record['fields'] = error.fields;
   if (error instanceof KubeProvisionerError && error.cleanup) {
-    const { outcome, providerId, uid } = error.cleanup;
-    record['cleanup'] = { outcome, providerId, uid };
+    const { outcome, providerId, uid, timeoutMs } = error.cleanup;
+    record['cleanup'] = { outcome, providerId, uid, ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
   }
   return record;
 }

@@ -7,8 +7,10 @@
 // The whole of it, the create included, races one deadline (`timeoutMs`) and the caller's
 // AbortSignal; on every way out the informer subscriptions, timers and any request in
 // flight are released. When it fails after creating the Deployment, the error (with its
-// diagnosis) is held while that Deployment is deleted (cleanup.ts), unless the caller keeps
-// it; `error.cleanup` and the message say which happened. An abort deletes nothing.
+// diagnosis) is held while that Deployment is deleted (cleanup.ts), for at most
+// `cleanupTimeoutMs`, unless the caller keeps it; `error.cleanup` and the message say which
+// happened. So the whole call settles within timeoutMs + cleanupTimeoutMs. An abort deletes
+// nothing.
 import {
   asyncScheduler,
   catchError,
@@ -25,7 +27,14 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
-import { InvalidOptionError, ProvisionAbortedError, RolloutTimeoutError, WorkloadDriftError } from '../errors.js';
+import {
+  InvalidOptionError,
+  ProvisionAbortedError,
+  RolloutTimeoutError,
+  WAITING_FOR_CREATE,
+  WAITING_FOR_ROLLOUT,
+  WorkloadDriftError,
+} from '../errors.js';
 import { DURATION_RULES, progressDeadlineProblem, requireDuration } from '../spec/duration.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
@@ -37,7 +46,7 @@ import { maskOutput } from '../rx/mask-output.js';
 import { maskOf } from '../mask.js';
 import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
-import { deleteCreated, withCleanup, type CreatedDeployment } from './cleanup.js';
+import { DEFAULT_CLEANUP_TIMEOUT_MS, deleteCreated, withCleanup, type CreatedDeployment } from './cleanup.js';
 import { createOrAdopt } from './create-or-adopt.js';
 import { buildDeployment, checkManifestSize } from './manifest.js';
 import { formatProviderId } from '../spec/provider-id.js';
@@ -73,6 +82,13 @@ export interface ProvisionOptions {
    */
   readonly keepOnFailure?: boolean;
   /**
+   * Bound on that deletion, its delete request included, in whole milliseconds from 0 to 365
+   * days; past it `error.cleanup` says how far it got (`deleting`: accepted, not confirmed
+   * gone; `unconfirmed`: sent, not answered). Default 5000. The whole call settles within
+   * `timeoutMs` plus this.
+   */
+  readonly cleanupTimeoutMs?: number;
+  /**
    * When a Deployment of this container-id exists already but differs from the request
    * (image, resources, env, entrypoint, args, replicas, labels): `fail` (default) with
    * WorkloadDriftError listing the fields, nothing changed; `reconfigure` rewrites its
@@ -99,6 +115,7 @@ const OPTION_NAMES: readonly string[] = [
   'informers',
   'onDrift',
   'keepOnFailure',
+  'cleanupTimeoutMs',
 ];
 
 /** Every option, checked before anything is sent; an unknown key is a typo, never ignored. */
@@ -123,6 +140,8 @@ function checkProvisionOptions(options: ProvisionOptions): void {
   if (options.keepOnFailure !== undefined && typeof options.keepOnFailure !== 'boolean') {
     throw new InvalidOptionError('keepOnFailure', 'keepOnFailure must be true or false');
   }
+  if (options.cleanupTimeoutMs !== undefined)
+    requireDuration('cleanupTimeoutMs', options.cleanupTimeoutMs, DURATION_RULES.cleanupTimeoutMs);
 }
 
 /** Cold: nothing happens until subscribed; each subscription provisions once. */
@@ -147,6 +166,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const startedAt = scheduler.now();
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
+    let waitingFor = WAITING_FOR_CREATE;
     // What this run found or made; a failure before it existed leaves nothing to clean up.
     let workload: { readonly adopted: boolean; readonly deployment: CreatedDeployment } | undefined;
 
@@ -157,6 +177,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
 
     const work$ = createOrAdopt(client, manifest).pipe(
       switchMap(({ deployment, adopted, drift }) => {
+        waitingFor = WAITING_FOR_ROLLOUT;
         const uid = deployment.metadata?.uid ?? '';
         workload = { adopted, deployment: { namespace, name, uid, providerId, instance: spec.instance } };
         if (drift.length > 0) {
@@ -204,7 +225,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     );
 
     return work$.pipe(
-      deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus), scheduler),
+      deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus, waitingFor), scheduler),
       catchError((error: unknown) => {
         if (!workload) return throwError(() => error);
         const { adopted, deployment } = workload;
@@ -212,9 +233,11 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
           const outcome = adopted ? 'adopted' : 'kept';
           return throwError(() => withCleanup(error, { outcome, providerId, uid: deployment.uid }));
         }
-        return deleteCreated(client, deployment, { registry, scheduler }).pipe(
-          switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))),
-        );
+        return deleteCreated(client, deployment, {
+          registry,
+          scheduler,
+          timeoutMs: options.cleanupTimeoutMs ?? DEFAULT_CLEANUP_TIMEOUT_MS,
+        }).pipe(switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))));
       }),
       abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
     );
