@@ -54,7 +54,10 @@ export function errorRecord(error: unknown): Record<string, unknown> {
 function errorFields(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { type: 'error', name: 'Error', message: String(error) };
   const record: Record<string, unknown> = { type: 'error', name: error.name, message: error.message };
-  if (error instanceof InvalidSpecError) record['issues'] = error.issues;
+  if (error instanceof InvalidSpecError) {
+    record['issues'] = error.issues;
+    if (error.omittedIssues > 0) record['omittedIssues'] = error.omittedIssues;
+  }
   if (error instanceof RolloutFailedError)
     Object.assign(record, { reason: error.reason, detail: error.detail, pod: error.pod, container: error.container });
   if (error instanceof RolloutTimeoutError)
