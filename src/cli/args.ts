@@ -8,9 +8,8 @@ import { FILE_RULE, readRegularFile } from '../kube/read-file.js';
 import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
 import { parseDuration } from './duration.js';
 import { InvalidSpecError, UsageError, type SpecIssue } from '../errors.js';
-import { DURATION_RULES, durationProblem, progressDeadlineProblem, type DurationRule } from '../spec/duration.js';
-import { dns1123LabelProblem } from '../spec/names.js';
-import { parseFlags } from './commands/cluster-flags.js';
+import { DURATION_RULES, progressDeadlineProblem, type DurationRule } from '../spec/duration.js';
+import { apiOptionsFrom, durationFlag, parseFlags } from './commands/cluster-flags.js';
 
 /** Where each spec value came from: a flag, or the spec file. */
 export interface InputSources {
@@ -162,26 +161,9 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   }
   const output = flags.output ?? 'text';
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
-  const requestTimeoutMs =
-    flags['request-timeout'] !== undefined
-      ? duration('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
-      : undefined;
-  for (const flag of ['kubeconfig', 'context', 'namespace'] as const) {
-    if (flags[flag] === '') throw new UsageError(`--${flag} must not be empty`);
-  }
-  if (flags.namespace !== undefined) {
-    const problem = dns1123LabelProblem(flags.namespace);
-    if (problem) throw new UsageError(`--namespace ${problem}`);
-  }
 
   return {
-    api: {
-      ...(flags.kubeconfig !== undefined ? { kubeconfigPath: flags.kubeconfig } : {}),
-      ...(flags.context !== undefined ? { context: flags.context } : {}),
-      ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
-      ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
-      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
-    },
+    api: apiOptionsFrom(flags),
     spec,
     sources: { fromFlags, envFromFlags, ...(specFile !== undefined ? { specFile } : {}) },
     timeoutMs: flags.timeout !== undefined ? duration('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
@@ -194,11 +176,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
 
 /** The flag's text as milliseconds, under the same rule as the library option it sets. */
 export function duration(flag: string, text: string, rule: DurationRule): number {
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
-  const problem = durationProblem(ms, rule);
-  if (problem) throw new UsageError(`${flag} ${problem}`);
-  return ms;
+  return durationFlag(flag, text, rule);
 }
 
 function progressDeadline(text: string): number {
@@ -271,7 +249,10 @@ function readSpecFile(path: string, readStdin: () => string): Record<string, unk
  * `--env NAME`, `--arg #2`) or the spec file field (`--spec-file field memoryMb`).
  */
 export function withFlags(error: InvalidSpecError, sources: InputSources): InvalidSpecError {
-  return new InvalidSpecError(error.issues.map((issue) => ({ ...issue, flag: flagFor(issue, sources) })));
+  return new InvalidSpecError(
+    error.issues.map((issue) => ({ ...issue, flag: flagFor(issue, sources) })),
+    error.omittedIssues,
+  );
 }
 
 function flagFor(issue: SpecIssue, sources: InputSources): string {

@@ -298,7 +298,12 @@ function apiItem(
     return { ...base, status: 'pass', message: `Kubernetes ${version} answers at ${context.server}`, serverVersion: version };
   }
   if (outcome.kind === 'timeout')
-    return { ...base, status: 'fail', message: `${context.server} gave no answer within ${context.timeoutMs} ms` };
+    return {
+      ...base,
+      status: 'fail',
+      message: `${context.server} gave no answer within ${context.timeoutMs} ms`,
+      error: 'DiscoveryTimeoutError',
+    };
   const error = outcome.error;
   if (rootCause?.item === 'tls') return { ...base, status: 'skip', message: `no TLS connection to ${context.server} (see tls)` };
   if (rootCause?.item === 'api') return { ...base, status: 'fail', message: errorMessage(error), error: errorName(error) };

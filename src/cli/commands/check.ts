@@ -3,7 +3,7 @@ import { check, DEFAULT_CHECK_TIMEOUT_MS } from '../../cluster/check.js';
 import type { CheckReport } from '../../cluster/check-report.js';
 import { OPERATION_NAMES, type OperationName } from '../../cluster/permissions.js';
 import { InvalidSpecError, UsageError } from '../../errors.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, exitCodeForCheck } from '../exit-codes.js';
 import { formatTable } from '../table.js';
 import type { CliIo } from '../run.js';
 import {
@@ -34,8 +34,8 @@ Output:
   -o, --output text|json       json: the report as one JSON object
   -h, --help
 
-Exit codes: 0 every needed item passed (warnings allowed), 2 invalid flags,
-5 a needed item failed.`;
+Exit codes: 0 every needed item passed (warnings allowed), 2 invalid flags, 4 the API server
+gave no answer in time, 5 a needed item failed.`;
 
 export async function runCheck(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand('check', argv, io, async (output) => {
@@ -55,7 +55,7 @@ export async function runCheck(argv: readonly string[], io: CliIo): Promise<numb
     });
     if (output.json) output.value(report);
     else for (const line of formatCheckReport(report)) output.out(line);
-    return report.ok ? EXIT.ok : EXIT.apiError;
+    return exitCodeForCheck(report);
   });
 }
 

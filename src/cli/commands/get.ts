@@ -4,8 +4,17 @@ import { UsageError } from '../../errors.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import { list, type WorkloadSnapshot } from '../../workload/list.js';
 import { readStatus, type StatusReading } from '../../workload/status.js';
-import { apiOptionsFrom, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
-import { EXIT } from '../exit-codes.js';
+import {
+  apiOptionsFrom,
+  CLUSTER_FLAG_OPTIONS,
+  CLUSTER_FLAGS_USAGE,
+  durationFlag,
+  INSTANCE_FLAG_OPTION,
+  INSTANCE_FLAG_USAGE,
+  instanceFlag,
+  parseFlags,
+} from './cluster-flags.js';
+import { EXIT, exitCodeForStatus } from '../exit-codes.js';
 import type { CliIo } from '../run.js';
 import { runCommand } from './run-command.js';
 import { formatStatusTable } from '../status-format.js';
@@ -17,6 +26,7 @@ List the Manager workloads (Deployments carrying the ownership labels) of a name
 their status, or show one of them. PROVIDER_ID is namespace/name, or a name in the
 namespace of -n (default: the context's).
 
+${INSTANCE_FLAG_USAGE}
 ${CLUSTER_FLAGS_USAGE}
       --timeout DUR            bound on the whole read (default 30s)
 Output:
@@ -24,8 +34,9 @@ Output:
                                json: one object per line (Manager's snapshot shape)
   -h, --help
 
-Exit codes: 0 read (whatever the status, missing included), 2 invalid input, 5 API or
-kubeconfig error (one workload: its status is printed as unknown, with the reason), 130 interrupted.`;
+Exit codes: 0 read (whatever the status, missing included), 2 invalid input, 4 no answer from
+the API server in time, 5 API or kubeconfig error (one workload: its status is printed as
+unknown, with the reason), 130 interrupted.`;
 
 export async function runGet(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand('get', argv, io, async (output) => {
@@ -41,18 +52,23 @@ export async function runGet(argv: readonly string[], io: CliIo): Promise<number
     output.json = format === 'json';
     if (positionals.length > 1) throw new UsageError(`get takes at most one PROVIDER_ID (got ${positionals.length})`);
     const timeoutMs = values.timeout !== undefined ? durationFlag('--timeout', values.timeout) : undefined;
+    const instance = instanceFlag(values.instance);
     const [address] = positionals;
     const early = earlyAddress(address, values.namespace);
     const api = KubernetesApi.fromConfig(apiOptionsFrom(values));
     output.useClient(api);
-    const options = { ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(io.signal ? { signal: io.signal } : {}) };
+    const options = {
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
+      ...(instance !== undefined ? { instance } : {}),
+    };
 
     let snapshots: WorkloadSnapshot[];
     let code: number = EXIT.ok;
     if (address !== undefined) {
       const reading = await readStatus(api, early ?? workloadAddress(address, values.namespace, api.namespace), options);
       snapshots = [snapshotOf(reading)];
-      if (reading.status.state === 'unknown') code = EXIT.apiError;
+      code = exitCodeForStatus(reading.status);
     } else {
       snapshots = await list(api, options);
     }
@@ -64,7 +80,7 @@ export async function runGet(argv: readonly string[], io: CliIo): Promise<number
 }
 
 function parse(argv: readonly string[]) {
-  return parseFlags(argv, { ...CLUSTER_FLAG_OPTIONS, timeout: { type: 'string' } }, true);
+  return parseFlags(argv, { ...CLUSTER_FLAG_OPTIONS, ...INSTANCE_FLAG_OPTION, timeout: { type: 'string' } }, true);
 }
 
 function snapshotOf(reading: StatusReading): WorkloadSnapshot {

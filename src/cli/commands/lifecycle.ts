@@ -54,6 +54,7 @@ function operation$(api: KubernetesApi, parsed: LifecycleCommand, signal: AbortS
     timeoutMs: parsed.timeoutMs,
     ...(signal ? { signal } : {}),
     ...(parsed.containerId !== undefined ? { containerId: parsed.containerId } : {}),
+    ...(parsed.instance !== undefined ? { instance: parsed.instance } : {}),
   };
   switch (parsed.command) {
     case 'start':

@@ -9,8 +9,17 @@ import { readStatus } from '../../workload/status.js';
 import { status$ } from '../../workload/statuses.js';
 import { isoTime } from '../../rx/clock-time.js';
 import { asyncScheduler } from 'rxjs';
-import { apiOptionsFrom, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
-import { EXIT } from '../exit-codes.js';
+import {
+  apiOptionsFrom,
+  CLUSTER_FLAG_OPTIONS,
+  CLUSTER_FLAGS_USAGE,
+  durationFlag,
+  INSTANCE_FLAG_OPTION,
+  INSTANCE_FLAG_USAGE,
+  instanceFlag,
+  parseFlags,
+} from './cluster-flags.js';
+import { EXIT, exitCodeForStatus } from '../exit-codes.js';
 import type { CliIo } from '../run.js';
 import { runCommand } from './run-command.js';
 import { formatStatusLine } from '../status-format.js';
@@ -24,15 +33,16 @@ words. PROVIDER_ID is namespace/name, or a name in the namespace of -n.
 
   -w, --watch                  keep printing a line per change until interrupted (Ctrl-C)
       --container-id ID        Manager's container id: a Deployment with another one is "missing"
+${INSTANCE_FLAG_USAGE}
       --timeout DUR            bound on the read without --watch (default 30s)
 ${CLUSTER_FLAGS_USAGE}
 Output:
   -o, --output text|json       json: one status event per line
   -h, --help
 
-Exit codes: 0 read (whatever the status, missing included), 2 invalid input, 5 API or
-kubeconfig error (without --watch the status is printed as unknown, with the reason),
-130 interrupted (the way a --watch ends).`;
+Exit codes: 0 read (whatever the status, missing included), 2 invalid input, 4 no answer from
+the API server in time, 5 API or kubeconfig error (without --watch the status is printed as
+unknown, with the reason), 130 interrupted (the way a --watch ends).`;
 
 export async function runStatus(argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand('status', argv, io, async (output) => {
@@ -49,6 +59,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
       throw new UsageError('--timeout bounds a single read; --watch runs until interrupted');
     const timeoutMs = values.timeout !== undefined ? durationFlag('--timeout', values.timeout) : undefined;
     const containerId = containerIdOption(values['container-id']);
+    const instance = instanceFlag(values.instance);
     const early = earlyAddress(positionals[0], values.namespace);
     const api = KubernetesApi.fromConfig(apiOptionsFrom(values));
     output.useClient(api);
@@ -56,13 +67,14 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
     const print = (event: StatusEvent): void => (output.json ? output.value(event) : output.out(formatStatusLine(event)));
     const common = {
       ...(containerId !== undefined ? { containerId } : {}),
+      ...(instance !== undefined ? { instance } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
     };
 
     if (!values.watch) {
       const reading = await readStatus(api, providerId, { ...common, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
       print({ type: 'status', at: isoTime(asyncScheduler), ...reading });
-      return reading.status.state === 'unknown' ? EXIT.apiError : EXIT.ok;
+      return exitCodeForStatus(reading.status);
     }
     try {
       await new Promise<void>((resolve, reject) => {
@@ -82,6 +94,7 @@ function parse(argv: readonly string[]) {
     argv,
     {
       ...CLUSTER_FLAG_OPTIONS,
+      ...INSTANCE_FLAG_OPTION,
       watch: { type: 'boolean', short: 'w' },
       'container-id': { type: 'string' },
       timeout: { type: 'string' },
