@@ -15,7 +15,7 @@
 //     tokens, PEM bodies, base64 key data, credentials in URLs.
 // Each is replaced by `***`. A known value shorter than MIN_ANYWHERE is masked only where
 // it stands alone, so a short password does not mask every word containing it.
-import { KubeProvisionerError } from './errors.js';
+import { KubeProvisionerError } from './errors/base.js';
 
 export const MASK = '***';
 

@@ -2,14 +2,14 @@
 // The spec fields stay raw here: parseWorkloadSpec validates them all at once, on the same
 // path as a library caller's object, and its issues are then named by the flag (or the
 // spec file field) the value came from. Durations follow the library's one rule
-// (src/spec/duration.ts). Nothing is rounded, dropped or merged without a word.
+// (src/input/duration.ts). Nothing is rounded, dropped or merged without a word.
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { FILE_RULE, readRegularFile } from '../kube/read-file.js';
-import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
-import { parseDuration } from './duration.js';
-import { InvalidSpecError, UsageError, type SpecIssue } from '../errors.js';
-import { DURATION_RULES, progressDeadlineProblem, type DurationRule } from '../spec/duration.js';
-import { apiOptionsFrom, durationFlag, parseFlags } from './commands/cluster-flags.js';
+import { DEFAULT_TIMEOUT_MS } from '../workload/operation.js';
+import { durationFlag, parseDuration } from './duration.js';
+import { InvalidSpecError, UsageError, type SpecIssue } from '../errors/input.js';
+import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';
+import { apiOptionsFrom, parseFlags } from './commands/cluster-flags.js';
 
 /** Where each spec value came from: a flag, or the spec file. */
 export interface InputSources {
@@ -166,17 +166,12 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
     api: apiOptionsFrom(flags),
     spec,
     sources: { fromFlags, envFromFlags, ...(specFile !== undefined ? { specFile } : {}) },
-    timeoutMs: flags.timeout !== undefined ? duration('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
+    timeoutMs: flags.timeout !== undefined ? durationFlag('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
     ...(flags['progress-deadline'] !== undefined ? { progressDeadlineSeconds: progressDeadline(flags['progress-deadline']) } : {}),
     keepOnFailure: flags['keep-on-failure'] === true,
     output,
     ...(onDrift !== undefined ? { onDrift } : {}),
   };
-}
-
-/** The flag's text as milliseconds, under the same rule as the library option it sets. */
-export function duration(flag: string, text: string, rule: DurationRule): number {
-  return durationFlag(flag, text, rule);
 }
 
 function progressDeadline(text: string): number {

@@ -3,7 +3,7 @@
 // characters escaped so one event is one line, and JSON written as one safe line of masked
 // values. Errors end the same way for every command: a JSON error record with -o json, one
 // `error: ...` line, the usage hint for a usage error, and the exit code of its class.
-import { UsageError } from '../errors.js';
+import { UsageError } from '../errors/input.js';
 import { maskCredentials, maskOf, maskValueWith, type MaskText } from '../mask.js';
 import { escapeControlCharacters, jsonLine } from '../text.js';
 import { exitCodeFor } from './exit-codes.js';

@@ -1,7 +1,8 @@
 // `-f -` reads the spec from stdin: asynchronously, so that Ctrl-C still interrupts a
 // terminal nobody types into (a blocking read would hold the process past every signal),
 // and within the bound every file the CLI reads has.
-import { ProvisionAbortedError, UsageError } from '../errors.js';
+import { UsageError } from '../errors/input.js';
+import { ProvisionAbortedError } from '../errors/rollout.js';
 import { MAX_FILE_BYTES } from '../kube/read-file.js';
 
 export function readStdin(stream: NodeJS.ReadableStream, signal: AbortSignal | undefined, maxBytes = MAX_FILE_BYTES): Promise<string> {

@@ -20,15 +20,15 @@ import {
   defer,
   of,
   retry,
-  timer,
   type Observable,
   type SchedulerLike,
   type Subscription,
 } from 'rxjs';
-import { InvalidOptionError, InvalidSpecError } from '../errors.js';
+import { longTimer } from '../rx/long-timer.js';
+import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
 import type { KubernetesClient } from '../kube/client.js';
-import { formatProviderId, parseProviderId } from '../spec/provider-id.js';
-import { parseWorkloadSpec } from '../spec/workload-spec.js';
+import { formatProviderId, parseProviderId } from '../input/provider-id.js';
+import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { EventChannel } from '../sse/event-channel.js';
 import { errorForViewers, type ErrorForViewers } from '../sse/error-for-viewers.js';
 import { maskOf, maskValueWith, type MaskText } from '../mask.js';
@@ -190,7 +190,7 @@ export class LiveHub {
         retry({
           delay: (error: unknown) => {
             this.publish({ type: 'statuses-error', at: this.now(), error: errorForViewers(error, this.mask) });
-            return timer(STATUSES_RETRY_MS, this.scheduler);
+            return longTimer(STATUSES_RETRY_MS, this.scheduler);
           },
         }),
       )

@@ -2,7 +2,7 @@
 // an action outside the page's one namespace (403), a second operation on a workload that
 // has one running (409), more running operations or viewers than the page serves (429,
 // 503). Each says what to do instead; none names anything but the workload and the bound.
-import { KubeProvisionerError } from '../errors.js';
+import { KubeProvisionerError } from '../errors/base.js';
 
 /** The page serves one namespace (and one Manager installation, when it has an instance). */
 export class OtherNamespaceError extends KubeProvisionerError {

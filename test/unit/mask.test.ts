@@ -3,7 +3,8 @@
 // secrets is credential-values.ts. Pure functions, no I/O; the end-to-end checks (CLI,
 // library, events, the page) are in credential-matrix.test.ts.
 import { describe, expect, it } from 'vitest';
-import { KubeProvisionerError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors.js';
+import { KubeProvisionerError } from '../../src/errors/base.js';
+import { RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { credentialValues, execArgumentSecrets, preparedCredentials } from '../../src/kube/credential-values.js';
 import { MASK, Masker, maskCredentials, maskErrorWith } from '../../src/mask.js';
 

@@ -1,7 +1,8 @@
 // Control-character escaping: one event, one line. Pure functions; the masking of
 // credentials is in mask.test.ts, the end-to-end checks in credential-matrix.test.ts.
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError, UnknownContextError } from '../../src/errors.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
+import { UnknownContextError } from '../../src/errors/kubeconfig.js';
 import { escapeControlCharacters, jsonLine, oneLine } from '../../src/text.js';
 
 describe('control characters', () => {

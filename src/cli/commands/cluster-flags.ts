@@ -2,10 +2,10 @@
 // cluster and namespace, how long a request may take, and the output format.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
-import { UsageError } from '../../errors.js';
-import { parseDuration } from '../duration.js';
-import { DURATION_RULES, durationProblem, type DurationRule } from '../../spec/duration.js';
-import { dns1123LabelProblem, labelValueProblem } from '../../spec/names.js';
+import { UsageError } from '../../errors/input.js';
+import { durationFlag } from '../duration.js';
+import { DURATION_RULES } from '../../input/duration.js';
+import { instanceProblem, namespaceProblem } from '../../input/fields.js';
 
 type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 type ParsedFlags<T extends FlagOptions> = ReturnType<
@@ -72,7 +72,7 @@ export const INSTANCE_FLAG_USAGE =
 /** The --instance value, checked: a label value, or undefined when not given. */
 export function instanceFlag(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const problem = labelValueProblem(value);
+  const problem = instanceProblem(value);
   if (problem) throw new UsageError(`--instance ${problem}`);
   return value;
 }
@@ -92,15 +92,18 @@ export interface ClusterFlags {
   readonly 'request-timeout'?: string | undefined;
 }
 
+/** -n/--namespace by the namespace rule (src/input/fields.ts), as a usage error naming the flag. */
+export function namespaceFlag(value: string | undefined): void {
+  const problem = value === undefined ? undefined : namespaceProblem(value);
+  if (problem) throw new UsageError(`--namespace ${problem}`);
+}
+
 /** The cluster flags as KubernetesApi options, each checked the same way for every command. */
 export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
   for (const flag of ['kubeconfig', 'context', 'namespace'] as const) {
     if (flags[flag] === '') throw new UsageError(`--${flag} must not be empty`);
   }
-  if (flags.namespace !== undefined) {
-    const problem = dns1123LabelProblem(flags.namespace);
-    if (problem) throw new UsageError(`--namespace ${problem}`);
-  }
+  namespaceFlag(flags.namespace);
   const requestTimeoutMs =
     flags['request-timeout'] !== undefined
       ? durationFlag('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
@@ -114,13 +117,7 @@ export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
   };
 }
 
-export function durationFlag(flag: string, text: string, rule: DurationRule = DURATION_RULES.readTimeoutMs): number {
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
-  const problem = durationProblem(ms, rule);
-  if (problem) throw new UsageError(`${flag} ${problem}`);
-  return ms;
-}
+export { durationFlag };
 
 export function outputFlag(value: string | undefined): 'text' | 'json' {
   const output = value ?? 'text';
@@ -134,4 +131,13 @@ export function resourceFlags(cpus: string | undefined, memoryMb: string | undef
   if (cpus === undefined || memoryMb === undefined) throw new UsageError('--cpus and --memory-mb go together: give both or neither');
   const number = (text: string): number | string => (/^\s*-?(\d+(\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : text);
   return { cpus: number(cpus), memoryMb: number(memoryMb) };
+}
+
+/** Whether argv asks for JSON output, read before parsing so that a usage error is JSON too. */
+export function asksForJson(argv: readonly string[]): boolean {
+  return (
+    argv.some((arg, i) => (arg === '-o' || arg === '--output') && argv[i + 1] === 'json') ||
+    argv.includes('--output=json') ||
+    argv.includes('-ojson')
+  );
 }

@@ -11,7 +11,7 @@ import { restart$ } from '../../workload/restart.js';
 import { start$ } from '../../workload/start.js';
 import { stop$ } from '../../workload/stop.js';
 import { EXIT } from '../exit-codes.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import { runCommand } from './run-command.js';
 import { lifecycleUsage, parseLifecycleArgs, type LifecycleCommand, type LifecycleCommandName } from './lifecycle-args.js';
 

@@ -1,7 +1,7 @@
 // What every command shares: its output (masked, one line per event: output.ts), and its
 // errors printed one way with the exit code of their class.
 import { Output, asksForJson } from '../output.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 
 export async function runCommand(
   name: string,

@@ -1,5 +1,5 @@
 // `kube-provision ui`: the live page for one namespace on 127.0.0.1, until interrupted.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import type { UiBackend } from '../../ui/backend.js';
 import { libraryBackend } from '../../ui/library-backend.js';
@@ -7,7 +7,7 @@ import { LiveHub } from '../../ui/live-hub.js';
 import { DEFAULT_UI_PORT, startUiServer } from '../../ui/server.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import { apiOptionsFrom, INSTANCE_FLAG_OPTION, INSTANCE_FLAG_USAGE, instanceFlag, parseFlags } from './cluster-flags.js';
 
 export const UI_USAGE = `Usage: kube-provision ui [flags]
