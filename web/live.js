@@ -147,9 +147,10 @@ function render() {
   for (const providerId of state.dirtyRows) renderRow(tbody, providerId);
   state.dirtyRows.clear();
   document.getElementById('workload-count').textContent = String(state.statuses.size);
-  // "No workloads" only once the cluster has answered: an unreachable one has nothing to say.
+  // "No workloads" only once the server's state has arrived and the cluster has answered
+  // (or the server cannot tell): an unreachable one has nothing to say.
   document.getElementById('no-workloads').hidden =
-    state.statuses.size > 0 || (state.cluster !== null && state.cluster.state !== 'connected');
+    state.statuses.size > 0 || state.snapshots === 0 || (state.cluster !== null && state.cluster.state !== 'connected');
   document.getElementById('no-operations').hidden = state.operations.size > 0;
   document.body.dataset.lastEventId = state.lastEventId ?? '';
   document.body.dataset.appliedEvents = String(state.applied);

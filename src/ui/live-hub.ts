@@ -332,7 +332,9 @@ export class LiveHub {
   }
 
   private onConnection(connection: ClusterConnection): void {
-    const masked = maskValueWith(connection, this.mask);
+    // The state is ours (one of three words); only the client's message is relayed text.
+    const masked: ClusterConnection =
+      connection.message === undefined ? { state: connection.state } : { state: connection.state, message: this.mask(connection.message) };
     if (this.connection?.state === masked.state && this.connection.message === masked.message) return;
     this.connection = masked;
     this.publish({ type: 'connection', at: this.now(), ...masked });
