@@ -70,8 +70,15 @@ function kubeconfig(name: string, parts: Parts = {}): string {
   return path;
 }
 
+/** For the README's hostile-input table: the built CLI runs on hostile paths, the slowest, and how many hung. */
+const figures = { cliRuns: 0, slowestMs: 0, hung: 0 };
+afterAll(() => console.log(`[reliability] files: ${JSON.stringify(figures)}`));
+
 async function cli(args: readonly string[]): Promise<ProcessRun> {
   const run = await runNode([CLI, ...args], { killAfterMs: HUNG_AFTER_MS });
+  figures.cliRuns += 1;
+  figures.slowestMs = Math.max(figures.slowestMs, Math.round(run.ms));
+  if (run.code === null) figures.hung += 1;
   expect(run.code, `kube-provision ${args.join(' ')} did not end on its own (killed after ${HUNG_AFTER_MS} ms)`).not.toBeNull();
   return run;
 }
