@@ -29,7 +29,8 @@ export const DEFAULT_MAX_VIEWERS = 64;
 
 /**
  * The page's files ship in the package's web/ folder, at the package root: the folder of
- * the package.json nearest above this code, which must be kube-provisioner's own (any other
+ * the named package.json nearest above this code (a nameless one, such as dist/package.json
+ * that sets the module type, is passed), which must be kube-provisioner's own (any other
  * web/ folder, an ancestor's included, is never served). This code runs from src/ui (tests
  * and tsx), from dist/bundle.js or from dist/cli/kube-provision.js (the CommonJS bundles,
  * where import.meta.url is the bundle file's URL: see scripts/build.ts).
@@ -45,9 +46,12 @@ export function webDir(from: string = dirname(fileURLToPath(import.meta.url))): 
       } catch {
         throw missing();
       }
-      const candidate = join(directory, 'web');
-      if (name !== 'kube-provisioner' || !existsSync(join(candidate, 'index.html'))) throw missing();
-      return candidate;
+      // A nameless one only sets the module type of its folder (dist/package.json): climb on.
+      if (name !== undefined) {
+        const candidate = join(directory, 'web');
+        if (name !== 'kube-provisioner' || !existsSync(join(candidate, 'index.html'))) throw missing();
+        return candidate;
+      }
     }
     if (dirname(directory) === directory) throw missing();
   }

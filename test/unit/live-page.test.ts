@@ -14,6 +14,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import type { ClusterConnection, LifecycleOperation, OperationEvent, UiBackend, WorkloadStatusEvent } from '../../src/ui/backend.js';
 import { libraryBackend } from '../../src/ui/library-backend.js';
+import { unreachableKubeconfig } from '../support/unreachable-kubeconfig.js';
 import { LiveHub } from '../../src/ui/live-hub.js';
 import { ACTION_HEADER, allowedHostsFor, startUiServer, webDir, type UiServer } from '../../src/ui/server.js';
 import { FakeKubernetes } from '../support/fake-kube.js';
@@ -201,20 +202,8 @@ describe('a cluster that cannot be reached is shown as such', () => {
   });
 
   it('the state is never masked: a token that starts like a word the message holds hides the word, not the state', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kp-page-'));
-    const kubeconfigPath = join(dir, 'config');
-    writeFileSync(
-      kubeconfigPath,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        'current-context: c',
-        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
-        // 16+ characters: an echo of its first 10 ("unreachabl") counts as the token, cut short.
-        'users: [{name: u, user: {token: unreachable-token-0123}}]',
-        `contexts: [{name: c, context: {cluster: c, user: u, namespace: ${NS}}}]`,
-      ].join('\n'),
-    );
+    // 16+ characters: an echo of its first 10 ("unreachabl") counts as the token, cut short.
+    const { path: kubeconfigPath } = unreachableKubeconfig({ token: 'unreachable-token-0123', namespace: NS });
     const connection = new Subject<ClusterConnection>();
     const api = KubernetesApi.fromConfig({ kubeconfigPath });
     const hub = new LiveHub({ api, namespace: NS, backend: { statuses$: () => NEVER, connection$: () => connection } });
@@ -230,19 +219,7 @@ describe('a cluster that cannot be reached is shown as such', () => {
   });
 
   it('the library backend against a closed port: unreachable within seconds, in the client words', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kp-page-'));
-    const kubeconfigPath = join(dir, 'config');
-    writeFileSync(
-      kubeconfigPath,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        'current-context: c',
-        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
-        'users: [{name: u, user: {token: closed-port-token}}]',
-        `contexts: [{name: c, context: {cluster: c, user: u, namespace: ${NS}}}]`,
-      ].join('\n'),
-    );
+    const { path: kubeconfigPath } = unreachableKubeconfig({ token: 'closed-port-token', namespace: NS });
     const api = KubernetesApi.fromConfig({ kubeconfigPath });
     const hub = new LiveHub({ api, namespace: NS, backend: libraryBackend() });
     try {
@@ -318,5 +295,13 @@ describe("webDir(): the package's own web/ folder only", () => {
     expect(() => webDir(loose)).toThrow(/web\/ folder .* is missing/);
     // Ours: the package root's web/.
     expect(webDir()).toBe(join(import.meta.dirname, '..', '..', 'web'));
+    // From the built code: dist/package.json (a nameless module-type marker) is passed, the package's is used.
+    const built = join(root, 'pkg', 'dist', 'cli');
+    mkdirSync(built, { recursive: true });
+    mkdirSync(join(root, 'pkg', 'web'));
+    writeFileSync(join(root, 'pkg', 'web', 'index.html'), '<p>ours</p>');
+    writeFileSync(join(root, 'pkg', 'package.json'), JSON.stringify({ name: 'kube-provisioner' }));
+    writeFileSync(join(root, 'pkg', 'dist', 'package.json'), JSON.stringify({ type: 'commonjs' }));
+    expect(webDir(built)).toBe(join(root, 'pkg', 'web'));
   });
 });
