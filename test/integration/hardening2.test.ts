@@ -6,7 +6,7 @@
 //   - an exec plugin that fails printing a token on stderr: no command relays the token;
 //   - `--instance` on every command: a workload created with an instance is missing to a
 //     command without it, and reachable (status, stop, start, delete) with it.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -15,6 +15,7 @@ import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { INSTANCE_LABEL } from '../../src/input/labels.js';
 import { list } from '../../src/workload/list.js';
 import { clusterEnv } from '../support/cluster-env.js';
+import { writeExecKubeconfig } from '../support/exec-kubeconfig.js';
 import { createNamespace, kubectl, kubectlJson, uniqueName } from '../support/kube.js';
 import { runNode, type ProcessRun } from '../support/run-process.js';
 
@@ -33,36 +34,7 @@ function cli(args: readonly string[], kubeconfig = clusterEnv().kubeconfigPath):
 
 /** The admin's cluster, with a user whose credentials an exec plugin prints (node running `script`, then `args`). */
 function execKubeconfig(name: string, script: string, args: readonly string[]): string {
-  const admin = new KubeConfig();
-  admin.loadFromFile(clusterEnv().kubeconfigPath);
-  const cluster = admin.getCurrentCluster()!;
-  const ca = cluster.caData ?? readFileSync(cluster.caFile!).toString('base64');
-  const path = join(dir, `${name}.yaml`);
-  writeFileSync(
-    path,
-    `apiVersion: v1
-kind: Config
-current-context: eks
-clusters:
-- name: team
-  cluster:
-    server: ${cluster.server}
-    certificate-authority-data: ${ca}
-contexts:
-- name: eks
-  context: { cluster: team, user: eks-user, namespace: ${namespace} }
-users:
-- name: eks-user
-  user:
-    exec:
-      apiVersion: client.authentication.k8s.io/v1
-      command: ${JSON.stringify(process.execPath)}
-      args: ${JSON.stringify([join(dir, script), ...args])}
-      env: [{ name: TOKEN_FILE, value: ${JSON.stringify(join(dir, 'token'))} }]
-      interactiveMode: Never
-`,
-  );
-  return path;
+  return writeExecKubeconfig(join(dir, `${name}.yaml`), { namespace, args: [join(dir, script), ...args], tokenFile: join(dir, 'token') });
 }
 
 beforeAll(() => {

@@ -3,9 +3,8 @@
 // against the real control plane: the UI server, its LiveHub and the page's script as they
 // ship. Statuses come from the library's statuses$; operations are the real provision$
 // (the action-button test uses recording stand-ins, so it checks the page's wiring only).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppsV1Api, KubeConfig, type V1Deployment as ClientNodeDeployment } from '@kubernetes/client-node';
 import type { Browser, Page } from 'playwright-core';
@@ -20,6 +19,7 @@ import { startUiServer, type UiServer } from '../../src/ui/server.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { libraryBackend } from '../../src/ui/library-backend.js';
 import { launchBrowser } from '../support/browser.js';
+import { unreachableKubeconfig } from '../support/unreachable-kubeconfig.js';
 import { clusterEnv } from '../support/cluster-env.js';
 
 const kubeConfig = new KubeConfig();
@@ -99,20 +99,7 @@ afterAll(async () => {
 
 describe('live page: a cluster that cannot be reached (issue 26, item 9)', () => {
   it('says so in the client words within seconds, and never "live" nor "No managed workloads"', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'kp-ui-unreachable-'));
-    const kubeconfigPath = join(dir, 'config');
-    writeFileSync(
-      kubeconfigPath,
-      [
-        'apiVersion: v1',
-        'kind: Config',
-        'current-context: c',
-        // Port 1 on loopback: nothing listens, every connection is refused.
-        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
-        'users: [{name: u, user: {token: kq7ZtW2xVb9LmN4pRs8e}}]',
-        'contexts: [{name: c, context: {cluster: c, user: u, namespace: nowhere}}]',
-      ].join('\n'),
-    );
+    const { dir, path: kubeconfigPath } = unreachableKubeconfig({ token: 'kq7ZtW2xVb9LmN4pRs8e', namespace: 'nowhere' });
     const api = KubernetesApi.fromConfig({ kubeconfigPath });
     const hub = new LiveHub({ api, namespace: 'nowhere', backend: libraryBackend() });
     const server = await startUiServer({ hub, port: 0 });
