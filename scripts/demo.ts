@@ -25,8 +25,6 @@ import type { OperationEvent } from '../src/ui/backend.js';
 import { libraryBackend } from '../src/ui/library-backend.js';
 import { LiveHub } from '../src/ui/live-hub.js';
 import { startUiServer } from '../src/ui/server.js';
-// STAND-IN until the library's statuses$ (lifecycle issue) is merged: then drop this import
-// and the override below, and libraryBackend() alone serves the page.
 
 const withUi = process.argv.includes('--ui');
 const onRealNode = process.argv.includes('--real-node');

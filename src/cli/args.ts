@@ -3,13 +3,13 @@
 // path as a library caller's object, and its issues are then named by the flag (or the
 // spec file field) the value came from. Durations follow the library's one rule
 // (src/input/duration.ts). Nothing is rounded, dropped or merged without a word.
-import { readFileSync } from 'node:fs';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
+import { FILE_RULE, readRegularFile } from '../kube/read-file.js';
 import { DEFAULT_TIMEOUT_MS } from '../workload/operation.js';
 import { durationFlag, parseDuration } from './duration.js';
 import { InvalidSpecError, UsageError, type SpecIssue } from '../errors/input.js';
 import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';
-import { namespaceFlag, parseFlags } from './commands/cluster-flags.js';
+import { apiOptionsFrom, parseFlags } from './commands/cluster-flags.js';
 
 /** Where each spec value came from: a flag, or the spec file. */
 export interface InputSources {
@@ -99,35 +99,49 @@ Output:
 Exit codes: 0 ready, 2 invalid input, 3 rollout failed, 4 timeout, 5 API or kubeconfig error,
 6 conflict (name taken by another container, or drift), 130 interrupted.`;
 
-export function parseCreateArgs(argv: readonly string[], readStdin: () => string = () => readFileSync(0, 'utf8')): CreateCommand | 'help' {
-  const parsed = parseFlags(argv, {
-    'container-id': { type: 'string' },
-    'node-id': { type: 'string' },
-    hostname: { type: 'string' },
-    image: { type: 'string' },
-    cpus: { type: 'string' },
-    'memory-mb': { type: 'string' },
-    env: { type: 'string', multiple: true },
-    entrypoint: { type: 'string' },
-    arg: { type: 'string', multiple: true },
-    instance: { type: 'string' },
-    'storage-gb': { type: 'string' },
-    'storage-class': { type: 'string' },
-    persist: { type: 'string', multiple: true },
-    'storage-seed': { type: 'string' },
-    'spec-file': { type: 'string', short: 'f' },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    namespace: { type: 'string', short: 'n' },
-    'insecure-skip-tls-verify': { type: 'boolean' },
-    'request-timeout': { type: 'string' },
-    timeout: { type: 'string' },
-    'progress-deadline': { type: 'string' },
-    'on-drift': { type: 'string' },
-    'keep-on-failure': { type: 'boolean' },
-    output: { type: 'string', short: 'o' },
-    help: { type: 'boolean', short: 'h' },
-  });
+const CREATE_FLAG_OPTIONS = {
+  'container-id': { type: 'string' },
+  'node-id': { type: 'string' },
+  hostname: { type: 'string' },
+  image: { type: 'string' },
+  cpus: { type: 'string' },
+  'memory-mb': { type: 'string' },
+  env: { type: 'string', multiple: true },
+  entrypoint: { type: 'string' },
+  arg: { type: 'string', multiple: true },
+  instance: { type: 'string' },
+  'storage-gb': { type: 'string' },
+  'storage-class': { type: 'string' },
+  persist: { type: 'string', multiple: true },
+  'storage-seed': { type: 'string' },
+  'spec-file': { type: 'string', short: 'f' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+  'insecure-skip-tls-verify': { type: 'boolean' },
+  'request-timeout': { type: 'string' },
+  timeout: { type: 'string' },
+  'progress-deadline': { type: 'string' },
+  'on-drift': { type: 'string' },
+  'keep-on-failure': { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * The spec file is stdin (`-f -`): the caller reads it first, without blocking the process
+ * (runCli does), and hands the text to parseCreateArgs.
+ */
+export function specFromStdin(argv: readonly string[]): boolean {
+  try {
+    return parseFlags(argv, CREATE_FLAG_OPTIONS).values['spec-file'] === '-';
+  } catch {
+    return false; // parseCreateArgs reports the flags' problem
+  }
+}
+
+export function parseCreateArgs(argv: readonly string[], readStdin: () => string = noStdin): CreateCommand | 'help' {
+  const parsed = parseFlags(argv, CREATE_FLAG_OPTIONS);
   const flags = parsed.values;
   if (flags.help) return 'help';
 
@@ -166,23 +180,9 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   }
   const output = flags.output ?? 'text';
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
-  const requestTimeoutMs =
-    flags['request-timeout'] !== undefined
-      ? durationFlag('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
-      : undefined;
-  for (const flag of ['kubeconfig', 'context', 'namespace'] as const) {
-    if (flags[flag] === '') throw new UsageError(`--${flag} must not be empty`);
-  }
-  namespaceFlag(flags.namespace);
 
   return {
-    api: {
-      ...(flags.kubeconfig !== undefined ? { kubeconfigPath: flags.kubeconfig } : {}),
-      ...(flags.context !== undefined ? { context: flags.context } : {}),
-      ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
-      ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
-      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
-    },
+    api: apiOptionsFrom(flags),
     spec,
     sources: { fromFlags, envFromFlags, ...(specFile !== undefined ? { specFile } : {}) },
     timeoutMs: flags.timeout !== undefined ? durationFlag('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
@@ -263,12 +263,19 @@ export function numberOrText(text: string | undefined): number | string | undefi
   return /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : text;
 }
 
+function noStdin(): never {
+  throw new UsageError('--spec-file - reads stdin, which was not read');
+}
+
 function readSpecFile(path: string, readStdin: () => string): Record<string, unknown> {
   let text: string;
-  try {
-    text = path === '-' ? readStdin() : readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--spec-file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  if (path === '-') {
+    text = readStdin();
+  } else {
+    const file = readRegularFile(path);
+    if (!file.ok)
+      throw new UsageError(`--spec-file ${path} ${file.problem}${file.code === undefined ? `: a spec file must be ${FILE_RULE}` : ''}`);
+    text = file.bytes.toString('utf8');
   }
   let value: unknown;
   try {
@@ -285,7 +292,10 @@ function readSpecFile(path: string, readStdin: () => string): Record<string, unk
  * `--env NAME`, `--arg #2`) or the spec file field (`--spec-file field memoryMb`).
  */
 export function withFlags(error: InvalidSpecError, sources: InputSources): InvalidSpecError {
-  return new InvalidSpecError(error.issues.map((issue) => ({ ...issue, flag: flagFor(issue, sources) })));
+  return new InvalidSpecError(
+    error.issues.map((issue) => ({ ...issue, flag: flagFor(issue, sources) })),
+    error.omittedIssues,
+  );
 }
 
 function flagFor(issue: SpecIssue, sources: InputSources): string {

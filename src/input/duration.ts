@@ -38,6 +38,8 @@ export const DURATION_RULES = {
   inactivityMs: { min: 1 },
   /** Informers: restart delays. */
   backoffMs: { min: 1 },
+  /** provision(): the deletion after a failure; 0 sends the delete and waits for nothing. Always bounded. */
+  cleanupTimeoutMs: { min: 0 },
 } as const satisfies Record<string, DurationRule>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;

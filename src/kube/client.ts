@@ -122,6 +122,11 @@ export interface KubernetesClient {
   readPodLog?(namespace: string, name: string, params: PodLogParams, options?: RequestOptions): Promise<string>;
   /** Where this client's settings came from, for reports; never a credential. Absent on fakes. */
   readonly connection?: ConnectionInfo;
+  /**
+   * Masks this client's credentials (and every credential shape) in text. The operations
+   * mask every event and error they emit with it; without it (a fake), the shapes alone.
+   */
+  scrub?(text: string): string;
 }
 
 export interface PodLogParams {

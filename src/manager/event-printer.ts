@@ -2,7 +2,8 @@
 // job writes and streams them to the browser, so each event is written as ONE complete
 // line in ONE write: a stored chunk then holds whole lines, never half of one. Lines for
 // people by default (the same words as the kube-provision CLI); JSON lines on request.
-import { InvalidOptionError, clockTime, describeEvent, escapeControlCharacters } from '../index.js';
+// Every line is masked (credential shapes): a provider's step may relay what a node said.
+import { InvalidOptionError, clockTime, describeEvent, escapeControlCharacters, maskCredentials } from '../index.js';
 import type { CreateFlowEvent } from './create-flow.js';
 
 export interface EventPrinterOptions {
@@ -23,7 +24,7 @@ export interface EventPrinterOptions {
  */
 export function eventPrinter(options: EventPrinterOptions = {}): (event: CreateFlowEvent) => void {
   const write = options.write ?? ((line: string) => void process.stdout.write(line));
-  if (options.output === 'json') return (event) => write(`${JSON.stringify(event)}\n`);
+  if (options.output === 'json') return (event) => write(`${JSON.stringify(maskCredentials(event))}\n`);
   if (options.output !== undefined && options.output !== 'text') {
     throw new InvalidOptionError('output', `eventPrinter output must be "text" or "json", not ${JSON.stringify(options.output)}`);
   }
@@ -32,7 +33,7 @@ export function eventPrinter(options: EventPrinterOptions = {}): (event: CreateF
     const words = describeFlowEvent(event);
     if (words === previous) return;
     previous = words;
-    write(`${clockTime(event.at)} ${words}\n`);
+    write(`${clockTime(event.at)} ${maskCredentials(words)}\n`);
   };
 }
 

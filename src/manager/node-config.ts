@@ -54,6 +54,10 @@ export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
   }
   if (byToken) {
     if (typeof apiUrl !== 'string') issues.push({ field: 'apiUrl', message: 'must be a string (the API server URL)' });
+    else {
+      const problem = apiUrlProblem(apiUrl);
+      if (problem) issues.push({ field: 'apiUrl', message: problem });
+    }
     if (isSet(kubeContext)) issues.push({ field: 'kubeContext', message: 'applies only with kubeconfigPath' });
     if (!isSet(secret)) {
       issues.push({ field: 'secret', message: 'is missing: apiUrl needs the bearer token (a ServiceAccount token) in secret' });
@@ -112,6 +116,18 @@ function kubeconfigPathProblem(path: unknown): string | undefined {
   if (CONTROL_CHARACTER.test(path)) return 'must not contain control characters';
   if (path.length > MAX_PATH_LENGTH) return `must be at most ${MAX_PATH_LENGTH} characters`;
   if (!isAbsolute(path)) return "must be an absolute path (Manager's working directory is no stable base; ~ is not expanded)";
+  return undefined;
+}
+
+/** A URL that cannot be one, or that carries credentials (they belong in `secret`); never quoted back. */
+function apiUrlProblem(apiUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    return 'must be an absolute URL such as https://10.0.0.1:6443';
+  }
+  if (url.username || url.password) return 'must not hold credentials (user:password@): put the bearer token in secret';
   return undefined;
 }
 

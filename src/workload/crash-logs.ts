@@ -7,7 +7,7 @@
 //
 // Bounded: the last LOG_TAIL_LINES lines, at most LOG_LIMIT_BYTES read, each line cut to
 // MAX_LOG_LINE_CHARS, one read per crash (the caller's, by the crash's key), and each read
-// within LOG_READ_TIMEOUT_MS. Scrubbed: the transport masks the client's credentials, and
+// within LOG_READ_TIMEOUT_MS. Masked: the transport masks the client's credentials, and
 // the values of the container's env vars whose names say they hold a secret are masked
 // here (from the Deployment as written, or read for the purpose: the informers' cache
 // keeps no env). One line per log line (control characters escaped). A log that cannot be read
@@ -17,7 +17,7 @@ import { catchError, concatMap, map, of, timeout, type Observable, type Schedule
 
 import type { KubernetesClient } from '../kube/client.js';
 import type { V1Deployment } from '../kube/objects.js';
-import { Scrubber } from '../kube/scrub.js';
+import { Masker } from '../mask.js';
 import type { CrashLogReader, CrashRef } from '../rollout/crash-lines.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { oneLine } from '../text.js';
@@ -57,7 +57,7 @@ export function crashLogReader(
 ): CrashLogReader | undefined {
   const readPodLog = client.readPodLog?.bind(client);
   if (readPodLog === undefined) return undefined;
-  const mask$ = (cached: V1Deployment): Observable<Scrubber> =>
+  const mask$ = (cached: V1Deployment): Observable<Masker> =>
     written !== undefined
       ? of(secretMask(written))
       : fromAbortable((signal) => client.read('deployments', namespace, cached.metadata?.name ?? '', { signal })).pipe(
@@ -75,24 +75,24 @@ function readLastLines(
   readPodLog: NonNullable<KubernetesClient['readPodLog']>,
   namespace: string,
   crash: CrashRef,
-  secrets: Scrubber,
+  secrets: Masker,
 ): Observable<readonly string[]> {
   const params = { container: crash.container, tailLines: LOG_TAIL_LINES, limitBytes: LOG_LIMIT_BYTES };
   return fromAbortable((signal) => readPodLog(namespace, crash.pod, params, { signal })).pipe(map((text) => logLines(text, secrets)));
 }
 
 /** The text's last lines, each masked, on one line and cut to MAX_LOG_LINE_CHARS. */
-export function logLines(text: string, secrets: Scrubber): readonly string[] {
+export function logLines(text: string, secrets: Masker): readonly string[] {
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
   return lines.slice(-LOG_TAIL_LINES).map((line) => {
-    const safe = oneLine(secrets.size > 0 ? secrets.scrub(line) : line);
+    const safe = oneLine(secrets.mask(line));
     return safe.length > MAX_LOG_LINE_CHARS ? `${safe.slice(0, MAX_LOG_LINE_CHARS - 1)}…` : safe;
   });
 }
 
 /** The values of the workload container's env vars named like secrets (PASSWORD, API_TOKEN, ...). */
-export function secretMask(deployment: V1Deployment | undefined): Scrubber {
+export function secretMask(deployment: V1Deployment | undefined): Masker {
   const env = (deployment && workloadContainer(deployment)?.env) ?? [];
-  return new Scrubber(env.filter((variable) => SECRET_NAME.test(variable.name)).map((variable) => variable.value));
+  return new Masker(env.filter((variable) => SECRET_NAME.test(variable.name)).map((variable) => variable.value));
 }

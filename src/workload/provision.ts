@@ -8,8 +8,9 @@
 // The whole of it, the create included, races one deadline (`timeoutMs`) and the caller's
 // AbortSignal; on every way out the informer subscriptions, timers and any request in
 // flight are released. When it fails after creating members, the error (with its
-// diagnosis) is held while those are deleted (cleanup.ts), unless the caller keeps them;
-// `error.cleanup` and the message say which happened. An abort deletes nothing.
+// diagnosis) is held while those are deleted (cleanup.ts), for at most `cleanupTimeoutMs`,
+// unless the caller keeps them; `error.cleanup` and the message say which happened. So the
+// whole call settles within timeoutMs + cleanupTimeoutMs. An abort deletes nothing.
 import {
   asyncScheduler,
   catchError,
@@ -26,7 +27,7 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
-import { ProvisionAbortedError, RolloutTimeoutError } from '../errors/rollout.js';
+import { ProvisionAbortedError, RolloutTimeoutError, WAITING_FOR_CREATE, WAITING_FOR_ROLLOUT } from '../errors/rollout.js';
 import { WorkloadDriftError } from './drift.js';
 import { DURATION_RULES, minReadySecondsProblem, progressDeadlineProblem } from '../input/duration.js';
 import { abortSignal, checkOptions, checkedLater, duration, oneOf, trueOrFalse, type OptionTable } from '../input/options.js';
@@ -37,6 +38,8 @@ import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { crashLogOption } from './crash-logs.js';
 import { deadline } from '../rx/deadline.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import type { ClaimSummary, ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { deleteCreated, withCleanup } from './cleanup.js';
@@ -82,6 +85,13 @@ export interface ProvisionOptions {
    */
   readonly keepOnFailure?: boolean;
   /**
+   * Bound on that deletion, its delete request included, in whole milliseconds from 0 to 365
+   * days; past it `error.cleanup` says how far it got (`deleting`: accepted, not confirmed
+   * gone; `unconfirmed`: sent, not answered). Default 5000. The whole call settles within
+   * `timeoutMs` plus this.
+   */
+  readonly cleanupTimeoutMs?: number;
+  /**
    * When a Deployment of this container-id exists already but differs from the request
    * (image, resources, env, entrypoint, args, replicas, labels): `fail` (default) with
    * WorkloadDriftError listing the fields, nothing changed; `reconfigure` rewrites its
@@ -109,6 +119,7 @@ const PROVISION_OPTIONS: OptionTable = {
   informers: checkedLater,
   onDrift: oneOf('fail', 'reconfigure'),
   keepOnFailure: trueOrFalse,
+  cleanupTimeoutMs: duration(DURATION_RULES.cleanupTimeoutMs),
 };
 
 /** Cold: nothing happens until subscribed; each subscription provisions once. */
@@ -132,6 +143,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const startedAt = scheduler.now();
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
+    let waitingFor = WAITING_FOR_CREATE;
     // What this run found or made, member by member; a failure before any leaves nothing to clean up.
     const outcomes: MemberOutcome[] = [];
 
@@ -158,6 +170,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
         ),
       ),
       switchMap((members) => {
+        waitingFor = WAITING_FOR_ROLLOUT;
         const { object: deployment, adopted } = deploymentOutcome(members);
         const claim = claimOutcome(members);
         const uid = deployment.metadata?.uid ?? '';
@@ -217,7 +230,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     );
 
     return work$.pipe(
-      deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus), scheduler),
+      deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus, waitingFor), scheduler),
       catchError((error: unknown) => {
         if (outcomes.length === 0) return throwError(() => error);
         const uid = outcomes.find((member) => member.kind === 'deployments')?.object.metadata?.uid ?? '';
@@ -232,7 +245,11 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
           return throwError(() => withCleanup(error, { outcome, providerId, uid, ...claimKept }));
         }
         const members = created.map(({ kind, object }) => ({ kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '' }));
-        return deleteCreated(client, { namespace, providerId, instance: spec.instance, members }, { registry, scheduler }).pipe(
+        return deleteCreated(
+          client,
+          { namespace, providerId, instance: spec.instance, members },
+          { registry, scheduler, ...(options.cleanupTimeoutMs !== undefined ? { timeoutMs: options.cleanupTimeoutMs } : {}) },
+        ).pipe(
           // A re-attached claim (kept data) is never deleted by a failed create.
           map((cleanup) => (claimMember?.adopted && cleanup.claim === undefined ? { ...cleanup, claim: 'adopted' as const } : cleanup)),
           switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))),
@@ -240,7 +257,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
       }),
       abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
     );
-  });
+  }).pipe(maskOutput(maskOf(client)));
 }
 
 /** The Deployment as this run found or made it: its rollout is the provisioning's. */

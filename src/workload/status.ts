@@ -20,6 +20,8 @@ import { claimStatus, type ClaimStatusValue } from '../rollout/claim-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { claimNameOf } from './storage-manifest.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { longTimer } from '../rx/long-timer.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../input/labels.js';
@@ -111,6 +113,7 @@ export async function readStatus(client: KubernetesClient, providerId: string, o
     race(read, silence).pipe(
       catchError((error: unknown) => (isUnreachable(error) ? of(reading(undefined, unreachableStatus(error))) : throwError(() => error))),
       abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
+      maskOutput(maskOf(client)),
     ),
   );
 }

@@ -14,6 +14,8 @@ import { defaultInformerRegistry, type InformerRegistry } from '../informers/reg
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { parseProviderId } from '../input/provider-id.js';
 import { crashLogOption } from './crash-logs.js';
 import { checkReadOptions, containerIdOption, namespaceOption } from './read-options.js';
@@ -47,6 +49,7 @@ export function statuses$(client: KubernetesClient, options: StatusesOptions = {
     const namespace = namespaceOption(options.namespace, client);
     return board$(client, namespace, options, undefined).pipe(
       abortOn(options.signal, (reason) => new OperationAbortedError('statuses', `namespace ${namespace}`, reason)),
+      maskOutput(maskOf(client)),
     );
   });
 }
@@ -59,6 +62,7 @@ export function status$(client: KubernetesClient, providerId: string, options: S
     const containerId = containerIdOption(options.containerId);
     return board$(client, target.namespace, options, { name: target.name, ...(containerId !== undefined ? { containerId } : {}) }).pipe(
       abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
+      maskOutput(maskOf(client)),
     );
   });
 }

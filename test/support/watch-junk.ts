@@ -6,7 +6,6 @@
 import fc from 'fast-check';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { KindMap, KubernetesClient, ObjectList, WatchHandle, WatchHandlers, WatchParams, WatchedKind } from '../../src/kube/client.js';
-import { Scrubber } from '../../src/kube/scrub.js';
 import { WatchStreamReader } from '../../src/kube/watch-stream.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
@@ -342,7 +341,6 @@ export class ScriptedWatchClient implements KubernetesClient {
   };
   /** Watches the reader ended with an error while their consumer still listened. */
   faultsRaised = 0;
-  private readonly scrubber = new Scrubber();
 
   constructor(
     private readonly stream: GeneratedStream,
@@ -371,14 +369,18 @@ export class ScriptedWatchClient implements KubernetesClient {
     this.watches[kind] += 1;
     const first = this.watches[kind] === 1;
     const chunks = first ? bodyChunks(this.stream, kind) : recoveryLines(kind, params).map((text) => `${text}\n`);
-    const reader = new WatchStreamReader(this.server, { verb: 'watch', resource: kind, namespace: this.namespace }, this.scrubber, {
-      onEvent: (type, object) => handlers.onEvent(type, object),
-      onClose: (error) => {
-        if (aborted) return;
-        if (error) this.faultsRaised += 1;
-        handlers.onClose(error);
+    const reader = new WatchStreamReader(
+      this.server,
+      { verb: 'watch', resource: kind, namespace: this.namespace },
+      {
+        onEvent: (type, object) => handlers.onEvent(type, object),
+        onClose: (error) => {
+          if (aborted) return;
+          if (error) this.faultsRaised += 1;
+          handlers.onClose(error);
+        },
       },
-    });
+    );
     const pending: Subscription[] = [];
     let aborted = false;
     chunks.forEach((chunk, index) => {

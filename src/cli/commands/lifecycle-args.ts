@@ -9,7 +9,7 @@ import { DEFAULT_TIMEOUT_MS } from '../../workload/operation.js';
 import { DURATION_RULES } from '../../input/duration.js';
 import { numberOrText, parseEnv } from '../args.js';
 import { durationFlag } from '../duration.js';
-import { parseFlags } from './cluster-flags.js';
+import { apiOptionsFrom, INSTANCE_FLAG_USAGE, instanceFlag, parseFlags } from './cluster-flags.js';
 
 export type LifecycleCommandName = 'start' | 'stop' | 'restart' | 'reconfigure' | 'delete';
 
@@ -21,6 +21,8 @@ export interface LifecycleCommand {
   readonly api: KubernetesApiOptions;
   readonly timeoutMs: number;
   readonly containerId?: string;
+  /** The Manager installation (instance label) the workload belongs to. */
+  readonly instance?: string;
   readonly output: 'text' | 'json';
   /** reconfigure only: the changes, as the library takes them (validated later). */
   readonly changes?: Record<string, unknown>;
@@ -62,6 +64,7 @@ PROVIDER_ID is "namespace/name", as create printed it.
 
 ${command === 'reconfigure' ? CHANGE_FLAGS : ''}Workload:
       --container-id ID        the Manager container id the Deployment must carry${command === 'delete' ? ' (required)' : ''}
+${INSTANCE_FLAG_USAGE}
 ${command === 'delete' ? '      --keep-data              keep the PersistentVolumeClaim and its data (default: delete it)\n' : ''}Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
       --context NAME           kubeconfig context (default: current-context)
@@ -85,6 +88,7 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
     argv,
     {
       'container-id': { type: 'string' },
+      instance: { type: 'string' },
       kubeconfig: { type: 'string' },
       context: { type: 'string' },
       namespace: { type: 'string', short: 'n' },
@@ -132,25 +136,17 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
   }
   const output = text(flags.output) ?? 'text';
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
-  const requestTimeout = text(flags['request-timeout']);
   const timeout = text(flags.timeout);
-  const requestTimeoutMs =
-    requestTimeout !== undefined ? durationFlag('--request-timeout', requestTimeout, DURATION_RULES.requestTimeoutMs) : undefined;
-  const kubeconfig = text(flags.kubeconfig);
-  const context = text(flags.context);
+  const instance = instanceFlag(text(flags.instance));
 
   return {
     command,
     providerId,
-    api: {
-      ...(kubeconfig !== undefined ? { kubeconfigPath: kubeconfig } : {}),
-      ...(context !== undefined ? { context } : {}),
-      namespace,
-      ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
-      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
-    },
+    // The namespace is the provider ID's (-n, when given, must agree with it).
+    api: { ...apiOptionsFrom(parsed.values), namespace },
     timeoutMs: timeout !== undefined ? durationFlag('--timeout', timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
     ...(containerId !== undefined ? { containerId } : {}),
+    ...(instance !== undefined ? { instance } : {}),
     output,
     ...(reconfigure ? { changes: changesFrom(flags), rollbackOnFailure: flags['rollback-on-failure'] === true } : {}),
     ...(command === 'delete' ? { keepData: flags['keep-data'] === true } : {}),

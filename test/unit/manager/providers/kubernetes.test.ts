@@ -255,15 +255,19 @@ describe('kubernetes provider', () => {
   });
 
   it("uses the library's provision$ by default: a record without an image fails validation, no request sent", async () => {
-    // A client whose every method throws: validation must fail before any request.
-    const untouchable = new Proxy({ namespace: 'team-a', server: 'https://east.example:6443' } as KubernetesClient, {
-      get(target, property) {
-        if (property in target || property === 'then') return Reflect.get(target, property);
-        return () => {
-          throw new Error(`unexpected request: ${String(property)}`);
-        };
+    // A client whose every method throws: validation must fail before any request. (Its
+    // masking, `scrub`, is no request: the error is masked on its way out.)
+    const untouchable = new Proxy(
+      { namespace: 'team-a', server: 'https://east.example:6443', scrub: (text: string) => text } as KubernetesClient,
+      {
+        get(target, property) {
+          if (property in target || property === 'then') return Reflect.get(target, property);
+          return () => {
+            throw new Error(`unexpected request: ${String(property)}`);
+          };
+        },
       },
-    });
+    );
     const provider = createKubernetesProvider({ clientFor: () => untouchable });
     const failure = lastValueFrom(provider.provision$(containerRecord({ node: kubeNode, template: null }), { clock: asyncScheduler }));
     await expect(failure).rejects.toBeInstanceOf(InvalidSpecError);
