@@ -11,6 +11,7 @@ import { InvalidSpecError, UsageError, type SpecIssue } from '../errors.js';
 import { DURATION_RULES, durationProblem, progressDeadlineProblem, type DurationRule } from '../spec/duration.js';
 import { dns1123LabelProblem } from '../spec/names.js';
 import { parseFlags } from './commands/cluster-flags.js';
+import { SERVICE_TYPE_FLAG_HELP, parsePortFlags, portFlagFor } from './port-flags.js';
 
 /** Where each spec value came from: a flag, or the spec file. */
 export interface InputSources {
@@ -20,6 +21,8 @@ export interface InputSources {
   readonly envFromFlags: ReadonlySet<string>;
   /** The --spec-file argument, if any. */
   readonly specFile?: string;
+  /** The --port flags as typed, in order (issues at `ports.N` name the Nth). */
+  readonly portFlags?: readonly string[];
 }
 
 export interface CreateCommand {
@@ -46,6 +49,8 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   entrypoint: '--entrypoint',
   args: '--arg',
   instance: '--instance',
+  ports: '--port',
+  serviceType: '--service-type',
 };
 
 export const CREATE_USAGE = `Usage: kube-provision create [flags]
@@ -64,6 +69,9 @@ Spec:
       --entrypoint "CMD ARGS"  command, split like shell words (quotes respected)
       --arg VALUE              argument after the command (repeatable; --arg=--flag for dashes)
       --instance ID            Manager installation that owns it (label value; Managers sharing a namespace)
+      --port PORT[/tcp|/udp]   a port the container serves (repeatable; default tcp): a Service of the
+                               same name carries them at one stable address
+      --service-type TYPE      the Service's type: ${SERVICE_TYPE_FLAG_HELP}
   -f, --spec-file PATH         JSON spec (fields as in the API); flags override it; - reads stdin
 Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
@@ -98,6 +106,8 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
     entrypoint: { type: 'string' },
     arg: { type: 'string', multiple: true },
     instance: { type: 'string' },
+    port: { type: 'string', multiple: true },
+    'service-type': { type: 'string' },
     'spec-file': { type: 'string', short: 'f' },
     kubeconfig: { type: 'string' },
     context: { type: 'string' },
@@ -131,6 +141,8 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('entrypoint', flags.entrypoint);
   set('instance', flags.instance);
   set('args', flags.arg);
+  set('ports', flags.port ? parsePortFlags(flags.port) : undefined);
+  set('serviceType', flags['service-type']);
   const envFromFlags = new Set<string>();
   if (flags.env) {
     const fromFile = spec.env;
@@ -169,7 +181,12 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
       ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     },
     spec,
-    sources: { fromFlags, envFromFlags, ...(specFile !== undefined ? { specFile } : {}) },
+    sources: {
+      fromFlags,
+      envFromFlags,
+      ...(specFile !== undefined ? { specFile } : {}),
+      ...(flags.port ? { portFlags: flags.port } : {}),
+    },
     timeoutMs: flags.timeout !== undefined ? duration('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
     ...(flags['progress-deadline'] !== undefined ? { progressDeadlineSeconds: progressDeadline(flags['progress-deadline']) } : {}),
     keepOnFailure: flags['keep-on-failure'] === true,
@@ -262,5 +279,6 @@ function flagFor(issue: SpecIssue, sources: InputSources): string {
   const index = Number(rest[0]);
   if (field === 'args' && rest.length > 0 && Number.isInteger(index)) return `--arg #${index + 1}`;
   if (field === 'entrypoint' && rest.length > 0 && Number.isInteger(index)) return `--entrypoint (word ${index + 1})`;
+  if (field === 'ports') return portFlagFor(issue.path, sources.portFlags ?? []) ?? flag;
   return flag;
 }

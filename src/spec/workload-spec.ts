@@ -9,6 +9,8 @@ import { ShellWordsError } from '../errors.js';
 import { splitShellWords } from './shell-words.js';
 import { imageReferenceProblem } from './image-reference.js';
 import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName, labelValueProblem } from './names.js';
+import { PORT_FIELDS, normalisePort, portListIssues, portsSchema, serviceNameProblem, serviceTypeSchema, sortPorts } from './ports.js';
+import type { ServiceType, WorkloadPort } from './ports.js';
 
 /** A validated, normalised request to provision one Manager container. */
 export interface WorkloadSpec {
@@ -39,6 +41,13 @@ export interface WorkloadSpec {
    * label on the Deployment and its Pods and added to every selector. Absent: no label.
    */
   instance?: string;
+  /**
+   * The ports the container serves, sorted by port then protocol; absent: none, and no
+   * Service. With ports, a Service of the same name carries them at one stable address.
+   */
+  ports?: WorkloadPort[];
+  /** The Service's type; absent: ClusterIP. Only with ports. */
+  serviceType?: ServiceType;
 }
 
 // ---- limits --------------------------------------------------------------------------
@@ -278,6 +287,8 @@ export const workloadSpecSchema = z.strictObject(
     args,
     namespace,
     instance,
+    ports: portsSchema,
+    serviceType: serviceTypeSchema,
   },
   {
     error: (issue) => (issue.code === 'invalid_type' ? "must be an object with the workload's fields" : undefined),
@@ -285,6 +296,7 @@ export const workloadSpecSchema = z.strictObject(
 );
 
 const ALLOWED_FIELDS = Object.keys(workloadSpecSchema.shape).join(', ');
+const ALLOWED_PORT_FIELDS = PORT_FIELDS.join(', ');
 
 function formatPath(path: readonly PropertyKey[]): string {
   // An empty key (e.g. an env variable named "") is shown quoted so it stays visible.
@@ -297,7 +309,7 @@ function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => ({
         path: formatPath([...issue.path, key]),
-        message: `is not a known field (allowed: ${ALLOWED_FIELDS})`,
+        message: `is not a known field (allowed: ${issue.path[0] === 'ports' ? ALLOWED_PORT_FIELDS : ALLOWED_FIELDS})`,
       }));
     }
     if (issue.code === 'invalid_key') {
@@ -313,9 +325,11 @@ function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
  */
 export function parseWorkloadSpec(input: unknown): WorkloadSpec {
   const result = workloadSpecSchema.safeParse(input);
-  if (!result.success) throw new InvalidSpecError(toSpecIssues(result.error.issues));
-  const { entrypoint, args, namespace, instance, env, ...required } = result.data;
-  // Optional fields are left out rather than set to undefined.
+  const crossField = portRulesIssues(input);
+  if (!result.success) throw new InvalidSpecError([...toSpecIssues(result.error.issues), ...crossField]);
+  if (crossField.length > 0) throw new InvalidSpecError(crossField);
+  const { entrypoint, args, namespace, instance, env, ports, serviceType, ...required } = result.data;
+  // Optional fields are left out rather than set to undefined; an empty list of ports is none.
   return {
     ...required,
     env: env ?? (Object.create(null) as Record<string, string>),
@@ -323,5 +337,26 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
     ...(args ? { args } : {}),
     ...(namespace !== undefined ? { namespace } : {}),
     ...(instance !== undefined ? { instance } : {}),
+    ...(ports !== undefined && ports.length > 0 ? { ports: sortPorts(ports.map(normalisePort)) } : {}),
+    ...(serviceType !== undefined ? { serviceType } : {}),
   };
+}
+
+/**
+ * The rules across the ports, the Service type and the hostname, checked whenever those
+ * fields are valid on their own, so their problems are listed with every other one.
+ */
+function portRulesIssues(input: unknown): SpecIssue[] {
+  if (!input || typeof input !== 'object') return [];
+  const fields = input as Record<string, unknown>;
+  const ports = portsSchema.safeParse(fields.ports);
+  const serviceType = serviceTypeSchema.safeParse(fields.serviceType);
+  if (!ports.success || !serviceType.success) return [];
+  const issues = portListIssues(ports.data, serviceType.data).map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
+  const hostname = fields.hostname;
+  if (ports.data !== undefined && ports.data.length > 0 && typeof hostname === 'string' && !dns1123LabelProblem(hostname)) {
+    const problem = serviceNameProblem(hostname);
+    if (problem) issues.unshift({ path: 'hostname', message: problem });
+  }
+  return issues;
 }
