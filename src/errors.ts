@@ -338,6 +338,59 @@ export class InvalidObjectError extends ApiError {
   }
 }
 
+/**
+ * 403 from the namespace's ResourceQuota, not from RBAC: the quota has no room for the
+ * object (a count of Services, LoadBalancers, NodePorts, Deployments). `detail` is the API
+ * server's words: what was requested, used and limited.
+ */
+export class QuotaExceededError extends ApiError {
+  override readonly name = 'QuotaExceededError';
+  readonly detail: string;
+  constructor(detail: string, options: { target: RequestTarget; cause?: unknown }) {
+    super(`Quota exceeded (403) for ${describeTarget(options.target)}: ${detail}`, {
+      statusCode: 403,
+      reason: 'Forbidden',
+      target: options.target,
+      cause: options.cause,
+    });
+    this.detail = detail;
+  }
+}
+
+/**
+ * Why the API server refused a container's Service:
+ * - `NodePortAllocated`: a fixed node port another Service holds;
+ * - `NodePortOutOfRange`: a fixed node port outside the cluster's node port range;
+ * - `NodePortRangeFull`: no node port left to allocate;
+ * - `ServiceIpRangeFull`: no address left in the cluster's service IP range;
+ * - `ServiceTypeRefused`: the type is not allowed here (quota, admission policy, webhook);
+ * - `Invalid`: any other field the API server refused.
+ */
+export type ServiceRefusal =
+  'NodePortAllocated' | 'NodePortOutOfRange' | 'NodePortRangeFull' | 'ServiceIpRangeFull' | 'ServiceTypeRefused' | 'Invalid';
+
+/** The API server refused a container's Service: `field` is the spec field at fault, `detail` the server's words. */
+export class ServiceRejectedError extends ApiError {
+  override readonly name = 'ServiceRejectedError';
+  readonly refusal: ServiceRefusal;
+  /** The spec field at fault: `ports.0.nodePort`, `serviceType`, `ports`. */
+  readonly field: string;
+  /** The API server's words. */
+  readonly detail: string;
+  constructor(
+    where: FailureContext,
+    refusal: ServiceRefusal,
+    field: string,
+    detail: string,
+    options: { statusCode?: number; reason?: string; target?: RequestTarget; cause?: unknown } = {},
+  ) {
+    super(`The Service ${where.namespace}/${where.name} was refused (${refusal}): ${field}: ${detail}`, options);
+    this.refusal = refusal;
+    this.field = field;
+    this.detail = detail;
+  }
+}
+
 // ---- the rollout -------------------------------------------------------------------
 
 export interface FailureContext {

@@ -9,6 +9,7 @@ import {
   ForbiddenError,
   InvalidObjectError,
   NotFoundError,
+  QuotaExceededError,
   ResourceExpiredError,
   TlsError,
   TooManyRequestsError,
@@ -96,6 +97,8 @@ export function errorFromResponse(facts: ResponseFacts): ApiError {
     case 401:
       return new UnauthorizedError(server, { target, cause });
     case 403:
+      // A quota's refusal is a 403 too; its message says so, and granting a verb would not help.
+      if (/exceeded quota/i.test(serverMessage)) return new QuotaExceededError(serverMessage, { target, cause });
       return new ForbiddenError(target, { cause });
     case 404:
       return new NotFoundError(serverMessage || describeTarget(target), { target, reason, cause });
