@@ -46,6 +46,19 @@ export interface ContainerResources {
   readonly rootfsGb: number;
 }
 
+/**
+ * One of Manager's Service rows of a container, flattened: `http` (its nginx proxies a
+ * hostname to the internal port, over TCP), `transport` (an external port to the internal
+ * one, over `protocol`), or `dns` (an SRV record, no port of its own).
+ */
+export interface ContainerService {
+  readonly id?: number | string | null;
+  readonly type: string;
+  readonly internalPort: number | null;
+  /** `transport` only: Manager's TransportService.protocol, tcp or udp. */
+  readonly protocol?: string | null;
+}
+
 export interface ContainerRecord {
   readonly id: ContainerId;
   /** DNS-1123 label, unique per site. */
@@ -68,6 +81,11 @@ export interface ContainerRecord {
   readonly resources: ContainerResources;
   readonly node: NodeRecord;
   readonly site: SiteRecord | null;
+  /**
+   * The container's Manager services; on a Kubernetes node they become the ports of its
+   * Service (see service-ports.ts). Absent: none.
+   */
+  readonly services?: readonly ContainerService[];
 }
 
 // ---- events ------------------------------------------------------------------------
