@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startCluster } from '../scripts/control-plane/cluster.js';
 import { KubernetesApi } from '../src/kube/kubernetes-api.js';
-import { parseWorkloadSpec } from '../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../src/input/workload-spec.js';
 import { buildDeployment } from '../src/workload/manifest.js';
 import { apiCounts, type ApiCounts } from './lib/cluster-report.js';
 import { deploymentName } from './lib/child-harness.js';
@@ -208,7 +208,7 @@ async function main(): Promise<void> {
         cpus: 0.01,
         memoryMb: 16,
       });
-      await admin.createDeployment(ns, buildDeployment(spec, { namespace: ns }));
+      await admin.create('deployments', ns, buildDeployment(spec, { namespace: ns }));
     });
     await until(`${count} rollouts complete`, () => {
       refresh();

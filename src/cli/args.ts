@@ -2,14 +2,14 @@
 // The spec fields stay raw here: parseWorkloadSpec validates them all at once, on the same
 // path as a library caller's object, and its issues are then named by the flag (or the
 // spec file field) the value came from. Durations follow the library's one rule
-// (src/spec/duration.ts). Nothing is rounded, dropped or merged without a word.
+// (src/input/duration.ts). Nothing is rounded, dropped or merged without a word.
 import { readFileSync } from 'node:fs';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
-import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
+import { DEFAULT_TIMEOUT_MS } from '../workload/operation.js';
 import { parseDuration } from './duration.js';
-import { InvalidSpecError, UsageError, type SpecIssue } from '../errors.js';
-import { DURATION_RULES, durationProblem, progressDeadlineProblem, type DurationRule } from '../spec/duration.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+import { InvalidSpecError, UsageError, type SpecIssue } from '../errors/input.js';
+import { DURATION_RULES, durationProblem, progressDeadlineProblem, type DurationRule } from '../input/duration.js';
+import { dns1123LabelProblem } from '../input/names.js';
 import { parseFlags } from './commands/cluster-flags.js';
 import { SERVICE_TYPE_FLAG_HELP, parsePortFlags, portFlagFor } from './port-flags.js';
 

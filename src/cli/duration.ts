@@ -1,7 +1,7 @@
 // kubectl-style durations: "300s", "5m", "1m30s", "1h", "250ms"; a bare number is seconds;
 // "infinity" is the number Infinity. This only reads the text, exactly (decimal arithmetic,
 // so "1.1s" is 1100 ms, not 1100.0000000000002): whether the value is allowed is the
-// duration rule's call (src/spec/duration.ts), the same one the library applies.
+// duration rule's call (src/input/duration.ts), the same one the library applies.
 const UNIT_MS: Record<string, bigint> = { ms: 1n, s: 1000n, m: 60_000n, h: 3_600_000n };
 const PART = /(\d+)(?:\.(\d+))?(ms|s|m|h)/y;
 const BARE_NUMBER = /^(\d+)(?:\.(\d+))?$/;

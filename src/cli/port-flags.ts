@@ -1,7 +1,7 @@
 // --port PORT[/tcp|/udp] (repeatable), --no-ports and --service-type, for create and
-// reconfigure. The values stay raw: the spec's rules (src/spec/ports.ts) judge them, and
+// reconfigure. The values stay raw: the spec's rules (src/input/ports.ts) judge them, and
 // each issue is then named by the --port flag it came from.
-import { UsageError } from '../errors.js';
+import { UsageError } from '../errors/input.js';
 
 /** One --port flag as the spec takes it: the number (or the text, for validation to refuse) and the protocol. */
 export interface PortFlagValue {

@@ -17,22 +17,18 @@ import {
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
-import {
-  InvalidOptionError,
-  KubeconfigInvalidError,
-  KubeconfigNotFoundError,
-  OperationAbortedError,
-  UnknownContextError,
-} from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors/kubeconfig.js';
+import { OperationAbortedError } from '../errors/operation.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { resolveKubeconfigPath } from '../kube/kubeconfig.js';
 import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import { longTimer } from '../rx/long-timer.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+import { dns1123LabelProblem } from '../input/names.js';
 import {
   CHECK_ITEM_IDS,
   assembleReport,

@@ -14,7 +14,7 @@
 // The server is asked to end each watch after 5-10 minutes and to send bookmarks, so
 // reconnects resume from a fresh resourceVersion instead of relisting.
 import { asyncScheduler, concat, defer, filter, map, of, repeat, retry, throwError, type Observable, type SchedulerLike } from 'rxjs';
-import { ApiError, InvalidObjectError, MalformedObjectError, WatchInactiveError } from '../errors.js';
+import { ApiError, InvalidObjectError, MalformedObjectError, WatchInactiveError } from '../errors/api.js';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from '../rx/backoff.js';
 import { classifyInformerError } from './classify-error.js';
 import type { ListWatchSource, WatchEvent } from './list-watch-source.js';

@@ -1,9 +1,11 @@
-// One SharedInformer per (client, kind, namespace, label selector, routing key): every
-// concurrent provisioning in a namespace shares one Deployment watch and one Pod watch.
-// Entries remove themselves when their last consumer leaves, so nothing stays open.
-import { ALL_NAMESPACES, type KindMap, type KubernetesClient, type WatchedKind } from '../kube/client.js';
-import { InvalidOptionError } from '../errors.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+// One SharedInformer per (client, kind, namespace, label selector, routing key), for any
+// kind of the kind table: every concurrent provisioning in a namespace shares one
+// Deployment watch and one Pod watch. Entries remove themselves when their last consumer
+// leaves, so nothing stays open.
+import { ALL_NAMESPACES, type KubernetesClient } from '../kube/client.js';
+import { KINDS, type KindMap, type WatchedKind } from '../kube/kinds.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import { listWatchSource } from './list-watch-source.js';
 import { reflect, type ReflectorOptions } from './reflector.js';
 import { SharedInformer, type ObjectIdentity, type ObjectTransform, type RoutingKey } from './shared-informer.js';
@@ -11,7 +13,7 @@ import type { KubeObject } from './reflector.js';
 
 export interface InformerRequest<K extends WatchedKind> {
   readonly kind: K;
-  /** ALL_NAMESPACES ('') for every namespace, and for cluster-scoped kinds (nodes). */
+  /** ALL_NAMESPACES ('') for every namespace, and for cluster-scoped kinds (KINDS[kind].namespaced false). */
   readonly namespace: string;
   readonly labelSelector: string;
   /** Optional, e.g. `status.phase!=Succeeded`; informers with different field selectors never share. */
@@ -64,7 +66,7 @@ export class InformerRegistry {
       routingKey: request.routingKey,
       ...(request.transform ? { transform: request.transform } : {}),
       // Across namespaces, names repeat: objects are told apart by namespace and name.
-      ...(request.namespace === ALL_NAMESPACES && request.kind !== 'nodes' ? { identity: namespacedName } : {}),
+      ...(request.namespace === ALL_NAMESPACES && KINDS[request.kind].namespaced ? { identity: namespacedName } : {}),
       onFault: (error) => options.onRetry?.(error, 0),
       onIdle: () => {
         if (informers.get(id) === (created as unknown)) informers.delete(id);
@@ -80,7 +82,7 @@ export class InformerRegistry {
   }
 }
 
-/** The informer options a caller sets, checked once here (the duration rules are in spec/duration.ts). */
+/** The informer options a caller sets, checked once here (the duration rules are in input/duration.ts). */
 function checkReflectorOptions(options: ReflectorOptions): void {
   if (options === null || typeof options !== 'object') throw new InvalidOptionError('informers', 'informer options must be an object');
   if (options.inactivityMs !== undefined) requireDuration('inactivityMs', options.inactivityMs, DURATION_RULES.inactivityMs);

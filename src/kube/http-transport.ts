@@ -14,7 +14,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import pTimeout from 'p-timeout';
-import { ApiTimeoutError, ExecPluginError, KubeconfigInvalidError, MalformedResponseError, type RequestTarget } from '../errors.js';
+import { ApiTimeoutError, MalformedResponseError, type RequestTarget } from '../errors/api.js';
+import { ExecPluginError, KubeconfigInvalidError } from '../errors/kubeconfig.js';
 import { setLongTimeout, type LongTimeout } from '../rx/long-timer.js';
 import { oneLine } from '../text.js';
 import type { WatchEventType, WatchHandle } from './client.js';

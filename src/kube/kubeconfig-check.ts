@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import yaml from 'js-yaml';
-import { KubeconfigInvalidError } from '../errors.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+import { KubeconfigInvalidError } from '../errors/kubeconfig.js';
+import { dns1123LabelProblem } from '../input/names.js';
 
 type FieldType = 'string' | 'boolean' | 'list' | 'object';
 

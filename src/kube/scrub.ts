@@ -11,7 +11,7 @@
 // are masked only where they stand as a whole word, so a one-letter password does not mask
 // every letter of a message.
 
-import { KubeProvisionerError } from '../errors.js';
+import { KubeProvisionerError } from '../errors/base.js';
 
 export const MASK = '***';
 

@@ -10,7 +10,7 @@ import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';
-import { RolloutFailedError } from '../errors.js';
+import { RolloutFailedError } from '../errors/rollout.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
 import {

@@ -20,8 +20,8 @@
 //                     a restarting control plane or an unreachable webhook heals.
 // A failed Pod (evicted, say) is reported but not fatal: its ReplicaSet replaces it, and
 // if that cannot work the Deployment's own progress deadline says so.
-import { InvalidOptionError } from '../errors.js';
-import { DURATION_RULES, countProblem, durationProblem } from '../spec/duration.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { DURATION_RULES, countProblem, durationProblem } from '../input/duration.js';
 import type { PodDiagnosis } from './events.js';
 
 export interface FailurePolicy {

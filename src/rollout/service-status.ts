@@ -9,7 +9,7 @@
 //     or the slices do not carry the Service's ports    EndpointNotReady
 //   the Pod is ready in a slice with every port         Routed
 import type { V1Service, V1EndpointSlice, V1Endpoint } from '../kube/service-objects.js';
-import { PORT_PROTOCOLS, type PortProtocol, type ServiceType } from '../spec/ports.js';
+import { PORT_PROTOCOLS, type PortProtocol, type ServiceType } from '../input/ports.js';
 
 /** One port of the Service as the API server stored it (node ports allocated). */
 export interface ServicePortValue {

@@ -22,7 +22,7 @@
 //
 // API unreachable (`unknown`) is not a fact about objects: see unknownStatus().
 import type { V1Container, V1Deployment, V1Pod } from '../kube/objects.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { oneLine } from '../text.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ReplicaCounts, RolloutStatus } from './events.js';

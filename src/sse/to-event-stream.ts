@@ -14,7 +14,7 @@
 //     else. The channel's subscription, and so the operation watched, goes on.
 import type { ServerResponse } from 'node:http';
 import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
 import type { ChannelViewer, EventChannel, ViewerStart } from './event-channel.js';
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;

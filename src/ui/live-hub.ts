@@ -8,10 +8,10 @@
 //     that connect fresh or cannot be resumed from the channel's buffer.
 // A page closing never ends an operation; close() does (it is the owner's call).
 import { ReplaySubject, Subject, asyncScheduler, defer, retry, timer, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
 import type { KubernetesClient } from '../kube/client.js';
-import { formatProviderId, parseProviderId } from '../spec/provider-id.js';
-import { parseWorkloadSpec } from '../spec/workload-spec.js';
+import { formatProviderId, parseProviderId } from '../input/provider-id.js';
+import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { EventChannel } from '../sse/event-channel.js';
 import { errorForViewers, type ErrorForViewers } from '../sse/error-for-viewers.js';
 import { availableActions, type LifecycleAction, type OperationEvent, type UiBackend, type WorkloadStatusEvent } from './backend.js';

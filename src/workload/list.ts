@@ -7,13 +7,14 @@
 // A namespace that cannot be listed has no workloads to call `unknown`: list() rejects
 // with the typed error (ApiUnreachableError, ApiTimeoutError past `timeoutMs`, ...).
 import type { V1Pod } from '../kube/objects.js';
-import { OperationAbortedError, ApiTimeoutError } from '../errors.js';
+import { OperationAbortedError } from '../errors/operation.js';
+import { ApiTimeoutError } from '../errors/api.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../spec/labels.js';
+import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../input/labels.js';
 import { asyncScheduler, lastValueFrom, map, throwError, timeout, type SchedulerLike } from 'rxjs';
 import { namespaceOption, timeoutOption } from './read-options.js';
 

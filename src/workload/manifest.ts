@@ -3,12 +3,12 @@
 // equals its own JSON round trip.
 
 import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
-import { InvalidOptionError, InvalidSpecError } from '../errors.js';
-import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../spec/names.js';
-import type { WorkloadSpec } from '../spec/workload-spec.js';
-import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../spec/labels.js';
-import { cpuQuantity, memoryQuantity } from '../spec/quantities.js';
-import { progressDeadlineProblem } from '../spec/duration.js';
+import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
+import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../input/names.js';
+import type { WorkloadSpec } from '../input/workload-spec.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../input/labels.js';
+import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
+import { progressDeadlineProblem } from '../input/duration.js';
 
 /** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;

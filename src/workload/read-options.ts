@@ -1,9 +1,9 @@
 // Options shared by the read operations (status, list, statuses$, status$), checked up
 // front: a wrong option is an InvalidOptionError naming it, before any request.
-import { InvalidOptionError } from '../errors.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import type { KubernetesClient } from '../kube/client.js';
-import { dns1123LabelProblem, labelValueProblem } from '../spec/names.js';
+import { dns1123LabelProblem, labelValueProblem } from '../input/names.js';
 
 /** Bound on one read (status, list) when the caller gives none. */
 export const DEFAULT_READ_TIMEOUT_MS = 30_000;

@@ -9,8 +9,8 @@ import { defer, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { SharedInformer } from '../informers/shared-informer.js';
 import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
-import { cachedDeploymentFields, cachedPodFields } from './cached-fields.js';
-import { containerIdOf, managedSelector } from '../spec/labels.js';
+import { cachedDeploymentFields, cachedPodFields } from '../rollout/cached-fields.js';
+import { containerIdOf, managedSelector } from '../input/labels.js';
 
 /** How the Deployment informer keys and caches objects (also used by bench/micro.ts). */
 export const DEPLOYMENTS_BY_NAME = {

@@ -4,9 +4,9 @@
 
 import type { V1Deployment } from '../kube/objects.js';
 import type { V1Service, V1ServicePort } from '../kube/service-objects.js';
-import { InvalidOptionError } from '../errors.js';
-import { DEFAULT_SERVICE_TYPE, servicePortName, type WorkloadPort } from '../spec/ports.js';
-import type { WorkloadSpec } from '../spec/workload-spec.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { DEFAULT_SERVICE_TYPE, servicePortName, type WorkloadPort } from '../input/ports.js';
+import type { WorkloadSpec } from '../input/workload-spec.js';
 import { effectiveNamespace, selectorLabels, workloadLabels, type BuildDeploymentOptions } from './manifest.js';
 
 /** The Deployment the Service belongs to: the garbage collector removes the Service with it. */

@@ -3,16 +3,50 @@
 // port is already allocated"); this maps them onto ours (`ports.1.nodePort`, 22/tcp) and
 // keeps the words. The Service's ports are in the spec's order (buildService), so index
 // i of one is index i of the other.
-import {
-  ApiError,
-  InvalidObjectError,
-  QuotaExceededError,
-  ServiceRejectedError,
-  type FailureContext,
-  type ServiceRefusal,
-} from '../errors.js';
-import { formatPort, type WorkloadPort } from '../spec/ports.js';
-import type { WorkloadSpec } from '../spec/workload-spec.js';
+import { ApiError, InvalidObjectError, QuotaExceededError, type RequestTarget } from '../errors/api.js';
+import type { FailureContext } from '../errors/rollout.js';
+import { formatPort, type WorkloadPort } from '../input/ports.js';
+import type { WorkloadSpec } from '../input/workload-spec.js';
+
+/**
+ * Why the API server refused a container's Service:
+ * - `NodePortAllocated`: a fixed node port another Service holds;
+ * - `NodePortOutOfRange`: a fixed node port outside the cluster's node port range;
+ * - `NodePortRangeFull`: no node port left to allocate;
+ * - `ServiceIpRangeFull`: no address left in the cluster's service IP range;
+ * - `ServiceTypeRefused`: the type is not allowed here (quota, admission policy, webhook);
+ * - `Invalid`: any other field the API server refused.
+ */
+export type ServiceRefusal =
+  'NodePortAllocated' | 'NodePortOutOfRange' | 'NodePortRangeFull' | 'ServiceIpRangeFull' | 'ServiceTypeRefused' | 'Invalid';
+
+/** The API server refused a container's Service: `field` is the spec field at fault, `detail` the server's words. */
+export class ServiceRejectedError extends ApiError {
+  override readonly name = 'ServiceRejectedError';
+  readonly refusal: ServiceRefusal;
+  /** The spec field at fault: `ports.0.nodePort (22/tcp)`, `serviceType`, `ports`. */
+  readonly field: string;
+  /** The API server's words. */
+  readonly detail: string;
+  /** The Service: its kind, namespace and name. */
+  readonly kind = 'Service';
+  readonly namespace: string;
+  readonly object: string;
+  constructor(
+    where: FailureContext,
+    refusal: ServiceRefusal,
+    field: string,
+    detail: string,
+    options: { statusCode?: number | undefined; reason?: string | undefined; target?: RequestTarget | undefined; cause?: unknown } = {},
+  ) {
+    super(`The Service ${where.namespace}/${where.name} was refused (${refusal}): ${field}: ${detail}`, options);
+    this.refusal = refusal;
+    this.field = field;
+    this.detail = detail;
+    this.namespace = where.namespace;
+    this.object = where.name;
+  }
+}
 
 const PORT_FIELD = /^spec\.ports\[(\d+)\](?:\.(\w+))?$/;
 

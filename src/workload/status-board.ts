@@ -29,7 +29,7 @@ import { rolloutStatus } from '../rollout/rollout-status.js';
 import { sameWorkloadStatus } from '../rollout/same-workload-status.js';
 import { workloadStatus, type FailureJudgement, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { isoTime } from '../rx/clock-time.js';
-import { NODE_ID_LABEL, containerIdOf } from '../spec/labels.js';
+import { NODE_ID_LABEL, containerIdOf } from '../input/labels.js';
 import { unreachableStatus } from './unreachable.js';
 
 /** One workload's status, as statuses$ and status$ emit it (plain JSON). */

@@ -10,15 +10,16 @@
 // error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { asyncScheduler, catchError, lastValueFrom, map, of, throwError, timeout, type SchedulerLike } from 'rxjs';
-import { NotFoundError, OperationAbortedError } from '../errors.js';
+import { NotFoundError } from '../errors/api.js';
+import { OperationAbortedError } from '../errors/operation.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { unknownStatus } from '../rollout/unknown-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../spec/labels.js';
-import { parseProviderId, type ProviderIdParts } from '../spec/provider-id.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../input/labels.js';
+import { parseProviderId, type ProviderIdParts } from '../input/provider-id.js';
 import { containerIdOption, timeoutOption } from './read-options.js';
 import { isUnreachable, unreachableStatus } from './unreachable.js';
 
@@ -113,7 +114,7 @@ async function readDeploymentIfAny(
   signal: AbortSignal,
 ): Promise<V1Deployment | undefined> {
   try {
-    return await client.readDeployment(target.namespace, target.name, { signal });
+    return await client.read('deployments', target.namespace, target.name, { signal });
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
     throw error;

@@ -9,12 +9,12 @@
 // status$() is the same for one Deployment, addressed by its provider ID: `missing` while
 // it does not exist, then its changes.
 import { Observable, Subscription, asyncScheduler, defer, type SchedulerLike } from 'rxjs';
-import { OperationAbortedError } from '../errors.js';
+import { OperationAbortedError } from '../errors/operation.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { abortOn } from '../rx/abort-on.js';
-import { parseProviderId } from '../spec/provider-id.js';
+import { parseProviderId } from '../input/provider-id.js';
 import { containerIdOption, namespaceOption } from './read-options.js';
 import { namespaceInformers } from './rollout-sources.js';
 import { StatusBoard, type StatusBoardOptions, type StatusEvent } from './status-board.js';

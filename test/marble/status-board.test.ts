@@ -8,10 +8,10 @@ import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { Observable, map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { ApiUnreachableError } from '../../src/errors.js';
+import { ApiUnreachableError } from '../../src/errors/api.js';
 import type { InformerNotice } from '../../src/informers/shared-informer.js';
 import { DEFAULT_FAILURE_POLICY } from '../../src/rollout/failure-policy.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../src/spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../src/input/labels.js';
 import { StatusBoard, type StatusBoardOptions, type StatusEvent } from '../../src/workload/status-board.js';
 import {
   conditions,

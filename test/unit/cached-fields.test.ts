@@ -3,8 +3,8 @@
 // every state the fixtures model; and the projections leave their input untouched.
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
-import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
-import { cachedDeploymentFields, cachedPodFields } from '../../src/workload/cached-fields.js';
+import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
+import { cachedDeploymentFields, cachedPodFields } from '../../src/rollout/cached-fields.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import { currentRolloutPods, newReplicaSetName } from '../../src/rollout/rollout-pods.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';

@@ -1,9 +1,9 @@
-// The ports input rules (src/spec/ports.ts) through parseWorkloadSpec, as a caller meets
+// The ports input rules (src/input/ports.ts) through parseWorkloadSpec, as a caller meets
 // them: every problem with its field path, nothing dropped, one order for equal sets.
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError, type SpecIssue } from '../../src/errors.js';
-import { MAX_PORTS, portNameProblem, servicePortName } from '../../src/spec/ports.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { InvalidSpecError, type SpecIssue } from '../../src/errors/input.js';
+import { MAX_PORTS, portNameProblem, servicePortName } from '../../src/input/ports.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 
 const base = { containerId: 42, nodeId: 7, hostname: 'web', image: 'nginx:1.27', cpus: 0.5, memoryMb: 256 };
 

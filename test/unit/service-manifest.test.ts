@@ -1,7 +1,7 @@
 // buildService(): the Service a container with ports gets, beside its Deployment. Pure.
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../../src/errors.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { InvalidOptionError } from '../../src/errors/input.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { buildService, deploymentOwner } from '../../src/workload/service-manifest.js';
 

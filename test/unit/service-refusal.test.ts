@@ -2,9 +2,10 @@
 // v1.36 sent them on the local control plane (the Status bodies below are copied from its
 // answers), turned into ServiceRejectedError naming our field and keeping its words.
 import { describe, expect, it } from 'vitest';
-import { ApiUnreachableError, QuotaExceededError, ServiceRejectedError } from '../../src/errors.js';
+import { ApiUnreachableError, QuotaExceededError } from '../../src/errors/api.js';
+import { ServiceRejectedError } from '../../src/workload/service-refusal.js';
 import { errorFromResponse, type KubeStatus } from '../../src/kube/translate-error.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { serviceRefusal } from '../../src/workload/service-refusal.js';
 
 const target = { verb: 'create', resource: 'services', namespace: 'default', name: 'web' };

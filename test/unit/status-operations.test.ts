@@ -1,20 +1,17 @@
 // status(), list(), statuses$ and status$ against FakeKubernetes, an in-memory stand-in for
 // the API server (unit tests: the real control plane is in test/integration/status.test.ts).
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
+import type { KindMap, WatchedKind } from '../../src/kube/kinds.js';
 import { firstValueFrom, takeWhile, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ApiUnreachableError,
-  ForbiddenError,
-  InvalidOptionError,
-  InvalidSpecError,
-  OperationAbortedError,
-  ProvisionAbortedError,
-} from '../../src/errors.js';
+import { ApiUnreachableError, ForbiddenError } from '../../src/errors/api.js';
+import { InvalidOptionError, InvalidSpecError } from '../../src/errors/input.js';
+import { OperationAbortedError } from '../../src/errors/operation.js';
+import { ProvisionAbortedError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import type { RequestOptions } from '../../src/kube/client.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { list } from '../../src/workload/list.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';
@@ -31,7 +28,7 @@ const fastInformers = () => new InformerRegistry({ backoff: { initialMs: 5, maxM
 function workload(fake: FakeKubernetes, hostname: string, containerId: number): { deployment: V1Deployment; pod: V1Pod } {
   const spec = parseWorkloadSpec({ containerId, nodeId: 7, hostname, image: 'nginx:1.27', cpus: 0.5, memoryMb: 256 });
   const manifest = buildDeployment(spec, { namespace: fake.namespace });
-  void fake.createDeployment(fake.namespace, manifest);
+  void fake.create('deployments', fake.namespace, manifest);
   const deployment = completeRollout(fake, hostname);
   const pod = fake.addPod(podOf(deployment, readyStatus()));
   return { deployment, pod };
@@ -55,7 +52,7 @@ function collect(events$: ReturnType<typeof statuses$>) {
 
 /** A client whose reads never answer until aborted (an API server that accepts and stays silent). */
 class SilentKubernetes extends FakeKubernetes {
-  override readDeployment(_namespace: string, _name: string, options: RequestOptions = {}): Promise<V1Deployment> {
+  override read<K extends WatchedKind>(_kind: K, _namespace: string, _name: string, options: RequestOptions = {}): Promise<KindMap[K]> {
     return new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new Error('aborted'))));
   }
 }
@@ -75,7 +72,7 @@ describe('status()', () => {
       generation: 1,
     });
     // Two requests: the Deployment, then its Pods by container-id.
-    expect(fake.calls.map((call) => call.method)).toEqual(['readDeployment', 'list']);
+    expect(fake.calls.map((call) => call.method)).toEqual(['read', 'list']);
   });
 
   it('with the expected container id, both requests go at once; another id is missing (OtherContainer)', async () => {
@@ -92,19 +89,23 @@ describe('status()', () => {
   it('no such Deployment: missing (NotFound), one request', async () => {
     const fake = new FakeKubernetes('apps');
     expect(await status(fake, 'apps/nope')).toMatchObject({ state: 'missing', reason: 'NotFound' });
-    expect(fake.calls.map((call) => call.method)).toEqual(['readDeployment']);
+    expect(fake.calls.map((call) => call.method)).toEqual(['read']);
   });
 
   it('a Deployment without our labels is never ours, and its Pods are not even listed', async () => {
     const fake = new FakeKubernetes('default');
-    void fake.createDeployment('default', fixtureDeployment({ name: 'foreign', labels: { app: 'foreign', [CONTAINER_ID_LABEL]: '42' } }));
+    void fake.create(
+      'deployments',
+      'default',
+      fixtureDeployment({ name: 'foreign', labels: { app: 'foreign', [CONTAINER_ID_LABEL]: '42' } }),
+    );
     expect(await status(fake, 'default/foreign')).toMatchObject({ state: 'missing', reason: 'NotManaged' });
     expect(fake.calls.filter((call) => call.method === 'list')).toEqual([]);
   });
 
   it('the API server unreachable: unknown with the reason, not a throw', async () => {
     const fake = new FakeKubernetes('apps');
-    fake.failNext('readDeployment', new ApiUnreachableError(fake.server, 'connect ECONNREFUSED'));
+    fake.failNext('read', new ApiUnreachableError(fake.server, 'connect ECONNREFUSED'));
     expect(await status(fake, 'apps/web')).toMatchObject({
       state: 'unknown',
       reason: 'ApiUnreachable',
@@ -122,7 +123,7 @@ describe('status()', () => {
 
   it('what needs the caller to act is thrown: 403, a bad provider ID, a bad option', async () => {
     const fake = new FakeKubernetes('apps');
-    fake.failNext('readDeployment', new ForbiddenError({ verb: 'get', resource: 'deployments', namespace: 'apps' }));
+    fake.failNext('read', new ForbiddenError({ verb: 'get', resource: 'deployments', namespace: 'apps' }));
     await expect(status(fake, 'apps/web')).rejects.toBeInstanceOf(ForbiddenError);
     await expect(status(fake, 'apps')).rejects.toBeInstanceOf(InvalidSpecError);
     await expect(status(fake, 'apps/web', { timeoutMs: 0 })).rejects.toMatchObject({ name: 'InvalidOptionError', option: 'timeoutMs' });
@@ -151,8 +152,8 @@ describe('list()', () => {
     workload(fake, 'zeta', 2);
     workload(fake, 'alpha', 1);
     // Managed but without a container-id: not a workload.
-    void fake.createDeployment('apps', fixtureDeployment({ name: 'half', labels: { [MANAGED_LABEL]: 'true' } }));
-    void fake.createDeployment('apps', fixtureDeployment({ name: 'foreign', labels: { app: 'foreign' } }));
+    void fake.create('deployments', 'apps', fixtureDeployment({ name: 'half', labels: { [MANAGED_LABEL]: 'true' } }));
+    void fake.create('deployments', 'apps', fixtureDeployment({ name: 'foreign', labels: { app: 'foreign' } }));
     fake.calls.length = 0;
     const snapshots = await list(fake);
     expect(snapshots.map((snapshot) => snapshot.name)).toEqual(['alpha', 'zeta']);
@@ -216,7 +217,7 @@ describe('statuses$', () => {
     workload(fake, 'a', 1);
     const run = collect(statuses$(fake, { informers: fastInformers() }));
     await vi.waitFor(() => expect(run.words()).toEqual(['a:running']));
-    fake.delete('deployments', 'a');
+    fake.removeObject('deployments', 'a');
     await vi.waitFor(() => expect(run.words()).toEqual(['a:running', 'a:missing']));
     expect(run.events.at(-1)?.status.reason).toBe('Deleted');
     run.subscription.unsubscribe();
@@ -282,7 +283,7 @@ describe('status$', () => {
 describe('status, list and statuses$ see one Manager installation (the instance label)', () => {
   function instanced(fake: FakeKubernetes, hostname: string, containerId: number, instance: string): void {
     const spec = parseWorkloadSpec({ containerId, nodeId: 7, hostname, image: 'nginx:1.27', cpus: 0.5, memoryMb: 256, instance });
-    void fake.createDeployment(fake.namespace, buildDeployment(spec, { namespace: fake.namespace }));
+    void fake.create('deployments', fake.namespace, buildDeployment(spec, { namespace: fake.namespace }));
     const deployment = completeRollout(fake, hostname);
     fake.addPod(podOf(deployment, readyStatus()));
   }
@@ -308,7 +309,7 @@ describe('status, list and statuses$ see one Manager installation (the instance 
     const fake = new FakeKubernetes();
     instanced(fake, 'web', 1, 'test');
     await expect(stop(fake, 'default/web', { instance: 'dev' })).rejects.toMatchObject({ name: 'WorkloadOwnershipError' });
-    expect(fake.calls.filter((call) => call.method === 'patchDeployment')).toEqual([]);
+    expect(fake.calls.filter((call) => call.method === 'patch')).toEqual([]);
     await expect(stop(fake, 'default/web')).rejects.toMatchObject({ name: 'WorkloadOwnershipError' });
   });
 

@@ -2,9 +2,9 @@
 // cluster and namespace, how long a request may take, and the output format.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import { parseDuration } from '../duration.js';
-import { DURATION_RULES, durationProblem, type DurationRule } from '../../spec/duration.js';
+import { DURATION_RULES, durationProblem, type DurationRule } from '../../input/duration.js';
 
 type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 type ParsedFlags<T extends FlagOptions> = ReturnType<

@@ -2,11 +2,11 @@
 // like create's. The workload is named by its provider ID ("namespace/name"); -n, when
 // given, must agree with it. The changes of reconfigure stay raw here:
 // parseWorkloadChanges validates them all at once, with creation's field rules.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
-import { parseProviderId } from '../../spec/provider-id.js';
-import { DEFAULT_TIMEOUT_MS } from '../../workload/provision.js';
-import { DURATION_RULES } from '../../spec/duration.js';
+import { parseProviderId } from '../../input/provider-id.js';
+import { DEFAULT_TIMEOUT_MS } from '../../workload/operation.js';
+import { DURATION_RULES } from '../../input/duration.js';
 import { duration, numberOrText, parseEnv } from '../args.js';
 import { parseFlags } from './cluster-flags.js';
 

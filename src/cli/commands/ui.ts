@@ -1,15 +1,15 @@
 // `kube-provision ui`: the live page for one namespace on 127.0.0.1, until interrupted.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import type { UiBackend } from '../../ui/backend.js';
 import { libraryBackend } from '../../ui/library-backend.js';
 import { LiveHub } from '../../ui/live-hub.js';
 import { DEFAULT_UI_PORT, startUiServer } from '../../ui/server.js';
 import { parseDuration } from '../duration.js';
-import { DURATION_RULES, durationProblem } from '../../spec/duration.js';
+import { DURATION_RULES, durationProblem } from '../../input/duration.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import { parseFlags } from './cluster-flags.js';
 
 export const UI_USAGE = `Usage: kube-provision ui [flags]

@@ -5,8 +5,8 @@ import { parseCreateArgs, withFlags } from '../../../src/cli/args.js';
 import { parsePortFlag, portsFromFlags } from '../../../src/cli/port-flags.js';
 import { runCli } from '../../../src/cli/run.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
-import { InvalidSpecError, UsageError } from '../../../src/errors.js';
-import { parseWorkloadSpec } from '../../../src/spec/workload-spec.js';
+import { InvalidSpecError, UsageError } from '../../../src/errors/input.js';
+import { parseWorkloadSpec } from '../../../src/input/workload-spec.js';
 
 const base = [
   '--container-id',

@@ -24,8 +24,8 @@ import type {
   V1PodCondition,
   V1PodTemplateSpec,
 } from '../kube/objects.js';
-import { MalformedObjectError } from '../errors.js';
-import { REVISION_ANNOTATION } from '../rollout/workload-status.js';
+import { MalformedObjectError } from '../errors/api.js';
+import { REVISION_ANNOTATION } from './workload-status.js';
 
 const NOT_CACHED = Object.freeze({});
 

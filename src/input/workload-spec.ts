@@ -3,9 +3,9 @@
 // reported at once with its field path, so a caller can fix its input in one go.
 
 import * as z from 'zod';
-import { InvalidSpecError } from '../errors.js';
-import type { SpecIssue } from '../errors.js';
-import { ShellWordsError } from '../errors.js';
+import { InvalidSpecError } from '../errors/input.js';
+import type { SpecIssue } from '../errors/input.js';
+import { ShellWordsError } from '../errors/input.js';
 import { splitShellWords } from './shell-words.js';
 import { imageReferenceProblem } from './image-reference.js';
 import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName, labelValueProblem } from './names.js';

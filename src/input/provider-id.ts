@@ -3,8 +3,8 @@
 // a Pod or ReplicaSet name: those are replaced by Kubernetes and must not be stored (a
 // Pod name would still parse, which is why only buildDeployment's name is ever formatted).
 
-import { InvalidSpecError } from '../errors.js';
-import type { SpecIssue } from '../errors.js';
+import { InvalidSpecError } from '../errors/input.js';
+import type { SpecIssue } from '../errors/input.js';
 import { dns1123LabelProblem } from './names.js';
 
 export interface ProviderIdParts {
