@@ -99,8 +99,8 @@ export class ForbiddenError extends ApiError {
 export class QuotaExceededError extends ApiError {
   override readonly name = 'QuotaExceededError';
   readonly detail: string;
-  constructor(detail: string, options: { target: RequestTarget; cause?: unknown }) {
-    super(`Quota exceeded (403) for ${describeTarget(options.target)}: ${detail}`, {
+  constructor(detail: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(`Quota exceeded (403)${options.target ? ` for ${describeTarget(options.target)}` : ''}: ${detail}`, {
       statusCode: 403,
       reason: 'Forbidden',
       target: options.target,

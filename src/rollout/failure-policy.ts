@@ -18,6 +18,8 @@
 //                     good (quota, LimitRange, PodSecurity, an admission webhook's denial,
 //                     an invalid object), after `graceMs` otherwise: controllers retry, and
 //                     a restarting control plane or an unreachable webhook heals.
+//   load balancer    a LoadBalancer Service without an address after `graceMs`: a cluster
+//                    with no load-balancer controller never assigns one.
 // A failed Pod (evicted, say) is reported but not fatal: its ReplicaSet replaces it, and
 // if that cannot work the Deployment's own progress deadline says so.
 import { InvalidOptionError } from '../errors/input.js';
@@ -34,6 +36,8 @@ export interface FailurePolicy {
   readonly failAtOnceReasons: readonly string[];
   /** An image pull message matching this means the image does not exist. */
   readonly imageNotFound: RegExp;
+  /** How long a LoadBalancer Service may wait for its address (LoadBalancerPending). */
+  readonly loadBalancer: { readonly graceMs: number };
 }
 
 export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
@@ -48,6 +52,7 @@ export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
   },
   failAtOnceReasons: ['InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError'],
   imageNotFound: /not found|manifest unknown|name unknown|repository does not exist|no such host/i,
+  loadBalancer: { graceMs: 60_000 },
 };
 
 export interface FailurePolicyOverrides {
@@ -58,6 +63,7 @@ export interface FailurePolicyOverrides {
   readonly createFailure?: Partial<FailurePolicy['createFailure']>;
   readonly failAtOnceReasons?: readonly string[];
   readonly imageNotFound?: RegExp;
+  readonly loadBalancer?: Partial<FailurePolicy['loadBalancer']>;
 }
 
 /**
@@ -77,6 +83,7 @@ export function resolveFailurePolicy(overrides: FailurePolicyOverrides = {}): Fa
     createFailure: { ...d.createFailure, ...overrides.createFailure },
     failAtOnceReasons: overrides.failAtOnceReasons ?? d.failAtOnceReasons,
     imageNotFound: overrides.imageNotFound ?? d.imageNotFound,
+    loadBalancer: { ...d.loadBalancer, ...overrides.loadBalancer },
   };
 }
 
@@ -88,6 +95,7 @@ const OVERRIDE_FIELDS: Readonly<Record<string, Readonly<Record<string, 'grace' |
   createFailure: { graceMs: 'grace', failAtOnce: 'regexp' },
   failAtOnceReasons: 'reasons',
   imageNotFound: 'regexp',
+  loadBalancer: { graceMs: 'grace' },
 };
 
 function checkOverrides(overrides: unknown): void {

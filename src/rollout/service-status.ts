@@ -8,7 +8,7 @@
 //   the Pod is not in the slices, or not ready there,
 //     or the slices do not carry the Service's ports    EndpointNotReady
 //   the Pod is ready in a slice with every port         Routed
-import type { V1Service, V1EndpointSlice, V1Endpoint } from '../kube/service-objects.js';
+import type { V1Service, V1EndpointSlice, V1Endpoint } from '../kube/objects.js';
 import { PORT_PROTOCOLS, type PortProtocol, type ServiceType } from '../input/ports.js';
 
 /** One port of the Service as the API server stored it (node ports allocated). */

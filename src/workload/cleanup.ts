@@ -12,6 +12,7 @@ import type { InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { longTimer } from '../rx/long-timer.js';
+import { KINDS } from '../kube/kinds.js';
 import { rulesOf, type MemberKind } from './workload-set.js';
 
 /** What a failed provisioning did with its Deployment (`error.cleanup`). */
@@ -28,6 +29,8 @@ export interface WorkloadCleanup {
   readonly providerId: string;
   readonly uid: string;
   readonly error?: Error;
+  /** The kinds this run created, in creation order (`Deployment`, `Service`); absent: the Deployment. */
+  readonly kinds?: readonly string[];
 }
 
 // Every error of the hierarchy can end a provisioning, so the report is declared on the
@@ -44,7 +47,8 @@ declare module '../errors/base.js' {
 
 /** The cleanup in words, as appended to the failed provisioning's message. */
 export function describeCleanup(cleanup: WorkloadCleanup): string {
-  const deployment = `the Deployment ${cleanup.providerId}`;
+  const withService = cleanup.kinds?.includes('Service') === true && cleanup.outcome !== 'adopted';
+  const deployment = `the Deployment ${cleanup.providerId}${withService ? ' (and its Service)' : ''}`;
   switch (cleanup.outcome) {
     case 'deleted':
       return `${deployment} this run created was deleted with its pods`;
@@ -91,14 +95,15 @@ export interface CleanupOptions {
 export function deleteCreated(client: KubernetesClient, created: CreatedWorkload, options: CleanupOptions): Observable<WorkloadCleanup> {
   const { providerId } = created;
   const uid = created.members.find((member) => member.kind === 'deployments')?.uid ?? '';
+  const kinds = created.members.map((member) => KINDS[member.kind].kind);
   const deletable = [...created.members].reverse().filter((member) => rulesOf(member.kind).deleteOnFailure);
   return forkJoin(deletable.map((member) => deleteMember(client, created, member, options))).pipe(
     map((outcomes): WorkloadCleanup => {
       const failed = outcomes.find((outcome) => outcome.outcome === 'failed');
-      if (failed) return { outcome: 'failed', providerId, uid, ...(failed.error ? { error: failed.error } : {}) };
-      return { outcome: outcomes.some((outcome) => outcome.outcome === 'deleting') ? 'deleting' : 'deleted', providerId, uid };
+      if (failed) return { outcome: 'failed', providerId, uid, kinds, ...(failed.error ? { error: failed.error } : {}) };
+      return { outcome: outcomes.some((outcome) => outcome.outcome === 'deleting') ? 'deleting' : 'deleted', providerId, uid, kinds };
     }),
-    defaultIfEmpty({ outcome: 'deleted', providerId, uid }),
+    defaultIfEmpty<WorkloadCleanup, WorkloadCleanup>({ outcome: 'deleted', providerId, uid, kinds }),
   );
 }
 

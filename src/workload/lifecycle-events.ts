@@ -3,6 +3,7 @@
 // stamped with `at`, and naming `namespace`, `name` and `providerId`. Waiting on a rollout
 // emits creation's own `progress` events.
 import type { PodDiagnosis, ProgressEvent } from '../rollout/events.js';
+import type { ServiceStatusValue } from '../rollout/service-status.js';
 
 interface LifecycleEventBase {
   /** ISO-8601 time the event was produced. */
@@ -47,9 +48,20 @@ export interface RollbackEvent extends LifecycleEventBase {
   readonly generation: number;
 }
 
-/** The Deployment's deletion was accepted (remove). */
+/** An object's deletion was accepted (remove: the Service, then the Deployment). */
 export interface DeletedEvent extends LifecycleEventBase {
   readonly type: 'deleted';
+  readonly uid: string;
+  /** The kind deleted: `Deployment` or `Service`. */
+  readonly kind: string;
+}
+
+/** The workload's Service was written (setPorts, reconfigure with ports, adoption with onDrift: 'reconfigure'). */
+export interface ServiceEvent extends LifecycleEventBase {
+  readonly type: 'service';
+  readonly action: 'created' | 'patched' | 'deleted';
+  /** What changed, in the spec's words: `ports`, `serviceType`, `selector`, `owner`. */
+  readonly fields: readonly string[];
   readonly uid: string;
 }
 
@@ -94,12 +106,20 @@ export interface ReconfiguredEvent extends OutcomeBase {
   readonly replicas: number;
 }
 
+/** setPorts' last event: the Service carries the ports (running: and routes to the Pod on them). */
+export interface PortsSetEvent extends OutcomeBase {
+  readonly type: 'portsSet';
+  /** The Service's address; null when no ports are left (no Service). */
+  readonly address: string | null;
+  readonly service: ServiceStatusValue | null;
+}
+
 /** remove's last event: the Deployment and its Pods are gone (changed: false, it was already). */
 export interface RemovedEvent extends OutcomeBase {
   readonly type: 'removed';
 }
 
-export type OutcomeEvent = StartedEvent | StoppedEvent | RestartedEvent | ReconfiguredEvent | RemovedEvent;
+export type OutcomeEvent = StartedEvent | StoppedEvent | RestartedEvent | ReconfiguredEvent | RemovedEvent | PortsSetEvent;
 
 export type LifecycleEvent =
-  ProgressEvent | DiagnosedEvent | ScaledEvent | PatchedEvent | RollbackEvent | DeletedEvent | WaitingEvent | OutcomeEvent;
+  ProgressEvent | DiagnosedEvent | ScaledEvent | PatchedEvent | RollbackEvent | DeletedEvent | WaitingEvent | ServiceEvent | OutcomeEvent;

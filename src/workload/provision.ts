@@ -16,6 +16,7 @@ import {
   concat,
   defer,
   filter,
+  ignoreElements,
   lastValueFrom,
   map,
   of,
@@ -41,8 +42,15 @@ import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/fa
 import { deleteCreated, withCleanup } from './cleanup.js';
 import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
 import { checkManifestSize } from './manifest.js';
-import { buildWorkload, deploymentOf } from './workload-set.js';
-import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { buildWorkload, deploymentOf, ownedBy, serviceOf, type WorkloadSet } from './workload-set.js';
+import { deploymentSnapshots, endpointSliceSnapshots, podSnapshots, serviceSnapshots } from './rollout-sources.js';
+import { awaitRouted } from '../rollout/await-routed.js';
+import { servicePorts, type ServiceStatusValue } from '../rollout/service-status.js';
+import { fromAbortable } from '../rx/from-abortable.js';
+import { NotFoundError } from '../errors/api.js';
+import { KINDS } from '../kube/kinds.js';
+import { recordNodeAddress } from './node-address.js';
+import { serviceForDeployment, writeService } from './set-ports.js';
 import { isReconfigurable } from './drift.js';
 import { DEFAULT_TIMEOUT_MS, operationContext } from './operation.js';
 import { reconfigureAdopted } from './reconfigure.js';
@@ -87,6 +95,10 @@ export interface ProvisionResult {
   readonly name: string;
   readonly adopted: boolean;
   readonly durationMs: number;
+  /** The Service's address, what Manager stores in `ipv4Address`; null without ports. */
+  readonly address: string | null;
+  /** The Service (type, address, ClusterIP, ports) as it routes to the Pod; null without ports. */
+  readonly service: ServiceStatusValue | null;
 }
 
 const OPTION_NAMES: readonly string[] = [
@@ -152,10 +164,33 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
       throw new InvalidOptionError('onDrift', `onDrift must be "fail" or "reconfigure" (got ${JSON.stringify(onDrift)})`);
     }
 
+    const readyEvent = (adopted: boolean, service: ServiceStatusValue | null): ReadyEvent => ({
+      type: 'ready',
+      at: at(),
+      namespace,
+      name,
+      providerId,
+      adopted,
+      durationMs: scheduler.now() - startedAt,
+      address: service?.address ?? null,
+      service,
+    });
+    const track = (event: ProgressEvent): void => {
+      // While the Service is awaited, its state is what the provisioning waits for.
+      lastStatus =
+        event.service && !event.service.routed
+          ? { ...event.status, state: 'InProgress', reason: event.service.reason, message: event.service.message }
+          : event.status;
+    };
+
     const work$ = createOrAdopt(client, set, outcomes).pipe(
+      switchMap((members) =>
+        set.members.some((member) => member.kind === 'services') ? of(members) : withLeftoverService(client, set, members),
+      ),
       switchMap((members) => {
         const { object: deployment, adopted } = deploymentOutcome(members);
         const uid = deployment.metadata?.uid ?? '';
+        const serviceMember = members.find((member) => member.kind === 'services');
         const drift = members.flatMap((member) => member.drift);
         if (drift.length > 0) {
           const fixed = onDrift === 'reconfigure' && drift.every(isReconfigurable);
@@ -166,7 +201,15 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
                 : "nothing was changed (onDrift: 'reconfigure', or --on-drift reconfigure, applies the requested spec)";
             throw new WorkloadDriftError(target, drift, hint);
           }
-          const context = operationContext('create', client, target, { ...options, containerId: spec.containerId });
+          const context = operationContext('create', client, target, {
+            ...options,
+            containerId: spec.containerId,
+            ...(spec.instance !== undefined ? { instance: spec.instance } : {}),
+          });
+          const desiredService =
+            serviceOf(set) &&
+            serviceForDeployment(deployment, { ports: spec.ports ?? [], ...(spec.serviceType ? { serviceType: spec.serviceType } : {}) });
+          let service: ServiceStatusValue | null = null;
           return concat(
             of<ProvisionEvent>({
               type: 'adopted',
@@ -177,26 +220,47 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
               uid,
               reconfigured: drift.map((each) => each.field),
             }),
+            // The Service first: the rollout's wait ends when it routes on the ports asked for.
+            fromAbortable((signal) => writeService(context, desiredService, signal)).pipe(ignoreElements()),
             reconfigureAdopted(context, deployment, spec).pipe(
               filter((event): event is ProgressEvent => event.type === 'progress'),
-              tap((event) => (lastStatus = event.status)),
+              tap((event) => {
+                track(event);
+                if (event.service) service = event.service;
+              }),
             ),
-            defer(() =>
-              of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
-            ),
+            defer(() => of<ReadyEvent>(readyEvent(adopted, service))),
           );
         }
+        let service: ServiceStatusValue | null = null;
+        const rolloutTarget = { namespace, name, uid, providerId };
+        const deployments$ = deploymentSnapshots(registry, client, namespace, name, spec.instance);
+        const pods$ = podSnapshots(registry, client, namespace, spec.containerId, spec.instance);
         return concat(
           of<ProvisionEvent>({ type: adopted ? 'adopted' : 'created', at: at(), namespace, name, providerId, uid }),
-          awaitRollout(
-            { namespace, name, uid, providerId },
-            deploymentSnapshots(registry, client, namespace, name, spec.instance),
-            podSnapshots(registry, client, namespace, spec.containerId, spec.instance),
-            { scheduler, failurePolicy },
-          ).pipe(tap((event) => (lastStatus = event.status))),
-          defer(() =>
-            of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
-          ),
+          awaitRollout(rolloutTarget, deployments$, pods$, { scheduler, failurePolicy }).pipe(tap(track)),
+          // Ready means reachable: the Service lists the new Pod as ready on every port.
+          serviceMember
+            ? defer(() =>
+                awaitRouted(
+                  rolloutTarget,
+                  {
+                    deployments$,
+                    pods$,
+                    services$: serviceSnapshots(registry, client, namespace, name, spec.instance),
+                    slices$: endpointSliceSnapshots(registry, client, namespace, name, spec.instance),
+                  },
+                  { scheduler, failurePolicy, serviceUid: serviceMember.object.metadata?.uid ?? '' },
+                ).pipe(
+                  recordNodeAddress(client, namespace, name),
+                  tap((event) => {
+                    track(event);
+                    service = event.service;
+                  }),
+                ),
+              )
+            : of<ProvisionEvent>(),
+          defer(() => of<ReadyEvent>(readyEvent(adopted, service))),
         );
       }),
     );
@@ -209,7 +273,8 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
         const created = outcomes.filter((member) => !member.adopted);
         if (created.length === 0 || options.keepOnFailure) {
           const outcome = created.length === 0 ? 'adopted' : 'kept';
-          return throwError(() => withCleanup(error, { outcome, providerId, uid }));
+          const kinds = created.map((member) => KINDS[member.kind].kind);
+          return throwError(() => withCleanup(error, { outcome, providerId, uid, ...(outcome === 'kept' ? { kinds } : {}) }));
         }
         const members = created.map(({ kind, object }) => ({ kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '' }));
         return deleteCreated(client, { namespace, providerId, instance: spec.instance, members }, { registry, scheduler }).pipe(
@@ -218,6 +283,30 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
       }),
       abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
     );
+  });
+}
+
+/**
+ * A spec without ports whose Deployment was adopted: a Service of this container left from
+ * an earlier spec is drift (`ports`), fixed by onDrift: 'reconfigure' (deleted). A create
+ * that made the Deployment needs no look: a Service left over is owned by an older
+ * Deployment, and the garbage collector removes it.
+ */
+function withLeftoverService(client: KubernetesClient, set: WorkloadSet, members: MemberOutcome[]): Observable<MemberOutcome[]> {
+  if (!deploymentOutcome(members).adopted) return of(members);
+  return fromAbortable(async (signal) => {
+    try {
+      const service = await client.read('services', set.namespace, set.name, { signal });
+      if (!ownedBy(service, set.owner)) return members;
+      const live = servicePorts(service)
+        .map((port) => `${port.port}/${port.protocol}`)
+        .join(', ');
+      const drift = [{ field: 'ports', live, desired: '(none)' }];
+      return [...members, { kind: 'services' as const, object: service, adopted: true, drift }];
+    } catch (error) {
+      if (error instanceof NotFoundError) return members;
+      throw error;
+    }
   });
 }
 
@@ -233,7 +322,15 @@ export function provision(client: KubernetesClient, input: unknown, options: Pro
   return lastValueFrom(
     provision$(client, input, options).pipe(
       filter((event): event is ReadyEvent => event.type === 'ready'),
-      map(({ providerId, namespace, name, adopted, durationMs }) => ({ providerId, namespace, name, adopted, durationMs })),
+      map(({ providerId, namespace, name, adopted, durationMs, address, service }) => ({
+        providerId,
+        namespace,
+        name,
+        adopted,
+        durationMs,
+        address,
+        service,
+      })),
     ),
   );
 }

@@ -37,6 +37,9 @@ import { ownedWorkload, readOwned, type OwnedWorkload } from './ownership.js';
 import { patchLive } from './patch-live.js';
 import { applyChanges, parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload-changes.js';
 import { workloadContainer } from './workload-container.js';
+import { applyPorts, parsePortsChange, serviceForDeployment, writeService, type PortsChange } from './set-ports.js';
+import { NotFoundError } from '../errors/api.js';
+import { servicePorts } from '../rollout/service-status.js';
 
 /**
  * A reconfiguration's rollout failed and `rollbackOnFailure` was asked for: says whether
@@ -89,17 +92,62 @@ export function reconfigure$(
 ): Observable<LifecycleEvent> {
   return runOperation('reconfigure', client, providerId, options, (context) => {
     const parsed = parseWorkloadChanges(changes);
+    // Checked before any request, as every other field.
+    const portsGiven = parsed.service?.ports !== undefined;
+    const portsChange = portsGiven ? parsePortsChange(context.name, parsed.service?.ports, parsed.service?.serviceType) : undefined;
+    // What the Service write changed, for the outcome's fields.
+    let serviceFields: readonly string[] | undefined;
     return fromAbortable((signal) => readOwned(context, signal)).pipe(
-      switchMap((owned) => {
-        if (plannedContainers(context, owned, parsed).fields.length === 0) return of(reconfigured(context, [], owned.replicas, false));
-        return withWorkloadStreams(context, owned.containerId, (streams) =>
-          rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
-            rollbackOnFailure: options.rollbackOnFailure === true,
-            scaleUp: false,
-            awaitWhenUnchanged: false,
+      switchMap((owned) =>
+        (parsed.service && !portsChange
+          ? fromAbortable((signal) => typeOnlyChange(context, parsed.service?.serviceType, signal))
+          : of(portsChange)
+        ).pipe(
+          switchMap((change) => {
+            const templateChanged = plannedContainers(context, owned, parsed).fields.length > 0;
+            if (change && !templateChanged) {
+              // Only the Service: the Deployment keeps its generation and its Pod.
+              return applyPorts(context, owned, change).pipe(
+                map((event): LifecycleEvent => {
+                  if (event.type === 'service') serviceFields = event.fields;
+                  if (event.type !== 'portsSet') return event;
+                  return reconfigured(context, event.changed ? (serviceFields ?? ['ports']) : [], owned.replicas, event.changed);
+                }),
+              );
+            }
+            if (!templateChanged) return of(reconfigured(context, [], owned.replicas, false));
+            const write$ = change
+              ? fromAbortable((signal) => writeService(context, serviceForDeployment(owned.deployment, change), signal)).pipe(
+                  concatMap((write) => {
+                    if (write.action === 'unchanged') return of<LifecycleEvent>();
+                    serviceFields = write.fields;
+                    return of<LifecycleEvent>({
+                      type: 'service',
+                      ...context.base(),
+                      action: write.action,
+                      fields: write.fields,
+                      uid: write.service?.metadata?.uid ?? '',
+                    });
+                  }),
+                )
+              : of<LifecycleEvent>();
+            return concat(
+              write$,
+              withWorkloadStreams(context, owned.containerId, (streams) =>
+                rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
+                  rollbackOnFailure: options.rollbackOnFailure === true,
+                  scaleUp: false,
+                  awaitWhenUnchanged: false,
+                }),
+              ).pipe(
+                map((event) =>
+                  event.type === 'reconfigured' && serviceFields ? { ...event, fields: [...event.fields, ...serviceFields] } : event,
+                ),
+              ),
+            );
           }),
-        );
-      }),
+        ),
+      ),
     );
   });
 }
@@ -302,4 +350,20 @@ export function reconfigureAdopted(context: OperationContext, deployment: V1Depl
       rewriteTemplate(context, owned, plan, streams, { rollbackOnFailure: false, scaleUp: true, awaitWhenUnchanged: true }),
     );
   });
+}
+
+/** A new type for the ports the Service has now (`serviceType` without `ports`). */
+async function typeOnlyChange(context: OperationContext, serviceType: unknown, signal: AbortSignal): Promise<PortsChange> {
+  let ports: unknown[] = [];
+  try {
+    const live = await context.client.read('services', context.namespace, context.name, { signal });
+    ports = servicePorts(live).map((port) => ({
+      port: port.port,
+      protocol: port.protocol,
+      ...(port.name && port.name !== `${port.protocol}-${port.port}` ? { name: port.name } : {}),
+    }));
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  return parsePortsChange(context.name, ports, serviceType);
 }

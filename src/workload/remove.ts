@@ -61,7 +61,14 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
                   snapshots$: member.kind === 'deployments' ? streams.deployments$ : snapshotsOf(context, member),
                 }));
                 return concat(
-                  from(deleted.map((member): LifecycleEvent => ({ type: 'deleted', ...context.base(), uid: member.uid }))),
+                  from(
+                    deleted.map((member): LifecycleEvent => ({
+                      type: 'deleted',
+                      ...context.base(),
+                      uid: member.uid,
+                      kind: KINDS[member.kind].kind,
+                    })),
+                  ),
                   awaitRemoved(context, gone, streams.pods$, context),
                   defer(() => of(removed(context, true))),
                 );

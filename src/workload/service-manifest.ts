@@ -3,7 +3,7 @@
 // one port per entry of the spec. Same input, deep-equal output, and no undefined fields.
 
 import type { V1Deployment } from '../kube/objects.js';
-import type { V1Service, V1ServicePort } from '../kube/service-objects.js';
+import type { V1Service, V1ServicePort } from '../kube/objects.js';
 import { InvalidOptionError } from '../errors/input.js';
 import { DEFAULT_SERVICE_TYPE, servicePortName, type WorkloadPort } from '../input/ports.js';
 import type { WorkloadSpec } from '../input/workload-spec.js';
@@ -44,7 +44,9 @@ export function servicePort(port: WorkloadPort): V1ServicePort {
  * The v1 Service that gives a container with ports one stable address. Throws
  * InvalidOptionError for a spec without ports: such a container has no Service.
  */
-export function buildService(spec: WorkloadSpec, options: BuildServiceOptions = {}): V1Service {
+export type ServiceSpec = Pick<WorkloadSpec, 'containerId' | 'nodeId' | 'hostname' | 'instance' | 'namespace' | 'ports' | 'serviceType'>;
+
+export function buildService(spec: ServiceSpec, options: BuildServiceOptions = {}): V1Service {
   const ports = spec.ports ?? [];
   if (ports.length === 0) throw new InvalidOptionError('ports', 'ports: a container without ports has no Service');
   const namespace = effectiveNamespace(spec, options);

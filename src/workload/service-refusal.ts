@@ -5,8 +5,7 @@
 // i of one is index i of the other.
 import { ApiError, InvalidObjectError, QuotaExceededError, type RequestTarget } from '../errors/api.js';
 import type { FailureContext } from '../errors/rollout.js';
-import { formatPort, type WorkloadPort } from '../input/ports.js';
-import type { WorkloadSpec } from '../input/workload-spec.js';
+import type { V1Service } from '../kube/objects.js';
 
 /**
  * Why the API server refused a container's Service:
@@ -50,13 +49,13 @@ export class ServiceRejectedError extends ApiError {
 
 const PORT_FIELD = /^spec\.ports\[(\d+)\](?:\.(\w+))?$/;
 
-function portField(apiField: string, ports: readonly WorkloadPort[]): string | undefined {
+function portField(apiField: string, service: V1Service): string | undefined {
   const match = PORT_FIELD.exec(apiField);
   if (!match) return undefined;
   const index = Number(match[1]);
-  const port = ports[index];
+  const port = service.spec?.ports?.[index];
   const field = `ports.${index}${match[2] ? `.${match[2]}` : ''}`;
-  return port ? `${field} (${formatPort(port)})` : field;
+  return port ? `${field} (${port.port}/${(port.protocol ?? 'TCP').toLowerCase()})` : field;
 }
 
 function nodePortRefusal(message: string): ServiceRefusal {
@@ -66,22 +65,19 @@ function nodePortRefusal(message: string): ServiceRefusal {
 }
 
 /** Where the spec's type is the only thing that sets this Service apart, a refusal without a field is the type's. */
-function typeOrPorts(spec: Pick<WorkloadSpec, 'serviceType'>): string {
-  return spec.serviceType !== undefined && spec.serviceType !== 'ClusterIP' ? 'serviceType' : 'ports';
+function typeOrPorts(service: V1Service): string {
+  const type = service.spec?.type;
+  return type !== undefined && type !== 'ClusterIP' ? 'serviceType' : 'ports';
 }
 
 /**
- * The refusal as a ServiceRejectedError naming the spec field, or undefined when `error`
+ * The refusal of `service` (as it was sent) as a ServiceRejectedError naming the spec
+ * field, or undefined when `error`
  * is not a refusal of the Service (a network failure, RBAC, a conflict: those keep their
  * own types).
  */
-export function serviceRefusal(
-  error: unknown,
-  where: FailureContext,
-  spec: Pick<WorkloadSpec, 'ports' | 'serviceType'>,
-): ServiceRejectedError | undefined {
+export function serviceRefusal(error: unknown, where: FailureContext, service: V1Service): ServiceRejectedError | undefined {
   if (!(error instanceof ApiError)) return undefined;
-  const ports = spec.ports ?? [];
   const options = { statusCode: error.statusCode, reason: error.reason, target: error.target, cause: error };
   const reject = (refusal: ServiceRefusal, field: string, detail: string): ServiceRejectedError =>
     new ServiceRejectedError(where, refusal, field, detail, options);
@@ -95,10 +91,10 @@ export function serviceRefusal(
     if (!first) return reject('Invalid', 'ports', error.message);
     const detail = error.causes.map((cause) => (cause.field ? `${cause.field}: ${cause.message}` : cause.message)).join('; ');
     if (first.field === 'spec.type') return reject('ServiceTypeRefused', 'serviceType', detail);
-    const field = first.field ? portField(first.field, ports) : undefined;
+    const field = first.field ? portField(first.field, service) : undefined;
     if (field !== undefined) return reject(first.field.endsWith('.nodePort') ? nodePortRefusal(first.message) : 'Invalid', field, detail);
     // An admission policy's or webhook's denial names no field.
-    if (!first.field) return reject(/denied/i.test(detail) ? 'ServiceTypeRefused' : 'Invalid', typeOrPorts(spec), detail);
+    if (!first.field) return reject(/denied/i.test(detail) ? 'ServiceTypeRefused' : 'Invalid', typeOrPorts(service), detail);
     return reject('Invalid', first.field, detail);
   }
   // The allocators answer 500 InternalError: the field is valid, the cluster has run out.

@@ -22,6 +22,18 @@ export interface WorkloadChanges {
   readonly cpus?: number;
   readonly memoryMb?: number;
   readonly image?: string;
+  /**
+   * The ports the container serves, replacing the old list ([] removes them and the
+   * Service); only the Service is written, the pod template is untouched.
+   */
+  readonly ports?: readonly {
+    readonly port: number;
+    readonly protocol?: 'tcp' | 'udp';
+    readonly name?: string;
+    readonly nodePort?: number;
+  }[];
+  /** The Service's type (absent with ports: ClusterIP; alone: the current ports, another type). */
+  readonly serviceType?: 'ClusterIP' | 'LoadBalancer' | 'NodePort';
 }
 
 /** Validated changes: entrypoint and args are argv arrays, or null to reset them. */
@@ -33,6 +45,8 @@ export interface ParsedChanges {
   readonly cpus?: number;
   readonly memoryMb?: number;
   readonly image?: string;
+  /** `ports` and `serviceType` as given: checked with the workload's name by reconfigure (parsePortsChange). */
+  readonly service?: { readonly ports?: unknown; readonly serviceType?: unknown };
 }
 
 const fields = workloadSpecSchema.shape;
@@ -64,6 +78,8 @@ const changesSchema = z.strictObject(
     cpus: fields.cpus.optional(),
     memoryMb: fields.memoryMb.optional(),
     image: fields.image.optional(),
+    ports: z.unknown().optional(),
+    serviceType: z.unknown().optional(),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of the fields to change' : undefined) },
 );
@@ -81,7 +97,7 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
   const resetArgs = record?.args === null;
   const result = changesSchema.safeParse(record ? withoutNull(record, ['entrypoint', 'args']) : input);
   if (!result.success) throw new InvalidSpecError(issuesOf(result.error.issues));
-  const { env = {}, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image } = result.data;
+  const { env = {}, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image, ports, serviceType } = result.data;
   const both = unset.flatMap((name, index) =>
     Object.hasOwn(env, name) ? [{ path: `unsetEnv.${index}`, message: `${name} is also set in env` }] : [],
   );
@@ -94,6 +110,9 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
     ...(cpus !== undefined ? { cpus } : {}),
     ...(memoryMb !== undefined ? { memoryMb } : {}),
     ...(image !== undefined ? { image } : {}),
+    ...(ports !== undefined || serviceType !== undefined
+      ? { service: { ...(ports !== undefined ? { ports } : {}), ...(serviceType !== undefined ? { serviceType } : {}) } }
+      : {}),
   };
 }
 

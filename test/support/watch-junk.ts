@@ -273,9 +273,21 @@ const splits = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength:
 
 export const watchStreams: fc.Arbitrary<GeneratedStream> = fc.record({
   lines: fc.array(line, { minLength: 1, maxLength: 12 }),
-  // Nodes are never watched by provision: their entries are fixed.
-  ending: fc.record({ deployments: ending, pods: ending, nodes: fc.constant('clean' as const) }),
-  splits: fc.record({ deployments: splits, pods: splits, nodes: fc.constant<readonly number[]>([]) }),
+  // Nodes, Services and EndpointSlices are never watched by a provisioning without ports: their entries are fixed.
+  ending: fc.record({
+    deployments: ending,
+    pods: ending,
+    nodes: fc.constant('clean' as const),
+    services: fc.constant('clean' as const),
+    endpointslices: fc.constant('clean' as const),
+  }),
+  splits: fc.record({
+    deployments: splits,
+    pods: splits,
+    nodes: fc.constant<readonly number[]>([]),
+    services: fc.constant<readonly number[]>([]),
+    endpointslices: fc.constant<readonly number[]>([]),
+  }),
 });
 
 /** One watch's body as chunks, per the stream's ending and split points. */
@@ -318,7 +330,7 @@ const notUsed = (): Promise<never> => Promise.reject(new Error('not used'));
 export class ScriptedWatchClient implements KubernetesClient {
   readonly namespace = 'default';
   readonly server = 'https://scripted.invalid';
-  readonly watches: Record<WatchedKind, number> = { deployments: 0, pods: 0, nodes: 0 };
+  readonly watches: Record<WatchedKind, number> = { deployments: 0, pods: 0, nodes: 0, services: 0, endpointslices: 0 };
   /** Watches the reader ended with an error while their consumer still listened. */
   faultsRaised = 0;
   private readonly scrubber = new Scrubber();

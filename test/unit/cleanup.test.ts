@@ -199,7 +199,7 @@ describe('deleteCreated', () => {
     const cleanup = await lastValueFrom(
       deleteCreated(fake, deployment(uid), { registry: informers(), scheduler: asyncScheduler, timeoutMs: 50 }),
     );
-    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid });
+    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid, kinds: ['Deployment'] });
     expect(fake.activeWatches).toBe(0);
   });
 

@@ -7,6 +7,7 @@ import { ServiceRejectedError } from '../../src/workload/service-refusal.js';
 import { errorFromResponse, type KubeStatus } from '../../src/kube/translate-error.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { serviceRefusal } from '../../src/workload/service-refusal.js';
+import { buildService } from '../../src/workload/service-manifest.js';
 
 const target = { verb: 'create', resource: 'services', namespace: 'default', name: 'web' };
 const where = { namespace: 'default', name: 'web' };
@@ -21,7 +22,9 @@ function answer(statusCode: number, status: KubeStatus) {
 }
 
 function spec(extra: Record<string, unknown>) {
-  return parseWorkloadSpec({ containerId: 1, nodeId: 1, hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 64, ...extra });
+  return buildService(
+    parseWorkloadSpec({ containerId: 1, nodeId: 1, hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 64, ...extra }),
+  );
 }
 
 const nodePortSpec = spec({ serviceType: 'NodePort', ports: [{ port: 22, nodePort: 30080 }] });

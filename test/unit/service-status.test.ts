@@ -2,7 +2,7 @@
 // real kube-apiserver and EndpointSlice controller wrote them on the local control plane
 // (fixtures copied from what kubectl showed through create, stop, start and a ports change).
 import { describe, expect, it } from 'vitest';
-import type { V1EndpointSlice, V1Service } from '../../src/kube/service-objects.js';
+import type { V1EndpointSlice, V1Service } from '../../src/kube/objects.js';
 import { NODE_ADDRESS_ANNOTATION, podEndpoint, serviceAddress, servicePorts, serviceStatus } from '../../src/rollout/service-status.js';
 
 const SERVICE_UID = 'bf6de5c2-e444-4a6f-a6a7-f8858d4a7699';

@@ -104,7 +104,14 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
     case 'rollback':
       return `${id} rollout failed (${event.reason}): restoring the previous pod template (generation ${event.generation})`;
     case 'deleted':
-      return `${id} Deployment deleted; waiting for it and its pods to be gone`;
+      return event.kind === 'Service'
+        ? `${id} Service deleted; waiting for it to be gone`
+        : `${id} Deployment deleted; waiting for it and its pods to be gone`;
+    case 'service':
+      return `${id} Service ${event.action}${event.fields.length > 0 ? ` (${event.fields.join(', ')})` : ''}`;
+    case 'portsSet':
+      if (!event.changed) return `${id} ports already as requested: nothing to change`;
+      return `${id} ports set in ${seconds(event.durationMs)}: ${event.address === null ? 'no ports, no Service, no address' : `address ${event.address}`}`;
     case 'started':
       return event.changed ? `${id} running: started in ${seconds(event.durationMs)}` : `${id} already running: nothing to do`;
     case 'stopped':
