@@ -5,7 +5,7 @@
 //   b. the same N with two ports each (a Deployment and a Service; ready means the
 //      Service's EndpointSlice lists the new Pod as ready on both ports);
 // while independent observers in this process watch the namespace's Deployments and
-// EndpointSlices straight from the API server. Writes bench/results/network.md and .json.
+// EndpointSlices straight from the API server. Writes network.md and network.json in bench/results/.
 //
 // Figures per N:
 //   - endpoint-ready detection p50/p99/max: our `ready` minus the later of the observer's

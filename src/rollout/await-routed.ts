@@ -25,7 +25,7 @@ import type { ProgressEvent } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
 import { currentRolloutPods } from './rollout-pods.js';
 import { rolloutStatus } from './rollout-status.js';
-import { serviceStatus, type RoutedPod, type ServiceStatusValue } from './service-status.js';
+import { routedPodOf, serviceStatus, type ServiceStatusValue } from './service-status.js';
 
 export interface RoutedSources {
   readonly deployments$: Observable<readonly V1Deployment[]>;
@@ -161,7 +161,7 @@ class RoutedWatch {
     const deployment = this.deployment;
     if (!deployment) return;
     const pods = currentRolloutPods(deployment, this.pods).filter(isServing);
-    const candidates = pods.length === 0 ? [undefined] : pods.map(routedPod);
+    const candidates = pods.length === 0 ? [undefined] : pods.map(routedPodOf);
     let value: ServiceStatusValue | null = null;
     let routedTo: V1Pod | undefined;
     for (const [index, pod] of candidates.entries()) {
@@ -231,11 +231,4 @@ class RoutedWatch {
 function isServing(pod: V1Pod): boolean {
   if (pod.metadata?.deletionTimestamp) return false;
   return pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true;
-}
-
-function routedPod(pod: V1Pod): RoutedPod {
-  const uid = pod.metadata?.uid;
-  const name = pod.metadata?.name;
-  const ip = pod.status?.podIP;
-  return { ...(uid ? { uid } : {}), ...(name ? { name } : {}), ...(ip ? { ip } : {}) };
 }

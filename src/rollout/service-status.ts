@@ -45,6 +45,14 @@ export interface RoutedPod {
   readonly ip?: string;
 }
 
+/** The identity of `pod` the slices are matched by. */
+export function routedPodOf(pod: { metadata?: { uid?: string; name?: string }; status?: { podIP?: string } }): RoutedPod {
+  const uid = pod.metadata?.uid;
+  const name = pod.metadata?.name;
+  const ip = pod.status?.podIP;
+  return { ...(uid ? { uid } : {}), ...(name ? { name } : {}), ...(ip ? { ip } : {}) };
+}
+
 export const WAITING_FOR_ROUTE_MESSAGE = 'waiting for the Service to route to the Pod';
 
 const TYPES: readonly string[] = ['ClusterIP', 'LoadBalancer', 'NodePort'];

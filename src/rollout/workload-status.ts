@@ -21,7 +21,8 @@
 // means the template never changed, so the replicas did (starting); else updating.
 //
 // API unreachable (`unknown`) is not a fact about objects: see unknownStatus().
-import type { V1Container, V1Deployment, V1Pod } from '../kube/objects.js';
+import type { V1Container, V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
+import { routedPodOf, serviceStatus, type ServiceStatusValue } from './service-status.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { oneLine } from '../text.js';
 import { describeProgress } from './describe-progress.js';
@@ -76,6 +77,15 @@ export interface WorkloadStatusValue {
   readonly replicas: ReplicaCounts;
   /** What a Pod is doing or why it cannot run, in the kubelet's or scheduler's words. */
   readonly pod?: PodDiagnosis;
+  /**
+   * The address Manager's agent connects to: the workload's Service's (ClusterIP, load
+   * balancer, NodePort node address), the same across stop, start, restart and
+   * reconfigure. null for a workload without ports (no Service), or before a load balancer
+   * assigned one.
+   */
+  readonly address: string | null;
+  /** The Service: type, address, ports, and whether it routes to the Ready Pod now. null without ports. */
+  readonly service: ServiceStatusValue | null;
 }
 
 /** What the failure policy concluded over time (statuses$ tracks it per workload). */
@@ -98,9 +108,14 @@ export interface WorkloadStatusOptions {
    * refusals that are final; grace windows need a history.
    */
   readonly judgement?: FailureJudgement;
+  /** The workload's Service, if it has one (a container with ports). */
+  readonly service?: V1Service;
+  /** That Service's EndpointSlices. */
+  readonly slices?: readonly V1EndpointSlice[];
 }
 
 const NO_REPLICAS: ReplicaCounts = Object.freeze({ desired: 0, total: 0, updated: 0, ready: 0, available: 0 });
+const NO_SLICES: readonly V1EndpointSlice[] = Object.freeze([]);
 const NO_RESOURCES: WorkloadResources = Object.freeze({ cpu: null, memory: null });
 const IN_PROGRESS: ReadonlySet<WorkloadState> = new Set(['creating', 'starting', 'updating']);
 
@@ -124,7 +139,7 @@ export function workloadStatus(
 
   const rollout = rolloutStatus(deployment);
   const current = currentRolloutPods(deployment, pods);
-  const detail = detailOf(deployment, rollout, pods, current);
+  const detail = detailOf(deployment, rollout, pods, current, options);
   const value = (state: WorkloadState, reason: string, message: string, pod?: PodDiagnosis): WorkloadStatusValue => ({
     state,
     reason,
@@ -170,6 +185,8 @@ function notOurs(reason: string, message: string): WorkloadStatusValue {
     reason,
     message,
     podIp: null,
+    address: null,
+    service: null,
     nodeName: null,
     restarts: 0,
     image: null,
@@ -205,7 +222,13 @@ function inProgressState(deployment: V1Deployment, rollout: RolloutStatus, previ
 
 type Detail = Omit<WorkloadStatusValue, 'state' | 'reason' | 'message' | 'pod'>;
 
-function detailOf(deployment: V1Deployment, rollout: RolloutStatus, pods: readonly V1Pod[], current: readonly V1Pod[]): Detail {
+function detailOf(
+  deployment: V1Deployment,
+  rollout: RolloutStatus,
+  pods: readonly V1Pod[],
+  current: readonly V1Pod[],
+  options: Pick<WorkloadStatusOptions, 'service' | 'slices'>,
+): Detail {
   const container: V1Container | undefined = deployment.spec?.template?.spec?.containers?.[0];
   const limits = container?.resources?.limits;
   const requests = container?.resources?.requests;
@@ -213,8 +236,11 @@ function detailOf(deployment: V1Deployment, rollout: RolloutStatus, pods: readon
   const shown = readyPod ?? current[0] ?? pods[0];
   let restarts = 0;
   for (const status of shown?.status?.containerStatuses ?? []) restarts += status.restartCount ?? 0;
+  const service = serviceStatus(options.service, options.slices ?? NO_SLICES, readyPod && routedPodOf(readyPod));
   return {
     podIp: readyPod?.status?.podIP ?? null,
+    address: service?.address ?? null,
+    service,
     nodeName: shown?.spec?.nodeName ?? null,
     restarts,
     image: container?.image ?? null,

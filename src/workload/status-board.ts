@@ -1,18 +1,19 @@
-// StatusBoard: the state behind statuses$ and status$. It is fed by the two shared
-// informers of a namespace (every key's changes, through observeAll) and emits a
-// workload's status event only when the status changed.
+// StatusBoard: the state behind statuses$ and status$. It is fed by the shared informers
+// of a namespace (Deployments, Pods, Services, EndpointSlices: every key's changes, through
+// observeAll) and emits a workload's status event only when the status changed.
 //
 // Routing is O(1) per informer event: a Deployment change names its workload (the
 // informer's key is the Deployment name), a Pod change names its container-id, which
-// leads to the workload(s) carrying it. Only that workload is evaluated, with only its
-// own Pods. Nothing is emitted before both informers have listed once (a Deployment
+// leads to the workload(s) carrying it, and a Service or EndpointSlice change names the
+// Service, which is named like its workload. Only that workload is evaluated, with only
+// its own objects. Nothing is emitted before every informer has listed once (a Deployment
 // without its Pods would flash a wrong status); then every workload once.
 //
 // The failure policy runs per workload, as during a rollout: problems are tracked over
 // time and a grace window ending is a timer of that workload alone. While either
 // informer is disconnected (the API server is unreachable), every workload is `unknown`
 // with the reason; when both are connected again, every workload is evaluated afresh.
-import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerNotice } from '../informers/shared-informer.js';
 import type { PodDiagnosis } from '../rollout/events.js';
@@ -59,9 +60,11 @@ export interface StatusBoardOptions {
   readonly only?: { readonly name: string; readonly containerId?: string };
 }
 
-type Kind = 'deployments' | 'pods';
+type Kind = 'deployments' | 'pods' | 'services' | 'endpointslices';
+const KIND_COUNT = 4;
 
 const NO_PODS: readonly V1Pod[] = Object.freeze([]);
+const NO_SLICES: readonly V1EndpointSlice[] = Object.freeze([]);
 const NO_FAILURE: FailureJudgement = Object.freeze({ createFailureFatal: false });
 
 /** One managed Deployment and what the board remembers about it. */
@@ -97,6 +100,8 @@ export class StatusBoard {
   /** Deployment names by container-id label (almost always one). */
   private readonly namesByContainerId = new Map<string, string[]>();
   private readonly podsByContainerId = new Map<string, readonly V1Pod[]>();
+  private readonly servicesByName = new Map<string, V1Service>();
+  private readonly slicesByService = new Map<string, readonly V1EndpointSlice[]>();
   private readonly synced = new Set<Kind>();
   private readonly disconnected = new Map<Kind, unknown>();
   private started = false;
@@ -117,6 +122,27 @@ export class StatusBoard {
     else this.onConnectionNotice('pods', notice);
   }
 
+  onServices(notice: InformerNotice<V1Service>): void {
+    if (notice.type !== 'changed') {
+      this.onConnectionNotice('services', notice);
+      return;
+    }
+    const service = notice.objects[0];
+    if (service) this.servicesByName.set(notice.key, service);
+    else this.servicesByName.delete(notice.key);
+    this.networkChanged(notice.key);
+  }
+
+  onSlices(notice: InformerNotice<V1EndpointSlice>): void {
+    if (notice.type !== 'changed') {
+      this.onConnectionNotice('endpointslices', notice);
+      return;
+    }
+    if (notice.objects.length === 0) this.slicesByService.delete(notice.key);
+    else this.slicesByService.set(notice.key, notice.objects);
+    this.networkChanged(notice.key);
+  }
+
   /** Cancels every pending grace-window timer. */
   close(): void {
     for (const workload of this.workloads.values()) workload.recheck?.unsubscribe();
@@ -126,7 +152,7 @@ export class StatusBoard {
     switch (notice.type) {
       case 'synced':
         this.synced.add(kind);
-        if (!this.started && this.synced.size === 2) {
+        if (!this.started && this.synced.size === KIND_COUNT) {
           this.started = true;
           this.evaluateAll();
         }
@@ -183,6 +209,12 @@ export class StatusBoard {
     }
   }
 
+  /** A Service (or its EndpointSlices) changed: its workload, named like it, is evaluated. */
+  private networkChanged(name: string): void {
+    const workload = this.workloads.get(name);
+    if (workload) this.evaluate(workload);
+  }
+
   /** The Deployment is gone (or no longer ours): one final `missing`, if it was ever reported. */
   private remove(workload: Workload): void {
     workload.recheck?.unsubscribe();
@@ -216,9 +248,11 @@ export class StatusBoard {
     const pods = this.podsByContainerId.get(workload.containerId) ?? NO_PODS;
     const judgement = this.judge(workload, pods);
     const expected = this.options.only?.containerId;
+    const service = this.servicesByName.get(workload.name);
     const status = workloadStatus(workload.deployment, pods, {
       failurePolicy: this.options.policy,
       judgement,
+      ...(service ? { service, slices: this.slicesByService.get(workload.name) ?? NO_SLICES } : {}),
       ...(workload.lastKnown ? { previous: workload.lastKnown } : {}),
       ...(expected !== undefined ? { containerId: expected } : {}),
     });

@@ -1,6 +1,6 @@
 // A container's Service through provision$, setPorts, reconfigure and remove against
 // FakeKubernetes (an in-memory stand-in for the API server; the EndpointSlice controller's
-// part is played by publishEndpoints). The real control plane is in test/integration/network.test.ts.
+// part is played by publishEndpoints). The real control plane plays it in the integration suite.
 import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import { ConflictError } from '../../src/errors/api.js';

@@ -3,7 +3,7 @@
 // `transport` service to the same over its protocol; a `dns` service is an SRV record and
 // has no port of its own. Two services on one internal port (two HTTP hostnames for one
 // web server, say) are one port.
-import type { ContainerId, ContainerService } from './types.js';
+import type { ContainerId, ContainerRecord, ContainerService } from './types.js';
 import { InvalidContainerRecordError } from '../errors.js';
 
 export interface ContainerPort {
@@ -46,4 +46,23 @@ export function portsOfServices(containerId: ContainerId, services: readonly Con
   });
   if (problems.length > 0) throw new InvalidContainerRecordError(containerId, problems);
   return [...ports.values()].sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol));
+}
+
+/** The ports of the record's Manager services; a record without its services loaded has none. */
+export function portsOfRecord(record: ContainerRecord): ContainerPort[] {
+  return portsOfServices(record.id, record.services ?? []);
+}
+
+/**
+ * The ports to set from the record: its services must be loaded, since a record read
+ * without them would remove every port of the container's Service.
+ */
+export function requiredPortsOfRecord(record: ContainerRecord): ContainerPort[] {
+  if (record.services === undefined) {
+    throw new InvalidContainerRecordError(record.id, [
+      "services are not loaded: a Kubernetes container's ports come from its Manager services " +
+        "(SequelizeContainerStore: include { association: 'services', include: ['transportService'] } in findOptions; [] for none)",
+    ]);
+  }
+  return portsOfServices(record.id, record.services);
 }
