@@ -139,6 +139,10 @@ interface Figures {
   readonly startPhaseMs: number;
   readonly events: { readonly initial: number; readonly stop: number; readonly start: number };
   readonly repeats: number;
+  /** Watch events the child received, the informer changes statuses$ got, and the statuses it computed. */
+  readonly watchEvents: number;
+  readonly notices: number;
+  readonly evaluations: number;
   readonly fullPaths: number;
   readonly detectionMs: Summary;
   readonly inProcessMs: Summary;
@@ -320,6 +324,9 @@ async function main(): Promise<void> {
           start: result.emissions.filter((emission) => emission.at >= startStarted).length,
         },
         repeats: result.repeats,
+        watchEvents: result.watchEvents,
+        notices: result.notices,
+        evaluations: result.evaluations,
         fullPaths,
         detectionMs: summarize(detection),
         inProcessMs: summarize(inProcess),
@@ -392,6 +399,11 @@ function markdown(figures: Figures): string {
           target(d.p99 < 10),
         ],
         ['heap per watched workload', `${fmt(figures.heapBytesPerWorkload / 1024, 2)} KiB`, ''],
+        [
+          'one status evaluation per event at most',
+          `${fmt(figures.evaluations / Math.max(1, figures.watchEvents), 3)} per watch event (${figures.evaluations} evaluations, ${figures.watchEvents} watch events, ${figures.notices} informer changes)`,
+          target(figures.evaluations <= figures.watchEvents),
+        ],
         [
           'each change once',
           `${figures.repeats} repeated events; ${figures.fullPaths}/${figures.workloads} workloads went running, stopping, offline, starting, running`,

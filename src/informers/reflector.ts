@@ -49,8 +49,9 @@ export interface ReflectorOptions {
   readonly initialState?: InitialState;
   readonly backoff?: BackoffPolicy;
   /**
-   * A watch silent this long is considered dead. Default 150 s: on an idle watch, kube-apiserver
-   * v1.36 sends its first bookmark after about 120 s and then one a minute (measured here).
+   * A watch silent this long is considered dead. Default 150 s: longer than the API
+   * server's wait before the first bookmark on an idle watch, so a healthy quiet watch is
+   * never cut.
    */
   readonly inactivityMs?: number;
   /** Server-side watch timeout per connection; default 300-600 s, randomised. */

@@ -23,10 +23,10 @@ import type {
 } from './client.js';
 import { collectionPath, objectPath, type KindMap, type WatchedKind } from './kinds.js';
 import { readFileSync } from 'node:fs';
-import { InvalidOptionError } from '../errors/input.js';
 import { MalformedResponseError, type RequestTarget } from '../errors/api.js';
-import { DURATION_RULES, requireDuration } from '../input/duration.js';
-import { dns1123LabelProblem } from '../input/names.js';
+import { DURATION_RULES } from '../input/duration.js';
+import { namespaceProblem, type FieldRule } from '../input/fields.js';
+import { aFunction, checkOptions, duration, type OptionTable } from '../input/options.js';
 import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 import { Scrubber, credentialValues } from './scrub.js';
@@ -77,8 +77,7 @@ export class KubernetesApi implements KubernetesClient {
    * the context's, else `default`). TLS verification stays on unless `tlsVerify: false`.
    */
   static fromConfig(options: KubernetesApiOptions = {}): KubernetesApi {
-    checkConnectionOptions(options);
-    checkKubeconfigOptions(options);
+    checkOptions(options, KUBECONFIG_OPTIONS, { noun: 'KubernetesApi options' });
     const loaded = loadKubeconfig(options);
     const scrubber = new Scrubber(credentialValues(loaded.config, readIfPossible));
     const transport = new HttpTransport(loaded.config, loaded.server, {
@@ -103,8 +102,7 @@ export class KubernetesApi implements KubernetesClient {
    * on unless `tlsVerify: false`. Reads no file and no environment variable; `context` is ''.
    */
   static fromServer(options: KubernetesServerOptions): KubernetesApi {
-    checkConnectionOptions(options);
-    checkNamespaceAndTls(options);
+    checkOptions(options, CONNECTION_OPTIONS, { noun: 'KubernetesApi options' });
     const { credentials, server, namespace } = serverCredentials(options);
     const connection: ConnectionInfo = {
       kubeconfigPath: '',
@@ -351,45 +349,32 @@ function transportOptions(options: ConnectionOptions): TransportOptions {
   };
 }
 
+const nonEmptyText: FieldRule = (value) =>
+  typeof value === 'string' && value !== '' ? undefined : `must be a non-empty string (got ${describeValue(value)})`;
+const connectionCount: FieldRule = (value) =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 1
+    ? undefined
+    : `must be a whole number >= 1 (got ${typeof value === 'number' ? value : describeValue(value)})`;
+const tlsVerify: FieldRule = (value) => (typeof value === 'boolean' ? undefined : `must be true or false (got ${describeValue(value)})`);
+
 /** The options every constructor shares, checked before anything is read or sent. */
-function checkConnectionOptions(options: ConnectionOptions): void {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidOptionError('options', 'KubernetesApi options must be an object');
-  }
-  if (options.requestTimeoutMs !== undefined)
-    requireDuration('requestTimeoutMs', options.requestTimeoutMs, DURATION_RULES.requestTimeoutMs);
-  const connections: unknown = options.maxConnections;
-  if (connections !== undefined && !(typeof connections === 'number' && Number.isSafeInteger(connections) && connections >= 1)) {
-    throw new InvalidOptionError(
-      'maxConnections',
-      `maxConnections must be a whole number >= 1 (got ${typeof connections === 'number' ? connections : describeValue(connections)})`,
-    );
-  }
-  if (options.onRequest !== undefined && typeof options.onRequest !== 'function') {
-    throw new InvalidOptionError('onRequest', 'onRequest must be a function');
-  }
-}
+const CONNECTION_OPTIONS: OptionTable = {
+  requestTimeoutMs: duration(DURATION_RULES.requestTimeoutMs),
+  maxConnections: connectionCount,
+  onRequest: aFunction,
+  namespace: namespaceProblem,
+  tlsVerify,
+};
 
-/** The kubeconfig options, and the namespace and tlsVerify that fromServer shares. */
-function checkKubeconfigOptions(options: KubeconfigOptions): void {
-  for (const option of ['kubeconfigPath', 'context', 'namespace'] as const) {
-    const value: unknown = options[option];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      throw new InvalidOptionError(option, `${option} must be a non-empty string (got ${describeValue(value)})`);
-    }
-  }
-  checkNamespaceAndTls(options);
-}
-
-function checkNamespaceAndTls(options: { readonly namespace?: unknown; readonly tlsVerify?: unknown }): void {
-  if (options.namespace !== undefined) {
-    const problem = typeof options.namespace === 'string' ? dns1123LabelProblem(options.namespace) : 'must be a string';
-    if (problem) throw new InvalidOptionError('namespace', `namespace ${problem}`);
-  }
-  if (options.tlsVerify !== undefined && typeof options.tlsVerify !== 'boolean') {
-    throw new InvalidOptionError('tlsVerify', `tlsVerify must be true or false (got ${describeValue(options.tlsVerify)})`);
-  }
-}
+const KUBECONFIG_OPTIONS: OptionTable = {
+  requestTimeoutMs: CONNECTION_OPTIONS.requestTimeoutMs!,
+  maxConnections: connectionCount,
+  onRequest: aFunction,
+  kubeconfigPath: nonEmptyText,
+  context: nonEmptyText,
+  namespace: namespaceProblem,
+  tlsVerify,
+};
 
 function readIfPossible(path: string): string | undefined {
   try {

@@ -5,9 +5,11 @@
 //
 // Over the informers' snapshots of the Deployment (for which Pods are the rollout's), the
 // workload's Pods, its Service and that Service's EndpointSlices; each snapshot is
-// evaluated as it arrives. The only timer is the LoadBalancer's grace window, and only
-// while the address is pending: a cluster with no load-balancer controller never assigns
-// one, and the wait fails with `LoadBalancerPending` instead of running out its timeout.
+// evaluated as it arrives, by the tracker's step with the Service as its gate
+// (service-gate.ts). The only timer is the tracker's recheck for the LoadBalancer's grace
+// window, and only while the address is pending: a cluster with no load-balancer
+// controller never assigns one, and the wait fails with `LoadBalancerPending` instead of
+// running out its timeout.
 //
 //   no Service (and none expected)              completes at once: nothing to route
 //   the expected Service not cached yet         waits (the informer has not seen our create)
@@ -23,9 +25,10 @@ import { scheduleAfter } from '../rx/long-timer.js';
 import type { RolloutTarget } from './await-rollout.js';
 import type { ProgressEvent } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
-import { currentRolloutPods } from './rollout-pods.js';
 import { rolloutStatus } from './rollout-status.js';
-import { routedPodOf, serviceStatus, type ServiceStatusValue } from './service-status.js';
+import { gateOf, serviceRoute } from './service-gate.js';
+import type { ServiceStatusValue } from './service-status.js';
+import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from './tracker.js';
 
 export interface RoutedSources {
   readonly deployments$: Observable<readonly V1Deployment[]>;
@@ -80,7 +83,8 @@ class RoutedWatch {
   private service: V1Service | undefined;
   private servicesSeen = false;
   private serviceSeen = false;
-  private pendingSince: number | undefined;
+  private state: TrackerState = INITIAL_TRACKER_STATE;
+  private recheckAt: number | undefined;
   private timer: Subscription | undefined;
   private lastMessage: string | undefined;
   private readonly scheduler: SchedulerLike;
@@ -160,43 +164,31 @@ class RoutedWatch {
     }
     const deployment = this.deployment;
     if (!deployment) return;
-    const pods = currentRolloutPods(deployment, this.pods).filter(isServing);
-    const candidates = pods.length === 0 ? [undefined] : pods.map(routedPodOf);
-    let value: ServiceStatusValue | null = null;
-    let routedTo: V1Pod | undefined;
-    for (const [index, pod] of candidates.entries()) {
-      value = serviceStatus(this.service, this.slices, pod);
-      if (value?.routed) {
-        routedTo = pods[index];
-        break;
-      }
+    // The judgement is the tracker's, with the Service as its gate: the one rule statuses$ applies too.
+    const route = serviceRoute(this.service, this.slices, deployment, this.pods);
+    const gate = gateOf(this.service, route.status, this.policy);
+    const step = trackRollout(this.policy, this.state, { deployment, pods: this.pods, now: this.scheduler.now(), gates: [gate] });
+    this.state = step.state;
+    if (step.failure) {
+      this.fail(step.failure.reason, step.failure.detail);
+      return;
     }
-    if (!value) return;
-    if (value.reason === 'LoadBalancerPending') this.startGrace();
-    else this.stopGrace();
-    this.emit(deployment, value, routedTo);
-    if (value.routed) this.subscriber.complete();
+    this.scheduleRecheck(step.recheckAt);
+    this.emit(deployment, route.status, route.routedTo);
+    if (step.complete) this.subscriber.complete();
   }
 
-  private startGrace(): void {
-    if (this.pendingSince !== undefined) return;
-    const graceMs = this.policy.loadBalancer.graceMs;
-    this.pendingSince = this.scheduler.now();
-    if (graceMs === Infinity) return;
-    this.timer = scheduleAfter(this.scheduler, graceMs, () =>
-      this.fail(
-        'LoadBalancerPending',
-        `no load balancer gave the Service ${this.target.namespace}/${this.target.name} an address within ${graceMs} ms: ` +
-          'the cluster may have no load-balancer controller (serviceType ClusterIP or NodePort needs none; ' +
-          'failurePolicy.loadBalancer.graceMs waits longer)',
-      ),
-    );
-  }
-
-  private stopGrace(): void {
-    this.pendingSince = undefined;
+  private scheduleRecheck(at: number | undefined): void {
+    if (at === this.recheckAt) return;
     this.timer?.unsubscribe();
-    this.timer = undefined;
+    this.recheckAt = at;
+    this.timer =
+      at === undefined
+        ? undefined
+        : scheduleAfter(this.scheduler, Math.max(0, at - this.scheduler.now()), () => {
+            this.recheckAt = undefined;
+            this.evaluate();
+          });
   }
 
   private emit(deployment: V1Deployment, service: ServiceStatusValue, routedTo: V1Pod | undefined): void {
@@ -225,10 +217,4 @@ class RoutedWatch {
         : {}),
     });
   }
-}
-
-/** A Pod the Service may route to: Ready, and not on its way out. */
-function isServing(pod: V1Pod): boolean {
-  if (pod.metadata?.deletionTimestamp) return false;
-  return pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true;
 }

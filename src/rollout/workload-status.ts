@@ -22,21 +22,14 @@
 //
 // API unreachable (`unknown`) is not a fact about objects: see unknownStatus().
 import type { V1Container, V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
+import { serviceGate } from './service-gate.js';
 import { routedPodOf, serviceStatus, type ServiceStatusValue } from './service-status.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { oneLine } from '../text.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ReplicaCounts, RolloutStatus } from './events.js';
-import {
-  DEFAULT_FAILURE_POLICY,
-  INITIAL_POLICY_STATE,
-  applyCreateFailurePolicy,
-  applyFailurePolicy,
-  type FailurePolicy,
-} from './failure-policy.js';
-import { diagnosePod } from './pod-diagnosis.js';
-import { currentRolloutPods } from './rollout-pods.js';
-import { rolloutStatus } from './rollout-status.js';
+import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
+import { INITIAL_TRACKER_STATE, trackRollout, type TrackedFailure, type TrackerStep } from './tracker.js';
 
 /** The deployment controller's count of pod templates a Deployment has had ("1", "2", ...). */
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
@@ -88,6 +81,12 @@ export interface WorkloadStatusValue {
   readonly service: ServiceStatusValue | null;
 }
 
+/** A workload's Service and its EndpointSlices, if it has one (a container with ports). */
+export interface WorkloadNetwork {
+  readonly service?: V1Service;
+  readonly slices?: readonly V1EndpointSlice[];
+}
+
 /** What the failure policy concluded over time (statuses$ tracks it per workload). */
 export interface FailureJudgement {
   /** The Pod problem the policy declared fatal, if any. */
@@ -96,7 +95,7 @@ export interface FailureJudgement {
   readonly createFailureFatal?: boolean;
 }
 
-export interface WorkloadStatusOptions {
+export interface WorkloadStatusOptions extends WorkloadNetwork {
   /** The container-id the caller expects; a Deployment with another one is not ours. */
   readonly containerId?: string;
   readonly failurePolicy?: FailurePolicy;
@@ -108,10 +107,6 @@ export interface WorkloadStatusOptions {
    * refusals that are final; grace windows need a history.
    */
   readonly judgement?: FailureJudgement;
-  /** The workload's Service, if it has one (a container with ports). */
-  readonly service?: V1Service;
-  /** That Service's EndpointSlices. */
-  readonly slices?: readonly V1EndpointSlice[];
 }
 
 const NO_REPLICAS: ReplicaCounts = Object.freeze({ desired: 0, total: 0, updated: 0, ready: 0, available: 0 });
@@ -124,22 +119,52 @@ export function workloadStatus(
   pods: readonly V1Pod[],
   options: WorkloadStatusOptions = {},
 ): WorkloadStatusValue {
-  if (!deployment) return notOurs('NotFound', 'no such Deployment');
+  const notOurs = ownershipStatus(deployment, options.containerId);
+  if (notOurs || !deployment) return notOurs ?? missing('NotFound', 'no such Deployment');
+  // One snapshot, no history: the tracker's step from a fresh state at time 0 applies the
+  // rules that need none (the reasons that fail at once, a crash loop's restart count,
+  // create refusals that are final); grace windows need a caller that keeps the state.
+  const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
+  const gate = serviceGate(options.service, options.slices ?? NO_SLICES, deployment, pods, policy);
+  const step = trackRollout(policy, INITIAL_TRACKER_STATE, { deployment, pods, now: 0, ...(gate ? { gates: [gate] } : {}) });
+  return trackedStatus(deployment, pods, options.judgement ? judged(step, options.judgement) : step, options.previous, options);
+}
+
+/**
+ * `missing` when `deployment` is not a Manager workload's (absent, no managed=true, no
+ * container-id, or another container-id than `containerId`); undefined when it is one.
+ */
+export function ownershipStatus(deployment: V1Deployment | undefined, containerId?: string): WorkloadStatusValue | undefined {
+  if (!deployment) return missing('NotFound', 'no such Deployment');
   const labels = deployment.metadata?.labels ?? {};
   if (labels[MANAGED_LABEL] !== 'true') {
-    return notOurs('NotManaged', `the Deployment is not Manager's: it lacks the label ${MANAGED_LABEL}=true`);
+    return missing('NotManaged', `the Deployment is not Manager's: it lacks the label ${MANAGED_LABEL}=true`);
   }
-  const containerId = labels[CONTAINER_ID_LABEL];
-  if (containerId === undefined) {
-    return notOurs('NotManaged', `the Deployment is not Manager's: it lacks the label ${CONTAINER_ID_LABEL}`);
+  const own = labels[CONTAINER_ID_LABEL];
+  if (own === undefined) {
+    return missing('NotManaged', `the Deployment is not Manager's: it lacks the label ${CONTAINER_ID_LABEL}`);
   }
-  if (options.containerId !== undefined && containerId !== options.containerId) {
-    return notOurs('OtherContainer', `the Deployment belongs to container ${containerId}, not ${options.containerId}`);
+  if (containerId !== undefined && own !== containerId) {
+    return missing('OtherContainer', `the Deployment belongs to container ${own}, not ${containerId}`);
   }
+  return undefined;
+}
 
-  const rollout = rolloutStatus(deployment);
-  const current = currentRolloutPods(deployment, pods);
-  const detail = detailOf(deployment, rollout, pods, current, options);
+/**
+ * A Manager workload's status from the tracker's step over its Deployment and Pods (the
+ * caller checked ownership): whoever keeps the tracker's state over time (statuses$) judges
+ * once per event with it, and the status is read off that one judgement.
+ * @param previous the last status of the same Deployment (same UID), if the caller keeps one
+ */
+export function trackedStatus(
+  deployment: V1Deployment,
+  pods: readonly V1Pod[],
+  step: TrackerStep,
+  previous?: WorkloadStatusValue,
+  network: WorkloadNetwork = {},
+): WorkloadStatusValue {
+  const { rollout, current, pod: telling, failure } = step;
+  const detail = detailOf(deployment, rollout, pods, current, network);
   const value = (state: WorkloadState, reason: string, message: string, pod?: PodDiagnosis): WorkloadStatusValue => ({
     state,
     reason,
@@ -156,30 +181,27 @@ export function workloadStatus(
       ? value('offline', 'ScaledToZero', 'scaled to 0, no pod left')
       : value('stopping', 'PodsTerminating', `scaled to 0, ${left} pod${left === 1 ? '' : 's'} left`);
   }
-  if (rollout.state === 'Complete') return value('running', rollout.reason, `${ready}/${desired} ready`);
+  if (step.complete) return value('running', rollout.reason, `${ready}/${desired} ready`);
+  if (failure?.source === 'rollout') return value('failed', rollout.reason, rollout.message, telling);
+  if (failure?.source === 'create' || failure?.source === 'gate') return value('failed', failure.reason, failure.detail, telling);
+  if (failure?.pod) return value('failed', failure.reason, describeFailure(failure.pod), failure.pod);
+  const gate = step.waitingFor;
+  if (gate)
+    return value(
+      inProgressState(deployment, rollout, previous),
+      gate.status.reason,
+      `waiting for the ${gate.kind} ${gate.name}: ${gate.status.message}`,
+    );
 
-  const diagnoses = current.map(diagnosePod).filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
-  const telling = mostTelling(diagnoses);
-  if (rollout.state === 'Failed') return value('failed', rollout.reason, rollout.message, telling);
-
-  const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
-  const judgement = options.judgement ?? judgeSnapshot(policy, rollout, diagnoses);
-  if (judgement.createFailureFatal && rollout.createFailure) {
-    return value('failed', rollout.createFailure.reason, rollout.createFailure.message, telling);
-  }
-  if (judgement.podFailure)
-    return value('failed', judgement.podFailure.reason, describeFailure(judgement.podFailure), judgement.podFailure);
-
-  const podsReady = current.length > 0 && diagnoses.length === 0;
   return value(
-    inProgressState(deployment, rollout, options.previous),
+    inProgressState(deployment, rollout, previous),
     telling?.reason ?? rollout.reason,
-    describeProgress(rollout, telling, { podsReady }),
+    describeProgress(rollout, telling, { podsReady: step.podsReady }),
     telling,
   );
 }
 
-function notOurs(reason: string, message: string): WorkloadStatusValue {
+function missing(reason: string, message: string): WorkloadStatusValue {
   return {
     state: 'missing',
     reason,
@@ -197,11 +219,17 @@ function notOurs(reason: string, message: string): WorkloadStatusValue {
   };
 }
 
-/** The policy's rules that need no history, applied to one snapshot. */
-function judgeSnapshot(policy: FailurePolicy, rollout: RolloutStatus, diagnoses: readonly PodDiagnosis[]): FailureJudgement {
-  const verdict = applyFailurePolicy(policy, INITIAL_POLICY_STATE, diagnoses, 0);
-  const create = applyCreateFailurePolicy(policy, undefined, rollout.createFailure, 0);
-  return { ...(verdict.failure ? { podFailure: verdict.failure } : {}), createFailureFatal: create.fatal };
+/** The step with a caller's own judgement (FailureJudgement) in place of the policy's. */
+function judged(step: TrackerStep, judgement: FailureJudgement): TrackerStep {
+  if (step.failure?.source === 'rollout' || step.rollout.state !== 'InProgress') return step;
+  const create = step.rollout.createFailure;
+  const failure: TrackedFailure | undefined =
+    judgement.createFailureFatal && create
+      ? { source: 'create', reason: create.reason, detail: create.message }
+      : judgement.podFailure
+        ? { source: 'pod', reason: judgement.podFailure.reason, detail: judgement.podFailure.message, pod: judgement.podFailure }
+        : undefined;
+  return { ...step, failure };
 }
 
 function inProgressState(deployment: V1Deployment, rollout: RolloutStatus, previous: WorkloadStatusValue | undefined): WorkloadState {
@@ -227,7 +255,7 @@ function detailOf(
   rollout: RolloutStatus,
   pods: readonly V1Pod[],
   current: readonly V1Pod[],
-  options: Pick<WorkloadStatusOptions, 'service' | 'slices'>,
+  options: WorkloadNetwork,
 ): Detail {
   const container: V1Container | undefined = deployment.spec?.template?.spec?.containers?.[0];
   const limits = container?.resources?.limits;
@@ -261,11 +289,6 @@ function isReady(pod: V1Pod): boolean {
 
 function quantity(value: unknown): string | null {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
-}
-
-/** Failures before waits. */
-function mostTelling(diagnoses: readonly PodDiagnosis[]): PodDiagnosis | undefined {
-  return diagnoses.find((diagnosis) => diagnosis.severity === 'failed') ?? diagnoses[0];
 }
 
 function describeFailure(pod: PodDiagnosis): string {

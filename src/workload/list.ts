@@ -16,8 +16,9 @@ import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '..
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../input/labels.js';
-import { asyncScheduler, lastValueFrom, map, throwError, timeout, type SchedulerLike } from 'rxjs';
-import { namespaceOption, timeoutOption } from './read-options.js';
+import { asyncScheduler, lastValueFrom, map, type SchedulerLike } from 'rxjs';
+import { deadline } from '../rx/deadline.js';
+import { checkReadOptions, namespaceOption, timeoutOption } from './read-options.js';
 
 export interface ListOptions {
   /** Default: the client's namespace. */
@@ -53,6 +54,7 @@ export interface WorkloadSnapshot {
 
 /** Sorted by name. */
 export async function list(client: KubernetesClient, options: ListOptions = {}): Promise<WorkloadSnapshot[]> {
+  checkReadOptions('list', options);
   const namespace = namespaceOption(options.namespace, client);
   const timeoutMs = timeoutOption(options.timeoutMs);
   const policy = resolveFailurePolicy(options.failurePolicy);
@@ -110,12 +112,11 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
         }
         return snapshots.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       }),
-      timeout({
-        first: timeoutMs,
-        with: () =>
-          throwError(() => new ApiTimeoutError(client.server, timeoutMs, { target: { verb: 'list', resource: 'deployments', namespace } })),
-        scheduler: options.scheduler ?? asyncScheduler,
-      }),
+      deadline(
+        timeoutMs,
+        () => new ApiTimeoutError(client.server, timeoutMs, { target: { verb: 'list', resource: 'deployments', namespace } }),
+        options.scheduler ?? asyncScheduler,
+      ),
       abortOn(options.signal, (reason) => new OperationAbortedError('list', `namespace ${namespace}`, reason)),
     ),
   );

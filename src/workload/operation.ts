@@ -6,12 +6,13 @@
 // messages, and the error of one that ran out of time.
 import { asyncScheduler, defer, filter, lastValueFrom, map, tap, type Observable, type SchedulerLike } from 'rxjs';
 import { KubeProvisionerError } from '../errors/base.js';
-import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
+import { InvalidSpecError } from '../errors/input.js';
 import { OperationAbortedError } from '../errors/operation.js';
 import type { FailureContext, RolloutStatusLike } from '../errors/rollout.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
-import { DURATION_RULES, requireDuration } from '../input/duration.js';
-import { labelValueProblem } from '../input/names.js';
+import { DURATION_RULES } from '../input/duration.js';
+import { instanceProblem, labelId, labelIdProblem } from '../input/fields.js';
+import { abortSignal, checkOptions, checkedLater, duration, trueOrFalse, type OptionTable } from '../input/options.js';
 import { parseProviderId } from '../input/provider-id.js';
 import type { KubernetesClient } from '../kube/client.js';
 import type { RolloutStatus } from '../rollout/events.js';
@@ -164,32 +165,27 @@ export function runOperation(
   });
 }
 
-const OPERATION_OPTION_NAMES: readonly string[] = [
-  'timeoutMs',
-  'signal',
-  'containerId',
-  'instance',
-  'failurePolicy',
-  'scheduler',
-  'informers',
-];
-/** Options only some operations take. */
-const EXTRA_OPTION_NAMES: Partial<Record<WorkloadOperation, readonly string[]>> = { reconfigure: ['rollbackOnFailure'] };
+const OPERATION_OPTIONS: OptionTable = {
+  timeoutMs: duration(DURATION_RULES.timeoutMs),
+  signal: abortSignal,
+  // A spec field as much as an option: its problem is reported as a spec issue (containerIdOption).
+  containerId: checkedLater,
+  instance: instanceProblem,
+  failurePolicy: checkedLater,
+  scheduler: checkedLater,
+  informers: checkedLater,
+};
 
-/**
- * Every option, checked before anything is sent, under provision's rules: an unknown key is
- * a typo, never ignored; timeoutMs follows the duration rule (input/duration.ts).
- */
+/** Options only some operations take. */
+const EXTRA_OPTIONS: Partial<Record<WorkloadOperation, OptionTable>> = { reconfigure: { rollbackOnFailure: trueOrFalse } };
+
+/** Every option, checked before anything is sent: an unknown key is a typo, never ignored. */
 function checkOperationOptions(operation: WorkloadOperation, options: WorkloadOperationOptions): void {
-  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', `${operation} options must be an object`);
-  const allowed = [...OPERATION_OPTION_NAMES, ...(EXTRA_OPTION_NAMES[operation] ?? [])];
-  for (const key of Object.keys(options)) {
-    if (!allowed.includes(key)) throw new InvalidOptionError(key, `${key} is not a ${operation} option (allowed: ${allowed.join(', ')})`);
-  }
-  if (options.timeoutMs !== undefined) requireDuration('timeoutMs', options.timeoutMs, DURATION_RULES.timeoutMs);
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new InvalidOptionError('signal', 'signal must be an AbortSignal');
-  }
+  checkOptions(
+    options,
+    { ...OPERATION_OPTIONS, ...EXTRA_OPTIONS[operation] },
+    { noun: `${operation} options`, known: `a ${operation} option` },
+  );
 }
 
 /** The context of one operation on `namespace/name`, its clock started now. */
@@ -239,13 +235,10 @@ export function resultBase(event: OutcomeEvent): OperationResult {
   return { providerId, namespace, name, changed, durationMs };
 }
 
+/** The container-id the workload must carry, by the spec's own rule (a spec issue when broken). */
 function containerIdOption(value: string | number | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'number') {
-    if (Number.isSafeInteger(value) && value > 0) return String(value);
-    throw new InvalidSpecError([{ path: 'containerId', message: `must be a positive integer or a label-safe string (got ${value})` }]);
-  }
-  const problem = typeof value === 'string' ? labelValueProblem(value) : 'must be a positive integer or a label-safe string';
+  const problem = labelIdProblem(value);
   if (problem) throw new InvalidSpecError([{ path: 'containerId', message: problem }]);
-  return value;
+  return labelId(value);
 }

@@ -27,10 +27,10 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
-import { InvalidOptionError } from '../errors/input.js';
 import { ProvisionAbortedError, RolloutTimeoutError } from '../errors/rollout.js';
 import { WorkloadDriftError } from './drift.js';
-import { DURATION_RULES, progressDeadlineProblem, requireDuration } from '../input/duration.js';
+import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';
+import { abortSignal, checkOptions, checkedLater, duration, oneOf, trueOrFalse, type OptionTable } from '../input/options.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { parseWorkloadSpec } from '../input/workload-spec.js';
@@ -101,45 +101,21 @@ export interface ProvisionResult {
   readonly service: ServiceStatusValue | null;
 }
 
-const OPTION_NAMES: readonly string[] = [
-  'timeoutMs',
-  'signal',
-  'progressDeadlineSeconds',
-  'failurePolicy',
-  'scheduler',
-  'informers',
-  'onDrift',
-  'keepOnFailure',
-];
-
-/** Every option, checked before anything is sent; an unknown key is a typo, never ignored. */
-function checkProvisionOptions(options: ProvisionOptions): void {
-  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'provision options must be an object');
-  for (const key of Object.keys(options)) {
-    if (!OPTION_NAMES.includes(key)) {
-      throw new InvalidOptionError(key, `${key} is not a provision option (allowed: ${OPTION_NAMES.join(', ')})`);
-    }
-  }
-  if (options.timeoutMs !== undefined) requireDuration('timeoutMs', options.timeoutMs, DURATION_RULES.timeoutMs);
-  if (options.progressDeadlineSeconds !== undefined) {
-    const problem = progressDeadlineProblem(options.progressDeadlineSeconds);
-    if (problem) throw new InvalidOptionError('progressDeadlineSeconds', `progressDeadlineSeconds ${problem}`);
-  }
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new InvalidOptionError('signal', 'signal must be an AbortSignal');
-  }
-  if (options.onDrift !== undefined && options.onDrift !== 'fail' && options.onDrift !== 'reconfigure') {
-    throw new InvalidOptionError('onDrift', `onDrift must be "fail" or "reconfigure" (got ${String(options.onDrift)})`);
-  }
-  if (options.keepOnFailure !== undefined && typeof options.keepOnFailure !== 'boolean') {
-    throw new InvalidOptionError('keepOnFailure', 'keepOnFailure must be true or false');
-  }
-}
+const PROVISION_OPTIONS: OptionTable = {
+  timeoutMs: duration(DURATION_RULES.timeoutMs),
+  signal: abortSignal,
+  progressDeadlineSeconds: progressDeadlineProblem,
+  failurePolicy: checkedLater,
+  scheduler: checkedLater,
+  informers: checkedLater,
+  onDrift: oneOf('fail', 'reconfigure'),
+  keepOnFailure: trueOrFalse,
+};
 
 /** Cold: nothing happens until subscribed; each subscription provisions once. */
 export function provision$(client: KubernetesClient, input: unknown, options: ProvisionOptions = {}): Observable<ProvisionEvent> {
   return defer(() => {
-    checkProvisionOptions(options);
+    checkOptions(options, PROVISION_OPTIONS, { noun: 'provision options', known: 'a provision option' });
     const scheduler = options.scheduler ?? asyncScheduler;
     const registry = options.informers ?? defaultInformerRegistry;
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -160,9 +136,6 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const outcomes: MemberOutcome[] = [];
 
     const onDrift = options.onDrift ?? 'fail';
-    if (onDrift !== 'fail' && onDrift !== 'reconfigure') {
-      throw new InvalidOptionError('onDrift', `onDrift must be "fail" or "reconfigure" (got ${JSON.stringify(onDrift)})`);
-    }
 
     const readyEvent = (adopted: boolean, service: ServiceStatusValue | null): ReadyEvent => ({
       type: 'ready',

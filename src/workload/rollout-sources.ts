@@ -6,7 +6,8 @@
 // label, or no instance label), so one Deployment watch and one Pod watch per namespace and
 // installation serve every provisioning in it, and another installation's Pods with the
 // same container-id never reach it. (The EndpointSlice controller copies a Service's
-// labels onto its slices, so the slices of our Services carry the same selector.) They cache only the fields the rollout streams read (cached-fields.ts).
+// labels onto its slices, so the slices of our Services carry the same selector.) They
+// cache only the fields the rollout code reads (rollout/cached-fields.ts).
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
 import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { defer, type Observable } from 'rxjs';

@@ -11,7 +11,7 @@
 // error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
 import { SERVICE_NAME_LABEL } from '../kube/objects.js';
-import { asyncScheduler, catchError, lastValueFrom, map, of, throwError, timeout, type SchedulerLike } from 'rxjs';
+import { asyncScheduler, catchError, lastValueFrom, map, of, race, throwError, type SchedulerLike } from 'rxjs';
 import { NotFoundError } from '../errors/api.js';
 import { OperationAbortedError } from '../errors/operation.js';
 import type { KubernetesClient } from '../kube/client.js';
@@ -20,9 +20,10 @@ import { unknownStatus } from '../rollout/unknown-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
+import { longTimer } from '../rx/long-timer.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../input/labels.js';
 import { parseProviderId, type ProviderIdParts } from '../input/provider-id.js';
-import { containerIdOption, timeoutOption } from './read-options.js';
+import { checkReadOptions, containerIdOption, timeoutOption } from './read-options.js';
 import { isUnreachable, unreachableStatus } from './unreachable.js';
 
 export interface StatusOptions {
@@ -60,6 +61,7 @@ export async function status(client: KubernetesClient, providerId: string, optio
 /** status() with the labels and resourceVersion it read. */
 export async function readStatus(client: KubernetesClient, providerId: string, options: StatusOptions = {}): Promise<StatusReading> {
   const target = parseProviderId(providerId);
+  checkReadOptions('status', options);
   const expected = containerIdOption(options.containerId);
   const timeoutMs = timeoutOption(options.timeoutMs);
   const policy = resolveFailurePolicy(options.failurePolicy);
@@ -93,24 +95,24 @@ export async function readStatus(client: KubernetesClient, providerId: string, o
     return { deployment, pods, service, slices };
   });
 
-  return lastValueFrom(
-    read$.pipe(
-      map(({ deployment, pods, service, slices }) =>
-        reading(
-          deployment,
-          workloadStatus(deployment, pods, {
-            failurePolicy: policy,
-            ...(expected !== undefined ? { containerId: expected } : {}),
-            ...(service ? { service, slices } : {}),
-          }),
-        ),
+  const read = read$.pipe(
+    map(({ deployment, pods, service, slices }) =>
+      reading(
+        deployment,
+        workloadStatus(deployment, pods, {
+          failurePolicy: policy,
+          ...(expected !== undefined ? { containerId: expected } : {}),
+          ...(service ? { service, slices } : {}),
+        }),
       ),
-      timeout({
-        first: timeoutMs,
-        with: () =>
-          of(reading(undefined, unknownStatus('Timeout', `the API server at ${client.server} did not answer within ${timeoutMs} ms`))),
-        scheduler: options.scheduler ?? asyncScheduler,
-      }),
+    ),
+  );
+  // No answer within the bound is a status too; the read still in flight is aborted.
+  const silence = longTimer(timeoutMs, options.scheduler ?? asyncScheduler).pipe(
+    map(() => reading(undefined, unknownStatus('Timeout', `the API server at ${client.server} did not answer within ${timeoutMs} ms`))),
+  );
+  return lastValueFrom(
+    race(read, silence).pipe(
       catchError((error: unknown) => (isUnreachable(error) ? of(reading(undefined, unreachableStatus(error))) : throwError(() => error))),
       abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
     ),

@@ -123,7 +123,7 @@ describe('awaitRouted (marble)', () => {
         new RolloutFailedError(
           target,
           'LoadBalancerPending',
-          'no load balancer gave the Service default/web an address within 10 ms: the cluster may have no load-balancer controller ' +
+          'Service web: no load balancer gave it an address within 10 ms: the cluster may have no load-balancer controller ' +
             '(serviceType ClusterIP or NodePort needs none; failurePolicy.loadBalancer.graceMs waits longer)',
         ),
       );

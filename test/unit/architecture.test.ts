@@ -17,7 +17,8 @@ const BANDS: readonly (readonly string[])[] = [
   ['workload', 'cluster'],
   ['informers', 'rollout'],
   ['kube'],
-  ['input', 'rx', 'sse'],
+  ['input', 'sse'],
+  ['rx'],
   ['errors'],
   ['text.ts'],
 ];

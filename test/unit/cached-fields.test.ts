@@ -130,7 +130,7 @@ describe('cachedDeploymentFields', () => {
       reason: 'MinimumReplicasUnavailable',
       message: 'Deployment does not have minimum availability.',
     });
-    // This fixture is small (a watched Deployment is ~4 KB); labels, revision and image stay.
+    // This fixture is small (a watched Deployment is far larger); labels, revision and image stay.
     expect(JSON.stringify(cached).length).toBeLessThan(JSON.stringify(full).length * 0.6);
   });
 

@@ -2,6 +2,7 @@
 // the API server (unit tests: the real control plane is in test/integration/status.test.ts).
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import type { KindMap, WatchedKind } from '../../src/kube/kinds.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { firstValueFrom, takeWhile, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiUnreachableError, ForbiddenError } from '../../src/errors/api.js';
@@ -17,7 +18,7 @@ import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';
 import { status } from '../../src/workload/status.js';
 import { stop } from '../../src/workload/stop.js';
-import type { StatusEvent } from '../../src/workload/status-board.js';
+import { STATUS_EVALUATIONS_CHANNEL, type StatusEvent } from '../../src/workload/status-board.js';
 import { status$, statuses$ } from '../../src/workload/statuses.js';
 import { FakeKubernetes, completeRollout, podOf } from '../support/fake-kube.js';
 import { deployment as fixtureDeployment, podConditions } from '../support/fixtures.js';
@@ -257,6 +258,56 @@ describe('statuses$', () => {
     expect(run.errors[0]).toBeInstanceOf(OperationAbortedError);
     expect(run.errors[0]).not.toBeInstanceOf(ProvisionAbortedError);
     expect(fake.watchesOpened).toBe(0);
+  });
+  it('failurePolicy imagePull.graceMs Infinity on real timers: a workload in ImagePullBackOff is evaluated once, no timer warning is printed', async () => {
+    const fake = new FakeKubernetes('apps');
+    const spec = parseWorkloadSpec({
+      containerId: 9,
+      nodeId: 7,
+      hostname: 'pull',
+      image: 'registry.invalid/x:1',
+      cpus: 0.5,
+      memoryMb: 256,
+    });
+    await fake.create('deployments', 'apps', buildDeployment(spec, { namespace: 'apps' }));
+    const rolling = fake.update('deployments', 'pull', (deployment) => {
+      deployment.status = { observedGeneration: 1, replicas: 1, updatedReplicas: 1, unavailableReplicas: 1 };
+    });
+    fake.addPod(
+      podOf(rolling, {
+        phase: 'Pending',
+        containerStatuses: [
+          {
+            name: 'pull',
+            image: 'registry.invalid/x:1',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image: connection refused' } },
+          },
+        ],
+      }),
+    );
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    let evaluations = 0;
+    const onEvaluation = (message: unknown): void => {
+      if ((message as { event?: string }).event === 'evaluation') evaluations += 1;
+    };
+    process.on('warning', onWarning);
+    subscribe(STATUS_EVALUATIONS_CHANNEL, onEvaluation);
+    try {
+      const run = collect(statuses$(fake, { informers: fastInformers(), failurePolicy: { imagePull: { graceMs: Infinity } } }));
+      await vi.waitFor(() => expect(run.words()).toEqual(['pull:creating']));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      run.subscription.unsubscribe();
+      expect(run.words()).toEqual(['pull:creating']);
+      expect(evaluations).toBe(1);
+      expect(warnings.map((warning) => warning.name)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      unsubscribe(STATUS_EVALUATIONS_CHANNEL, onEvaluation);
+    }
   });
 });
 

@@ -7,8 +7,10 @@ import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { parseProviderId } from '../../input/provider-id.js';
 import { DEFAULT_TIMEOUT_MS } from '../../workload/operation.js';
 import { DURATION_RULES } from '../../input/duration.js';
-import { duration, numberOrText, parseEnv } from '../args.js';
+import { numberOrText, parseEnv } from '../args.js';
+import { durationFlag } from '../duration.js';
 import { parseFlags } from './cluster-flags.js';
+import { SERVICE_TYPE_FLAG_HELP, portsFromFlags } from '../port-flags.js';
 
 export type LifecycleCommandName = 'start' | 'stop' | 'restart' | 'reconfigure' | 'delete';
 
@@ -46,6 +48,10 @@ const CHANGE_FLAGS = `Changes (at least one):
       --entrypoint "CMD ARGS"  command, split like shell words (quotes respected)
       --arg VALUE              argument after the command (repeatable; replaces the old ones)
       --image REF              OCI image reference, passed to Kubernetes as is
+      --port PORT[/tcp|/udp]   a port of the container's Service (repeatable; the list replaces the old
+                               one; only the Service is written when ports are the only change)
+      --no-ports               remove every port (and with them the Service)
+      --service-type TYPE      the Service's type: ${SERVICE_TYPE_FLAG_HELP}
       --rollback-on-failure    if the new rollout fails, restore the previous pod template and wait for it
 `;
 
@@ -97,6 +103,9 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
             entrypoint: { type: 'string' },
             arg: { type: 'string', multiple: true },
             image: { type: 'string' },
+            port: { type: 'string', multiple: true },
+            'no-ports': { type: 'boolean' },
+            'service-type': { type: 'string' },
             'rollback-on-failure': { type: 'boolean' },
           }
         : {}),
@@ -128,7 +137,7 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
   const requestTimeout = text(flags['request-timeout']);
   const timeout = text(flags.timeout);
   const requestTimeoutMs =
-    requestTimeout !== undefined ? duration('--request-timeout', requestTimeout, DURATION_RULES.requestTimeoutMs) : undefined;
+    requestTimeout !== undefined ? durationFlag('--request-timeout', requestTimeout, DURATION_RULES.requestTimeoutMs) : undefined;
   const kubeconfig = text(flags.kubeconfig);
   const context = text(flags.context);
 
@@ -142,7 +151,7 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
       ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
       ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     },
-    timeoutMs: timeout !== undefined ? duration('--timeout', timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
+    timeoutMs: timeout !== undefined ? durationFlag('--timeout', timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
     ...(containerId !== undefined ? { containerId } : {}),
     output,
     ...(reconfigure ? { changes: changesFrom(flags), rollbackOnFailure: flags['rollback-on-failure'] === true } : {}),
@@ -164,8 +173,14 @@ function changesFrom(flags: Record<string, string | string[] | boolean | undefin
   if (flags.arg) changes.args = flags.arg;
   const image = text(flags.image);
   if (image !== undefined) changes.image = image;
+  const ports = portsFromFlags(flags.port as string[] | undefined, flags['no-ports'] === true);
+  if (ports !== undefined) changes.ports = ports;
+  const serviceType = text(flags['service-type']);
+  if (serviceType !== undefined) changes.serviceType = serviceType;
   if (Object.keys(changes).length === 0) {
-    throw new UsageError('reconfigure needs at least one change: --env, --unset-env, --cpus, --memory-mb, --entrypoint, --arg or --image');
+    throw new UsageError(
+      'reconfigure needs at least one change: --env, --unset-env, --cpus, --memory-mb, --entrypoint, --arg, --image, --port, --no-ports or --service-type',
+    );
   }
   return changes;
 }
