@@ -19,6 +19,17 @@ export {
   ownershipLabels,
 } from './input/labels.js';
 export { MAX_DURATION_MS } from './input/duration.js';
+export {
+  DEFAULT_SERVICE_TYPE,
+  MAX_PORTS,
+  PORT_PROTOCOLS,
+  SERVICE_TYPES,
+  portNameProblem,
+  servicePortName,
+  type PortProtocol,
+  type ServiceType,
+  type WorkloadPort,
+} from './input/ports.js';
 
 // The client, and the interface a fake client implements.
 export {
@@ -52,6 +63,8 @@ export type {
   V1ContainerStatus,
   V1Deployment,
   V1DeploymentCondition,
+  V1Endpoint,
+  V1EndpointSlice,
   V1EnvVar,
   V1LimitRange,
   V1Namespace,
@@ -65,6 +78,8 @@ export type {
   V1ResourceRequirements,
   V1SelfSubjectAccessReview,
   V1SelfSubjectReview,
+  V1Service,
+  V1ServicePort,
   V1Taint,
   V1Time,
   VersionInfo,
@@ -79,6 +94,18 @@ export type { BackoffPolicy } from './rx/backoff.js';
 // Rollout: pure status, diagnosis and failure policy; the event types.
 export { hasProgressDeadline, rolloutStatus } from './rollout/rollout-status.js';
 export { diagnosePod } from './rollout/pod-diagnosis.js';
+export {
+  NODE_ADDRESS_ANNOTATION,
+  podEndpoint,
+  serviceAddress,
+  servicePorts,
+  serviceStatus,
+  type EndpointValue,
+  type RoutedPod,
+  type ServicePortValue,
+  type ServiceReachability,
+  type ServiceStatusValue,
+} from './rollout/service-status.js';
 export { DEFAULT_FAILURE_POLICY, resolveFailurePolicy, type FailurePolicy, type FailurePolicyOverrides } from './rollout/failure-policy.js';
 export type {
   AdoptedEvent,
@@ -112,6 +139,7 @@ export { maskCredentials } from './mask.js';
 
 // Operations on one workload.
 export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
+export { buildService, type BuildServiceOptions, type ServiceSpec } from './workload/service-manifest.js';
 export { provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 export { DEFAULT_CLEANUP_TIMEOUT_MS } from './workload/cleanup.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
@@ -120,6 +148,7 @@ export { stop, stop$, type StopOptions, type StopResult } from './workload/stop.
 export { restart, restart$, type RestartOptions, type RestartResult } from './workload/restart.js';
 export { reconfigure, reconfigure$, type ReconfigureOptions, type ReconfigureResult } from './workload/reconfigure.js';
 export { remove, remove$, type RemoveOptions, type RemoveResult } from './workload/remove.js';
+export { setPorts, setPorts$, type SetPortsOptions, type SetPortsResult } from './workload/set-ports.js';
 export { parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload/workload-changes.js';
 export { workloadDrift } from './workload/drift.js';
 export { RESTARTED_AT_ANNOTATION } from './workload/restart.js';
@@ -130,11 +159,13 @@ export type {
   LifecycleEvent,
   OutcomeEvent,
   PatchedEvent,
+  PortsSetEvent,
   ReconfiguredEvent,
   RemovedEvent,
   RestartedEvent,
   RollbackEvent,
   ScaledEvent,
+  ServiceEvent,
   StartedEvent,
   StoppedEvent,
   WaitingEvent,
@@ -223,3 +254,4 @@ export type { WorkloadCleanup } from './workload/cleanup.js';
 export { ReconfigureFailedError } from './workload/reconfigure.js';
 export { StorageResizeError, type StorageResizeRefusal } from './workload/resize-claim.js';
 export { NoDefaultStorageClassError, StorageClassNotFoundError } from './workload/storage-class-choice.js';
+export { ServiceRejectedError, type ServiceRefusal } from './workload/service-refusal.js';

@@ -35,6 +35,7 @@ export function benchSpec(input: ChildInput, index: number): Record<string, unkn
     cpus: 0.01,
     memoryMb: 16,
     namespace: input.namespace,
+    ...(input.ports ? { ports: input.ports } : {}),
   };
 }
 

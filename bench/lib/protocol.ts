@@ -27,6 +27,8 @@ export interface ChildInput {
    * otherwise delay completions and count in detection latency.
    */
   readonly mode: 'latency' | 'memory';
+  /** The ports of every provisioning (bench/network.ts): each then gets a Service. */
+  readonly ports?: readonly { readonly port: number; readonly protocol: 'tcp' | 'udp' }[];
 }
 
 export interface ProvisioningRecord {
@@ -42,6 +44,8 @@ export interface ProvisioningRecord {
    * last progress event, or the first Complete version the poller saw.
    */
   readonly completeResourceVersion?: string;
+  /** The Service address the `ready` event carried (provisionings with ports). */
+  readonly address?: string | null;
   /** Progress events (provisioner) or GETs (poller) for this provisioning. */
   readonly steps: number;
   readonly error?: string;

@@ -43,6 +43,7 @@ export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 
 export type ComponentName = (typeof COMPONENTS)[number];
 
 export const DEFAULT_NODE_NAME = 'kwok-node-0';
+/** Small on purpose: about 250 Services, so a test can run it out. */
 export const SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/24';
 
 export interface ClusterOptions {
@@ -56,6 +57,8 @@ export interface ClusterOptions {
   readonly keepWorkDir?: boolean;
   readonly nodeCapacity?: Partial<NodeCapacity>;
   readonly nodeName?: string;
+  /** kube-apiserver's --service-cluster-ip-range (default SERVICE_CLUSTER_IP_RANGE); a benchmark with hundreds of Services needs a wider one. */
+  readonly serviceClusterIpRange?: string;
   /** How long kube-apiserver may take to report /readyz (default 90 s). */
   readonly apiserverReadyTimeoutMs?: number;
   /** Stop on SIGINT/SIGTERM (default true). Process exit and the reaper always apply. */
@@ -310,7 +313,7 @@ class RunningCluster {
       // loopback; name a real interface explicitly when there is one.
       ...(advertiseAddress === undefined ? [] : [`--advertise-address=${advertiseAddress}`]),
       `--cert-dir=${this.paths.apiserverCerts}`,
-      `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+      `--service-cluster-ip-range=${this.options.serviceClusterIpRange ?? SERVICE_CLUSTER_IP_RANGE}`,
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${this.paths.serviceAccountPub}`,
       `--service-account-signing-key-file=${this.paths.serviceAccountKey}`,

@@ -10,6 +10,7 @@ import { durationFlag, parseDuration } from './duration.js';
 import { InvalidSpecError, UsageError, type SpecIssue } from '../errors/input.js';
 import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';
 import { apiOptionsFrom, parseFlags } from './commands/cluster-flags.js';
+import { SERVICE_TYPE_FLAG_HELP, parsePortFlags, portFlagFor } from './port-flags.js';
 
 /** Where each spec value came from: a flag, or the spec file. */
 export interface InputSources {
@@ -19,6 +20,8 @@ export interface InputSources {
   readonly envFromFlags: ReadonlySet<string>;
   /** The --spec-file argument, if any. */
   readonly specFile?: string;
+  /** The --port flags as typed, in order (issues at `ports.N` name the Nth). */
+  readonly portFlags?: readonly string[];
 }
 
 export interface CreateCommand {
@@ -45,6 +48,8 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   entrypoint: '--entrypoint',
   args: '--arg',
   instance: '--instance',
+  ports: '--port',
+  serviceType: '--service-type',
 };
 
 /** The flag of each storage field (`storage.sizeGb`). */
@@ -71,6 +76,9 @@ Spec:
       --entrypoint "CMD ARGS"  command, split like shell words (quotes respected)
       --arg VALUE              argument after the command (repeatable; --arg=--flag for dashes)
       --instance ID            Manager installation that owns it (label value; Managers sharing a namespace)
+      --port PORT[/tcp|/udp]   a port the container serves (repeatable; default tcp): a Service of the
+                               same name carries them at one stable address
+      --service-type TYPE      the Service's type: ${SERVICE_TYPE_FLAG_HELP}
 Storage (a volume that keeps the container's files through stop, start, restart and reconfigure):
       --storage-gb N           its size in GiB; without it the files live as long as the Pod
       --storage-class NAME     its StorageClass (default: the cluster's default class; none is an error)
@@ -114,6 +122,8 @@ const CREATE_FLAG_OPTIONS = {
   'storage-class': { type: 'string' },
   persist: { type: 'string', multiple: true },
   'storage-seed': { type: 'string' },
+  port: { type: 'string', multiple: true },
+  'service-type': { type: 'string' },
   'spec-file': { type: 'string', short: 'f' },
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
@@ -162,6 +172,8 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('entrypoint', flags.entrypoint);
   set('instance', flags.instance);
   set('args', flags.arg);
+  set('ports', flags.port ? parsePortFlags(flags.port) : undefined);
+  set('serviceType', flags['service-type']);
   storageFromFlags(spec, fromFlags, flags);
   const envFromFlags = new Set<string>();
   if (flags.env) {
@@ -184,7 +196,12 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   return {
     api: apiOptionsFrom(flags),
     spec,
-    sources: { fromFlags, envFromFlags, ...(specFile !== undefined ? { specFile } : {}) },
+    sources: {
+      fromFlags,
+      envFromFlags,
+      ...(specFile !== undefined ? { specFile } : {}),
+      ...(flags.port ? { portFlags: flags.port } : {}),
+    },
     timeoutMs: flags.timeout !== undefined ? durationFlag('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
     ...(flags['progress-deadline'] !== undefined ? { progressDeadlineSeconds: progressDeadline(flags['progress-deadline']) } : {}),
     keepOnFailure: flags['keep-on-failure'] === true,
@@ -315,5 +332,6 @@ function flagFor(issue: SpecIssue, sources: InputSources): string {
   const index = Number(rest[0]);
   if (field === 'args' && rest.length > 0 && Number.isInteger(index)) return `--arg #${index + 1}`;
   if (field === 'entrypoint' && rest.length > 0 && Number.isInteger(index)) return `--entrypoint (word ${index + 1})`;
+  if (field === 'ports') return portFlagFor(issue.path, sources.portFlags ?? []) ?? flag;
   return flag;
 }

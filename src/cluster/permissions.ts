@@ -13,6 +13,10 @@ export interface Permission {
 
 const deployments = (verb: string): Permission => ({ verb, group: 'apps', resource: 'deployments' });
 const pods = (verb: string): Permission => ({ verb, group: '', resource: 'pods' });
+const services = (verb: string): Permission => ({ verb, group: '', resource: 'services' });
+const endpointSlices = (verb: string): Permission => ({ verb, group: 'discovery.k8s.io', resource: 'endpointslices' });
+const claims = (verb: string): Permission => ({ verb, group: '', resource: 'persistentvolumeclaims' });
+const events = (verb: string): Permission => ({ verb, group: '', resource: 'events' });
 
 const CREATE: readonly Permission[] = [
   // create the Deployment; get it back when the name is taken (adopt or conflict)
@@ -23,6 +27,22 @@ const CREATE: readonly Permission[] = [
   deployments('watch'),
   pods('list'),
   pods('watch'),
+  // a container with ports: its Service (created, or read back when the name is taken),
+  // and the shared informers of Services and EndpointSlices that say when it routes
+  services('create'),
+  services('get'),
+  services('list'),
+  services('watch'),
+  endpointSlices('list'),
+  endpointSlices('watch'),
+  // a container with storage: its claim (created, or read back when the name is taken),
+  // the shared claim informer, and the storage controllers' Warning events on it
+  claims('create'),
+  claims('get'),
+  claims('list'),
+  claims('watch'),
+  events('list'),
+  events('watch'),
 ];
 
 /**
@@ -42,6 +62,12 @@ export const OPERATION_PERMISSIONS = {
     deployments('delete'),
     // status reads the Pods of one workload directly
     pods('get'),
+    // changing ports, a NodePort's node address, onDrift: reconfigure; delete
+    services('patch'),
+    services('delete'),
+    // reconfigure's resize; delete (unless the data is kept)
+    claims('patch'),
+    claims('delete'),
   ],
 } as const satisfies Readonly<Record<string, readonly Permission[]>>;
 

@@ -103,14 +103,22 @@ export class ExpansionRefusedError extends ApiError {
 }
 
 /**
- * 403 from the ResourceQuota admission, not RBAC: the object (a claim asking for more storage
- * than the namespace has left, say) would exceed a quota. No verb is missing; the server's
- * words say which quota and by how much.
+ * 403 from the namespace's ResourceQuota, not from RBAC: the quota has no room for the
+ * object (a claim asking for more storage than is left, a count of Services, LoadBalancers,
+ * NodePorts, Deployments). `detail` is the API
+ * server's words: what was requested, used and limited.
  */
 export class QuotaExceededError extends ApiError {
   override readonly name = 'QuotaExceededError';
-  constructor(serverMessage: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
-    super(`the namespace's quota refused it: ${serverMessage}`, { ...options, statusCode: 403 });
+  readonly detail: string;
+  constructor(detail: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(`Quota exceeded (403)${options.target ? ` for ${describeTarget(options.target)}` : ''}: ${detail}`, {
+      statusCode: 403,
+      reason: 'Forbidden',
+      target: options.target,
+      cause: options.cause,
+    });
+    this.detail = detail;
   }
 }
 

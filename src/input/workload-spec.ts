@@ -11,6 +11,8 @@ import { imageReferenceProblem } from './image-reference.js';
 import { instanceProblem, labelId, labelIdProblem, namespaceProblem } from './fields.js';
 import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName } from './names.js';
 import { SEED_CONTAINER_NAME, STORAGE_FIELDS, storageSchema, type StorageSpec } from './storage.js';
+import { PORT_FIELDS, normalisePort, portListIssues, portsSchema, serviceNameProblem, serviceTypeSchema, sortPorts } from './ports.js';
+import type { ServiceType, WorkloadPort } from './ports.js';
 
 /** A validated, normalised request to provision one Manager container. */
 export interface WorkloadSpec {
@@ -46,6 +48,13 @@ export interface WorkloadSpec {
    * its whole life (docs/storage.md). Absent: no volume, the files live as long as the Pod.
    */
   storage?: StorageSpec;
+  /**
+   * The ports the container serves, sorted by port then protocol; absent: none, and no
+   * Service. With ports, a Service of the same name carries them at one stable address.
+   */
+  ports?: WorkloadPort[];
+  /** The Service's type; absent: ClusterIP. Only with ports. */
+  serviceType?: ServiceType;
 }
 
 // ---- limits --------------------------------------------------------------------------
@@ -277,6 +286,8 @@ export const workloadSpecSchema = z.strictObject(
     namespace,
     instance,
     storage: storageSchema.optional(),
+    ports: portsSchema,
+    serviceType: serviceTypeSchema,
   },
   {
     error: (issue) => (issue.code === 'invalid_type' ? "must be an object with the workload's fields" : undefined),
@@ -284,6 +295,7 @@ export const workloadSpecSchema = z.strictObject(
 );
 
 const ALLOWED_FIELDS = Object.keys(workloadSpecSchema.shape).join(', ');
+const ALLOWED_PORT_FIELDS = PORT_FIELDS.join(', ');
 
 function formatPath(path: readonly PropertyKey[]): string {
   // An empty key (e.g. an env variable named "") is shown quoted so it stays visible.
@@ -294,7 +306,8 @@ function formatPath(path: readonly PropertyKey[]): string {
 function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
   return issues.flatMap((issue): SpecIssue[] => {
     if (issue.code === 'unrecognized_keys') {
-      const allowed = issue.path[0] === 'storage' ? STORAGE_FIELDS.join(', ') : ALLOWED_FIELDS;
+      const allowed =
+        issue.path[0] === 'storage' ? STORAGE_FIELDS.join(', ') : issue.path[0] === 'ports' ? ALLOWED_PORT_FIELDS : ALLOWED_FIELDS;
       return issue.keys.map((key) => ({
         path: formatPath([...issue.path, key]),
         message: `is not a known field (allowed: ${allowed})`,
@@ -313,8 +326,10 @@ function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
  */
 export function parseWorkloadSpec(input: unknown): WorkloadSpec {
   const result = workloadSpecSchema.safeParse(input);
-  if (!result.success) throw new InvalidSpecError(toSpecIssues(result.error.issues));
-  const { entrypoint, args, namespace, instance, env, storage, ...required } = result.data;
+  const crossField = portRulesIssues(input);
+  if (!result.success) throw new InvalidSpecError([...toSpecIssues(result.error.issues), ...crossField]);
+  if (crossField.length > 0) throw new InvalidSpecError(crossField);
+  const { entrypoint, args, namespace, instance, env, storage, ports, serviceType, ...required } = result.data;
   if (storage?.seed === 'image' && required.hostname === SEED_CONTAINER_NAME) {
     throw new InvalidSpecError([
       {
@@ -323,7 +338,7 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
       },
     ]);
   }
-  // Optional fields are left out rather than set to undefined.
+  // Optional fields are left out rather than set to undefined; an empty list of ports is none.
   return {
     ...required,
     env: env ?? (Object.create(null) as Record<string, string>),
@@ -332,5 +347,26 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
     ...(namespace !== undefined ? { namespace } : {}),
     ...(instance !== undefined ? { instance } : {}),
     ...(storage !== undefined ? { storage } : {}),
+    ...(ports !== undefined && ports.length > 0 ? { ports: sortPorts(ports.map(normalisePort)) } : {}),
+    ...(serviceType !== undefined ? { serviceType } : {}),
   };
+}
+
+/**
+ * The rules across the ports, the Service type and the hostname, checked whenever those
+ * fields are valid on their own, so their problems are listed with every other one.
+ */
+function portRulesIssues(input: unknown): SpecIssue[] {
+  if (!input || typeof input !== 'object') return [];
+  const fields = input as Record<string, unknown>;
+  const ports = portsSchema.safeParse(fields.ports);
+  const serviceType = serviceTypeSchema.safeParse(fields.serviceType);
+  if (!ports.success || !serviceType.success) return [];
+  const issues = portListIssues(ports.data, serviceType.data).map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
+  const hostname = fields.hostname;
+  if (ports.data !== undefined && ports.data.length > 0 && typeof hostname === 'string' && !dns1123LabelProblem(hostname)) {
+    const problem = serviceNameProblem(hostname);
+    if (problem) issues.unshift({ path: 'hostname', message: problem });
+  }
+  return issues;
 }

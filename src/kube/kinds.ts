@@ -3,7 +3,16 @@
 // The client's generic requests (create, read, patch, delete, list, watch), the informers
 // and the test fake all go by this table, so a new kind is one entry here (with its line
 // in KindMap and its wire type in objects.ts), not an edit in every band.
-import type { CoreV1Event, V1Deployment, V1Node, V1PersistentVolumeClaim, V1Pod, V1StorageClass } from './objects.js';
+import type {
+  CoreV1Event,
+  V1Deployment,
+  V1EndpointSlice,
+  V1Node,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1Service,
+  V1StorageClass,
+} from './objects.js';
 
 /** Each resource (the plural the URL, RBAC and messages use) and the object type the API server sends for it. */
 export interface KindMap {
@@ -13,9 +22,14 @@ export interface KindMap {
   persistentvolumeclaims: V1PersistentVolumeClaim;
   storageclasses: V1StorageClass;
   events: CoreV1Event;
+  services: V1Service;
+  endpointslices: V1EndpointSlice;
 }
 
-/** The resources of the table: `deployments`, `pods`, `nodes`, `persistentvolumeclaims`, `storageclasses`, `events`. */
+/**
+ * The resources of the table: `deployments`, `pods`, `nodes`, `persistentvolumeclaims`,
+ * `storageclasses`, `events`, `services`, `endpointslices`.
+ */
 export type WatchedKind = keyof KindMap;
 
 /** One kind of object. */
@@ -36,6 +50,8 @@ export const KINDS: { readonly [K in WatchedKind]: KindInfo } = {
   persistentvolumeclaims: { kind: 'PersistentVolumeClaim', group: '', version: 'v1', namespaced: true },
   storageclasses: { kind: 'StorageClass', group: 'storage.k8s.io', version: 'v1', namespaced: false },
   events: { kind: 'Event', group: '', version: 'v1', namespaced: true },
+  services: { kind: 'Service', group: '', version: 'v1', namespaced: true },
+  endpointslices: { kind: 'EndpointSlice', group: 'discovery.k8s.io', version: 'v1', namespaced: true },
 };
 
 /** `apps/v1`, or `v1` for the core group. */

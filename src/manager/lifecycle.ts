@@ -1,7 +1,9 @@
 // One call per lifecycle operation, whatever the container's node type: the registry picks
 // the provider (the one place a node type selects code) and its lifecycle does the work.
 // Manager's routes call these and never ask which kind of node a container is on.
-import { asyncScheduler, defer, filter, lastValueFrom } from 'rxjs';
+import { asyncScheduler, defer, filter, lastValueFrom, of } from 'rxjs';
+import { eventTime } from './event-time.js';
+import { requireProviderId } from './providers/lifecycle-record.js';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { LifecycleUnsupportedError } from './errors.js';
 import type { ProviderRegistry } from './providers/registry.js';
@@ -23,7 +25,7 @@ export interface LifecycleCallOptions {
   readonly signal?: AbortSignal;
 }
 
-type Operation = 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove';
+type Operation = 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove' | 'setPorts';
 
 /**
  * `name$` streams the provider's events and ends with one `completed` event (what Manager
@@ -51,7 +53,21 @@ export function containerLifecycle(registry: ProviderRegistry, options: Containe
   const stream =
     (name: Operation) =>
     (record: ContainerRecord, call?: LifecycleCallOptions): Observable<ContainerLifecycleEvent> =>
-      defer(() => lifecycleOf(record)[`${name}$`](record, context(call)));
+      defer(() => {
+        const lifecycle = lifecycleOf(record);
+        if (lifecycle[`${name}$`]) return lifecycle[`${name}$`]!(record, context(call));
+        // A node that needs nothing for this operation (setPorts on Proxmox, Docker): done, unchanged.
+        const provider = registry.providerFor(record.node.nodeType).nodeType;
+        const completed: LifecycleCompletedEvent = {
+          type: 'completed',
+          at: eventTime(clock),
+          provider,
+          operation: name,
+          providerId: requireProviderId(record),
+          changed: false,
+        };
+        return of(completed);
+      });
   const promise =
     (name: Operation) =>
     (record: ContainerRecord, call?: LifecycleCallOptions): Promise<LifecycleCompletedEvent> =>
@@ -64,10 +80,12 @@ export function containerLifecycle(registry: ProviderRegistry, options: Containe
     restart$: stream('restart'),
     reconfigure$: stream('reconfigure'),
     remove$: stream('remove'),
+    setPorts$: stream('setPorts'),
     start: promise('start'),
     stop: promise('stop'),
     restart: promise('restart'),
     reconfigure: promise('reconfigure'),
     remove: promise('remove'),
+    setPorts: promise('setPorts'),
   };
 }

@@ -25,9 +25,12 @@ import type {
   V1Pod,
   V1PodCondition,
   V1PodTemplateSpec,
+  V1EndpointSlice,
+  V1Service,
 } from '../kube/objects.js';
 import { MalformedObjectError } from '../errors/api.js';
 import { REVISION_ANNOTATION } from './workload-status.js';
+import { NODE_ADDRESS_ANNOTATION } from './service-status.js';
 
 const NOT_CACHED = Object.freeze({});
 
@@ -240,6 +243,7 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       reason: f.string(status.reason, 'status.reason'),
       message: f.string(status.message, 'status.message'),
       podIP: f.string(status.podIP, 'status.podIP'),
+      hostIP: f.string(status.hostIP, 'status.hostIP'),
       conditions: f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
       initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c) =>
         containerStatus(f, c, INIT_CONTAINER_STATUS),
@@ -383,3 +387,100 @@ function typeName(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
+
+/** A Service's fields that serviceStatus() and the drift check read: type, selector, ports, addresses. */
+export function cachedServiceFields(service: V1Service): V1Service {
+  const f = new Fields('Service', service);
+  const root = f.object(service, '(object)') ?? f.fail('(object)', 'must be an object');
+  const metadata = f.object(root.metadata, 'metadata');
+  const spec = f.object(root.spec, 'spec');
+  const status = f.object(root.status, 'status');
+  const nodeAddress = f.string(f.strings(metadata?.annotations, 'metadata.annotations')?.[NODE_ADDRESS_ANNOTATION], 'metadata.annotations');
+  const loadBalancer = f.object(status?.loadBalancer, 'status.loadBalancer');
+  return {
+    metadata: {
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
+      deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
+      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      annotations: nodeAddress === undefined ? undefined : { [NODE_ADDRESS_ANNOTATION]: nodeAddress },
+      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
+    },
+    spec: spec && {
+      type: f.string(spec.type, 'spec.type'),
+      clusterIP: f.string(spec.clusterIP, 'spec.clusterIP'),
+      selector: f.strings(spec.selector, 'spec.selector'),
+      ports: f.each(spec.ports, 'spec.ports', (port) => ({
+        name: f.string(port.name, SERVICE_PORT.name),
+        protocol: f.string(port.protocol, SERVICE_PORT.protocol),
+        port: f.number(port.port, SERVICE_PORT.port) ?? f.fail(SERVICE_PORT.port, 'is missing'),
+        nodePort: f.number(port.nodePort, SERVICE_PORT.nodePort),
+      })),
+    },
+    status: status && {
+      loadBalancer: loadBalancer && {
+        ingress: f.each(loadBalancer.ingress, 'status.loadBalancer.ingress', (ingress) => ({
+          ip: f.string(ingress.ip, LB_INGRESS.ip),
+          hostname: f.string(ingress.hostname, LB_INGRESS.hostname),
+        })),
+      },
+    },
+  };
+}
+
+/** An EndpointSlice's fields that podEndpoint() reads: its Service, its endpoints' Pods and conditions, its ports. */
+export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSlice {
+  const f = new Fields('EndpointSlice', slice);
+  const root = f.object(slice, '(object)') ?? f.fail('(object)', 'must be an object');
+  const metadata = f.object(root.metadata, 'metadata');
+  return {
+    metadata: {
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
+      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
+    },
+    addressType: f.string(root.addressType, 'addressType'),
+    endpoints: f.each(root.endpoints, 'endpoints', (endpoint) => {
+      const conditions = f.object(endpoint.conditions, ENDPOINT.conditions);
+      const ref = f.object(endpoint.targetRef, ENDPOINT.targetRef);
+      return {
+        addresses: (f.list(endpoint.addresses, ENDPOINT.addresses) ?? []).map(
+          (address) => f.string(address, `${ENDPOINT.addresses}[]`) ?? f.fail(`${ENDPOINT.addresses}[]`, 'must be a string (got null)'),
+        ),
+        conditions: conditions && {
+          ready: f.boolean(conditions.ready, ENDPOINT.ready),
+          serving: f.boolean(conditions.serving, ENDPOINT.serving),
+          terminating: f.boolean(conditions.terminating, ENDPOINT.terminating),
+        },
+        targetRef: ref && {
+          kind: f.string(ref.kind, ENDPOINT.refKind),
+          name: f.string(ref.name, ENDPOINT.refName),
+          uid: f.string(ref.uid, ENDPOINT.refUid),
+        },
+      };
+    }),
+    ports: f.each(root.ports, 'ports', (port) => ({
+      name: f.string(port.name, SLICE_PORT.name),
+      protocol: f.string(port.protocol, SLICE_PORT.protocol),
+      port: f.number(port.port, SLICE_PORT.port),
+    })),
+  };
+}
+
+const SERVICE_PORT = pathsOf('spec.ports', ['name', 'protocol', 'port', 'nodePort']);
+const LB_INGRESS = pathsOf('status.loadBalancer.ingress', ['ip', 'hostname']);
+const SLICE_PORT = pathsOf('ports', ['name', 'protocol', 'port']);
+const ENDPOINT = {
+  ...pathsOf('endpoints', ['conditions', 'targetRef', 'addresses']),
+  ready: 'endpoints[].conditions.ready',
+  serving: 'endpoints[].conditions.serving',
+  terminating: 'endpoints[].conditions.terminating',
+  refKind: 'endpoints[].targetRef.kind',
+  refName: 'endpoints[].targetRef.name',
+  refUid: 'endpoints[].targetRef.uid',
+};

@@ -1,6 +1,7 @@
 // Progress events of one provisioning: plain JSON-serializable objects, discriminated by
 // `type`, each stamped with the ISO time it was produced. A UI can render them live; the
 // CLI prints one line per event.
+import type { ServiceStatusValue } from './service-status.js';
 
 export type RolloutState = 'InProgress' | 'Complete' | 'Failed';
 
@@ -97,12 +98,24 @@ export interface ProgressEvent extends EventBase {
   /** Plain words for a UI line: "waiting to be scheduled", "pulling the image", "0/1 ready". */
   readonly message: string;
   readonly pod?: PodDiagnosis;
+  /**
+   * While the rollout is done and the Service is not yet routing to the new Pod (a
+   * container with ports): its address, ports and what it waits for.
+   */
+  readonly service?: ServiceStatusValue;
 }
 
 export interface ReadyEvent extends EventBase {
   readonly type: 'ready';
   readonly adopted: boolean;
   readonly durationMs: number;
+  /**
+   * The Service's address (ClusterIP, load balancer IP or hostname, NodePort node address):
+   * what Manager stores in `ipv4Address`. null for a container without ports.
+   */
+  readonly address: string | null;
+  /** The Service as it routes to the Pod, null without ports. */
+  readonly service: ServiceStatusValue | null;
 }
 
 export type ProvisionEvent = CreatedEvent | AdoptedEvent | ProgressEvent | ReadyEvent;

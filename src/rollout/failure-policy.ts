@@ -20,6 +20,8 @@
 //                     a restarting control plane or an unreachable webhook heals.
 //   storage          a claim that cannot bind, a volume that cannot attach or mount, a seed
 //                    that cannot run: storage-policy.ts has each rule and its grace.
+//   load balancer    a LoadBalancer Service without an address after `graceMs`: a cluster
+//                    with no load-balancer controller never assigns one.
 // A failed Pod (evicted, say) is reported but not fatal: its ReplicaSet replaces it, and
 // if that cannot work the Deployment's own progress deadline says so.
 import { DURATION_RULES, countProblem } from '../input/duration.js';
@@ -39,6 +41,8 @@ export interface FailurePolicy extends StorageFailurePolicy {
   readonly failAtOnceReasons: readonly string[];
   /** An image pull message matching this means the image does not exist. */
   readonly imageNotFound: RegExp;
+  /** How long a LoadBalancer Service may wait for its address (LoadBalancerPending). */
+  readonly loadBalancer: { readonly graceMs: number };
 }
 
 export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
@@ -54,6 +58,7 @@ export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
   failAtOnceReasons: ['InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError'],
   imageNotFound: /not found|manifest unknown|name unknown|repository does not exist|no such host/i,
   ...DEFAULT_STORAGE_POLICY,
+  loadBalancer: { graceMs: 60_000 },
 };
 
 export interface FailurePolicyOverrides {
@@ -68,6 +73,7 @@ export interface FailurePolicyOverrides {
   readonly provisioning?: Partial<FailurePolicy['provisioning']>;
   readonly volumeAttach?: Partial<FailurePolicy['volumeAttach']>;
   readonly volumeMount?: Partial<FailurePolicy['volumeMount']>;
+  readonly loadBalancer?: Partial<FailurePolicy['loadBalancer']>;
 }
 
 /**
@@ -91,6 +97,7 @@ export function resolveFailurePolicy(overrides: FailurePolicyOverrides = {}): Fa
     provisioning: { ...d.provisioning, ...overrides.provisioning },
     volumeAttach: { ...d.volumeAttach, ...overrides.volumeAttach },
     volumeMount: { ...d.volumeMount, ...overrides.volumeMount },
+    loadBalancer: { ...d.loadBalancer, ...overrides.loadBalancer },
   };
 }
 
@@ -110,6 +117,7 @@ const OVERRIDES: OptionTable = {
   provisioning: nested({ graceMs: grace, failAtOnce: aRegExp }),
   volumeAttach: nested({ graceMs: grace }),
   volumeMount: nested({ graceMs: grace }),
+  loadBalancer: nested({ graceMs: grace }),
 };
 
 function checkOverrides(overrides: unknown): void {

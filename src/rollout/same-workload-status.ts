@@ -1,6 +1,7 @@
 // sameWorkloadStatus(): whether two status values say the same thing, field by field, so
 // a live list emits a workload only when something a UI shows has changed.
 import type { PodDiagnosis, ReplicaCounts } from './events.js';
+import type { ServiceStatusValue } from './service-status.js';
 import type { WorkloadStatusValue } from './workload-status.js';
 
 export function sameWorkloadStatus(a: WorkloadStatusValue, b: WorkloadStatusValue): boolean {
@@ -17,7 +18,33 @@ export function sameWorkloadStatus(a: WorkloadStatusValue, b: WorkloadStatusValu
     a.generation === b.generation &&
     a.observedGeneration === b.observedGeneration &&
     sameReplicas(a.replicas, b.replicas) &&
-    samePod(a.pod, b.pod)
+    samePod(a.pod, b.pod) &&
+    a.address === b.address &&
+    sameService(a.service, b.service)
+  );
+}
+
+function sameService(a: ServiceStatusValue | null, b: ServiceStatusValue | null): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  return (
+    a.type === b.type &&
+    a.address === b.address &&
+    a.clusterIp === b.clusterIp &&
+    a.routed === b.routed &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    a.ports.length === b.ports.length &&
+    a.ports.every((port, index) => {
+      const other = b.ports[index];
+      return (
+        other !== undefined &&
+        port.port === other.port &&
+        port.protocol === other.protocol &&
+        port.name === other.name &&
+        port.nodePort === other.nodePort
+      );
+    })
   );
 }
 

@@ -36,6 +36,8 @@ export interface TrackerState {
   readonly policy: PolicyState;
   /** When the ongoing create failure was first seen. */
   readonly createFailureSince: number | undefined;
+  /** When each gate with a grace window (`kind/name/reason`) was first seen waiting. */
+  readonly gatesSince?: Readonly<Record<string, number>>;
 }
 
 export const INITIAL_TRACKER_STATE: TrackerState = Object.freeze({ policy: INITIAL_POLICY_STATE, createFailureSince: undefined });
@@ -52,6 +54,13 @@ export interface TrackedGate {
    * Pod's problems are, and a final one ends the rollout as this gate's failure.
    */
   readonly problems?: readonly PodDiagnosis[];
+  /**
+   * An InProgress gate that waits this long fails with its reason (a LoadBalancer no
+   * controller gives an address): the wait ends by name, not by the timeout.
+   */
+  readonly graceMs?: number;
+  /** What the failure says when that window ends. */
+  readonly expiredMessage?: string;
 }
 
 export interface TrackerInput {
@@ -115,7 +124,10 @@ function judge(policy: FailurePolicy, state: TrackerState, input: TrackerInput):
   const gateProblems = rollout.state === 'Complete' ? NO_GATE_PROBLEMS : problemsOf(gates);
   const pod = mostTelling(diagnoses) ?? mostTelling([...gateProblems.keys()]);
   const podsReady = current.length > 0 && diagnoses.length === 0;
-  const failedGate = gates.find((gate) => gate.status.state === 'Failed');
+  const underWay = rollout.state === 'InProgress' && rollout.replicas.desired > 0 && !deployment.metadata?.deletionTimestamp;
+  const wanted = rollout.replicas.desired > 0 && !deployment.metadata?.deletionTimestamp;
+  const timed = timeGates(gates, wanted ? state.gatesSince : undefined, now, wanted);
+  const failedGate = gates.find((gate) => gate.status.state === 'Failed') ?? timed.expired;
   const waitingFor = rollout.state === 'Complete' ? gates.find((gate) => gate.status.state !== 'Complete') : undefined;
   const step = {
     rollout,
@@ -127,18 +139,18 @@ function judge(policy: FailurePolicy, state: TrackerState, input: TrackerInput):
     waitingFor,
   };
 
-  const underWay = rollout.state === 'InProgress' && rollout.replicas.desired > 0 && !deployment.metadata?.deletionTimestamp;
   if (!underWay) {
     const failure: TrackedFailure | undefined =
       rollout.state === 'Failed'
         ? { source: 'rollout', reason: rollout.reason, detail: rollout.message }
         : failedGate && gateFailure(failedGate);
-    return { ...step, failure, state: INITIAL_TRACKER_STATE, recheckAt: undefined };
+    const fresh = timed.since === undefined ? INITIAL_TRACKER_STATE : { ...INITIAL_TRACKER_STATE, gatesSince: timed.since };
+    return { ...step, failure, state: fresh, recheckAt: finite(timed.recheckAt) };
   }
 
   const create = applyCreateFailurePolicy(policy, state.createFailureSince, rollout.createFailure, now);
-  const timed = gateProblems.size === 0 ? diagnoses : [...diagnoses, ...gateProblems.keys()];
-  const verdict = applyFailurePolicy(policy, state.policy, timed, now);
+  const problems = gateProblems.size === 0 ? diagnoses : [...diagnoses, ...gateProblems.keys()];
+  const verdict = applyFailurePolicy(policy, state.policy, problems, now);
   const failedGateProblem = verdict.failure && gateProblems.get(verdict.failure);
   const failure: TrackedFailure | undefined =
     create.fatal && rollout.createFailure
@@ -153,10 +165,11 @@ function judge(policy: FailurePolicy, state: TrackerState, input: TrackerInput):
           ? { source: 'pod', reason: verdict.failure.reason, detail: verdict.failure.message, pod: verdict.failure }
           : failedGate && gateFailure(failedGate);
   const nextState =
-    verdict.state === state.policy && create.since === state.createFailureSince
+    verdict.state === state.policy && create.since === state.createFailureSince && timed.since === state.gatesSince
       ? state
-      : { policy: verdict.state, createFailureSince: create.since };
-  return { ...step, failure, state: nextState, recheckAt: finite(earliest(verdict.recheckAt, create.recheckAt)) };
+      : { policy: verdict.state, createFailureSince: create.since, ...(timed.since ? { gatesSince: timed.since } : {}) };
+  const recheckAt = earliest(earliest(verdict.recheckAt, create.recheckAt), timed.recheckAt);
+  return { ...step, failure, state: nextState, recheckAt: finite(recheckAt) };
 }
 
 /** The shown crash's lines on its diagnoses, or the crash named for the caller to read. */
@@ -189,6 +202,35 @@ function problemsOf(gates: readonly TrackedGate[]): ReadonlyMap<PodDiagnosis, Tr
   const problems = new Map<PodDiagnosis, TrackedGate>();
   for (const gate of gates) for (const problem of gate.problems ?? []) problems.set(problem, gate);
   return problems;
+}
+
+/** The grace windows of the gates that have one: when each began, which has ended, when the next ends. */
+function timeGates(
+  gates: readonly TrackedGate[],
+  since: Readonly<Record<string, number>> | undefined,
+  now: number,
+  wanted: boolean,
+): { since: Readonly<Record<string, number>> | undefined; expired: TrackedGate | undefined; recheckAt: number | undefined } {
+  let next: Record<string, number> | undefined;
+  let expired: TrackedGate | undefined;
+  let recheckAt: number | undefined;
+  for (const gate of gates) {
+    if (!wanted || gate.graceMs === undefined || gate.status.state !== 'InProgress') continue;
+    const key = `${gate.kind}/${gate.name}/${gate.status.reason}`;
+    const began = since?.[key] ?? now;
+    (next ??= {})[key] = began;
+    const endsAt = began + gate.graceMs;
+    if (now >= endsAt)
+      expired ??= { ...gate, status: { ...gate.status, state: 'Failed', message: gate.expiredMessage ?? gate.status.message } };
+    else recheckAt = earliest(recheckAt, endsAt);
+  }
+  const unchanged = since !== undefined && next !== undefined && sameKeys(since, next);
+  return { since: unchanged ? since : next, expired, recheckAt };
+}
+
+function sameKeys(a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
 function gateFailure(gate: TrackedGate): TrackedFailure {

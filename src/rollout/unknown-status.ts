@@ -1,7 +1,9 @@
 // unknownStatus(): what to say about a workload while the API server cannot be read. What
 // the Deployment asks for (image, resources, generation, replicas) is carried over from
-// the last known status, if any; what only a live answer can tell is not: no Pod IP (an
-// address that may be stale must not be used), no node, no restarts, no Pod diagnosis.
+// the last known status, if any, and so is the Service's address (allocated once, it
+// outlives every Pod); what only a live answer can tell is not: no Pod IP (an address that
+// may be stale must not be used), no node, no restarts, no Pod diagnosis, not whether the
+// Service routes.
 import type { ReplicaCounts } from './events.js';
 import type { WorkloadStatusValue } from './workload-status.js';
 
@@ -18,6 +20,8 @@ export function unknownStatus(reason: string, message: string, last?: WorkloadSt
     reason,
     message: message.replace(/\s+/g, ' ').trim(),
     podIp: null,
+    address: last?.address ?? null,
+    service: null,
     nodeName: null,
     restarts: 0,
     image: last?.image ?? null,

@@ -22,7 +22,9 @@
 //
 // API unreachable (`unknown`) is not a fact about objects: see unknownStatus().
 import type { ClaimStatusValue } from './claim-status.js';
-import type { V1Container, V1Deployment, V1Pod } from '../kube/objects.js';
+import type { V1Container, V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
+import { serviceGate } from './service-gate.js';
+import { routedPodOf, serviceStatus, type ServiceStatusValue } from './service-status.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { oneLine } from '../text.js';
 import { lastLogLine } from './crash-lines.js';
@@ -75,6 +77,21 @@ export interface WorkloadStatusValue {
    * class, requested and actual capacity, and whether a resize is pending or not supported.
    */
   readonly storage?: ClaimStatusValue;
+  /**
+   * The address Manager's agent connects to: the workload's Service's (ClusterIP, load
+   * balancer, NodePort node address), the same across stop, start, restart and
+   * reconfigure. null for a workload without ports (no Service), or before a load balancer
+   * assigned one.
+   */
+  readonly address: string | null;
+  /** The Service: type, address, ports, and whether it routes to the Ready Pod now. null without ports. */
+  readonly service: ServiceStatusValue | null;
+}
+
+/** A workload's Service and its EndpointSlices, if it has one (a container with ports). */
+export interface WorkloadNetwork {
+  readonly service?: V1Service;
+  readonly slices?: readonly V1EndpointSlice[];
 }
 
 /** What the failure policy concluded over time (statuses$ tracks it per workload). */
@@ -85,7 +102,7 @@ export interface FailureJudgement {
   readonly createFailureFatal?: boolean;
 }
 
-export interface WorkloadStatusOptions {
+export interface WorkloadStatusOptions extends WorkloadNetwork {
   /** The container-id the caller expects; a Deployment with another one is not ours. */
   readonly containerId?: string;
   readonly failurePolicy?: FailurePolicy;
@@ -100,6 +117,7 @@ export interface WorkloadStatusOptions {
 }
 
 const NO_REPLICAS: ReplicaCounts = Object.freeze({ desired: 0, total: 0, updated: 0, ready: 0, available: 0 });
+const NO_SLICES: readonly V1EndpointSlice[] = Object.freeze([]);
 const NO_RESOURCES: WorkloadResources = Object.freeze({ cpu: null, memory: null });
 const IN_PROGRESS: ReadonlySet<WorkloadState> = new Set(['creating', 'starting', 'updating']);
 
@@ -113,8 +131,10 @@ export function workloadStatus(
   // One snapshot, no history: the tracker's step from a fresh state at time 0 applies the
   // rules that need none (the reasons that fail at once, a crash loop's restart count,
   // create refusals that are final); grace windows need a caller that keeps the state.
-  const step = trackRollout(options.failurePolicy ?? DEFAULT_FAILURE_POLICY, INITIAL_TRACKER_STATE, { deployment, pods, now: 0 });
-  return trackedStatus(deployment, pods, options.judgement ? judged(step, options.judgement) : step, options.previous);
+  const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
+  const gate = serviceGate(options.service, options.slices ?? NO_SLICES, deployment, pods, policy);
+  const step = trackRollout(policy, INITIAL_TRACKER_STATE, { deployment, pods, now: 0, ...(gate ? { gates: [gate] } : {}) });
+  return trackedStatus(deployment, pods, options.judgement ? judged(step, options.judgement) : step, options.previous, options);
 }
 
 /**
@@ -148,9 +168,10 @@ export function trackedStatus(
   pods: readonly V1Pod[],
   step: TrackerStep,
   previous?: WorkloadStatusValue,
+  network: WorkloadNetwork = {},
 ): WorkloadStatusValue {
   const { rollout, current, pod: telling, failure } = step;
-  const detail = detailOf(deployment, rollout, pods, current);
+  const detail = detailOf(deployment, rollout, pods, current, network);
   const value = (state: WorkloadState, reason: string, message: string, pod?: PodDiagnosis): WorkloadStatusValue => ({
     state,
     reason,
@@ -193,6 +214,8 @@ function missing(reason: string, message: string): WorkloadStatusValue {
     reason,
     message,
     podIp: null,
+    address: null,
+    service: null,
     nodeName: null,
     restarts: 0,
     image: null,
@@ -234,7 +257,13 @@ function inProgressState(deployment: V1Deployment, rollout: RolloutStatus, previ
 
 type Detail = Omit<WorkloadStatusValue, 'state' | 'reason' | 'message' | 'pod'>;
 
-function detailOf(deployment: V1Deployment, rollout: RolloutStatus, pods: readonly V1Pod[], current: readonly V1Pod[]): Detail {
+function detailOf(
+  deployment: V1Deployment,
+  rollout: RolloutStatus,
+  pods: readonly V1Pod[],
+  current: readonly V1Pod[],
+  options: WorkloadNetwork,
+): Detail {
   const container: V1Container | undefined = deployment.spec?.template?.spec?.containers?.[0];
   const limits = container?.resources?.limits;
   const requests = container?.resources?.requests;
@@ -242,8 +271,11 @@ function detailOf(deployment: V1Deployment, rollout: RolloutStatus, pods: readon
   const shown = readyPod ?? current[0] ?? pods[0];
   let restarts = 0;
   for (const status of shown?.status?.containerStatuses ?? []) restarts += status.restartCount ?? 0;
+  const service = serviceStatus(options.service, options.slices ?? NO_SLICES, readyPod && routedPodOf(readyPod));
   return {
     podIp: readyPod?.status?.podIP ?? null,
+    address: service?.address ?? null,
+    service,
     nodeName: shown?.spec?.nodeName ?? null,
     restarts,
     image: container?.image ?? null,

@@ -14,6 +14,7 @@ import type { InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { longTimer } from '../rx/long-timer.js';
+import { KINDS } from '../kube/kinds.js';
 import { rulesOf, type MemberKind } from './workload-set.js';
 
 /** What a failed provisioning did with its Deployment (`error.cleanup`). */
@@ -40,6 +41,8 @@ export interface WorkloadCleanup {
   readonly claim?: 'deleted' | 'deleting' | 'kept' | 'adopted';
   /** `deleting`, `unconfirmed`: the cleanup bound it waited (cleanupTimeoutMs). */
   readonly timeoutMs?: number;
+  /** The kinds this run created, in creation order (`Deployment`, `Service`); absent: the Deployment. */
+  readonly kinds?: readonly string[];
 }
 
 // Every error of the hierarchy can end a provisioning, so the report is declared on the
@@ -75,7 +78,8 @@ function describeClaimCleanup(claim: WorkloadCleanup['claim']): string {
 }
 
 function describeDeploymentCleanup(cleanup: WorkloadCleanup): string {
-  const deployment = `the Deployment ${cleanup.providerId}`;
+  const withService = cleanup.kinds?.includes('Service') === true && cleanup.outcome !== 'adopted';
+  const deployment = `the Deployment ${cleanup.providerId}${withService ? ' (and its Service)' : ''}`;
   switch (cleanup.outcome) {
     case 'deleted':
       return `${deployment} this run created was deleted with its pods`;
@@ -128,6 +132,7 @@ export function deleteCreated(client: KubernetesClient, created: CreatedWorkload
   const { providerId } = created;
   const uid = created.members.find((member) => member.kind === 'deployments')?.uid ?? '';
   const timeoutMs = options.timeoutMs ?? DEFAULT_CLEANUP_TIMEOUT_MS;
+  const kinds = created.members.map((member) => KINDS[member.kind].kind);
   const deletable = [...created.members].reverse().filter((member) => rulesOf(member.kind).deleteOnFailure);
   const claimIndex = deletable.findIndex((member) => member.kind === 'persistentvolumeclaims');
   return forkJoin(deletable.map((member) => deleteMember(client, created, member, { ...options, timeoutMs }))).pipe(
@@ -135,12 +140,14 @@ export function deleteCreated(client: KubernetesClient, created: CreatedWorkload
       const claimOutcome = claimIndex < 0 ? undefined : outcomes[claimIndex]?.outcome;
       const claim = claimOutcome === 'deleted' || claimOutcome === 'deleting' ? { claim: claimOutcome } : {};
       const failed = outcomes.find((outcome) => outcome.outcome === 'failed');
-      if (failed) return { outcome: 'failed', providerId, uid, ...(failed.error ? { error: failed.error } : {}), ...claim };
+      if (failed) return { outcome: 'failed', providerId, uid, kinds, ...(failed.error ? { error: failed.error } : {}), ...claim };
       // The least far any member got: not answered, then accepted but not gone, then gone.
       const worst = (['unconfirmed', 'deleting'] as const).find((result) => outcomes.some((outcome) => outcome.outcome === result));
-      return worst ? { outcome: worst, providerId, uid, timeoutMs, ...claim } : { outcome: 'deleted', providerId, uid, ...claim };
+      return worst
+        ? { outcome: worst, providerId, uid, kinds, timeoutMs, ...claim }
+        : { outcome: 'deleted', providerId, uid, kinds, ...claim };
     }),
-    defaultIfEmpty({ outcome: 'deleted', providerId, uid }),
+    defaultIfEmpty<WorkloadCleanup, WorkloadCleanup>({ outcome: 'deleted', providerId, uid, kinds }),
   );
 }
 

@@ -3,16 +3,17 @@
 // container-id, managed and instance labels) and not being deleted; otherwise the create
 // fails with ConflictError and the existing object is left untouched. Nothing is ever
 // overwritten or patched here: what is adopted is compared with the member asked for
-// (`drift`), and the caller decides.
+// (`drift`), and the caller decides. A member owned by an earlier one (a Service by its
+// Deployment) is created with an owner reference to that object as stored.
 import type { Observable } from 'rxjs';
 import { ConflictError } from '../errors/api.js';
 import { describeInstance } from '../input/labels.js';
 import type { KubernetesClient } from '../kube/client.js';
-import { KINDS } from '../kube/kinds.js';
+import { KINDS, apiVersionOf, type KindMap } from '../kube/kinds.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import type { DriftField } from './drift.js';
-import type { KindMap } from '../kube/kinds.js';
-import { ownedBy, ownerOf, rulesOf, type MemberKind, type WorkloadMember, type WorkloadSet } from './workload-set.js';
+import { serviceRefusal } from './service-refusal.js';
+import { ownedBy, ownerOf, rulesOf, type MemberKind, type MemberRules, type WorkloadMember, type WorkloadSet } from './workload-set.js';
 
 /** One member as this run found or made it. */
 export type MemberOutcome = WorkloadMember & {
@@ -28,36 +29,31 @@ export type MemberOutcome = WorkloadMember & {
  */
 export function createOrAdopt(client: KubernetesClient, set: WorkloadSet, outcomes: MemberOutcome[] = []): Observable<MemberOutcome[]> {
   return fromAbortable(async (signal) => {
-    for (const member of set.members) outcomes.push(await createOrAdoptMember(client, set, member, signal));
+    for (const member of set.members) outcomes.push(await createOrAdoptMember(client, set, member, outcomes, signal));
     return outcomes;
   });
 }
 
-function createOrAdoptMember(
+async function createOrAdoptMember(
   client: KubernetesClient,
   set: WorkloadSet,
   member: WorkloadMember,
+  created: readonly MemberOutcome[],
   signal: AbortSignal,
 ): Promise<MemberOutcome> {
-  // One call per kind keeps each member's kind and object typed together.
-  return member.kind === 'deployments'
-    ? createOrAdoptOne(client, set, member.kind, member.object, signal)
-    : createOrAdoptOne(client, set, member.kind, member.object, signal);
-}
-
-async function createOrAdoptOne<K extends MemberKind>(
-  client: KubernetesClient,
-  set: WorkloadSet,
-  kind: K,
-  object: KindMap[K],
-  signal: AbortSignal,
-): Promise<MemberOutcome> {
+  const { kind } = member;
+  const object = withOwner(member, created);
   const { namespace } = set;
   const name = object.metadata?.name ?? '';
+  const outcome = (stored: typeof object, adopted: boolean, drift: readonly DriftField[]): MemberOutcome =>
+    ({ kind, object: stored, adopted, drift }) as MemberOutcome;
   try {
-    return { kind, object: await client.create(kind, namespace, object, { signal }), adopted: false, drift: [] } as MemberOutcome;
+    return outcome(await client.create(kind, namespace, object, { signal }), false, []);
   } catch (error) {
-    if (!(error instanceof ConflictError) || error.reason !== 'AlreadyExists') throw error;
+    if (!(error instanceof ConflictError) || error.reason !== 'AlreadyExists') {
+      // A refused Service is named by the spec field at fault, in the API server's words.
+      throw (kind === 'services' ? serviceRefusal(error, { namespace, name }, object as KindMap['services']) : undefined) ?? error;
+    }
     const existing = await client.read(kind, namespace, name, { signal });
     const what = `${KINDS[kind].kind} ${namespace}/${name}`;
     const target = { verb: 'create', resource: kind, namespace, name };
@@ -77,6 +73,19 @@ async function createOrAdoptOne<K extends MemberKind>(
         { reason: 'AlreadyExists', target, cause: error },
       );
     }
-    return { kind, object: existing, adopted: true, drift: rulesOf(kind).drift(object, existing) } as MemberOutcome;
+    const rules = rulesOf(kind) as MemberRules<MemberKind>;
+    return outcome(existing, true, rules.drift(object, existing));
   }
+}
+
+/** The member with the owner reference its rules ask for: the object of an earlier member, as stored. */
+function withOwner(member: WorkloadMember, created: readonly MemberOutcome[]): WorkloadMember['object'] {
+  const ownerKind = rulesOf(member.kind).ownedBy;
+  if (!ownerKind) return member.object;
+  const owner = created.find((each) => each.kind === ownerKind)?.object;
+  const name = owner?.metadata?.name;
+  const uid = owner?.metadata?.uid;
+  if (!name || !uid) return member.object;
+  const reference = { apiVersion: apiVersionOf(ownerKind), kind: KINDS[ownerKind].kind, name, uid };
+  return { ...member.object, metadata: { ...member.object.metadata, ownerReferences: [reference] } };
 }

@@ -4,6 +4,7 @@
 // emits creation's own `progress` events.
 import type { ClaimStatusValue } from '../rollout/claim-status.js';
 import type { PodDiagnosis, ProgressEvent } from '../rollout/events.js';
+import type { ServiceStatusValue } from '../rollout/service-status.js';
 
 interface LifecycleEventBase {
   /** ISO-8601 time the event was produced. */
@@ -48,11 +49,11 @@ export interface RollbackEvent extends LifecycleEventBase {
   readonly generation: number;
 }
 
-/** The deletion of one of the workload's objects was accepted (remove). */
+/** The deletion of one of the workload's objects was accepted (remove: the Service, then the claim unless kept, then the Deployment). */
 export interface DeletedEvent extends LifecycleEventBase {
   readonly type: 'deleted';
   readonly uid: string;
-  /** The object's kind: `Deployment`, `PersistentVolumeClaim`. */
+  /** The object's kind: `Deployment`, `Service`, `PersistentVolumeClaim`. */
   readonly kind: string;
   /** The object's name. */
   readonly object: string;
@@ -77,6 +78,15 @@ export interface KeptEvent extends LifecycleEventBase {
   readonly type: 'kept';
   readonly kind: 'PersistentVolumeClaim';
   readonly object: string;
+  readonly uid: string;
+}
+
+/** The workload's Service was written (setPorts, reconfigure with ports, adoption with onDrift: 'reconfigure'). */
+export interface ServiceEvent extends LifecycleEventBase {
+  readonly type: 'service';
+  readonly action: 'created' | 'patched' | 'deleted';
+  /** What changed, in the spec's words: `ports`, `serviceType`, `selector`, `owner`. */
+  readonly fields: readonly string[];
   readonly uid: string;
 }
 
@@ -121,6 +131,14 @@ export interface ReconfiguredEvent extends OutcomeBase {
   readonly replicas: number;
 }
 
+/** setPorts' last event: the Service carries the ports (running: and routes to the Pod on them). */
+export interface PortsSetEvent extends OutcomeBase {
+  readonly type: 'portsSet';
+  /** The Service's address; null when no ports are left (no Service). */
+  readonly address: string | null;
+  readonly service: ServiceStatusValue | null;
+}
+
 /** remove's last event: the Deployment and its Pods are gone (changed: false, it was already). */
 export interface RemovedEvent extends OutcomeBase {
   readonly type: 'removed';
@@ -128,7 +146,7 @@ export interface RemovedEvent extends OutcomeBase {
   readonly storage: 'deleted' | 'kept' | 'none';
 }
 
-export type OutcomeEvent = StartedEvent | StoppedEvent | RestartedEvent | ReconfiguredEvent | RemovedEvent;
+export type OutcomeEvent = StartedEvent | StoppedEvent | RestartedEvent | ReconfiguredEvent | RemovedEvent | PortsSetEvent;
 
 export type LifecycleEvent =
   | ProgressEvent
@@ -139,5 +157,6 @@ export type LifecycleEvent =
   | DeletedEvent
   | KeptEvent
   | ResizedEvent
+  | ServiceEvent
   | WaitingEvent
   | OutcomeEvent;

@@ -1,12 +1,13 @@
 // list(): every Deployment of a namespace that carries our ownership labels, with its
 // status, in the shape of Manager's node snapshots (its clusterResources entries:
 // `vmid`, `name`, `type`, `status`), the provider ID standing where Manager matches
-// `Container.containerId`. Two requests at once: the managed Deployments and the managed
-// Pods. Point-in-time, judged like status(); for a live list use statuses$.
+// `Container.containerId`. Four requests at once: the managed Deployments, Pods, Services
+// and EndpointSlices. Point-in-time, judged like status(); for a live list use statuses$.
 //
 // A namespace that cannot be listed has no workloads to call `unknown`: list() rejects
 // with the typed error (ApiUnreachableError, ApiTimeoutError past `timeoutMs`, ...).
-import type { V1Pod } from '../kube/objects.js';
+import type { V1EndpointSlice, V1Pod } from '../kube/objects.js';
+import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { OperationAbortedError } from '../errors/operation.js';
 import { ApiTimeoutError } from '../errors/api.js';
 import type { KubernetesClient } from '../kube/client.js';
@@ -63,11 +64,22 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
     Promise.all([
       client.list('deployments', namespace, managedSelector(options.instance), { signal }),
       client.list('pods', namespace, managedSelector(options.instance), { signal }),
+      client.list('services', namespace, managedSelector(options.instance), { signal }),
+      client.list('endpointslices', namespace, managedSelector(options.instance), { signal }),
     ]),
   );
   return lastValueFrom(
     read$.pipe(
-      map(([deployments, pods]) => {
+      map(([deployments, pods, services, slices]) => {
+        const servicesByName = new Map(services.items.map((service) => [service.metadata?.name ?? '', service]));
+        const slicesByService = new Map<string, V1EndpointSlice[]>();
+        for (const slice of slices.items) {
+          const service = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
+          if (service === undefined) continue;
+          const group = slicesByService.get(service);
+          if (group) group.push(slice);
+          else slicesByService.set(service, [slice]);
+        }
         const podsByContainerId = new Map<string, V1Pod[]>();
         for (const pod of pods.items) {
           const containerId = containerIdOf(pod);
@@ -81,7 +93,11 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
           const name = deployment.metadata?.name;
           const containerId = containerIdOf(deployment);
           if (!name || containerId === undefined) continue;
-          const detail = workloadStatus(deployment, podsByContainerId.get(containerId) ?? [], { failurePolicy: policy });
+          const service = servicesByName.get(name);
+          const detail = workloadStatus(deployment, podsByContainerId.get(containerId) ?? [], {
+            failurePolicy: policy,
+            ...(service ? { service, slices: slicesByService.get(name) ?? [] } : {}),
+          });
           if (detail.state === 'missing') continue; // not ours after all
           const providerId = `${namespace}/${name}`;
           snapshots.push({

@@ -28,7 +28,7 @@ import type { LifecycleEvent, OutcomeEvent } from './lifecycle-events.js';
 export const DEFAULT_TIMEOUT_MS = 300_000;
 
 /** The operations on one workload, as named in messages and errors. */
-export type WorkloadOperation = 'create' | 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove';
+export type WorkloadOperation = 'create' | 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove' | 'setPorts';
 
 const OPERATION_NOUNS: Record<WorkloadOperation, string> = {
   create: 'Provisioning',
@@ -37,6 +37,7 @@ const OPERATION_NOUNS: Record<WorkloadOperation, string> = {
   restart: 'Restart',
   reconfigure: 'Reconfiguration',
   remove: 'Removal',
+  setPorts: 'Ports change',
 };
 
 /** The operation as the first word of a message: "Stop", "Reconfiguration". */

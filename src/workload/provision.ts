@@ -17,6 +17,7 @@ import {
   concat,
   defer,
   filter,
+  ignoreElements,
   lastValueFrom,
   map,
   of,
@@ -45,11 +46,17 @@ import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/fa
 import { deleteCreated, withCleanup } from './cleanup.js';
 import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
 import { checkManifestSize } from './manifest.js';
-import { buildWorkload, deploymentOf } from './workload-set.js';
-import { claimGates, deploymentSnapshots, podSnapshots } from './rollout-sources.js';
 import { chooseStorageClass, type StorageClassChoice } from './storage-class-choice.js';
 import { CLASS_SOURCE_ANNOTATION } from './storage-manifest.js';
 import { fromAbortable } from '../rx/from-abortable.js';
+import { buildWorkload, deploymentOf, ownedBy, serviceOf, type WorkloadSet } from './workload-set.js';
+import { claimGates, deploymentSnapshots, endpointSliceSnapshots, podSnapshots, serviceSnapshots } from './rollout-sources.js';
+import { awaitRouted } from '../rollout/await-routed.js';
+import { servicePorts, type ServiceStatusValue } from '../rollout/service-status.js';
+import { NotFoundError } from '../errors/api.js';
+import { KINDS } from '../kube/kinds.js';
+import { recordNodeAddress } from './node-address.js';
+import { serviceForDeployment, writeService } from './set-ports.js';
 import { isReconfigurable } from './drift.js';
 import { DEFAULT_TIMEOUT_MS, operationContext } from './operation.js';
 import { reconfigureAdopted } from './reconfigure.js';
@@ -107,6 +114,10 @@ export interface ProvisionResult {
   readonly name: string;
   readonly adopted: boolean;
   readonly durationMs: number;
+  /** The Service's address, what Manager stores in `ipv4Address`; null without ports. */
+  readonly address: string | null;
+  /** The Service (type, address, ClusterIP, ports) as it routes to the Pod; null without ports. */
+  readonly service: ServiceStatusValue | null;
 }
 
 const PROVISION_OPTIONS: OptionTable = {
@@ -149,6 +160,25 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
 
     const onDrift = options.onDrift ?? 'fail';
 
+    const readyEvent = (adopted: boolean, service: ServiceStatusValue | null): ReadyEvent => ({
+      type: 'ready',
+      at: at(),
+      namespace,
+      name,
+      providerId,
+      adopted,
+      durationMs: scheduler.now() - startedAt,
+      address: service?.address ?? null,
+      service,
+    });
+    const track = (event: ProgressEvent): void => {
+      // While the Service is awaited, its state is what the provisioning waits for.
+      lastStatus =
+        event.service && !event.service.routed
+          ? { ...event.status, state: 'InProgress', reason: event.service.reason, message: event.service.message }
+          : event.status;
+    };
+
     // The claim's class, found before anything is created: the spec's (it must exist), or
     // the cluster's default (there must be one).
     const storage = spec.storage;
@@ -169,11 +199,15 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
           outcomes,
         ),
       ),
+      switchMap((members) =>
+        set.members.some((member) => member.kind === 'services') ? of(members) : withLeftoverService(client, set, members),
+      ),
       switchMap((members) => {
         waitingFor = WAITING_FOR_ROLLOUT;
         const { object: deployment, adopted } = deploymentOutcome(members);
         const claim = claimOutcome(members);
         const uid = deployment.metadata?.uid ?? '';
+        const serviceMember = members.find((member) => member.kind === 'services');
         const drift = members.flatMap((member) => member.drift);
         if (drift.length > 0) {
           const fixed = onDrift === 'reconfigure' && drift.every(isReconfigurable);
@@ -184,7 +218,15 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
                 : "nothing was changed (onDrift: 'reconfigure', or --on-drift reconfigure, applies the requested spec)";
             throw new WorkloadDriftError(target, drift, hint);
           }
-          const context = operationContext('create', client, target, { ...options, containerId: spec.containerId });
+          const context = operationContext('create', client, target, {
+            ...options,
+            containerId: spec.containerId,
+            ...(spec.instance !== undefined ? { instance: spec.instance } : {}),
+          });
+          const desiredService =
+            serviceOf(set) &&
+            serviceForDeployment(deployment, { ports: spec.ports ?? [], ...(spec.serviceType ? { serviceType: spec.serviceType } : {}) });
+          let service: ServiceStatusValue | null = null;
           return concat(
             of<ProvisionEvent>({
               type: 'adopted',
@@ -195,15 +237,21 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
               uid,
               reconfigured: drift.map((each) => each.field),
             }),
+            // The Service first: the rollout's wait ends when it routes on the ports asked for.
+            fromAbortable((signal) => writeService(context, desiredService, signal)).pipe(ignoreElements()),
             reconfigureAdopted(context, deployment, spec).pipe(
               filter((event): event is ProgressEvent => event.type === 'progress'),
-              tap((event) => (lastStatus = event.status)),
+              tap((event) => {
+                track(event);
+                if (event.service) service = event.service;
+              }),
             ),
-            defer(() =>
-              of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
-            ),
+            defer(() => of<ReadyEvent>(readyEvent(adopted, service))),
           );
         }
+        let service: ServiceStatusValue | null = null;
+        const rolloutTarget = { namespace, name, uid, providerId };
+        const deployments$ = deploymentSnapshots(registry, client, namespace, name, spec.instance);
         const pods$ = podSnapshots(registry, client, namespace, spec.containerId, spec.instance);
         return concat(
           of<ProvisionEvent>({
@@ -215,16 +263,35 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             uid,
             ...(claim ? { claim: claimSummary(claim) } : {}),
           }),
-          awaitRollout({ namespace, name, uid, providerId }, deploymentSnapshots(registry, client, namespace, name, spec.instance), pods$, {
+          awaitRollout(rolloutTarget, deployments$, pods$, {
             scheduler,
             failurePolicy,
             ...crashLogOption(client, namespace, scheduler, deploymentOf(set)),
             // Never waiting for the claim to bind before the Pod: the claim is a readiness gate.
             ...(claim ? { gates$: claimGates(registry, client, namespace, claim.object, spec.instance, pods$) } : {}),
-          }).pipe(tap((event) => (lastStatus = event.status))),
-          defer(() =>
-            of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
-          ),
+          }).pipe(tap(track)),
+          // Ready means reachable: the Service lists the new Pod as ready on every port.
+          serviceMember
+            ? defer(() =>
+                awaitRouted(
+                  rolloutTarget,
+                  {
+                    deployments$,
+                    pods$,
+                    services$: serviceSnapshots(registry, client, namespace, name, spec.instance),
+                    slices$: endpointSliceSnapshots(registry, client, namespace, name, spec.instance),
+                  },
+                  { scheduler, failurePolicy, serviceUid: serviceMember.object.metadata?.uid ?? '' },
+                ).pipe(
+                  recordNodeAddress(client, namespace, name),
+                  tap((event) => {
+                    track(event);
+                    service = event.service;
+                  }),
+                ),
+              )
+            : of<ProvisionEvent>(),
+          defer(() => of<ReadyEvent>(readyEvent(adopted, service))),
         );
       }),
     );
@@ -242,7 +309,8 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
           claimMember === undefined ? {} : { claim: claimMember.adopted || deploymentAdopted ? ('adopted' as const) : ('kept' as const) };
         if (created.length === 0 || options.keepOnFailure) {
           const outcome = created.length === 0 ? 'adopted' : 'kept';
-          return throwError(() => withCleanup(error, { outcome, providerId, uid, ...claimKept }));
+          const kinds = created.map((member) => KINDS[member.kind].kind);
+          return throwError(() => withCleanup(error, { outcome, providerId, uid, ...claimKept, ...(outcome === 'kept' ? { kinds } : {}) }));
         }
         const members = created.map(({ kind, object }) => ({ kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '' }));
         return deleteCreated(
@@ -258,6 +326,30 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
       abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
     );
   }).pipe(maskOutput(maskOf(client)));
+}
+
+/**
+ * A spec without ports whose Deployment was adopted: a Service of this container left from
+ * an earlier spec is drift (`ports`), fixed by onDrift: 'reconfigure' (deleted). A create
+ * that made the Deployment needs no look: a Service left over is owned by an older
+ * Deployment, and the garbage collector removes it.
+ */
+function withLeftoverService(client: KubernetesClient, set: WorkloadSet, members: MemberOutcome[]): Observable<MemberOutcome[]> {
+  if (!deploymentOutcome(members).adopted) return of(members);
+  return fromAbortable(async (signal) => {
+    try {
+      const service = await client.read('services', set.namespace, set.name, { signal });
+      if (!ownedBy(service, set.owner)) return members;
+      const live = servicePorts(service)
+        .map((port) => `${port.port}/${port.protocol}`)
+        .join(', ');
+      const drift = [{ field: 'ports', live, desired: '(none)' }];
+      return [...members, { kind: 'services' as const, object: service, adopted: true, drift }];
+    } catch (error) {
+      if (error instanceof NotFoundError) return members;
+      throw error;
+    }
+  });
 }
 
 /** The Deployment as this run found or made it: its rollout is the provisioning's. */
@@ -291,7 +383,15 @@ export function provision(client: KubernetesClient, input: unknown, options: Pro
   return lastValueFrom(
     provision$(client, input, options).pipe(
       filter((event): event is ReadyEvent => event.type === 'ready'),
-      map(({ providerId, namespace, name, adopted, durationMs }) => ({ providerId, namespace, name, adopted, durationMs })),
+      map(({ providerId, namespace, name, adopted, durationMs, address, service }) => ({
+        providerId,
+        namespace,
+        name,
+        adopted,
+        durationMs,
+        address,
+        service,
+      })),
     ),
   );
 }

@@ -39,6 +39,9 @@ import { applyChanges, parseWorkloadChanges, type ParsedChanges, type WorkloadCh
 import { workloadContainer } from './workload-container.js';
 import { planResize, writeResize, type ResizePlan } from './resize-claim.js';
 import { SEED_CONTAINER_NAME } from '../input/storage.js';
+import { applyPorts, parsePortsChange, serviceForDeployment, writeService, type PortsChange } from './set-ports.js';
+import { NotFoundError } from '../errors/api.js';
+import { servicePorts } from '../rollout/service-status.js';
 
 /**
  * A reconfiguration's rollout failed and `rollbackOnFailure` was asked for: says whether
@@ -92,50 +95,97 @@ export function reconfigure$(
   return runOperation('reconfigure', client, providerId, options, (context) => {
     const parsed = parseWorkloadChanges(changes);
     const { storageGb } = parsed;
+    // Checked before any request, as every other field.
+    const portsGiven = parsed.service?.ports !== undefined;
+    const portsChange = portsGiven ? parsePortsChange(context.name, parsed.service?.ports, parsed.service?.serviceType) : undefined;
+    // What the Service write changed, for the outcome's fields.
+    let serviceFields: readonly string[] | undefined;
     return fromAbortable((signal) => readOwned(context, signal)).pipe(
       switchMap((owned) => {
         // Every refusal (no claim, a smaller size, a class without expansion) comes before any write.
         const plan$: Observable<ResizePlan | undefined> =
           storageGb === undefined ? of(undefined) : fromAbortable((signal) => planResize(context, owned.containerId, storageGb, signal));
+        const change$: Observable<PortsChange | undefined> =
+          parsed.service && !portsChange
+            ? fromAbortable((signal) => typeOnlyChange(context, parsed.service?.serviceType, signal))
+            : of(portsChange);
         return plan$.pipe(
-          switchMap((resize) => {
-            const grown = resize?.grow === true && storageGb !== undefined;
-            const resized$: Observable<LifecycleEvent> = grown
-              ? fromAbortable((signal) => writeResize(context, resize, storageGb, signal)).pipe(
-                  map(({ claim, status }): LifecycleEvent => ({
-                    type: 'resized',
-                    ...context.base(),
-                    object: status.name,
-                    previous: resize.claim.spec?.resources?.requests?.storage ?? '',
-                    requested: claim.spec?.resources?.requests?.storage ?? status.requested ?? '',
-                    capacity: status.capacity,
-                    resize: status.resize,
-                    message: status.message,
-                  })),
-                )
-              : EMPTY;
-            const storageFields = grown ? ['storage.sizeGb'] : [];
-            if (plannedContainers(context, owned, parsed).fields.length === 0) {
-              return concat(
-                resized$,
-                defer(() => of(reconfigured(context, storageFields, owned.replicas, grown))),
-              );
-            }
-            return concat(
-              resized$,
-              withWorkloadStreams(context, owned.containerId, (streams) =>
-                rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
-                  rollbackOnFailure: options.rollbackOnFailure === true,
-                  scaleUp: false,
-                  awaitWhenUnchanged: false,
-                }),
-              ).pipe(
-                map((event) =>
-                  event.type === 'reconfigured' && grown ? { ...event, changed: true, fields: [...storageFields, ...event.fields] } : event,
-                ),
-              ),
-            );
-          }),
+          switchMap((resize) =>
+            change$.pipe(
+              switchMap((change) => {
+                const grown = resize?.grow === true && storageGb !== undefined;
+                const resized$: Observable<LifecycleEvent> = grown
+                  ? fromAbortable((signal) => writeResize(context, resize, storageGb, signal)).pipe(
+                      map(({ claim, status }): LifecycleEvent => ({
+                        type: 'resized',
+                        ...context.base(),
+                        object: status.name,
+                        previous: resize.claim.spec?.resources?.requests?.storage ?? '',
+                        requested: claim.spec?.resources?.requests?.storage ?? status.requested ?? '',
+                        capacity: status.capacity,
+                        resize: status.resize,
+                        message: status.message,
+                      })),
+                    )
+                  : EMPTY;
+                const storageFields = grown ? ['storage.sizeGb'] : [];
+                const withStorage = (event: LifecycleEvent): LifecycleEvent =>
+                  event.type === 'reconfigured' && grown ? { ...event, changed: true, fields: [...storageFields, ...event.fields] } : event;
+                const templateChanged = plannedContainers(context, owned, parsed).fields.length > 0;
+                if (change && !templateChanged) {
+                  // Only the Service (and the claim): the Deployment keeps its generation and its Pod.
+                  return concat(
+                    resized$,
+                    applyPorts(context, owned, change).pipe(
+                      map((event): LifecycleEvent => {
+                        if (event.type === 'service') serviceFields = event.fields;
+                        if (event.type !== 'portsSet') return event;
+                        return reconfigured(context, event.changed ? (serviceFields ?? ['ports']) : [], owned.replicas, event.changed);
+                      }),
+                      map(withStorage),
+                    ),
+                  );
+                }
+                if (!templateChanged) {
+                  return concat(
+                    resized$,
+                    defer(() => of(reconfigured(context, storageFields, owned.replicas, grown))),
+                  );
+                }
+                const write$ = change
+                  ? fromAbortable((signal) => writeService(context, serviceForDeployment(owned.deployment, change), signal)).pipe(
+                      concatMap((write) => {
+                        if (write.action === 'unchanged') return of<LifecycleEvent>();
+                        serviceFields = write.fields;
+                        return of<LifecycleEvent>({
+                          type: 'service',
+                          ...context.base(),
+                          action: write.action,
+                          fields: write.fields,
+                          uid: write.service?.metadata?.uid ?? '',
+                        });
+                      }),
+                    )
+                  : of<LifecycleEvent>();
+                return concat(
+                  resized$,
+                  write$,
+                  withWorkloadStreams(context, owned.containerId, (streams) =>
+                    rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
+                      rollbackOnFailure: options.rollbackOnFailure === true,
+                      scaleUp: false,
+                      awaitWhenUnchanged: false,
+                    }),
+                  ).pipe(
+                    map((event) =>
+                      event.type === 'reconfigured' && serviceFields ? { ...event, fields: [...event.fields, ...serviceFields] } : event,
+                    ),
+                    map(withStorage),
+                  ),
+                );
+              }),
+            ),
+          ),
         );
       }),
     );
@@ -379,4 +429,20 @@ export function reconfigureAdopted(context: OperationContext, deployment: V1Depl
       rewriteTemplate(context, owned, plan, streams, { rollbackOnFailure: false, scaleUp: true, awaitWhenUnchanged: true }),
     );
   });
+}
+
+/** A new type for the ports the Service has now (`serviceType` without `ports`). */
+async function typeOnlyChange(context: OperationContext, serviceType: unknown, signal: AbortSignal): Promise<PortsChange> {
+  let ports: unknown[] = [];
+  try {
+    const live = await context.client.read('services', context.namespace, context.name, { signal });
+    ports = servicePorts(live).map((port) => ({
+      port: port.port,
+      protocol: port.protocol,
+      ...(port.name && port.name !== `${port.protocol}-${port.port}` ? { name: port.name } : {}),
+    }));
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  return parsePortsChange(context.name, ports, serviceType);
 }

@@ -1,16 +1,27 @@
-// The two informer streams one provisioning waits on, from the shared informers of its
-// namespace: the Deployment by name, and its Pods by container-id label. Both informers
+// The informer streams one provisioning waits on, from the shared informers of its
+// namespace: the Deployment by name, its Pods by container-id label, and with ports its
+// Service by name and the Service's EndpointSlices by the Service name their
+// `kubernetes.io/service-name` label carries. Every informer
 // select the installation's workloads (managedSelector: managed=true and the instance
 // label, or no instance label), so one Deployment watch and one Pod watch per namespace and
 // installation serve every provisioning in it, and another installation's Pods with the
-// same container-id never reach it. They cache only the fields the rollout code reads
-// (rollout/cached-fields.ts).
-import type { CoreV1Event, V1Deployment, V1PersistentVolumeClaim, V1Pod } from '../kube/objects.js';
+// same container-id never reach it. (The EndpointSlice controller copies a Service's
+// labels onto its slices, so the slices of our Services carry the same selector.) They
+// cache only the fields the rollout code reads (rollout/cached-fields.ts).
+import type { CoreV1Event, V1Deployment, V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service } from '../kube/objects.js';
+import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { catchError, combineLatest, defer, distinctUntilChanged, map, of, startWith, switchMap, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { SharedInformer } from '../informers/shared-informer.js';
 import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
-import { cachedClaimFields, cachedDeploymentFields, cachedEventFields, cachedPodFields } from '../rollout/cached-fields.js';
+import {
+  cachedClaimFields,
+  cachedDeploymentFields,
+  cachedEndpointSliceFields,
+  cachedEventFields,
+  cachedPodFields,
+  cachedServiceFields,
+} from '../rollout/cached-fields.js';
 import { STORAGE_EVENT_REASONS, storageEventOf, type StorageEvent } from '../rollout/storage-diagnosis.js';
 import { containerIdOf, managedSelector } from '../input/labels.js';
 import { claimGate } from '../rollout/claim-gate.js';
@@ -148,6 +159,22 @@ export function claimGates(
   );
 }
 
+/** How the Service informer keys and caches objects. */
+export const SERVICES_BY_NAME = {
+  routingKeyName: 'name',
+  routingKey: (service: V1Service) => service.metadata?.name,
+  transformName: 'service-fields',
+  transform: cachedServiceFields,
+} as const satisfies Omit<InformerRequest<'services'>, 'kind' | 'namespace' | 'labelSelector'>;
+
+/** How the EndpointSlice informer keys and caches objects: by the Service they belong to. */
+export const ENDPOINTSLICES_BY_SERVICE = {
+  routingKeyName: 'service-name',
+  routingKey: (slice: V1EndpointSlice) => slice.metadata?.labels?.[SERVICE_NAME_LABEL],
+  transformName: 'endpoint-fields',
+  transform: cachedEndpointSliceFields,
+} as const satisfies Omit<InformerRequest<'endpointslices'>, 'kind' | 'namespace' | 'labelSelector'>;
+
 export function deploymentSnapshots(
   registry: InformerRegistry,
   client: KubernetesClient,
@@ -170,8 +197,31 @@ export function podSnapshots(
   return snapshots(registry, client, { kind: 'pods', namespace, labelSelector, ...PODS_BY_CONTAINER_ID }, containerId);
 }
 
+export function serviceSnapshots(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  name: string,
+  instance?: string,
+): Observable<readonly V1Service[]> {
+  const labelSelector = managedSelector(instance);
+  return snapshots(registry, client, { kind: 'services', namespace, labelSelector, ...SERVICES_BY_NAME }, name);
+}
+
+/** The EndpointSlices of the Service `service`, per change. */
+export function endpointSliceSnapshots(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  service: string,
+  instance?: string,
+): Observable<readonly V1EndpointSlice[]> {
+  const labelSelector = managedSelector(instance);
+  return snapshots(registry, client, { kind: 'endpointslices', namespace, labelSelector, ...ENDPOINTSLICES_BY_SERVICE }, service);
+}
+
 /**
- * The two informers of a namespace themselves, for consumers of every workload in it
+ * The informers of a namespace themselves, for consumers of every workload in it
  * (statuses$): the same registry entries provision$ waits on, so they share the watches.
  */
 export function namespaceInformers(
@@ -179,12 +229,21 @@ export function namespaceInformers(
   client: KubernetesClient,
   namespace: string,
   instance?: string,
-): { readonly deployments: SharedInformer<V1Deployment>; readonly pods: SharedInformer<V1Pod> } {
+): NamespaceInformers {
   const labelSelector = managedSelector(instance);
   return {
     deployments: registry.informer(client, { kind: 'deployments', namespace, labelSelector, ...DEPLOYMENTS_BY_NAME }),
     pods: registry.informer(client, { kind: 'pods', namespace, labelSelector, ...PODS_BY_CONTAINER_ID }),
+    services: registry.informer(client, { kind: 'services', namespace, labelSelector, ...SERVICES_BY_NAME }),
+    endpointSlices: registry.informer(client, { kind: 'endpointslices', namespace, labelSelector, ...ENDPOINTSLICES_BY_SERVICE }),
   };
+}
+
+export interface NamespaceInformers {
+  readonly deployments: SharedInformer<V1Deployment>;
+  readonly pods: SharedInformer<V1Pod>;
+  readonly services: SharedInformer<V1Service>;
+  readonly endpointSlices: SharedInformer<V1EndpointSlice>;
 }
 
 /** The informer is looked up at subscription time, so an idle one is never kept around. */

@@ -1,11 +1,12 @@
-// StatusBoard: the state behind statuses$ and status$. It is fed by the two shared
-// informers of a namespace (every key's changes, through observeAll) and emits a
-// workload's status event only when the status changed.
+// StatusBoard: the state behind statuses$ and status$. It is fed by the shared informers
+// of a namespace (Deployments, Pods, Services, EndpointSlices: every key's changes, through
+// observeAll) and emits a workload's status event only when the status changed.
 //
 // Routing is O(1) per informer event: a Deployment change names its workload (the
 // informer's key is the Deployment name), a Pod change names its container-id, which
-// leads to the workload(s) carrying it. Only that workload is evaluated, with only its
-// own Pods. Nothing is emitted before both informers have listed once (a Deployment
+// leads to the workload(s) carrying it, and a Service or EndpointSlice change names the
+// Service, which is named like its workload. Only that workload is evaluated, with only
+// its own objects. Nothing is emitted before every informer has listed once (a Deployment
 // without its Pods would flash a wrong status); then every workload once.
 //
 // The failure policy runs per workload, as during a rollout, through the same tracker step
@@ -17,13 +18,14 @@
 // When a workload's step names a crash, its status is shown at once and the container's
 // last log lines are read (readCrashLog, once per crash, one read per workload at a time);
 // when they are in, the workload is evaluated again and its status carries them.
-import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
 import { channel } from 'node:diagnostics_channel';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerNotice } from '../informers/shared-informer.js';
 import { CrashLogReads, type CrashLogReader, type CrashRef } from '../rollout/crash-lines.js';
 import type { FailurePolicy } from '../rollout/failure-policy.js';
 import { sameWorkloadStatus } from '../rollout/same-workload-status.js';
+import { serviceGate } from '../rollout/service-gate.js';
 import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from '../rollout/tracker.js';
 import { ownershipStatus, trackedStatus, workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { isoTime } from '../rx/clock-time.js';
@@ -60,9 +62,11 @@ export interface StatusBoardOptions {
   readonly readCrashLog?: CrashLogReader;
 }
 
-type Kind = 'deployments' | 'pods';
+type Kind = 'deployments' | 'pods' | 'services' | 'endpointslices';
+const KIND_COUNT = 4;
 
 const NO_PODS: readonly V1Pod[] = Object.freeze([]);
+const NO_SLICES: readonly V1EndpointSlice[] = Object.freeze([]);
 
 /**
  * Told of every informer change the board receives (`notice`) and of every status it
@@ -109,6 +113,8 @@ export class StatusBoard {
   /** Deployment names by container-id label (almost always one). */
   private readonly namesByContainerId = new Map<string, string[]>();
   private readonly podsByContainerId = new Map<string, readonly V1Pod[]>();
+  private readonly servicesByName = new Map<string, V1Service>();
+  private readonly slicesByService = new Map<string, readonly V1EndpointSlice[]>();
   private readonly synced = new Set<Kind>();
   private readonly disconnected = new Map<Kind, unknown>();
   private started = false;
@@ -131,6 +137,27 @@ export class StatusBoard {
     this.podsChanged(notice.key, notice.objects);
   }
 
+  onServices(notice: InformerNotice<V1Service>): void {
+    if (notice.type !== 'changed') {
+      this.onConnectionNotice('services', notice);
+      return;
+    }
+    const service = notice.objects[0];
+    if (service) this.servicesByName.set(notice.key, service);
+    else this.servicesByName.delete(notice.key);
+    this.networkChanged(notice.key);
+  }
+
+  onSlices(notice: InformerNotice<V1EndpointSlice>): void {
+    if (notice.type !== 'changed') {
+      this.onConnectionNotice('endpointslices', notice);
+      return;
+    }
+    if (notice.objects.length === 0) this.slicesByService.delete(notice.key);
+    else this.slicesByService.set(notice.key, notice.objects);
+    this.networkChanged(notice.key);
+  }
+
   /** Cancels every pending grace-window timer. */
   close(): void {
     for (const workload of this.workloads.values()) {
@@ -143,7 +170,7 @@ export class StatusBoard {
     switch (notice.type) {
       case 'synced':
         this.synced.add(kind);
-        if (!this.started && this.synced.size === 2) {
+        if (!this.started && this.synced.size === KIND_COUNT) {
           this.started = true;
           this.evaluateAll();
         }
@@ -200,6 +227,12 @@ export class StatusBoard {
     }
   }
 
+  /** A Service (or its EndpointSlices) changed: its workload, named like it, is evaluated. */
+  private networkChanged(name: string): void {
+    const workload = this.workloads.get(name);
+    if (workload) this.evaluate(workload);
+  }
+
   /** The Deployment is gone (or no longer ours): one final `missing`, if it was ever reported. */
   private remove(workload: Workload): void {
     workload.recheck?.unsubscribe();
@@ -241,16 +274,20 @@ export class StatusBoard {
       this.scheduleRecheck(workload, undefined);
     } else {
       // The one judgement of this event: the policy over time, and the status read off it.
+      const service = this.servicesByName.get(workload.name);
+      const network = service ? { service, slices: this.slicesByService.get(workload.name) ?? NO_SLICES } : {};
+      const gate = serviceGate(network.service, network.slices ?? NO_SLICES, deployment, pods, this.options.policy);
       const step = trackRollout(this.options.policy, workload.tracker, {
         deployment,
         pods,
         now: this.options.scheduler.now(),
+        ...(gate ? { gates: [gate] } : {}),
         ...(workload.crashLogs?.lines ? { logs: workload.crashLogs.lines } : {}),
       });
       workload.tracker = step.state;
       this.scheduleRecheck(workload, step.recheckAt);
       crash = step.crash;
-      status = trackedStatus(deployment, pods, step, workload.lastKnown);
+      status = trackedStatus(deployment, pods, step, workload.lastKnown, network);
     }
     workload.lastKnown = status;
     this.show(workload, status);

@@ -1,7 +1,8 @@
 // status(): one workload's status now, by provider ID, in Manager's words (see
-// workloadStatus). Two requests: the Deployment, then its Pods by container-id (both at
-// once when the caller names the expected container id); a third for its claim, when its
-// Pods mount one (`storage`). Point-in-time, so the failure
+// workloadStatus), with its Service's address and, when its Pods mount one, its claim
+// (`storage`). The Deployment and the Service at once, then the Pods by container-id and
+// the Service's EndpointSlices (the Pods at once too when the caller names the expected
+// container id), and the claim. Point-in-time, so the failure
 // policy judges this one snapshot: the reasons that fail at once and a crash loop's
 // restart count; statuses$ and status$ also apply the grace windows over time.
 //
@@ -9,7 +10,8 @@
 // 5xx/429 gives `unknown` with the reason: never a throw. What needs the caller to act
 // (401, 403, an untrusted certificate, a bad provider ID or option) is thrown as a typed
 // error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
-import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
+import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { asyncScheduler, catchError, lastValueFrom, map, of, race, throwError, type SchedulerLike } from 'rxjs';
 import { ForbiddenError, NotFoundError } from '../errors/api.js';
 import { OperationAbortedError } from '../errors/operation.js';
@@ -82,25 +84,29 @@ export async function readStatus(client: KubernetesClient, providerId: string, o
   };
 
   const read$ = fromAbortable(async (signal) => {
-    const [read, podsOfExpected] = await Promise.all([
+    const [read, podsOfExpected, service] = await Promise.all([
       readDeploymentIfAny(client, target, signal),
       expected !== undefined ? podsOf(client, target.namespace, expected, options.instance, signal) : undefined,
+      readServiceIfOurs(client, target, options.instance, signal),
     ]);
     // Another installation's Deployment of the same name is not ours: as if there were none.
     const otherInstance = read?.metadata?.labels?.[MANAGED_LABEL] === 'true' && !belongsToInstance(read, options.instance);
     const deployment = otherInstance ? undefined : read;
     const containerId = deployment && deployment.metadata?.labels?.[MANAGED_LABEL] === 'true' ? containerIdOf(deployment) : undefined;
-    const pods =
-      podsOfExpected ?? (containerId !== undefined ? await podsOf(client, target.namespace, containerId, options.instance, signal) : []);
-    const storage = deployment && containerId !== undefined ? await storageOf(client, target.namespace, deployment, signal) : undefined;
-    return { deployment, pods, storage };
+    const [pods, slices, storage] = await Promise.all([
+      podsOfExpected ?? (containerId !== undefined ? podsOf(client, target.namespace, containerId, options.instance, signal) : []),
+      service ? slicesOf(client, target, options.instance, signal) : [],
+      deployment && containerId !== undefined ? storageOf(client, target.namespace, deployment, signal) : undefined,
+    ]);
+    return { deployment, pods, service, slices, storage };
   });
 
   const read = read$.pipe(
-    map(({ deployment, pods, storage }) => {
+    map(({ deployment, pods, service, slices, storage }) => {
       const status = workloadStatus(deployment, pods, {
         failurePolicy: policy,
         ...(expected !== undefined ? { containerId: expected } : {}),
+        ...(service ? { service, slices } : {}),
       });
       return reading(deployment, storage && status.state !== 'missing' ? { ...status, storage } : status);
     }),
@@ -147,6 +153,34 @@ async function storageOf(
     if (error instanceof ForbiddenError) return undefined;
     throw error;
   }
+}
+
+/** The workload's Service, when it is this installation's (a foreign one of the name is not the workload's). */
+async function readServiceIfOurs(
+  client: KubernetesClient,
+  target: ProviderIdParts,
+  instance: string | undefined,
+  signal: AbortSignal,
+): Promise<V1Service | undefined> {
+  try {
+    const service = await client.read('services', target.namespace, target.name, { signal });
+    return belongsToInstance(service, instance) ? service : undefined;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+async function slicesOf(
+  client: KubernetesClient,
+  target: ProviderIdParts,
+  instance: string | undefined,
+  signal: AbortSignal,
+): Promise<readonly V1EndpointSlice[]> {
+  const list = await client.list('endpointslices', target.namespace, `${managedSelector(instance)},${SERVICE_NAME_LABEL}=${target.name}`, {
+    signal,
+  });
+  return list.items;
 }
 
 async function podsOf(

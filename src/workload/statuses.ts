@@ -1,6 +1,6 @@
 // statuses$(): every managed workload of a namespace, live, for a UI of a thousand
-// containers. It reads the same two shared informers provision$ waits on (one Deployment
-// watch and one Pod watch per namespace, label selector managed=true; no polling), and
+// containers. It reads the same shared informers provision$ waits on (one Deployment, Pod,
+// Service and EndpointSlice watch per namespace, label selector managed=true; no polling), and
 // emits a workload's status event only when its status changed: every workload once
 // after the first list, then per change; a deleted workload's last event says `missing`;
 // while the API server is unreachable, every workload is `unknown` with the reason, until
@@ -88,6 +88,16 @@ function board$(
     // A fatal informer error (401, 403, TLS) ends the stream with that typed error.
     subscription.add(
       informers.pods.observeAll().subscribe({ next: (notice) => board.onPods(notice), error: (error: unknown) => subscriber.error(error) }),
+    );
+    subscription.add(
+      informers.services
+        .observeAll()
+        .subscribe({ next: (notice) => board.onServices(notice), error: (error: unknown) => subscriber.error(error) }),
+    );
+    subscription.add(
+      informers.endpointSlices
+        .observeAll()
+        .subscribe({ next: (notice) => board.onSlices(notice), error: (error: unknown) => subscriber.error(error) }),
     );
     subscription.add(
       informers.deployments

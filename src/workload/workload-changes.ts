@@ -29,6 +29,18 @@ export interface WorkloadChanges {
    * when its resizer acts (docs/storage.md).
    */
   readonly storageGb?: number;
+  /**
+   * The ports the container serves, replacing the old list ([] removes them and the
+   * Service); only the Service is written, the pod template is untouched.
+   */
+  readonly ports?: readonly {
+    readonly port: number;
+    readonly protocol?: 'tcp' | 'udp';
+    readonly name?: string;
+    readonly nodePort?: number;
+  }[];
+  /** The Service's type (absent with ports: ClusterIP; alone: the current ports, another type). */
+  readonly serviceType?: 'ClusterIP' | 'LoadBalancer' | 'NodePort';
 }
 
 /** Validated changes: entrypoint and args are argv arrays, or null to reset them. */
@@ -41,6 +53,8 @@ export interface ParsedChanges {
   readonly memoryMb?: number;
   readonly image?: string;
   readonly storageGb?: number;
+  /** `ports` and `serviceType` as given: checked with the workload's name by reconfigure (parsePortsChange). */
+  readonly service?: { readonly ports?: unknown; readonly serviceType?: unknown };
 }
 
 const fields = workloadSpecSchema.shape;
@@ -73,6 +87,8 @@ const changesSchema = z.strictObject(
     memoryMb: fields.memoryMb.optional(),
     image: fields.image.optional(),
     storageGb: storageSizeSchema.optional(),
+    ports: z.unknown().optional(),
+    serviceType: z.unknown().optional(),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of the fields to change' : undefined) },
 );
@@ -90,7 +106,7 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
   const resetArgs = record?.args === null;
   const result = changesSchema.safeParse(record ? withoutNull(record, ['entrypoint', 'args']) : input);
   if (!result.success) throw new InvalidSpecError(issuesOf(result.error.issues));
-  const { env = {}, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image, storageGb } = result.data;
+  const { env = {}, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image, storageGb, ports, serviceType } = result.data;
   const both = unset.flatMap((name, index) =>
     Object.hasOwn(env, name) ? [{ path: `unsetEnv.${index}`, message: `${name} is also set in env` }] : [],
   );
@@ -104,6 +120,9 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
     ...(memoryMb !== undefined ? { memoryMb } : {}),
     ...(image !== undefined ? { image } : {}),
     ...(storageGb !== undefined ? { storageGb } : {}),
+    ...(ports !== undefined || serviceType !== undefined
+      ? { service: { ...(ports !== undefined ? { ports } : {}), ...(serviceType !== undefined ? { serviceType } : {}) } }
+      : {}),
   };
 }
 

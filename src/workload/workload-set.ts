@@ -1,4 +1,5 @@
-// The objects one Manager container is made of, as one set: today its Deployment. Every
+// The objects one Manager container is made of, as one set: its Deployment, and with ports
+// its Service (which carries an owner reference to the Deployment). Every
 // member carries the workload's labels (ownership and app labels), so one selector finds
 // them all and one rule says whose they are, and each is named after the workload in its
 // namespace. Creation, adoption, drift, cleanup and removal go over the set in order, each
@@ -13,11 +14,13 @@ import type { KubernetesClient } from '../kube/client.js';
 import type { KindMap } from '../kube/kinds.js';
 import { workloadDrift, type DriftField } from './drift.js';
 import { buildDeployment, workloadLabels, type BuildDeploymentOptions } from './manifest.js';
-import { claimSnapshots, deploymentSnapshots } from './rollout-sources.js';
+import { claimSnapshots, deploymentSnapshots, serviceSnapshots } from './rollout-sources.js';
 import { buildClaim, claimDrift } from './storage-manifest.js';
+import { buildService } from './service-manifest.js';
+import { serviceDrift } from './service-drift.js';
 
 /** The kinds a workload's objects are of. */
-export type MemberKind = 'persistentvolumeclaims' | 'deployments';
+export type MemberKind = 'persistentvolumeclaims' | 'deployments' | 'services';
 
 /** One object of a workload. */
 export type WorkloadMember = { readonly [K in MemberKind]: { readonly kind: K; readonly object: KindMap[K] } }[MemberKind];
@@ -51,6 +54,12 @@ export interface MemberRules<K extends MemberKind> {
   readonly propagationPolicy: 'Foreground' | 'Background';
   /** Deleted again when the provisioning that created it fails (a claim holding data never would be). */
   readonly deleteOnFailure: boolean;
+  /**
+   * The member whose object becomes this one's owner reference when it is created (so
+   * the garbage collector removes it with its owner, should a delete be cut short).
+   * It must come earlier in the set.
+   */
+  readonly ownedBy?: MemberKind;
   /** The informer's snapshots of the member by name, which the waits for it to go read. */
   readonly snapshots: (
     registry: InformerRegistry,
@@ -79,10 +88,19 @@ export const MEMBER_RULES: { readonly [K in MemberKind]: MemberRules<K> } = {
     deleteOnFailure: true,
     snapshots: deploymentSnapshots,
   },
+  services: {
+    nameIn: (workload) => workload,
+    drift: serviceDrift,
+    // Its EndpointSlices are the EndpointSlice controller's; nothing waits for them.
+    propagationPolicy: 'Background',
+    deleteOnFailure: true,
+    ownedBy: 'deployments',
+    snapshots: serviceSnapshots,
+  },
 };
 
 /** The kinds of a workload in creation order. */
-export const MEMBER_KINDS: readonly MemberKind[] = ['persistentvolumeclaims', 'deployments'];
+export const MEMBER_KINDS: readonly MemberKind[] = ['persistentvolumeclaims', 'deployments', 'services'];
 
 /** The rules of `kind`, typed for it. */
 export function rulesOf<K extends MemberKind>(kind: K): MemberRules<K> {
@@ -109,8 +127,19 @@ export function buildWorkload(spec: WorkloadSpec, options: BuildWorkloadOptions 
     providerId: formatProviderId(namespace, spec.hostname),
     labels,
     owner: { containerId: spec.containerId, instance: spec.instance },
-    members: [...(claim ? [{ kind: 'persistentvolumeclaims' as const, object: claim }] : []), { kind: 'deployments', object: deployment }],
+    members: [
+      ...(claim ? [{ kind: 'persistentvolumeclaims' as const, object: claim }] : []),
+      { kind: 'deployments', object: deployment },
+      // A container without ports has no Service.
+      ...(spec.ports && spec.ports.length > 0 ? [{ kind: 'services' as const, object: buildService(spec, { namespace }) }] : []),
+    ],
   };
+}
+
+/** The set's Service, if the container has ports. */
+export function serviceOf(set: { readonly members: readonly WorkloadMember[] }): KindMap['services'] | undefined {
+  const member = set.members.find((each) => each.kind === 'services');
+  return member?.kind === 'services' ? member.object : undefined;
 }
 
 /** The set's Deployment: the member whose rollout is the workload's. */

@@ -1,16 +1,18 @@
 // The informer streams one operation holds: the workload's Deployment and Pod snapshots
 // from the shared informers (one Deployment and one Pod watch per namespace, whatever the
 // number of operations), subscribed once for the operation's whole length; and the wait
-// for one generation's rollout over them.
-import type { V1Deployment, V1Pod } from '../kube/objects.js';
-import { ReplaySubject, connectable, defer, map, take, using, type Connectable, type Observable } from 'rxjs';
+// for one generation's rollout over them, and for the Service to route to its Pod.
+import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
+import { ReplaySubject, concat, connectable, defer, map, take, using, type Connectable, type Observable } from 'rxjs';
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { crashLogOption } from './crash-logs.js';
+import { awaitRouted } from '../rollout/await-routed.js';
 import { guardGeneration } from './guard-generation.js';
+import { recordNodeAddress } from './node-address.js';
 import type { LifecycleEvent } from './lifecycle-events.js';
 import type { OperationContext } from './operation.js';
 import type { OwnedWorkload } from './ownership.js';
-import { claimGates, deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { claimGates, deploymentSnapshots, endpointSliceSnapshots, podSnapshots, serviceSnapshots } from './rollout-sources.js';
 import { claimNameOf } from './storage-manifest.js';
 
 export interface WorkloadStreams {
@@ -61,8 +63,9 @@ export function podsBefore(streams: WorkloadStreams): Observable<ReadonlySet<str
 
 /**
  * The rollout of `generation` (creation's awaitRollout: progress events, fail-fast Pod
- * diagnosis), ended at once with WorkloadSupersededError when a newer generation or a
- * deletion takes over. Pods that existed before the write (`olderPods`) are left out:
+ * diagnosis), then, for a workload with a Service, until the Service routes to the new Pod
+ * (awaitRouted: ready means reachable); ended at once with WorkloadSupersededError when a
+ * newer generation or a deletion takes over. Pods that existed before the write (`olderPods`) are left out:
  * until the controller names the new ReplicaSet in its Progressing condition, the
  * condition still names the previous one, whose failing Pod (the crash loop a
  * reconfiguration is meant to fix) must not fail the new revision.
@@ -77,13 +80,12 @@ export function awaitGenerationRollout(
   const claim = claimNameOf(owned.deployment);
   const pods$ =
     olderPods.size === 0 ? streams.pods$ : streams.pods$.pipe(map((pods) => pods.filter((pod) => !olderPods.has(pod.metadata?.uid ?? ''))));
-  return awaitRollout(
-    { namespace: context.namespace, name: context.name, uid: owned.uid, providerId: context.providerId },
-    streams.deployments$.pipe(guardGeneration(context.operation, { ...context, uid: owned.uid, ...target })),
-    pods$,
-    {
-      scheduler: context.scheduler,
-      failurePolicy: context.failurePolicy,
+  const rolloutTarget = { namespace: context.namespace, name: context.name, uid: owned.uid, providerId: context.providerId };
+  const deployments$ = streams.deployments$.pipe(guardGeneration(context.operation, { ...context, uid: owned.uid, ...target }));
+  const options = { scheduler: context.scheduler, failurePolicy: context.failurePolicy };
+  return concat(
+    awaitRollout(rolloutTarget, deployments$, pods$, {
+      ...options,
       // The container's claim stays a readiness gate of every new Pod (a volume still attached elsewhere, say).
       ...(claim
         ? {
@@ -98,8 +100,25 @@ export function awaitGenerationRollout(
           }
         : {}),
       ...crashLogOption(context.client, context.namespace, context.scheduler),
-    },
+    }),
+    defer(() =>
+      awaitRouted(rolloutTarget, { deployments$, pods$, ...routedStreams(context) }, options).pipe(
+        recordNodeAddress(context.client, context.namespace, context.name),
+      ),
+    ),
   );
+}
+
+/** The workload's Service and its EndpointSlices, from the namespace's shared informers. */
+export function routedStreams(context: OperationContext): {
+  readonly services$: Observable<readonly V1Service[]>;
+  readonly slices$: Observable<readonly V1EndpointSlice[]>;
+} {
+  const { informers, client, namespace, name, instance } = context;
+  return {
+    services$: serviceSnapshots(informers, client, namespace, name, instance),
+    slices$: endpointSliceSnapshots(informers, client, namespace, name, instance),
+  };
 }
 
 const NO_PODS: ReadonlySet<string> = new Set();

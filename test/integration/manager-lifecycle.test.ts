@@ -44,17 +44,21 @@ function kubeRecord(id: number, environment: Record<string, string> = {}): Conta
       kubePersistence: 'off',
     },
     site: null,
+    // An HTTP service on 80: the container gets a Service, and its address is the row's ipv4Address.
+    services: [{ id: 1, type: 'http', internalPort: 80 }],
   };
 }
 
 describe('containerLifecycle on a Kubernetes node (real control plane)', () => {
-  it('stop, status, start (new Pod IP), reconfigure, remove: one call each, whatever the node type', async () => {
+  it('stop, status, start, reconfigure, remove: one call each, whatever the node type; the row keeps the Service address throughout', async () => {
     const provider = createKubernetesProvider({ timeoutMs: 60_000 });
     const registry = new ProviderRegistry([provider]);
     const record = kubeRecord(901, { APP_MODE: 'test' });
     const provisioned = (await lastValueFrom(provider.provision$(record, { clock: asyncScheduler }))) as ProvisionedEvent;
     const saved = { ...record, providerId: provisioned.providerId };
     expect(saved.providerId).toBe(`${namespace}/life-901`);
+    const clusterIp = kubectlJson<{ spec: { clusterIP: string } }>(['get', 'service', 'life-901', '-n', namespace]).spec.clusterIP;
+    expect(provisioned.ipAddress).toBe(clusterIp);
 
     const lifecycle = containerLifecycle(registry);
     const running = await lifecycle.status(saved);
@@ -62,10 +66,11 @@ describe('containerLifecycle on a Kubernetes node (real control plane)', () => {
 
     expect(await lifecycle.stop(saved)).toMatchObject({ operation: 'stop', changed: true });
     expect(kubectlJson<{ spec: { replicas: number } }>(['get', 'deployment', 'life-901', '-n', namespace]).spec.replicas).toBe(0);
-    expect(await lifecycle.status(saved)).toMatchObject({ state: 'offline', ipAddress: null });
+    // Stopped: no Pod, but the Service and its address stay.
+    expect(await lifecycle.status(saved)).toMatchObject({ state: 'offline', ipAddress: clusterIp, podIp: null });
 
     const started = await lifecycle.start(saved);
-    expect(started).toMatchObject({ operation: 'start', changed: true, network: { macAddress: null } });
+    expect(started).toMatchObject({ operation: 'start', changed: true, network: { macAddress: null, ipAddress: clusterIp } });
     const pods = kubectlJson<{ items: { status: { podIP?: string } }[] }>([
       'get',
       'pods',
@@ -74,12 +79,18 @@ describe('containerLifecycle on a Kubernetes node (real control plane)', () => {
       '-l',
       'org.mieweb.opensource-server.container-id=901',
     ]);
-    expect(pods.items.map((pod) => pod.status.podIP)).toContain(started.network?.ipAddress);
-    expect((await lifecycle.status(saved)).state).toBe('running');
+    // The Pod IP (new with the new Pod) is only shown beside the address.
+    const afterStart = await lifecycle.status(saved);
+    expect(afterStart).toMatchObject({ state: 'running', ipAddress: clusterIp });
+    expect(pods.items.map((pod) => pod.status.podIP)).toContain(afterStart.podIp);
 
     // Reconfigure applies the row as it now is: a variable removed from it is removed.
     const edited = { ...saved, environment: { NEW_FLAG: 'on' } };
-    expect(await lifecycle.reconfigure(edited)).toMatchObject({ operation: 'reconfigure', changed: true, network: { macAddress: null } });
+    expect(await lifecycle.reconfigure(edited)).toMatchObject({
+      operation: 'reconfigure',
+      changed: true,
+      network: { macAddress: null, ipAddress: clusterIp },
+    });
     const env = kubectlJson<{ spec: { template: { spec: { containers: { env?: { name: string; value: string }[] }[] } } } }>([
       'get',
       'deployment',

@@ -10,6 +10,7 @@ import { provision } from '../../src/workload/provision.js';
 import { reconfigure } from '../../src/workload/reconfigure.js';
 import { remove } from '../../src/workload/remove.js';
 import { restart } from '../../src/workload/restart.js';
+import { setPorts } from '../../src/workload/set-ports.js';
 import { start } from '../../src/workload/start.js';
 import { stop } from '../../src/workload/stop.js';
 import { apiFor, createNamespace, kubectl, sampleSpec } from '../support/kube.js';
@@ -46,8 +47,10 @@ describe('RBAC: the documented Role', () => {
 
   it('with it bound, every operation works for the restricted user', async () => {
     const api = apiFor('restricted');
-    const spec = sampleSpec({ namespace });
-    const { providerId } = await provision(api, spec, TIMEOUT);
+    const spec = sampleSpec({ namespace, ports: [{ port: 22 }] });
+    const { providerId, address } = await provision(api, spec, TIMEOUT);
+    expect(address).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    await expect(setPorts(api, providerId, [{ port: 22 }, { port: 8080 }], TIMEOUT)).resolves.toMatchObject({ changed: true, address });
     await expect(stop(api, providerId, TIMEOUT)).resolves.toMatchObject({ changed: true });
     await expect(reconfigure(api, providerId, { env: { MODE: 'x' } }, TIMEOUT)).resolves.toMatchObject({ changed: true, replicas: 0 });
     await expect(start(api, providerId, TIMEOUT)).resolves.toMatchObject({ changed: true });
@@ -56,7 +59,11 @@ describe('RBAC: the documented Role', () => {
       changed: true,
     });
     await expect(
-      provision(api, { ...spec, image: 'docker.io/library/nginx:1.28', env: { MODE: 'x' } }, { ...TIMEOUT, onDrift: 'reconfigure' }),
+      provision(
+        api,
+        { ...spec, image: 'docker.io/library/nginx:1.28', env: { MODE: 'x' }, ports: [{ port: 22 }] },
+        { ...TIMEOUT, onDrift: 'reconfigure' },
+      ),
     ).resolves.toMatchObject({ adopted: true });
     await expect(remove(api, providerId, { containerId: spec.containerId as number, ...TIMEOUT })).resolves.toMatchObject({
       changed: true,

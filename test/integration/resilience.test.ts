@@ -49,6 +49,8 @@ function run(
             name: ready.name,
             adopted: ready.adopted,
             durationMs: ready.durationMs,
+            address: ready.address,
+            service: ready.service,
           },
           events,
           resolvedAt: Date.now(),

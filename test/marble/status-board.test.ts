@@ -59,6 +59,9 @@ function board$(
       emit: (event) => subscriber.next(event),
       ...options,
     });
+    // No Services in these timelines: their informers have listed nothing (the network has its own tests).
+    board.onServices(SYNCED);
+    board.onSlices(SYNCED);
     const pods = pods$.subscribe((notice) => board.onPods(notice));
     const deployments = deployments$.subscribe((notice) => board.onDeployments(notice));
     return () => {

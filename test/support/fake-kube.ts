@@ -75,10 +75,12 @@ export class FakeKubernetes implements KubernetesClient {
   private resourceVersion = 100;
   private compactedRevision = 0;
   private uidCounter = 0;
+  private serviceIps = 0;
   private readonly objects = new Map<string, AnyObject>();
   private readonly log: LoggedEvent[] = [];
   private readonly watchers = new Set<Watcher>();
   private readonly failures = new Map<Method, Error[]>();
+  private readonly kindFailures = new Map<WatchedKind, Error>();
   readonly calls: {
     method: Method;
     kind?: WatchedKind;
@@ -94,6 +96,11 @@ export class FakeKubernetes implements KubernetesClient {
 
   constructor(readonly namespace = 'default') {}
 
+  /** The next create of a `kind` object fails with `error` (the other kinds' creates go through). */
+  failCreateOf(kind: WatchedKind, error: Error): void {
+    this.kindFailures.set(kind, error);
+  }
+
   /** The next call(s) of `method` fail with these errors, in order. */
   failNext(method: Method, ...errors: Error[]): void {
     this.failures.set(method, [...(this.failures.get(method) ?? []), ...errors]);
@@ -108,6 +115,11 @@ export class FakeKubernetes implements KubernetesClient {
     this.calls.push({ method: 'create', kind, namespace, name });
     options.signal?.throwIfAborted();
     this.throwInjected('create');
+    const kindFailure = this.kindFailures.get(kind);
+    if (kindFailure) {
+      this.kindFailures.delete(kind);
+      throw kindFailure;
+    }
     const scope = scopeOf(kind, namespace);
     if (this.objects.has(key(kind, scope, name))) {
       throw new ConflictError(`${qualified(kind)} "${name}" already exists`, {
@@ -118,7 +130,9 @@ export class FakeKubernetes implements KubernetesClient {
     const created = structuredClone(body) as AnyObject;
     created.metadata = { ...created.metadata, namespace: scope || undefined, uid: `uid-${++this.uidCounter}`, generation: 1 };
     if (!KINDS[kind].namespaced) delete created.metadata.namespace;
-    created.status = {};
+    // EndpointSlices have no status; a Service gets its virtual IP from the API server.
+    if (kind !== 'endpointslices') (created as { status?: unknown }).status = {};
+    if (kind === 'services') allocateServiceFields(created as KindMap['services'], ++this.serviceIps);
     if (options.dryRun) return created as KindMap[K];
     return this.store(kind, 'ADDED', created) as KindMap[K];
   }
@@ -249,7 +263,8 @@ export class FakeKubernetes implements KubernetesClient {
     }
     const next = mergePatch(structuredClone(current), patch) as AnyObject;
     next.metadata = { ...next.metadata, uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion };
-    const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
+    const specOf = (object: AnyObject): unknown => (object as { spec?: unknown }).spec;
+    const specChanged = JSON.stringify(specOf(next)) !== JSON.stringify(specOf(current));
     const annotationsChanged = JSON.stringify(next.metadata.annotations ?? {}) !== JSON.stringify(current.metadata?.annotations ?? {});
     if (!specChanged && !annotationsChanged && JSON.stringify(next.metadata) === JSON.stringify(current.metadata)) {
       return structuredClone(current) as KindMap[K];
@@ -342,8 +357,8 @@ export class FakeKubernetes implements KubernetesClient {
     this.compactedRevision = this.resourceVersion;
   }
 
-  get(kind: WatchedKind, name: string, namespace = this.namespace): AnyObject | undefined {
-    return this.objects.get(key(kind, scopeOf(kind, namespace), name));
+  get<K extends WatchedKind>(kind: K, name: string, namespace = this.namespace): KindMap[K] | undefined {
+    return this.objects.get(key(kind, scopeOf(kind, namespace), name)) as KindMap[K] | undefined;
   }
 
   private store(kind: WatchedKind, type: 'ADDED' | 'MODIFIED', object: AnyObject): AnyObject {
@@ -629,4 +644,68 @@ export function podOf(deployment: V1Deployment, status: V1Pod['status'], suffix 
     spec: { nodeName: 'kwok-node-0', containers: deployment.spec?.template.spec?.containers ?? [] },
     ...(status ? { status } : {}),
   };
+}
+
+/**
+ * What the EndpointSlice controller writes for Service `name`: one slice, with the
+ * Service's labels, owned by it, listing `pods` (ready or not) on the Service's ports.
+ */
+export function publishEndpoints(
+  fake: FakeKubernetes,
+  name: string,
+  pods: readonly { readonly pod: V1Pod; readonly ready: boolean; readonly terminating?: boolean }[],
+  namespace = fake.namespace,
+): KindMap['endpointslices'] {
+  const service = fake.get('services', name, namespace);
+  if (!service) throw new Error(`no Service ${namespace}/${name}`);
+  const sliceName = `${name}-slice`;
+  const slice: KindMap['endpointslices'] = {
+    metadata: {
+      name: sliceName,
+      namespace,
+      labels: { ...service.metadata?.labels, 'kubernetes.io/service-name': name },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name, uid: service.metadata?.uid ?? '', controller: true }],
+    },
+    addressType: 'IPv4',
+    ...(pods.length > 0
+      ? {
+          endpoints: pods.map(({ pod, ready, terminating }) => ({
+            addresses: [pod.status?.podIP ?? '10.244.0.1'],
+            conditions: { ready, serving: ready || terminating === true, terminating: terminating === true },
+            targetRef: { kind: 'Pod', name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '', namespace },
+          })),
+          ports: (service.spec?.ports ?? []).map((port) => ({ name: port.name ?? '', port: port.port, protocol: port.protocol ?? 'TCP' })),
+        }
+      : { ports: [] }),
+  };
+  if (fake.get('endpointslices', sliceName, namespace)) {
+    return fake.update(
+      'endpointslices',
+      sliceName,
+      (live) =>
+        Object.assign(live, {
+          metadata: { ...live.metadata, labels: slice.metadata?.labels, ownerReferences: slice.metadata?.ownerReferences },
+          endpoints: slice.endpoints,
+          ports: slice.ports,
+        }),
+      namespace,
+    );
+  }
+  void fake.create('endpointslices', namespace, slice);
+  return slice;
+}
+
+/** What kube-apiserver fills in on a Service: its ClusterIP and the ports' defaults. */
+function allocateServiceFields(service: KindMap['services'], index: number): void {
+  const spec = (service.spec ??= {});
+  spec.clusterIP = `10.0.${Math.floor(index / 250)}.${(index % 250) + 1}`;
+  spec.clusterIPs = [spec.clusterIP];
+  spec.type ??= 'ClusterIP';
+  let nodePort = 30000;
+  spec.ports = (spec.ports ?? []).map((port) => ({
+    protocol: 'TCP',
+    targetPort: port.port,
+    ...port,
+    ...(spec.type !== 'ClusterIP' && port.nodePort === undefined ? { nodePort: (nodePort += 1) + index * 10 } : {}),
+  }));
 }

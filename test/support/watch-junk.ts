@@ -272,7 +272,8 @@ const splits = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength:
 
 export const watchStreams: fc.Arbitrary<GeneratedStream> = fc.record({
   lines: fc.array(line, { minLength: 1, maxLength: 12 }),
-  // Nodes, claims, classes and events are never watched by these provisionings (no storage): their entries are fixed.
+  // Nodes, claims, classes, events, Services and EndpointSlices are never watched by these
+  // provisionings (no storage, no ports): their entries are fixed.
   ending: fc.record({
     deployments: ending,
     pods: ending,
@@ -280,6 +281,8 @@ export const watchStreams: fc.Arbitrary<GeneratedStream> = fc.record({
     persistentvolumeclaims: fc.constant('clean' as const),
     storageclasses: fc.constant('clean' as const),
     events: fc.constant('clean' as const),
+    services: fc.constant('clean' as const),
+    endpointslices: fc.constant('clean' as const),
   }),
   splits: fc.record({
     deployments: splits,
@@ -288,6 +291,8 @@ export const watchStreams: fc.Arbitrary<GeneratedStream> = fc.record({
     persistentvolumeclaims: fc.constant<readonly number[]>([]),
     storageclasses: fc.constant<readonly number[]>([]),
     events: fc.constant<readonly number[]>([]),
+    services: fc.constant<readonly number[]>([]),
+    endpointslices: fc.constant<readonly number[]>([]),
   }),
 });
 
@@ -338,6 +343,8 @@ export class ScriptedWatchClient implements KubernetesClient {
     persistentvolumeclaims: 0,
     storageclasses: 0,
     events: 0,
+    services: 0,
+    endpointslices: 0,
   };
   /** Watches the reader ended with an error while their consumer still listened. */
   faultsRaised = 0;

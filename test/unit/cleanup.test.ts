@@ -200,7 +200,7 @@ describe('deleteCreated', () => {
     const cleanup = await lastValueFrom(
       deleteCreated(fake, deployment(uid), { registry: informers(), scheduler: asyncScheduler, timeoutMs: 50 }),
     );
-    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid, timeoutMs: 50 });
+    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid, timeoutMs: 50, kinds: ['Deployment'] });
     expect(fake.activeWatches).toBe(0);
   });
 

@@ -235,6 +235,11 @@ describe('the StatusBoard with readCrashLog', () => {
         board.onDeployments(n),
       );
       hot<InformerNotice<V1Pod>>('(ps)', { p: changed('1', [crash(1)]), s: { type: 'synced' } }).subscribe((n) => board.onPods(n));
+      // A workload without ports: the Service and EndpointSlice informers sync with nothing.
+      hot<InformerNotice<never>>('s', { s: { type: 'synced' } }).subscribe((n) => {
+        board.onServices(n);
+        board.onSlices(n);
+      });
     });
     const crashing = `the container keeps crashing (CrashLoopBackOff, 1 restarts): ${kubeletMessages.crashLoop(POD)}`;
     // At the crash-loop grace window's end the failed status carries them too.

@@ -81,7 +81,7 @@ describe('provision (creation)', () => {
     expect(run.types().at(-1)).toBe('ready');
   });
 
-  it('the Promise form resolves to { providerId, namespace, name, adopted, durationMs }', async () => {
+  it('the Promise form resolves to { providerId, namespace, name, adopted, durationMs, address, service }', async () => {
     const fake = new FakeKubernetes('default');
     const result = provision(fake, input, { informers: fastInformers() });
     await vi.waitFor(() => expect(fake.get('deployments', 'web')).toBeDefined());
@@ -93,6 +93,9 @@ describe('provision (creation)', () => {
       name: 'web',
       adopted: false,
       durationMs: expect.any(Number),
+      // No ports: no Service, no address.
+      address: null,
+      service: null,
     });
     expect(resolved.providerId).not.toContain(replicaSetName('web')); // never a ReplicaSet or Pod name
   });

@@ -72,8 +72,8 @@ describe('status()', () => {
       resources: { cpu: '500m', memory: '256Mi' },
       generation: 1,
     });
-    // Two requests: the Deployment, then its Pods by container-id.
-    expect(fake.calls.map((call) => call.method)).toEqual(['read', 'list']);
+    // The Deployment and the Service (none here) at once, then its Pods by container-id.
+    expect(fake.calls.map((call) => call.method)).toEqual(['read', 'read', 'list']);
   });
 
   it('with the expected container id, both requests go at once; another id is missing (OtherContainer)', async () => {
@@ -87,10 +87,10 @@ describe('status()', () => {
     });
   });
 
-  it('no such Deployment: missing (NotFound), one request', async () => {
+  it('no such Deployment: missing (NotFound), two requests (the Deployment and its Service)', async () => {
     const fake = new FakeKubernetes('apps');
     expect(await status(fake, 'apps/nope')).toMatchObject({ state: 'missing', reason: 'NotFound' });
-    expect(fake.calls.map((call) => call.method)).toEqual(['read']);
+    expect(fake.calls.map((call) => call.method)).toEqual(['read', 'read']);
   });
 
   it('a Deployment without our labels is never ours, and its Pods are not even listed', async () => {
@@ -169,7 +169,12 @@ describe('list()', () => {
       nodeId: '7',
       detail: expect.objectContaining({ state: 'running', podIp: '10.1.0.5' }),
     });
-    expect(fake.calls.map((call) => `${call.method}:${call.kind}`)).toEqual(['list:deployments', 'list:pods']);
+    expect(fake.calls.map((call) => `${call.method}:${call.kind}`)).toEqual([
+      'list:deployments',
+      'list:pods',
+      'list:services',
+      'list:endpointslices',
+    ]);
   });
 
   it('an unreachable API rejects with the typed error (no workloads to call unknown)', async () => {
@@ -198,7 +203,7 @@ describe('statuses$', () => {
     });
     await vi.waitFor(() => expect(run.words()).toContain('c:creating'));
     const watches = fake.calls.filter((call) => call.method === 'watch').map((call) => call.kind);
-    expect(watches.sort()).toEqual(['deployments', 'pods']);
+    expect(watches.sort()).toEqual(['deployments', 'endpointslices', 'pods', 'services']);
     // The Pod of b loses readiness: exactly one event, for b.
     const before = run.events.length;
     const podOfB = fake.get('pods', `${fake.get('deployments', 'b')?.metadata?.name}-7c9f5d-x1`);

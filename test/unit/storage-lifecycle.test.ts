@@ -2,7 +2,7 @@
 // stand-in for the API server (unit test: the test plays the controllers by writing their
 // statuses and events; the real control plane is in test/integration/storage.test.ts).
 // The rule under test everywhere: no operation but an explicit delete removes a claim.
-import type { V1Deployment, V1PersistentVolumeClaim, V1Pod } from '../../src/kube/objects.js';
+import type { V1PersistentVolumeClaim, V1Pod } from '../../src/kube/objects.js';
 import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import { InformerRegistry } from '../../src/informers/registry.js';
@@ -221,7 +221,7 @@ describe('the whole life keeps the claim', () => {
     const options = { containerId: 42, informers: fastInformers() };
 
     const stopping = stop(fake, ID, options);
-    await vi.waitFor(() => expect((fake.get('deployments', 'web') as V1Deployment | undefined)?.spec?.replicas).toBe(0));
+    await vi.waitFor(() => expect(fake.get('deployments', 'web')?.spec?.replicas).toBe(0));
     for (const pod of (await fake.list('pods', 'default', undefined)).items) fake.removeObject('pods', pod.metadata!.name!);
     fake.update('deployments', 'web', (deployment) => {
       deployment.status = {
@@ -232,7 +232,7 @@ describe('the whole life keeps the claim', () => {
     await stopping;
 
     const starting = start(fake, ID, options);
-    await vi.waitFor(() => expect((fake.get('deployments', 'web') as V1Deployment | undefined)?.spec?.replicas).toBe(1));
+    await vi.waitFor(() => expect(fake.get('deployments', 'web')?.spec?.replicas).toBe(1));
     fake.addPod(podOf(completeRollout(fake, 'web'), readyStatus(), 'x2'));
     await starting;
 
@@ -267,7 +267,7 @@ describe('a start names a volume that cannot attach', () => {
       };
     });
     const starting = start(fake, ID, options).catch((e: unknown) => e);
-    await vi.waitFor(() => expect((fake.get('deployments', 'web') as V1Deployment | undefined)?.spec?.replicas).toBe(1));
+    await vi.waitFor(() => expect(fake.get('deployments', 'web')?.spec?.replicas).toBe(1));
     const deployment = startRollout(fake, 'web');
     const pod = fake.addPod(
       podOf(
@@ -395,9 +395,7 @@ describe('reconfigure storageGb', () => {
     expect(result).toMatchObject({ changed: true, fields: ['storage.sizeGb'] });
     const patch = fake.calls.find((call) => call.method === 'patch' && call.kind === 'persistentvolumeclaims');
     expect(patch?.body).toMatchObject({ metadata: { uid: claim.metadata?.uid }, spec: { resources: { requests: { storage: '20Gi' } } } });
-    expect((fake.get('persistentvolumeclaims', 'web') as V1PersistentVolumeClaim | undefined)?.spec?.resources?.requests?.storage).toBe(
-      '20Gi',
-    );
+    expect(fake.get('persistentvolumeclaims', 'web')?.spec?.resources?.requests?.storage).toBe('20Gi');
     expect(fake.calls.filter((call) => call.kind === 'deployments' && call.method === 'patch')).toEqual([]);
   });
 
@@ -409,9 +407,7 @@ describe('reconfigure storageGb', () => {
     expect(error).toBeInstanceOf(StorageResizeError);
     expect(error).toMatchObject({ refusal: 'NotExpandable', storageClass: 'standard', current: '10Gi', requested: '20Gi' });
     expect(fake.calls.filter((call) => call.method === 'patch')).toEqual([]);
-    expect((fake.get('persistentvolumeclaims', 'web') as V1PersistentVolumeClaim | undefined)?.spec?.resources?.requests?.storage).toBe(
-      '10Gi',
-    );
+    expect(fake.get('persistentvolumeclaims', 'web')?.spec?.resources?.requests?.storage).toBe('10Gi');
   });
 
   it('shrinking is refused before any write', async () => {

@@ -10,6 +10,7 @@ import { DURATION_RULES } from '../../input/duration.js';
 import { numberOrText, parseEnv } from '../args.js';
 import { durationFlag } from '../duration.js';
 import { apiOptionsFrom, INSTANCE_FLAG_USAGE, instanceFlag, parseFlags } from './cluster-flags.js';
+import { SERVICE_TYPE_FLAG_HELP, portsFromFlags } from '../port-flags.js';
 
 export type LifecycleCommandName = 'start' | 'stop' | 'restart' | 'reconfigure' | 'delete';
 
@@ -53,6 +54,10 @@ const CHANGE_FLAGS = `Changes (at least one):
       --image REF              OCI image reference, passed to Kubernetes as is
       --storage-gb N           grow the container's volume to N GiB (never shrinks; its StorageClass
                                must allow expansion; the container keeps running)
+      --port PORT[/tcp|/udp]   a port of the container's Service (repeatable; the list replaces the old
+                               one; only the Service is written when ports are the only change)
+      --no-ports               remove every port (and with them the Service)
+      --service-type TYPE      the Service's type: ${SERVICE_TYPE_FLAG_HELP}
       --rollback-on-failure    if the new rollout fails, restore the previous pod template and wait for it
 `;
 
@@ -107,6 +112,9 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
             arg: { type: 'string', multiple: true },
             image: { type: 'string' },
             'storage-gb': { type: 'string' },
+            port: { type: 'string', multiple: true },
+            'no-ports': { type: 'boolean' },
+            'service-type': { type: 'string' },
             'rollback-on-failure': { type: 'boolean' },
           }
         : {}),
@@ -168,11 +176,15 @@ function changesFrom(flags: Record<string, string | string[] | boolean | undefin
   if (flags.arg) changes.args = flags.arg;
   const image = text(flags.image);
   if (image !== undefined) changes.image = image;
+  const ports = portsFromFlags(flags.port as string[] | undefined, flags['no-ports'] === true);
+  if (ports !== undefined) changes.ports = ports;
+  const serviceType = text(flags['service-type']);
+  if (serviceType !== undefined) changes.serviceType = serviceType;
   const storageGb = text(flags['storage-gb']);
   if (storageGb !== undefined) changes.storageGb = numberOrText(storageGb);
   if (Object.keys(changes).length === 0) {
     throw new UsageError(
-      'reconfigure needs at least one change: --env, --unset-env, --cpus, --memory-mb, --entrypoint, --arg, --image or --storage-gb',
+      'reconfigure needs at least one change: --env, --unset-env, --cpus, --memory-mb, --entrypoint, --arg, --image, --port, --no-ports, --service-type or --storage-gb',
     );
   }
   return changes;

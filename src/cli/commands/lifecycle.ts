@@ -100,13 +100,20 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
     case 'rollback':
       return `${id} rollout failed (${event.reason}): restoring the previous pod template (generation ${event.generation})`;
     case 'deleted':
-      return event.kind === 'PersistentVolumeClaim'
-        ? `${id} PersistentVolumeClaim ${event.object} deleted (its data goes with it); waiting for it to be gone`
+      if (event.kind === 'PersistentVolumeClaim')
+        return `${id} PersistentVolumeClaim ${event.object} deleted (its data goes with it); waiting for it to be gone`;
+      return event.kind === 'Service'
+        ? `${id} Service deleted; waiting for it to be gone`
         : `${id} ${event.kind} deleted; waiting for it and its pods to be gone`;
     case 'resized':
       return `${id} PersistentVolumeClaim ${event.object} grown from ${event.previous} to ${event.requested}: ${event.message}`;
     case 'kept':
       return `${id} PersistentVolumeClaim ${event.object} kept, with its data (--keep-data): a create for the same container re-attaches it`;
+    case 'service':
+      return `${id} Service ${event.action}${event.fields.length > 0 ? ` (${event.fields.join(', ')})` : ''}`;
+    case 'portsSet':
+      if (!event.changed) return `${id} ports already as requested: nothing to change`;
+      return `${id} ports set in ${seconds(event.durationMs)}: ${event.address === null ? 'no ports, no Service, no address' : `address ${event.address}`}`;
     case 'started':
       return event.changed ? `${id} running: started in ${seconds(event.durationMs)}` : `${id} already running: nothing to do`;
     case 'stopped':

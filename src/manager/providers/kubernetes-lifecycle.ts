@@ -1,7 +1,8 @@
 // The lifecycle of a container on a Kubernetes node, through the library's own operations
-// on its Deployment (addressed by the saved provider ID `namespace/name`, and only when it
-// carries this container's id). Start, restart and reconfigure end by reading the status
-// once for the current Ready Pod's IP: shown to users, never an identity. The MAC is null.
+// on its Deployment and Service (addressed by the saved provider ID `namespace/name`, and
+// only when they carry this container's id). Start, restart and reconfigure end by reading
+// the status once for the container's address: its Service's, the same through its whole
+// life (the Pod IP, which changes with every Pod, is in the status as podIp). The MAC is null.
 import { concatMap, defer, from, of, switchMap } from 'rxjs';
 import type { Observable } from 'rxjs';
 import {
@@ -9,6 +10,7 @@ import {
   reconfigure$ as libraryReconfigure$,
   remove$ as libraryRemove$,
   restart$ as libraryRestart$,
+  setPorts$ as librarySetPorts$,
   start$ as libraryStart$,
   status as libraryStatus,
   stop$ as libraryStop$,
@@ -17,6 +19,7 @@ import type { KubernetesClient, LifecycleEvent, WorkloadChanges, WorkloadOperati
 import { eventTime } from '../event-time.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { requireProviderId } from './lifecycle-record.js';
+import { requiredPortsOfRecord, portsOfRecord } from './service-ports.js';
 import type {
   ContainerLifecycle,
   ContainerLifecycleEvent,
@@ -38,6 +41,7 @@ export interface KubernetesOperations {
   readonly restart$: typeof libraryRestart$;
   readonly reconfigure$: typeof libraryReconfigure$;
   readonly remove$: typeof libraryRemove$;
+  readonly setPorts$: typeof librarySetPorts$;
 }
 
 export const LIBRARY_OPERATIONS: KubernetesOperations = {
@@ -47,6 +51,7 @@ export const LIBRARY_OPERATIONS: KubernetesOperations = {
   restart$: libraryRestart$,
   reconfigure$: libraryReconfigure$,
   remove$: libraryRemove$,
+  setPorts$: librarySetPorts$,
 };
 
 export interface KubernetesLifecycleOptions {
@@ -58,10 +63,12 @@ export interface KubernetesLifecycleOptions {
   readonly instance?: string;
   /** Passed to the library's reconfigure (see KubernetesProviderOptions). */
   readonly rollbackOnFailure?: boolean;
+  /** The type of each container's Service (see KubernetesProviderOptions). */
+  readonly serviceType?: 'ClusterIP' | 'LoadBalancer';
   readonly operations?: KubernetesOperations;
 }
 
-const OUTCOME_TYPES: ReadonlySet<string> = new Set(['started', 'stopped', 'restarted', 'reconfigured', 'removed']);
+const OUTCOME_TYPES: ReadonlySet<string> = new Set(['started', 'stopped', 'restarted', 'reconfigured', 'removed', 'portsSet']);
 
 export function kubernetesLifecycle(options: KubernetesLifecycleOptions): ContainerLifecycle {
   const ops = options.operations ?? LIBRARY_OPERATIONS;
@@ -77,9 +84,11 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
     ...(context.signal ? { signal: context.signal } : {}),
   });
 
-  const podIp = async (api: KubernetesClient, providerId: string, record: ContainerRecord, context: ProviderContext) =>
+  // The address after an operation: the Service's (null without ports), never the Pod IP.
+  const address = async (api: KubernetesClient, providerId: string, record: ContainerRecord, context: ProviderContext) =>
     (await ops.status(api, providerId, { containerId: String(record.id), ...instance, scheduler: context.clock, ...signalOf(context) }))
-      .podIp;
+      .address;
+  const serviceType = options.serviceType !== undefined ? { serviceType: options.serviceType } : {};
 
   const run = (operation: LifecycleOperation, record: ContainerRecord, context: ProviderContext, operation$: Operation$) =>
     defer(() => {
@@ -100,8 +109,7 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
                 ...(network ? { network } : {}),
               });
               if (operation === 'stop' || operation === 'remove') return of(event, completed());
-              // The Pod IP changes with every new Pod: read it after the operation.
-              return from(podIp(api, providerId, record, context)).pipe(
+              return from(address(api, providerId, record, context)).pipe(
                 concatMap((ipAddress) => of(event, completed({ macAddress: null, ipAddress }))),
               );
             }),
@@ -121,16 +129,21 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
         ...signalOf(context),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       });
-      // The library already speaks Manager's words.
-      return { state: value.state, reason: value.reason, message: value.message, ipAddress: value.podIp };
+      // The library already speaks Manager's words; the address is the Service's, the Pod IP only shown.
+      return { state: value.state, reason: value.reason, message: value.message, ipAddress: value.address, podIp: value.podIp };
     },
     start$: (record, context) => run('start', record, context, ops.start$),
     stop$: (record, context) => run('stop', record, context, ops.stop$),
     restart$: (record, context) => run('restart', record, context, ops.restart$),
     remove$: (record, context) => run('remove', record, context, ops.remove$),
+    // The one call for a change of the container's services: only its Service is written.
+    setPorts$: (record, context) =>
+      run('setPorts', record, context, (api, providerId, operationOptions) =>
+        defer(() => ops.setPorts$(api, providerId, requiredPortsOfRecord(record), { ...operationOptions, ...serviceType })),
+      ),
     reconfigure$: (record, context) =>
       run('reconfigure', record, context, (api, providerId, operationOptions) =>
-        from(changesFor(api, providerId, record, context)).pipe(
+        from(changesFor(api, providerId, record, context, options.serviceType)).pipe(
           switchMap((changes) =>
             ops.reconfigure$(api, providerId, changes, {
               ...operationOptions,
@@ -145,14 +158,17 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
 /**
  * The record as it now is, as changes: its whole environment (variables the Deployment
  * has and the record no longer has are unset), its entrypoint (null: the image's own),
- * CPU and memory. The image is left as it is.
+ * CPU, memory and its services' ports. The image is left as it is.
  */
 async function changesFor(
   api: KubernetesClient,
   providerId: string,
   record: ContainerRecord,
   context: ProviderContext,
+  serviceType: 'ClusterIP' | 'LoadBalancer' | undefined,
 ): Promise<WorkloadChanges> {
+  // A record read without its services leaves the Service's ports as they are.
+  const ports = record.services === undefined ? undefined : portsOfRecord(record);
   const env = effectiveEnvironment(record);
   const { namespace, name } = parseProviderId(providerId);
   const deployment = await api.read('deployments', namespace, name, signalOf(context));
@@ -164,6 +180,9 @@ async function changesFor(
     entrypoint: effectiveEntrypoint(record.entrypoint, null),
     cpus: record.resources.cpus,
     memoryMb: record.resources.memoryMb,
+    // The services too: the Service follows the row (only it is written when they alone changed).
+    ...(ports !== undefined ? { ports } : {}),
+    ...(ports !== undefined && ports.length > 0 && serviceType !== undefined ? { serviceType } : {}),
   };
 }
 

@@ -1,11 +1,13 @@
 // A container on a Kubernetes node is a Deployment: the library's own provisioner creates
 // (or adopts) it and awaits its rollout. The record maps onto the workload spec; the
 // image goes to Kubernetes as-is. No VMID, storage, image archive, LXC, hook script, ACL
-// or MAC step exists on this path: there is no stable MAC, so the MAC is null.
+// or MAC step exists on this path: there is no stable MAC, so the MAC is null. The IP is
+// the Service's address, from the container's Manager services as ports.
 // The cluster comes from the node record and nowhere else (kubernetes-client.ts).
 import { concatMap, defer, from, switchMap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { provision$ as libraryProvision$ } from '../../index.js';
+import { InvalidOptionError, provision$ as libraryProvision$ } from '../../index.js';
+import { portsOfRecord } from './service-ports.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { nodeClientFactory, type KubernetesClientFactory } from './kubernetes-client.js';
@@ -45,12 +47,22 @@ export interface KubernetesProviderOptions {
    */
   readonly rollbackOnFailure?: boolean;
   readonly nodeType?: string;
+  /**
+   * The type of each container's Service (a container with Manager services gets one, at
+   * one address that lasts its whole life): `ClusterIP` (the default; the site's agent
+   * runs in the cluster or the service network is routed to it) or `LoadBalancer` (a load
+   * balancer gives each container an address of its own). `NodePort` is refused: it gives
+   * every container the same node address, which Manager's unique (siteId, ipv4Address)
+   * index refuses for the second container.
+   */
+  readonly serviceType?: 'ClusterIP' | 'LoadBalancer';
   /** The library's lifecycle operations; tests inject recording ones. */
   readonly operations?: KubernetesOperations;
 }
 
 /** The record as provision$'s input; parseWorkloadSpec validates it (image included). */
-export function workloadInput(record: ContainerRecord, instance?: string): Record<string, unknown> {
+export function workloadInput(record: ContainerRecord, instance?: string, serviceType?: string): Record<string, unknown> {
+  const ports = portsOfRecord(record);
   return {
     containerId: record.id,
     nodeId: record.node.id,
@@ -63,6 +75,7 @@ export function workloadInput(record: ContainerRecord, instance?: string): Recor
     // Unset: the client's namespace (the default factory's is kubeNamespace or `default`).
     ...(record.node.kubeNamespace ? { namespace: record.node.kubeNamespace } : {}),
     ...(instance !== undefined ? { instance } : {}),
+    ...(ports.length > 0 ? { ports, ...(serviceType !== undefined ? { serviceType } : {}) } : {}),
     ...storageInput(record),
   };
 }
@@ -85,7 +98,24 @@ function storageInput(record: ContainerRecord): { storage?: Record<string, unkno
   };
 }
 
+/** NodePort is refused up front, before any container is created. */
+function checkServiceType(serviceType: unknown): void {
+  if (serviceType === undefined || serviceType === 'ClusterIP' || serviceType === 'LoadBalancer') return;
+  if (serviceType === 'NodePort') {
+    throw new InvalidOptionError(
+      'serviceType',
+      "serviceType NodePort gives every container the node's address, and Manager keeps one container per (siteId, ipv4Address): " +
+        'the second container could not be saved. Use ClusterIP (the site agent in the cluster, or a routed service network) or LoadBalancer',
+    );
+  }
+  throw new InvalidOptionError(
+    'serviceType',
+    `serviceType must be "ClusterIP" or "LoadBalancer" (got ${JSON.stringify(serviceType) ?? typeof serviceType})`,
+  );
+}
+
 export function createKubernetesProvider(options: KubernetesProviderOptions = {}): Provider {
+  checkServiceType(options.serviceType);
   const nodeType = options.nodeType ?? 'kubernetes';
   const clientFor = options.clientFor ?? nodeClientFactory();
   const provision$ = options.provision$ ?? libraryProvision$;
@@ -98,6 +128,7 @@ export function createKubernetesProvider(options: KubernetesProviderOptions = {}
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.instance !== undefined ? { instance: options.instance } : {}),
       ...(options.rollbackOnFailure !== undefined ? { rollbackOnFailure: options.rollbackOnFailure } : {}),
+      ...(options.serviceType !== undefined ? { serviceType: options.serviceType } : {}),
       ...(options.operations ? { operations: options.operations } : {}),
     }),
   };
@@ -111,7 +142,7 @@ function provisionDeployment(
 ): Observable<ProviderEvent> {
   return defer(() => from(Promise.resolve(options.clientFor(record.node)))).pipe(
     switchMap((api) =>
-      options.provision$(api, workloadInput(record, options.instance), {
+      options.provision$(api, workloadInput(record, options.instance, options.serviceType), {
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.keepOnFailure !== undefined ? { keepOnFailure: options.keepOnFailure } : {}),
         ...(context.signal ? { signal: context.signal } : {}),
@@ -124,5 +155,6 @@ function provisionDeployment(
 }
 
 function provisionedFrom(ready: ReadyEvent, provider: string): ProvisionedEvent {
-  return { type: 'provisioned', at: ready.at, provider, providerId: ready.providerId, macAddress: null, ipAddress: null };
+  // The Service's address (null without ports): Manager's ipv4Address, stable for the container's life.
+  return { type: 'provisioned', at: ready.at, provider, providerId: ready.providerId, macAddress: null, ipAddress: ready.address ?? null };
 }

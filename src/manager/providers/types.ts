@@ -53,6 +53,19 @@ export interface ContainerResources {
   readonly rootfsGb: number;
 }
 
+/**
+ * One of Manager's Service rows of a container, flattened: `http` (its nginx proxies a
+ * hostname to the internal port, over TCP), `transport` (an external port to the internal
+ * one, over `protocol`), or `dns` (an SRV record, no port of its own).
+ */
+export interface ContainerService {
+  readonly id?: number | string | null;
+  readonly type: string;
+  readonly internalPort: number | null;
+  /** `transport` only: Manager's TransportService.protocol, tcp or udp. */
+  readonly protocol?: string | null;
+}
+
 export interface ContainerRecord {
   readonly id: ContainerId;
   /** DNS-1123 label, unique per site. */
@@ -75,6 +88,11 @@ export interface ContainerRecord {
   readonly resources: ContainerResources;
   readonly node: NodeRecord;
   readonly site: SiteRecord | null;
+  /**
+   * The container's Manager services; on a Kubernetes node they become the ports of its
+   * Service (see service-ports.ts). Absent: none.
+   */
+  readonly services?: readonly ContainerService[];
 }
 
 // ---- events ------------------------------------------------------------------------
@@ -162,11 +180,17 @@ export interface ContainerStatus {
   readonly reason: string;
   /** One line for a human. */
   readonly message: string;
-  /** The current address, null when none; on Kubernetes a Pod IP, temporary by nature. */
+  /**
+   * The address Manager's agent reaches the container at (its `ipv4Address`), null when
+   * none. On Kubernetes the Service's address: it lasts through stop, start and
+   * reconfigure (null for a container without ports).
+   */
   readonly ipAddress: string | null;
+  /** Kubernetes only: the Ready Pod's IP, temporary by nature (every new Pod has another); show it, never store it. */
+  readonly podIp?: string | null;
 }
 
-export type LifecycleOperation = 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove';
+export type LifecycleOperation = 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove' | 'setPorts';
 
 /** The last event of every lifecycle stream: what Manager saves on the container row. */
 export interface LifecycleCompletedEvent {
@@ -200,4 +224,10 @@ export interface ContainerLifecycle {
   restart$(record: ContainerRecord, context: ProviderContext): Observable<ContainerLifecycleEvent>;
   reconfigure$(record: ContainerRecord, context: ProviderContext): Observable<ContainerLifecycleEvent>;
   remove$(record: ContainerRecord, context: ProviderContext): Observable<ContainerLifecycleEvent>;
+  /**
+   * The record's services as the ports the node serves (Kubernetes: the Service's ports,
+   * nothing restarts). Absent: the node needs nothing for a change of services (Manager's
+   * agent reaches a Proxmox or Docker container at its own address on every port).
+   */
+  setPorts$?(record: ContainerRecord, context: ProviderContext): Observable<ContainerLifecycleEvent>;
 }

@@ -213,6 +213,8 @@ describe('formatEventLine', () => {
   it('one line per event, with time and provider ID', () => {
     const common = { at: '2026-11-29T15:04:05.678Z', namespace: 'default', name: 'web', providerId: 'default/web' };
     expect(formatEventLine({ type: 'created', uid: 'u', ...common })).toBe('15:04:05.678 default/web created Deployment');
-    expect(formatEventLine({ type: 'ready', adopted: false, durationMs: 3210, ...common })).toBe('15:04:05.678 default/web ready in 3.2s');
+    expect(formatEventLine({ type: 'ready', adopted: false, durationMs: 3210, address: null, service: null, ...common })).toBe(
+      '15:04:05.678 default/web ready in 3.2s',
+    );
   });
 });

@@ -87,7 +87,27 @@ describe('parseLifecycleArgs', () => {
     });
   });
 
+  it('reconfigure --port (repeatable) replaces the ports, --no-ports removes them, --service-type sets the type', () => {
+    const set = parseLifecycleArgs('reconfigure', ['team-a/web', '--container-id', '42', '--port', '22', '--port', '53/udp']);
+    expect(set).toMatchObject({
+      containerId: '42',
+      changes: {
+        ports: [
+          { port: 22, protocol: 'tcp' },
+          { port: 53, protocol: 'udp' },
+        ],
+      },
+    });
+    expect(parseLifecycleArgs('reconfigure', ['team-a/web', '--no-ports'])).toMatchObject({ changes: { ports: [] } });
+    expect(parseLifecycleArgs('reconfigure', ['team-a/web', '--port', '80', '--service-type', 'LoadBalancer'])).toMatchObject({
+      changes: { ports: [{ port: 80, protocol: 'tcp' }], serviceType: 'LoadBalancer' },
+    });
+  });
+
   it.each([
+    [['reconfigure', 'a/b', '--port', '22', '--no-ports'], /--no-ports and --port contradict each other/],
+    [['reconfigure', 'a/b', '--port', '22/'], /--port must be PORT, PORT\/tcp or PORT\/udp/],
+    [['start', 'a/b', '--port', '22'], /Unknown option '--port'/],
     [['stop'], /needs the workload's provider ID/],
     [['stop', 'a/b', 'c/d'], /takes one provider ID, got 2/],
     [['stop', 'a/b', '-n', 'other'], /does not match the provider ID's namespace a/],

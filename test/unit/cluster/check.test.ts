@@ -40,7 +40,7 @@ function failEverything(fake: FakeKubernetes, error: Error): void {
   for (const method of ['version', 'selfSubjectReview', 'readNamespace', 'listLimitRanges', 'listResourceQuotas', 'watch'] as const) {
     fake.failNext(method, error);
   }
-  for (let index = 0; index < 10; index += 1) fake.failNext('selfSubjectAccessReview', error);
+  for (let index = 0; index < 18; index += 1) fake.failNext('selfSubjectAccessReview', error);
 }
 
 function withConnection(fake: FakeKubernetes, tlsVerify = true): FakeKubernetes {
@@ -74,7 +74,7 @@ describe('check() with every answer good', () => {
     });
     expect(item(report, 'api')).toMatchObject({ serverVersion: 'v1.36.3', message: `Kubernetes v1.36.3 answers at ${SERVER}` });
     expect(item(report, 'identity').user).toEqual({ username: 'fake-admin', groups: ['system:masters', 'system:authenticated'] });
-    expect(item(report, 'permissions:lifecycle').permissions).toHaveLength(10);
+    expect(item(report, 'permissions:lifecycle').permissions).toHaveLength(26);
     expect(item(report, 'resources').message).toBe('500m CPU and 256Mi memory: no LimitRange or ResourceQuota in namespace default');
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
   });
@@ -86,8 +86,8 @@ describe('check() with every answer good', () => {
     fake.authorize = (attributes) => (asked.push(attributes), true);
     const report = await runCheck(fake, { namespace: 'team-a' });
     expect(report.ok).toBe(true);
-    expect(asked).toHaveLength(10);
-    expect(new Set(asked.map((attributes) => `${attributes.verb} ${attributes.group}/${attributes.resource}`)).size).toBe(10);
+    expect(asked).toHaveLength(26);
+    expect(new Set(asked.map((attributes) => `${attributes.verb} ${attributes.group}/${attributes.resource}`)).size).toBe(26);
     expect(asked.every((attributes) => attributes.namespace === 'team-a')).toBe(true);
     expect(fake.calls.filter((call) => call.method === 'watch')).toEqual([
       { method: 'watch', kind: 'deployments', namespace: 'team-a', streamingList: true },
@@ -110,12 +110,27 @@ describe('check() reports what is wrong', () => {
     fake.authorize = (attributes) => VIEWER_VERBS.has(attributes.verb ?? '');
     const report = await runCheck(fake);
     expect(report.ok).toBe(false);
-    expect(item(report, 'permissions:create')).toMatchObject({ status: 'fail', needed: true, missing: ['create deployments.apps'] });
+    expect(item(report, 'permissions:create')).toMatchObject({
+      status: 'fail',
+      needed: true,
+      missing: ['create deployments.apps', 'create services', 'create persistentvolumeclaims'],
+    });
+    const missing = [
+      'create deployments.apps',
+      'create services',
+      'create persistentvolumeclaims',
+      'patch deployments.apps',
+      'update deployments.apps',
+      'delete deployments.apps',
+      'patch services',
+      'delete services',
+      'patch persistentvolumeclaims',
+      'delete persistentvolumeclaims',
+    ];
     expect(item(report, 'permissions:lifecycle')).toMatchObject({
       status: 'fail',
-      missing: ['create deployments.apps', 'patch deployments.apps', 'update deployments.apps', 'delete deployments.apps'],
-      message:
-        'lifecycle: missing 4 of 10 in namespace default: create deployments.apps, patch deployments.apps, update deployments.apps, delete deployments.apps',
+      missing,
+      message: `lifecycle: missing 10 of 26 in namespace default: ${missing.join(', ')}`,
     });
   });
 
@@ -128,7 +143,11 @@ describe('check() reports what is wrong', () => {
     expect(report.needs).toBe('create');
     expect(item(report, 'permissions:create').status).toBe('pass');
     const lifecycle = item(report, 'permissions:lifecycle');
-    expect(lifecycle).toMatchObject({ status: 'warn', needed: false, missing: ['delete deployments.apps'] });
+    expect(lifecycle).toMatchObject({
+      status: 'warn',
+      needed: false,
+      missing: ['delete deployments.apps', 'delete services', 'delete persistentvolumeclaims'],
+    });
     expect(lifecycle.permissions?.find((answer) => !answer.allowed)).toEqual({
       permission: 'delete deployments.apps',
       allowed: false,

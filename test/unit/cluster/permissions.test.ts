@@ -6,7 +6,7 @@ import { OPERATION_NAMES, OPERATION_PERMISSIONS, permissionLabel, policyRules, r
 const labels = (operation: keyof typeof OPERATION_PERMISSIONS) => OPERATION_PERMISSIONS[operation].map(permissionLabel);
 
 describe('OPERATION_PERMISSIONS', () => {
-  it('create needs create/get on deployments and list/watch on deployments and pods, nothing else', () => {
+  it('create needs create/get on deployments, services and claims, and list/watch on deployments, pods, services, endpointslices, claims and events, nothing else', () => {
     expect(labels('create').sort()).toEqual(
       [
         'create deployments.apps',
@@ -15,15 +15,36 @@ describe('OPERATION_PERMISSIONS', () => {
         'watch deployments.apps',
         'list pods',
         'watch pods',
+        'create services',
+        'get services',
+        'list services',
+        'watch services',
+        'list endpointslices.discovery.k8s.io',
+        'watch endpointslices.discovery.k8s.io',
+        'create persistentvolumeclaims',
+        'get persistentvolumeclaims',
+        'list persistentvolumeclaims',
+        'watch persistentvolumeclaims',
+        'list events',
+        'watch events',
       ].sort(),
     );
   });
 
-  it('the lifecycle includes everything create needs, plus patch/update/delete deployments and get pods', () => {
+  it('the lifecycle includes everything create needs, plus patch/update/delete deployments, get pods and patch/delete services and claims', () => {
     const lifecycle = labels('lifecycle');
     expect(lifecycle).toEqual(expect.arrayContaining(labels('create')));
     expect(lifecycle.filter((label) => !labels('create').includes(label)).sort()).toEqual(
-      ['delete deployments.apps', 'get pods', 'patch deployments.apps', 'update deployments.apps'].sort(),
+      [
+        'delete deployments.apps',
+        'get pods',
+        'patch deployments.apps',
+        'update deployments.apps',
+        'patch services',
+        'delete services',
+        'patch persistentvolumeclaims',
+        'delete persistentvolumeclaims',
+      ].sort(),
     );
     expect(new Set(lifecycle).size).toBe(lifecycle.length);
     expect(OPERATION_NAMES).toEqual(['create', 'lifecycle']);
@@ -40,6 +61,10 @@ describe('OPERATION_PERMISSIONS', () => {
     expect(policyRules('create')).toEqual([
       { apiGroups: ['apps'], resources: ['deployments'], verbs: ['create', 'get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+      { apiGroups: [''], resources: ['services'], verbs: ['create', 'get', 'list', 'watch'] },
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+      { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['create', 'get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['list', 'watch'] },
     ]);
     const role = roleFor('lifecycle', { name: 'manager', namespace: 'team-a' });
     expect(role).toMatchObject({

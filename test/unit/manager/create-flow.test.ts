@@ -37,7 +37,7 @@ function rolloutEvents(): ProvisionEvent[] {
   const base = { namespace: 'team-a', name: 'web-42', providerId: 'team-a/web-42' };
   return [
     { type: 'created', at: '2025-01-01T00:00:00.000Z', uid: 'uid-1', ...base },
-    { type: 'ready', at: '2025-01-01T00:00:03.000Z', adopted: false, durationMs: 3000, ...base },
+    { type: 'ready', at: '2025-01-01T00:00:03.000Z', adopted: false, durationMs: 3000, address: null, service: null, ...base },
   ];
 }
 

@@ -22,7 +22,7 @@ const events: CreateFlowEvent[] = [
   { type: 'progress', at: at(2), status, message: 'waiting to be scheduled', ...base },
   { type: 'progress', at: at(3), status, message: 'waiting to be scheduled', ...base },
   { type: 'progress', at: at(4), status, message: 'cannot pull the image yet (ErrImagePull): line one\nline two\u001b[2J', ...base },
-  { type: 'ready', at: at(5), adopted: false, durationMs: 4200, ...base },
+  { type: 'ready', at: at(5), adopted: false, durationMs: 4200, address: null, service: null, ...base },
   { type: 'provisioned', at: at(5), provider: 'kubernetes', providerId: 'team-a/web', macAddress: null, ipAddress: null },
   { type: 'saved', at: at(6), containerId: 101, providerId: 'team-a/web', macAddress: null, ipAddress: null },
   { type: 'step', at: at(7), provider: 'proxmox', step: 'acl', message: 'ACL not set', severity: 'warning' },

@@ -24,6 +24,11 @@ const kubeRecord = containerRecord({
   environment: { APP_MODE: 'staging' },
   defaultEnvironment: {},
   node: { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a', kubePersistence: 'off' },
+  services: [
+    { id: 1, type: 'transport', internalPort: 22, protocol: 'tcp' },
+    { id: 2, type: 'http', internalPort: 8080 },
+    { id: 3, type: 'dns', internalPort: 53 },
+  ],
 });
 const base = { namespace: 'team-a', name: 'web-42', providerId: 'team-a/web-42', at: '2025-01-01T00:00:00.000Z' };
 
@@ -42,13 +47,14 @@ function fakeApi(liveEnv: string[]): KubernetesClient {
   } as unknown as KubernetesClient;
 }
 
-function recordingOperations(calls: unknown[][], podIp: string | null): KubernetesOperations {
+function recordingOperations(calls: unknown[][], address: string | null): KubernetesOperations {
   const outcome = (type: string, changed: boolean): Observable<LifecycleEvent> =>
     of({ ...base, type, changed, durationMs: 10 } as LifecycleEvent);
   return {
     status: async (_api, providerId, options) => {
       calls.push(['status', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]);
-      return { state: 'running', reason: 'NewReplicaSetAvailable', message: '1 of 1 available', podIp } as WorkloadStatusValue;
+      const podIp = address === null ? null : '10.244.0.7';
+      return { state: 'running', reason: 'NewReplicaSetAvailable', message: '1 of 1 available', podIp, address } as WorkloadStatusValue;
     },
     start$: (_api, providerId, options) => (
       calls.push(['start$', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]),
@@ -69,23 +75,31 @@ function recordingOperations(calls: unknown[][], podIp: string | null): Kubernet
       outcome('reconfigured', true)
     ),
     remove$: (_api, providerId, options) => (calls.push(['remove$', providerId, options.containerId]), outcome('removed', true)),
+    setPorts$: (_api, providerId, ports, options) => (
+      calls.push(['setPorts$', providerId, ports, options?.containerId, ...(options?.serviceType ? [options.serviceType] : [])]),
+      outcome('portsSet', true)
+    ),
   };
 }
 
 function kubernetesLifecycle(
   calls: unknown[][],
-  podIp: string | null = '10.244.0.7',
+  address: string | null = '10.0.0.42',
   liveEnv: string[] = [],
-  extra: { instance?: string; rollbackOnFailure?: boolean } = {},
+  extra: { instance?: string; rollbackOnFailure?: boolean; serviceType?: 'ClusterIP' | 'LoadBalancer' } = {},
 ) {
-  const provider = createKubernetesProvider({ clientFor: () => fakeApi(liveEnv), operations: recordingOperations(calls, podIp), ...extra });
+  const provider = createKubernetesProvider({
+    clientFor: () => fakeApi(liveEnv),
+    operations: recordingOperations(calls, address),
+    ...extra,
+  });
   return containerLifecycle(new ProviderRegistry([provider]));
 }
 
 const collect = (events: Observable<ContainerLifecycleEvent>) => lastValueFrom(events.pipe(toArray()));
 
 describe('containerLifecycle on a Kubernetes node', () => {
-  it('start$ runs the library start on the saved provider ID and container id, then reads the Pod IP (MAC null)', async () => {
+  it('start$ runs the library start on the saved provider ID and container id, then reads the Service address (MAC null)', async () => {
     const calls: unknown[][] = [];
     const events = await collect(kubernetesLifecycle(calls).start$(kubeRecord));
     expect(calls).toEqual([
@@ -99,13 +113,13 @@ describe('containerLifecycle on a Kubernetes node', () => {
       provider: 'kubernetes',
       providerId: 'team-a/web-42',
       changed: true,
-      network: { macAddress: null, ipAddress: '10.244.0.7' },
+      network: { macAddress: null, ipAddress: '10.0.0.42' },
     });
   });
 
   it('a provider with an instance passes it to every read and write, as its provisioning labelled the workload', async () => {
     const calls: unknown[][] = [];
-    const lifecycle = kubernetesLifecycle(calls, '10.244.0.7', [], { instance: 'manager-prod' });
+    const lifecycle = kubernetesLifecycle(calls, '10.0.0.42', [], { instance: 'manager-prod' });
     await lifecycle.start(kubeRecord);
     await lifecycle.stop(kubeRecord);
     await lifecycle.status(kubeRecord);
@@ -125,22 +139,53 @@ describe('containerLifecycle on a Kubernetes node', () => {
     expect(completed.network).toBeUndefined();
   });
 
-  it('restart and reconfigure refresh the IP; a stopped workload has none', async () => {
+  it('restart and reconfigure read the address again; a workload without ports has none', async () => {
     const calls: unknown[][] = [];
     const lifecycle = kubernetesLifecycle(calls, null);
     expect((await lifecycle.restart(kubeRecord)).network).toEqual({ macAddress: null, ipAddress: null });
     expect((await lifecycle.reconfigure(kubeRecord)).network).toEqual({ macAddress: null, ipAddress: null });
   });
 
-  it('reconfigure applies the record as it is: its whole env (removed variables unset), entrypoint, CPU, memory', async () => {
+  it('reconfigure applies the record as it is: its whole env (removed variables unset), entrypoint, CPU, memory, ports', async () => {
     const calls: unknown[][] = [];
     const record = { ...kubeRecord, entrypoint: 'nginx -g daemon off;' };
     await kubernetesLifecycle(calls, '10.244.0.8', ['APP_MODE', 'OLD_FLAG']).reconfigure(record);
     expect(calls[0]).toEqual([
       'reconfigure$',
       'team-a/web-42',
-      { env: { APP_MODE: 'staging' }, unsetEnv: ['OLD_FLAG'], entrypoint: 'nginx -g daemon off;', cpus: 2, memoryMb: 2048 },
+      {
+        env: { APP_MODE: 'staging' },
+        unsetEnv: ['OLD_FLAG'],
+        entrypoint: 'nginx -g daemon off;',
+        cpus: 2,
+        memoryMb: 2048,
+        ports: [
+          { port: 22, protocol: 'tcp' },
+          { port: 8080, protocol: 'tcp' },
+        ],
+      },
     ]);
+  });
+
+  it("setPorts passes the record's services as ports (the only call a change of services needs), with the provider's Service type", async () => {
+    const calls: unknown[][] = [];
+    const completed = await kubernetesLifecycle(calls, '203.0.113.9', [], { serviceType: 'LoadBalancer' }).setPorts(kubeRecord);
+    expect(calls[0]).toEqual([
+      'setPorts$',
+      'team-a/web-42',
+      [
+        { port: 22, protocol: 'tcp' },
+        { port: 8080, protocol: 'tcp' },
+      ],
+      '42',
+      'LoadBalancer',
+    ]);
+    expect(completed).toMatchObject({ operation: 'setPorts', changed: true, network: { macAddress: null, ipAddress: '203.0.113.9' } });
+  });
+
+  it('a record whose services were not loaded is refused, never read as "no ports" (setPorts would remove them all)', async () => {
+    const { services: _services, ...withoutServices } = kubeRecord;
+    await expect(kubernetesLifecycle([]).setPorts(withoutServices)).rejects.toThrow(/services are not loaded/);
   });
 
   it('rollbackOnFailure on the provider reaches the library reconfigure', async () => {
@@ -155,13 +200,14 @@ describe('containerLifecycle on a Kubernetes node', () => {
     expect(calls).toEqual([['remove$', 'team-a/web-42', '42']]);
   });
 
-  it('status is the library status in Manager words, with the Pod IP', async () => {
+  it("status is the library status in Manager words: the Service's address, and the Pod IP beside it as temporary", async () => {
     const calls: unknown[][] = [];
     expect(await kubernetesLifecycle(calls).status(kubeRecord)).toEqual({
       state: 'running',
       reason: 'NewReplicaSetAvailable',
       message: '1 of 1 available',
-      ipAddress: '10.244.0.7',
+      ipAddress: '10.0.0.42',
+      podIp: '10.244.0.7',
     });
   });
 });

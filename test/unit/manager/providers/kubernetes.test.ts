@@ -43,7 +43,7 @@ function libraryEvents(providerId = 'team-a/web-42'): ProvisionEvent[] {
   return [
     { type: 'created', at: '2025-01-01T00:00:00.000Z', uid: 'uid-1', ...base },
     { type: 'progress', at: '2025-01-01T00:00:01.000Z', status, message: '0/1 ready', ...base },
-    { type: 'ready', at: '2025-01-01T00:00:05.000Z', adopted: false, durationMs: 5000, ...base },
+    { type: 'ready', at: '2025-01-01T00:00:05.000Z', adopted: false, durationMs: 5000, address: null, service: null, ...base },
   ];
 }
 

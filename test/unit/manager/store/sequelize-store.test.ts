@@ -88,7 +88,7 @@ function rolloutTo(providerId: string): ProvisionEvent[] {
   const base = { namespace, name, providerId };
   return [
     { type: 'created', at: '2025-01-01T00:00:00.000Z', uid: 'uid-1', ...base },
-    { type: 'ready', at: '2025-01-01T00:00:02.000Z', adopted: false, durationMs: 2000, ...base },
+    { type: 'ready', at: '2025-01-01T00:00:02.000Z', adopted: false, durationMs: 2000, address: null, service: null, ...base },
   ];
 }
 

@@ -1,0 +1,328 @@
+// npm run bench:network: what a Service per container costs and how fast "reachable" is
+// seen. Starts its own local control plane (a service IP range wide enough for every N)
+// and, for each N, runs side by side in the same cluster, each in a fresh namespace:
+//   a. N concurrent provision$() calls without ports (a Deployment only);
+//   b. the same N with two ports each (a Deployment and a Service; ready means the
+//      Service's EndpointSlice lists the new Pod as ready on both ports);
+// while independent observers in this process watch the namespace's Deployments and
+// EndpointSlices straight from the API server. Writes network.md and network.json in bench/results/.
+//
+// Figures per N:
+//   - endpoint-ready detection p50/p99/max: our `ready` minus the later of the observer's
+//     first complete Deployment event and its first EndpointSlice event listing the Pod
+//     ready on every port (the two things ready waits for); which one came last, counted;
+//   - EndpointSlice (and Service) watches open at once, and watch requests, from the proxy;
+//   - requests and create-to-ready time with ports, beside the same N without: the extra
+//     requests per provisioning and the extra milliseconds (p50 and p99).
+//
+// Flags (or environment): --sizes 1,10,100,500 (BENCH_SIZES), --pod-ready-ms 3000
+// (BENCH_POD_READY_MS), --impl src|dist (BENCH_IMPL), --timeout-ms 300000, --out bench/results,
+// --cluster-nice 10, --cluster-cpus 0, --client-cpus 1 (as bench/run.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startCluster } from '../scripts/control-plane/cluster.js';
+import { EndpointSliceObserver } from './lib/endpoint-observer.js';
+import { machineInfo, machineMarkdown } from './lib/machine.js';
+import { Namespaces } from './lib/namespaces.js';
+import { DeploymentObserver } from './lib/observer.js';
+import { pinProcesses, renice } from './lib/pinning.js';
+import type { Implementation } from './lib/protocol.js';
+import { killChildren, runChild, startProxy, type ChildRun } from './lib/runners.js';
+import { fmt, markdownTable, percentile } from './lib/stats.js';
+import type { ProxyRequestSummary } from './lib/proxy-protocol.js';
+import type { RequestCounts } from '../test/support/api-proxy.js';
+
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const IMAGE = 'registry.example.com/manager:1.0';
+const PORTS = [
+  { port: 22, protocol: 'tcp' },
+  { port: 8080, protocol: 'tcp' },
+] as const;
+const SLICE_PORTS = PORTS.map((port) => `${port.port}/${port.protocol.toUpperCase()}`);
+const SETTLE_MS = 500;
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string' },
+    'pod-ready-ms': { type: 'string' },
+    impl: { type: 'string' },
+    'timeout-ms': { type: 'string' },
+    out: { type: 'string' },
+    'cluster-nice': { type: 'string' },
+    'cluster-cpus': { type: 'string' },
+    'client-cpus': { type: 'string' },
+  },
+  strict: true,
+});
+const env = process.env;
+const sizes = (values.sizes ?? env.BENCH_SIZES ?? '1,10,100,500').split(',').map((size) => Number.parseInt(size.trim(), 10));
+const podReadyDelayMs = Number(values['pod-ready-ms'] ?? env.BENCH_POD_READY_MS ?? 3000);
+const impl = (values.impl ?? env.BENCH_IMPL ?? 'src') as Implementation;
+const timeoutMs = Number(values['timeout-ms'] ?? env.BENCH_TIMEOUT_MS ?? 300_000);
+const outDir = resolve(REPO_ROOT, values.out ?? env.BENCH_OUT ?? 'bench/results');
+const clusterNice = Number(values['cluster-nice'] ?? env.BENCH_CLUSTER_NICE ?? 10);
+const cpuCount = availableParallelism();
+const clusterCpus = values['cluster-cpus'] ?? env.BENCH_CLUSTER_CPUS ?? (cpuCount >= 2 ? '0' : 'none');
+const clientCpus =
+  values['client-cpus'] ?? env.BENCH_CLIENT_CPUS ?? (clusterCpus === '0' ? (cpuCount === 2 ? '1' : `1-${cpuCount - 1}`) : 'none');
+for (const size of sizes) if (!Number.isSafeInteger(size) || size < 1) throw new Error(`--sizes: not a positive integer: ${size}`);
+if (impl !== 'dist' && impl !== 'src') throw new Error(`--impl must be dist or src, got ${String(impl)}`);
+
+const log = (line: string): void => void process.stderr.write(`[bench:network] ${line}\n`);
+const notes: string[] = [];
+
+interface Side {
+  readonly ports: boolean;
+  readonly succeeded: number;
+  readonly failed: number;
+  readonly errors: readonly string[];
+  readonly requests: number;
+  readonly requestsPerProvisioning: number;
+  readonly endToEndMs: { readonly p50: number; readonly p99: number };
+  readonly wallMs: number;
+  readonly peakOpenWatches: Readonly<Record<string, number>>;
+  readonly watchRequests: Readonly<Record<string, number>>;
+}
+
+interface NetworkRun {
+  readonly n: number;
+  readonly without: Side;
+  readonly with: Side;
+  readonly detectionMs: { readonly p50: number; readonly p99: number; readonly max: number; readonly samples: number };
+  /** Of the matched provisionings: how many had the EndpointSlice as the last of the two events ready waits for. */
+  readonly sliceWasLast: number;
+  readonly unmatched: number;
+  readonly addresses: number;
+  readonly extraRequestsPerProvisioning: number;
+  readonly extraMs: { readonly p50: number; readonly p99: number };
+}
+
+function resourceOf(path: string): string {
+  const segments = path.split('?')[0]?.split('/') ?? [];
+  return segments[segments.length - 1] ?? '';
+}
+
+function side(withPorts: boolean, run: ChildRun, counts: RequestCounts, requestLog: readonly ProxyRequestSummary[]): Side {
+  const records = run.result.records;
+  const ok = records.filter((record) => !record.error && record.readyAt !== undefined);
+  const endToEnd = ok.map((record) => (record.readyAt as number) - record.startedAt);
+  const watchRequests: Record<string, number> = {};
+  for (const request of requestLog)
+    if (request.watch) watchRequests[resourceOf(request.path)] = (watchRequests[resourceOf(request.path)] ?? 0) + 1;
+  return {
+    ports: withPorts,
+    succeeded: ok.length,
+    failed: records.length - ok.length,
+    errors: records.flatMap((record) => (record.error ? [`${record.name}: ${record.error}`] : [])).slice(0, 5),
+    requests: counts.requests,
+    requestsPerProvisioning: counts.requests / Math.max(1, records.length),
+    endToEndMs: { p50: percentile(endToEnd, 50), p99: percentile(endToEnd, 99) },
+    wallMs: run.result.wallMs,
+    peakOpenWatches: counts.peakOpenWatches,
+    watchRequests,
+  };
+}
+
+async function runSide(
+  namespaces: Namespaces,
+  adminKubeconfig: string,
+  n: number,
+  withPorts: boolean,
+): Promise<{ side: Side; run: ChildRun; deployments: DeploymentObserver; slices: EndpointSliceObserver }> {
+  const namespace = await namespaces.create(`bench-net-${withPorts ? 'ports' : 'plain'}-${n}`);
+  try {
+    const deployments = await DeploymentObserver.start(adminKubeconfig, namespace);
+    const slices = await EndpointSliceObserver.start(adminKubeconfig, namespace);
+    try {
+      const proxy = await startProxy(adminKubeconfig);
+      try {
+        const run = await runChild({
+          kind: 'provisioner',
+          impl,
+          kubeconfigPath: proxy.kubeconfigPath,
+          namespace,
+          count: n,
+          image: IMAGE,
+          timeoutMs,
+          pollIntervalMs: 2000,
+          mode: 'latency',
+          ...(withPorts ? { ports: PORTS } : {}),
+        });
+        await new Promise((resolveSettle) => setTimeout(resolveSettle, SETTLE_MS));
+        const { counts, log: requestLog } = await proxy.report();
+        if (run.exitCode !== 0 && run.exitedOnItsOwn)
+          notes.push(`N=${n} ports=${withPorts}: child exited ${run.exitCode}: ${run.stderrTail.slice(-400)}`);
+        if (!run.exitedOnItsOwn) notes.push(`N=${n} ports=${withPorts}: the child did not exit on its own`);
+        return { side: side(withPorts, run, counts, requestLog), run, deployments, slices };
+      } finally {
+        proxy.kill();
+      }
+    } finally {
+      deployments.stop();
+      slices.stop();
+    }
+  } finally {
+    if (!(await namespaces.delete(namespace))) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);
+  }
+}
+
+async function runN(namespaces: Namespaces, adminKubeconfig: string, n: number): Promise<NetworkRun> {
+  const plain = await runSide(namespaces, adminKubeconfig, n, false);
+  const ported = await runSide(namespaces, adminKubeconfig, n, true);
+  const detection: number[] = [];
+  let sliceWasLast = 0;
+  let unmatched = 0;
+  let addresses = 0;
+  for (const record of ported.run.result.records) {
+    if (record.error || record.readyAt === undefined) continue;
+    if (record.address) addresses += 1;
+    const complete = record.completeResourceVersion ? ported.deployments.at(record.name, record.completeResourceVersion) : undefined;
+    const routed = ported.slices.routedAt(record.name, SLICE_PORTS, record.startedAt);
+    if (!complete || !routed) {
+      unmatched += 1;
+      continue;
+    }
+    const last = Math.max(complete.at, routed.at);
+    if (routed.at >= complete.at) sliceWasLast += 1;
+    detection.push(record.readyAt - last);
+  }
+  const extra = (p: 50 | 99): number =>
+    p === 50 ? ported.side.endToEndMs.p50 - plain.side.endToEndMs.p50 : ported.side.endToEndMs.p99 - plain.side.endToEndMs.p99;
+  return {
+    n,
+    without: plain.side,
+    with: ported.side,
+    detectionMs: {
+      p50: percentile(detection, 50),
+      p99: percentile(detection, 99),
+      max: Math.max(...detection, Number.NaN),
+      samples: detection.length,
+    },
+    sliceWasLast,
+    unmatched,
+    addresses,
+    extraRequestsPerProvisioning: ported.side.requestsPerProvisioning - plain.side.requestsPerProvisioning,
+    extraMs: { p50: extra(50), p99: extra(99) },
+  };
+}
+
+function markdown(runs: readonly NetworkRun[], machine: ReturnType<typeof machineInfo>, busy: string): string {
+  const rows = runs.map((run) => [
+    String(run.n),
+    `${run.with.succeeded}/${run.n}`,
+    `${fmt(run.detectionMs.p50, 2)} / ${fmt(run.detectionMs.p99, 2)} / ${fmt(run.detectionMs.max, 2)}`,
+    `${run.sliceWasLast}/${run.detectionMs.samples}`,
+    String(run.with.peakOpenWatches.endpointslices ?? 0),
+    String(run.with.watchRequests.endpointslices ?? 0),
+    `${fmt(run.without.requestsPerProvisioning, 2)} → ${fmt(run.with.requestsPerProvisioning, 2)} (+${fmt(run.extraRequestsPerProvisioning, 2)})`,
+    `${fmt(run.without.endToEndMs.p50, 0)} → ${fmt(run.with.endToEndMs.p50, 0)} (${signed(run.extraMs.p50)})`,
+    `${fmt(run.without.endToEndMs.p99, 0)} → ${fmt(run.with.endToEndMs.p99, 0)} (${signed(run.extraMs.p99)})`,
+  ]);
+  const targets = runs.map((run) => {
+    const detectionMet = run.detectionMs.p99 < 10;
+    const watchesMet = (run.with.peakOpenWatches.endpointslices ?? 0) === 1;
+    return `- N=${run.n}: endpoint-ready detection p99 < 10 ms: ${detectionMet ? 'met' : 'MISSED'} (${fmt(run.detectionMs.p99, 2)} ms); one EndpointSlice watch in the namespace: ${watchesMet ? 'met' : 'MISSED'} (${run.with.peakOpenWatches.endpointslices ?? 0} at most)`;
+  });
+  return [
+    '# Network benchmark: a Service per container',
+    '',
+    `Generated by \`npm run bench:network\` on ${new Date().toISOString()}. ${busy}`,
+    '',
+    machineMarkdown(machine, {
+      'pod ready delay': `${podReadyDelayMs} ms`,
+      'library loaded by the children': impl,
+      ports: SLICE_PORTS.join(', '),
+    }),
+    '',
+    'Each N runs twice in the same cluster, each time in a fresh namespace: N provisionings without ports, then N with two ports.',
+    'Detection is our `ready` minus the later of the two events it waits for, as an independent observer received them on its own',
+    'watches (client-node, straight to the API server): the Deployment complete, and the EndpointSlice listing the new Pod as ready on',
+    'both ports. Times are ms; "→" reads "without ports → with ports".',
+    '',
+    markdownTable(
+      [
+        'N',
+        'ready',
+        'detection p50 / p99 / max',
+        'slice was last',
+        'EndpointSlice watches open at once',
+        'EndpointSlice watch requests',
+        'requests per provisioning',
+        'create → ready p50',
+        'create → ready p99',
+      ],
+      rows,
+    ),
+    '',
+    '## Targets',
+    '',
+    ...targets,
+    '',
+    ...(notes.length > 0 ? ['## Notes', '', ...notes.map((note) => `- ${note}`), ''] : []),
+  ].join('\n');
+}
+
+function signed(value: number): string {
+  return `${value >= 0 ? '+' : ''}${fmt(value, 0)}`;
+}
+
+async function main(): Promise<void> {
+  process.on('exit', killChildren);
+  const interrupt = (): void => {
+    killChildren();
+    process.exitCode = 130;
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  const machine = machineInfo();
+  // Other test suites on this machine: reported, since the figures depend on it.
+  const busy = process.env.BENCH_MACHINE_NOTE ?? 'The machine was not known to be quiet.';
+  const maxN = Math.max(...sizes);
+  const cluster = await startCluster({
+    podReadyDelayMs,
+    keepWorkDir: env.BENCH_KEEP_CLUSTER === '1',
+    nodeCapacity: { pods: String(Math.max(3000, maxN * 2 + 100)) },
+    // A /16: room for every N's Services at once (the default /24 holds about 250).
+    serviceClusterIpRange: '10.96.0.0/16',
+    log: (line) => log(`[cluster] ${line}`),
+  });
+  const runs: NetworkRun[] = [];
+  try {
+    renice(clusterNice, Object.values(cluster.pids));
+    if (clusterCpus !== 'none' && pinProcesses(clusterCpus, Object.values(cluster.pids)) && clientCpus !== 'none') {
+      if (!pinProcesses(clientCpus, [process.pid])) notes.push(`could not pin the clients to CPU(s) ${clientCpus}`);
+    } else if (clusterCpus !== 'none') notes.push(`could not pin the control plane to CPU(s) ${clusterCpus}: taskset failed`);
+    const namespaces = new Namespaces(cluster.kubeconfigPath);
+    for (const n of sizes) {
+      log(`N=${n}...`);
+      try {
+        const run = await runN(namespaces, cluster.kubeconfigPath, n);
+        runs.push(run);
+        log(
+          `N=${n}: ready ${run.with.succeeded}/${n}; detection p99 ${fmt(run.detectionMs.p99, 2)} ms (slice last ${run.sliceWasLast}/${run.detectionMs.samples}); ` +
+            `EndpointSlice watches at once ${run.with.peakOpenWatches.endpointslices ?? 0}; extra requests/provisioning ${fmt(run.extraRequestsPerProvisioning, 2)}; extra p50 ${signed(run.extraMs.p50)} ms`,
+        );
+        for (const error of [...run.with.errors, ...run.without.errors].slice(0, 3)) log(`  error: ${error}`);
+      } catch (error) {
+        notes.push(`N=${n} failed, no figures: ${error instanceof Error ? error.message.slice(0, 800) : String(error)}`);
+        log(`N=${n} FAILED: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      mkdirSync(outDir, { recursive: true });
+      writeFileSync(join(outDir, 'network.json'), `${JSON.stringify({ machine, busy, podReadyDelayMs, impl, runs, notes }, null, 2)}\n`);
+      writeFileSync(join(outDir, 'network.md'), `${markdown(runs, machine, busy)}\n`);
+    }
+  } finally {
+    killChildren();
+    await cluster.stop();
+  }
+  log(`wrote ${join(outDir, 'network.md')} and network.json`);
+}
+
+main().catch((error: unknown) => {
+  killChildren();
+  process.stderr.write(`[bench:network] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

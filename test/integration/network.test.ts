@@ -1,0 +1,188 @@
+// A container's Service on the real control plane: the ClusterIP allocated by the real
+// kube-apiserver, the EndpointSlices written by the real controller manager from KWOK's
+// Pod readiness. kubectl, an independent client, cross-checks every step; the CLI runs as
+// a child process for the flags Manager's operators type.
+import type { V1Deployment, V1EndpointSlice, V1Service } from '../../src/kube/objects.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError } from '../../src/errors/api.js';
+import { RolloutFailedError } from '../../src/errors/rollout.js';
+import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
+import { provision } from '../../src/workload/provision.js';
+import { reconfigure } from '../../src/workload/reconfigure.js';
+import { remove } from '../../src/workload/remove.js';
+import { restart } from '../../src/workload/restart.js';
+import { setPorts } from '../../src/workload/set-ports.js';
+import { start } from '../../src/workload/start.js';
+import { status } from '../../src/workload/status.js';
+import { list } from '../../src/workload/list.js';
+import { stop } from '../../src/workload/stop.js';
+import { clusterEnv } from '../support/cluster-env.js';
+import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec } from '../support/kube.js';
+import { runNode, type ProcessRun } from '../support/run-process.js';
+
+const TIMEOUT = { timeoutMs: 60_000 };
+const TWO_PORTS = [{ port: 22 }, { port: 8080, protocol: 'tcp', name: 'web' }];
+
+let namespace: string;
+let api: KubernetesApi;
+beforeAll(() => {
+  namespace = createNamespace('it-network');
+  api = apiFor();
+});
+afterAll(() => {
+  kubectl(['delete', 'namespace', namespace, '--wait=false']);
+});
+
+function cli(args: string[]): Promise<ProcessRun> {
+  return runNode(['dist/cli/main.js', ...args], { env: { ...process.env, KUBECONFIG: clusterEnv().kubeconfigPath } });
+}
+
+function liveService(name: string): V1Service {
+  return kubectlJson<V1Service>(['get', 'service', name, '-n', namespace]);
+}
+
+function liveDeployment(name: string): V1Deployment {
+  return kubectlJson<V1Deployment>(['get', 'deployment', name, '-n', namespace]);
+}
+
+function slicesOf(name: string): V1EndpointSlice[] {
+  return kubectlJson<{ items: V1EndpointSlice[] }>(['get', 'endpointslices', '-n', namespace, '-l', `kubernetes.io/service-name=${name}`])
+    .items;
+}
+
+/** The addresses the real EndpointSlice controller lists as ready. */
+function readyEndpoints(name: string): string[] {
+  return slicesOf(name).flatMap((slice) =>
+    (slice.endpoints ?? []).filter((endpoint) => endpoint.conditions?.ready === true).flatMap((endpoint) => endpoint.addresses ?? []),
+  );
+}
+
+function readyPodIps(name: string): string[] {
+  const deployment = liveDeployment(name);
+  const selector = Object.entries(deployment.spec?.selector?.matchLabels ?? {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  const pods = kubectlJson<{
+    items: { metadata?: { deletionTimestamp?: string }; status?: { podIP?: string; conditions?: { type: string; status: string }[] } }[];
+  }>(['get', 'pods', '-n', namespace, '-l', selector]).items;
+  return pods
+    .filter((pod) => !pod.metadata?.deletionTimestamp && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+    .map((pod) => pod.status?.podIP ?? '');
+}
+
+describe('a Service per container (real control plane)', () => {
+  it('create with two ports: a Service with those ports and the selector, a ready endpoint, the ClusterIP returned; the whole life keeps it', async () => {
+    const spec = sampleSpec({ namespace, ports: TWO_PORTS });
+    const created = await provision(api, spec, TIMEOUT);
+    const { providerId: id, name } = created;
+
+    const service = liveService(name);
+    const clusterIp = service.spec?.clusterIP;
+    expect(clusterIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(created.address).toBe(clusterIp);
+    expect(service.spec?.type).toBe('ClusterIP');
+    expect(service.spec?.ports?.map((port) => [port.port, port.protocol])).toEqual([
+      [22, 'TCP'],
+      [8080, 'TCP'],
+    ]);
+    expect(service.spec?.selector).toEqual(liveDeployment(name).spec?.selector?.matchLabels);
+    // Ready means reachable: when provision resolved, the controller had listed the Pod.
+    const podIps = readyPodIps(name);
+    expect(podIps).toHaveLength(1);
+    expect(readyEndpoints(name)).toEqual(podIps);
+    expect(await status(api, id)).toMatchObject({ state: 'running', address: clusterIp, podIp: podIps[0], service: { routed: true } });
+
+    // stop: the same ClusterIP, no ready endpoint, offline.
+    await stop(api, id, TIMEOUT);
+    expect(liveService(name).spec?.clusterIP).toBe(clusterIp);
+    await expect.poll(() => readyEndpoints(name), { timeout: 30_000 }).toEqual([]);
+    expect(await status(api, id)).toMatchObject({ state: 'offline', address: clusterIp, service: { routed: false } });
+
+    // start: the endpoint again, the same address.
+    const started = await start(api, id, TIMEOUT);
+    expect(started).toMatchObject({ changed: true });
+    expect(readyEndpoints(name)).toEqual(readyPodIps(name));
+    expect(liveService(name).spec?.clusterIP).toBe(clusterIp);
+
+    // restart and reconfigure: a new Pod each time, the same address.
+    await restart(api, id, TIMEOUT);
+    expect(liveService(name).spec?.clusterIP).toBe(clusterIp);
+    expect(readyEndpoints(name)).toEqual(readyPodIps(name));
+    await reconfigure(api, id, { env: { MODE: 'two' } }, TIMEOUT);
+    expect(liveService(name).spec?.clusterIP).toBe(clusterIp);
+    expect(readyEndpoints(name)).toEqual(readyPodIps(name));
+    expect((await status(api, id)).address).toBe(clusterIp);
+
+    // delete: the Service and its EndpointSlices gone with the Deployment.
+    await remove(api, id, { ...TIMEOUT, containerId: String(spec.containerId) });
+    expect(kubectl(['get', 'service', name, '-n', namespace, '--ignore-not-found', '-o', 'name']).trim()).toBe('');
+    await expect.poll(() => slicesOf(name).length, { timeout: 30_000 }).toBe(0);
+  });
+
+  it('changing the ports patches the Service only: the Deployment keeps its generation and its Pod', async () => {
+    const spec = sampleSpec({ namespace, ports: [{ port: 22 }] });
+    const { providerId: id, name, address } = await provision(api, spec, TIMEOUT);
+    const before = liveDeployment(name);
+    const podsBefore = readyPodIps(name);
+
+    const changed = await setPorts(api, id, [{ port: 22 }, { port: 53, protocol: 'udp' }], TIMEOUT);
+    expect(changed).toMatchObject({ changed: true, address });
+    expect(liveService(name).spec?.ports?.map((port) => `${port.port}/${port.protocol}`)).toEqual(['22/TCP', '53/UDP']);
+    expect(liveDeployment(name).metadata?.generation).toBe(before.metadata?.generation);
+    expect(readyPodIps(name)).toEqual(podsBefore);
+    // The same ports again write nothing.
+    await expect(setPorts(api, id, [{ port: 22 }, { port: 53, protocol: 'udp' }], TIMEOUT)).resolves.toMatchObject({ changed: false });
+  });
+
+  it('kube-provision reconfigure --port and --no-ports (CLI): the Service follows the flags, the Deployment untouched', async () => {
+    const spec = sampleSpec({ namespace, ports: [{ port: 22 }] });
+    const { providerId: id, name } = await provision(api, spec, TIMEOUT);
+    const generation = liveDeployment(name).metadata?.generation;
+
+    const ported = await cli(['reconfigure', id, '--container-id', String(spec.containerId), '--port', '22', '--port', '8080/tcp']);
+    expect(ported.stderr).toBe('');
+    expect(ported.code).toBe(0);
+    expect(liveService(name).spec?.ports?.map((port) => port.port)).toEqual([22, 8080]);
+    expect(liveDeployment(name).metadata?.generation).toBe(generation);
+
+    const none = await cli(['reconfigure', id, '--container-id', String(spec.containerId), '--no-ports']);
+    expect(none.code).toBe(0);
+    expect(kubectl(['get', 'service', name, '-n', namespace, '--ignore-not-found', '-o', 'name']).trim()).toBe('');
+    expect(await status(api, id)).toMatchObject({ state: 'running', address: null, service: null });
+  });
+
+  it('a foreign Service of the name: ConflictError, and it is left untouched', async () => {
+    const spec = sampleSpec({ namespace, ports: [{ port: 22 }] });
+    const name = String(spec.hostname);
+    kubectl(['create', 'service', 'clusterip', name, '-n', namespace, '--tcp=9999:9999']);
+    const before = liveService(name);
+    await expect(provision(api, spec, TIMEOUT)).rejects.toBeInstanceOf(ConflictError);
+    const after = liveService(name);
+    expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+    expect(after.spec?.ports?.map((port) => port.port)).toEqual([9999]);
+  });
+
+  it('a LoadBalancer with no controller: LoadBalancerPending after the grace window, well before the timeout', async () => {
+    const spec = sampleSpec({ namespace, ports: [{ port: 80 }], serviceType: 'LoadBalancer' });
+    const began = Date.now();
+    const failure = await provision(api, spec, { timeoutMs: 120_000, failurePolicy: { loadBalancer: { graceMs: 3_000 } } }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(RolloutFailedError);
+    expect(failure).toMatchObject({ reason: 'LoadBalancerPending' });
+    expect(Date.now() - began).toBeLessThan(60_000);
+  });
+
+  it("two Manager instances in one namespace never see each other's Services", async () => {
+    const a = sampleSpec({ namespace, ports: [{ port: 22 }], instance: 'site-a' });
+    const b = sampleSpec({ namespace, ports: [{ port: 22 }], instance: 'site-b' });
+    const [made, other] = await Promise.all([provision(api, a, TIMEOUT), provision(api, b, TIMEOUT)]);
+    const listed = await list(api, { namespace, instance: 'site-a' });
+    const ids = listed.map((snapshot) => snapshot.vmid);
+    expect(ids).toContain(made.providerId);
+    expect(ids).not.toContain(other.providerId);
+    expect(listed.find((snapshot) => snapshot.vmid === made.providerId)?.detail).toMatchObject({ address: made.address });
+    // Another instance's workload is not this one's, its Service included.
+    expect(await status(api, other.providerId, { instance: 'site-a' })).toMatchObject({ state: 'missing', address: null });
+  });
+});
