@@ -8,6 +8,7 @@
 import { isAbsolute } from 'node:path';
 import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../index.js';
 import { KubernetesNodeConfigError, type NodeConfigIssue } from './errors.js';
+import { MAX_DNS_SUBDOMAIN_LENGTH, MAX_KUBECONFIG_PATH_LENGTH } from './kit/node-columns.js';
 
 /** How a node reaches its cluster, validated; never the kubeconfig's contents or the token. */
 export type KubernetesNodeConfig =
@@ -28,8 +29,6 @@ export type KubernetesNodeConfig =
       readonly tlsVerify: boolean;
     };
 
-const MAX_PATH_LENGTH = 4096;
-const MAX_CONTEXT_LENGTH = 253;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
@@ -105,7 +104,7 @@ function kubeconfigPathProblem(path: unknown): string | undefined {
   if (typeof path !== 'string') return 'must be a string (a file path)';
   if (/[\r\n]/.test(path)) return "must be a file path, not the kubeconfig's contents (it has a line break)";
   if (CONTROL_CHARACTER.test(path)) return 'must not contain control characters';
-  if (path.length > MAX_PATH_LENGTH) return `must be at most ${MAX_PATH_LENGTH} characters`;
+  if (path.length > MAX_KUBECONFIG_PATH_LENGTH) return `must be at most ${MAX_KUBECONFIG_PATH_LENGTH} characters`;
   if (!isAbsolute(path)) return "must be an absolute path (Manager's working directory is no stable base; ~ is not expanded)";
   return undefined;
 }
@@ -115,6 +114,6 @@ function kubeContextProblem(context: unknown): string | undefined {
   if (typeof context !== 'string') return 'must be a string (a context name in the kubeconfig)';
   if (CONTROL_CHARACTER.test(context)) return 'must not contain control characters';
   if (context.trim() !== context) return 'must not start or end with spaces';
-  if (context.length > MAX_CONTEXT_LENGTH) return `must be at most ${MAX_CONTEXT_LENGTH} characters`;
+  if (context.length > MAX_DNS_SUBDOMAIN_LENGTH) return `must be at most ${MAX_DNS_SUBDOMAIN_LENGTH} characters`;
   return undefined;
 }

@@ -77,13 +77,12 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
     ...(context.signal ? { signal: context.signal } : {}),
   });
 
-  const podIp = async (api: KubernetesClient, providerId: string, record: ContainerRecord, context: ProviderContext) =>
-    (await ops.status(api, providerId, { containerId: String(record.id), ...instance, scheduler: context.clock, ...signalOf(context) }))
-      .podIp;
+  const podIp = (api: KubernetesClient, providerId: string, record: ContainerRecord, context: ProviderContext) =>
+    currentAddress(ops, api, providerId, record, options.instance, context);
 
   const run = (operation: LifecycleOperation, record: ContainerRecord, context: ProviderContext, operation$: Operation$) =>
     defer(() => {
-      const providerId = requireProviderId(record);
+      const providerId = requireProviderId(record, operation);
       return from(client(record)).pipe(
         switchMap((api) =>
           operation$(api, providerId, operationOptions(record, context)).pipe(
@@ -99,7 +98,9 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
                 changed,
                 ...(network ? { network } : {}),
               });
-              if (operation === 'stop' || operation === 'remove') return of(event, completed());
+              // A stopped container's Pod, and its address, are gone: the row's address is cleared.
+              if (operation === 'stop') return of(event, completed({ macAddress: null, ipAddress: null }));
+              if (operation === 'remove') return of(event, completed());
               // The Pod IP changes with every new Pod: read it after the operation.
               return from(podIp(api, providerId, record, context)).pipe(
                 concatMap((ipAddress) => of(event, completed({ macAddress: null, ipAddress }))),
@@ -112,7 +113,7 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
 
   return {
     async status(record, context): Promise<ContainerStatus> {
-      const providerId = requireProviderId(record);
+      const providerId = requireProviderId(record, 'status');
       const api = await client(record);
       const value = await ops.status(api, providerId, {
         containerId: String(record.id),
@@ -165,6 +166,24 @@ async function changesFor(
     cpus: record.resources.cpus,
     memoryMb: record.resources.memoryMb,
   };
+}
+
+/** The address the container has now: the Ready Pod's IP, read once (null when none is Ready). */
+export async function currentAddress(
+  ops: Pick<KubernetesOperations, 'status'>,
+  api: KubernetesClient,
+  providerId: string,
+  record: ContainerRecord,
+  instance: string | undefined,
+  context: ProviderContext,
+): Promise<string | null> {
+  const value = await ops.status(api, providerId, {
+    containerId: String(record.id),
+    ...(instance !== undefined ? { instance } : {}),
+    scheduler: context.clock,
+    ...signalOf(context),
+  });
+  return value.podIp;
 }
 
 function signalOf(context: ProviderContext): { signal?: AbortSignal } {

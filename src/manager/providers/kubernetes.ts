@@ -7,14 +7,14 @@
 // URL and token. A node with neither fails before any request; the process's $KUBECONFIG
 // and ~/.kube/config are never read for a node.
 import { createHash } from 'node:crypto';
-import { concatMap, defer, from, switchMap } from 'rxjs';
+import { concatMap, defer, from, of, switchMap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { InvalidOptionError, KubernetesApi, provision$ as libraryProvision$ } from '../../index.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
 import { KubernetesNodeConfigError } from '../errors.js';
 import { kubernetesNodeConfig, type KubernetesNodeConfig } from '../node-config.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
-import { kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
+import { LIBRARY_OPERATIONS, currentAddress, kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
 import type { ContainerRecord, NodeRecord, Provider, ProviderContext, ProviderEvent, ProvisionedEvent } from './types.js';
 
 /** The shape of the core's `provision$`, injected so tests need no cluster. */
@@ -104,17 +104,27 @@ function provisionDeployment(
   options: KubernetesProviderOptions & { clientFor: KubernetesClientFactory; provision$: ProvisionFunction },
   nodeType: string,
 ): Observable<ProviderEvent> {
+  const operations = options.operations ?? LIBRARY_OPERATIONS;
   return defer(() => from(Promise.resolve(options.clientFor(record.node)))).pipe(
     switchMap((api) =>
-      options.provision$(api, workloadInput(record, options.instance), {
-        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-        ...(options.keepOnFailure !== undefined ? { keepOnFailure: options.keepOnFailure } : {}),
-        ...(context.signal ? { signal: context.signal } : {}),
-        scheduler: context.clock,
-      }),
+      options
+        .provision$(api, workloadInput(record, options.instance), {
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          ...(options.keepOnFailure !== undefined ? { keepOnFailure: options.keepOnFailure } : {}),
+          ...(context.signal ? { signal: context.signal } : {}),
+          scheduler: context.clock,
+        })
+        .pipe(
+          // The library's events pass through unchanged; `ready` also yields the outcome, with
+          // the address the container has now, so Manager's agent can reach it from the start.
+          concatMap((event): Observable<ProviderEvent> => {
+            if (event.type !== 'ready') return of(event);
+            return from(currentAddress(operations, api, event.providerId, record, options.instance, context)).pipe(
+              concatMap((ipAddress) => of<ProviderEvent[]>(event, provisionedFrom(event, nodeType, ipAddress))),
+            );
+          }),
+        ),
     ),
-    // The library's events pass through unchanged; `ready` also yields the outcome.
-    concatMap((event): ProviderEvent[] => (event.type === 'ready' ? [event, provisionedFrom(event, nodeType)] : [event])),
   );
 }
 
@@ -172,6 +182,6 @@ function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function provisionedFrom(ready: ReadyEvent, provider: string): ProvisionedEvent {
-  return { type: 'provisioned', at: ready.at, provider, providerId: ready.providerId, macAddress: null, ipAddress: null };
+function provisionedFrom(ready: ReadyEvent, provider: string, ipAddress: string | null): ProvisionedEvent {
+  return { type: 'provisioned', at: ready.at, provider, providerId: ready.providerId, macAddress: null, ipAddress };
 }

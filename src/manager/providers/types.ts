@@ -30,12 +30,16 @@ export interface NodeRecord {
   readonly apiUrl?: string | null;
   readonly secret?: string | null;
   readonly tlsVerify?: boolean | null;
+  // Kubernetes, for a container with nvidiaRequested: the extended resource it requests
+  // (default nvidia.com/gpu) and the RuntimeClass it runs with (default: none).
+  readonly kubeGpuResource?: string | null;
+  readonly kubeGpuRuntimeClass?: string | null;
 }
 
 export interface SiteRecord {
   readonly name: string;
-  /** DNS search domain of the site's internal network. */
-  readonly internalDomain: string;
+  /** DNS search domain of the site's internal network; Manager allows none (null). */
+  readonly internalDomain: string | null;
 }
 
 /** Approved resources, already defaulted (Manager: 4 cores, 4096 MB, 0 swap, 50 GB). */

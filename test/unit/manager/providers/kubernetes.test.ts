@@ -16,7 +16,7 @@ import { KubernetesNodeConfigError } from '../../../../src/manager/errors.js';
 import type { NodeRecord } from '../../../../src/manager/providers/types.js';
 import { parseWorkloadSpec } from '../../../../src/spec/workload-spec.js';
 import type { ProvisionEvent, RolloutStatus } from '../../../../src/rollout/events.js';
-import { containerRecord } from './fixtures.js';
+import { containerRecord, recordingOperations } from './fixtures.js';
 
 const kubeNode = {
   id: 3,
@@ -162,6 +162,7 @@ describe('kubernetes provider', () => {
   it('passes the library events through unchanged and ends with the Deployment provider ID', async () => {
     const events = libraryEvents();
     const calls: ProvisionCall[] = [];
+    const statusCalls: unknown[][] = [];
     const nodes: NodeRecord[] = [];
     const provider = createKubernetesProvider({
       provision$: fakeProvision(() => of(...events), calls),
@@ -172,6 +173,7 @@ describe('kubernetes provider', () => {
       timeoutMs: 60_000,
       instance: 'manager-prod',
       keepOnFailure: true,
+      operations: recordingOperations(statusCalls, '10.244.0.9'),
     });
     const controller = new AbortController();
     const record = containerRecord({ node: kubeNode });
@@ -186,9 +188,11 @@ describe('kubernetes provider', () => {
       provider: 'kubernetes',
       providerId: 'team-a/web-42',
       macAddress: null,
-      ipAddress: null,
+      ipAddress: '10.244.0.9',
     });
     expect(emitted).toHaveLength(4);
+    // The address is read once the rollout is complete, from the workload this installation labelled.
+    expect(statusCalls).toEqual([['status', 'team-a/web-42', '42', 'manager-prod']]);
     // The factory gets the node record itself, to build the client from Manager's storage.
     expect(nodes).toEqual([record.node]);
     expect(calls).toHaveLength(1);

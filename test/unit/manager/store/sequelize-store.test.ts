@@ -19,6 +19,7 @@ import type { ProvisionFunction } from '../../../../src/manager/providers/kubern
 import { ProviderRegistry } from '../../../../src/manager/providers/registry.js';
 import { SequelizeContainerStore } from '../../../../src/manager/store/sequelize-store.js';
 import type { ProvisionEvent } from '../../../../src/rollout/events.js';
+import { recordingOperations } from '../providers/fixtures.js';
 
 const fakeApi = { namespace: 'team-a', server: 'https://east.example:6443' } as KubernetesClient;
 
@@ -100,7 +101,9 @@ function providers(run: ProvisionFunction = () => of(...rolloutTo('team-a/web-42
     provisionInputs.push(input);
     return run(api, input, options);
   };
-  return new ProviderRegistry([createKubernetesProvider({ provision$: recording, clientFor: () => fakeApi })]);
+  return new ProviderRegistry([
+    createKubernetesProvider({ provision$: recording, clientFor: () => fakeApi, operations: recordingOperations([], '10.244.0.9') }),
+  ]);
 }
 
 async function rowOf(id: number): Promise<Record<string, unknown>> {
@@ -147,9 +150,9 @@ describe('SequelizeContainerStore with Manager-shaped models', () => {
   it('Stable Deployment provider ID is stored: provisions through createContainer and stores namespace/name in containerId', async () => {
     const result = await createContainer(containerId, { providers: providers(), store });
 
-    expect(result).toMatchObject({ providerId: 'team-a/web-42', macAddress: null, ipAddress: null });
+    expect(result).toMatchObject({ providerId: 'team-a/web-42', macAddress: null, ipAddress: '10.244.0.9' });
     const row = await rowOf(containerId);
-    expect(row).toMatchObject({ containerId: 'team-a/web-42', macAddress: null, ipv4Address: null });
+    expect(row).toMatchObject({ containerId: 'team-a/web-42', macAddress: null, ipv4Address: '10.244.0.9' });
     // The record the provider saw: approved CPU, memory defaulted (0 -> 4096), env merged.
     expect(provisionInputs).toEqual([
       {
