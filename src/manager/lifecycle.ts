@@ -5,14 +5,8 @@
 // node and site, its approved resources) and the result is written back to it.
 import { EMPTY, asyncScheduler, concat, defer, filter, from, lastValueFrom, switchMap, tap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { InvalidOptionError, KubeProvisionerError, OperationAbortedError, abortOn } from '../index.js';
-import {
-  ContainerLoadError,
-  ContainerNotFoundError,
-  LifecycleResultNotSavedError,
-  LifecycleUnsupportedError,
-  type ContainerOperationName,
-} from './errors.js';
+import { InvalidOptionError, OperationAbortedError, abortOn } from '../index.js';
+import { LifecycleResultNotSavedError, LifecycleUnsupportedError, type ContainerOperationName } from './errors.js';
 import { eventTime } from './event-time.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type {
@@ -26,6 +20,7 @@ import type {
   ProviderContext,
 } from './providers/types.js';
 import type { ContainerStore, OperationResult } from './store/container-store.js';
+import { loadRecord } from './store/load-record.js';
 
 export interface ContainerLifecycleOptions {
   /** Time source for event stamps and delays; default: the real clock. */
@@ -175,15 +170,7 @@ async function recordOf(store: ContainerStore | undefined, target: ContainerTarg
       `a container is its row or its id (an integer), not ${typeof id === 'string' ? '""' : typeof id}`,
     );
   }
-  let record: ContainerRecord | undefined;
-  try {
-    record = await store.load(id);
-  } catch (error) {
-    if (error instanceof KubeProvisionerError) throw error;
-    throw new ContainerLoadError(id, { cause: error });
-  }
-  if (!record) throw new ContainerNotFoundError(id);
-  return record;
+  return loadRecord(store, id);
 }
 
 /** The row after the operation: the provider ID it now has, and the network when the operation reported it. */

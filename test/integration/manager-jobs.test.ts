@@ -104,6 +104,13 @@ function expectJobLog(run: ExampleRun): string[] {
   return lines;
 }
 
+/** A Container row as Manager's create route stores it, on the node the test saved. */
+async function containerRow(prefix: string, fields: Record<string, unknown> = {}): Promise<{ id: number; hostname: string }> {
+  const hostname = uniqueName(prefix);
+  const row = await models.Container.create({ hostname, username: 'alice', template: NGINX, nodeId, siteId, ...fields });
+  return { id: row.get('id') as number, hostname };
+}
+
 const rowOf = async (id: number) => (await models.Container.findByPk(id))?.get({ plain: true }) as Record<string, unknown> | undefined;
 const deployment = (name: string) => kubectlJson<V1Deployment>(['get', 'deployment', name, '-n', namespace]);
 const podsOf = (id: number) => kubectlJson<{ items: V1Pod[] }>(['get', 'pods', '-n', namespace, '-l', `${CONTAINER_ID_LABEL}=${id}`]).items;
@@ -134,16 +141,7 @@ describe("docs/manager.md's path: a kubernetes node in Manager, and a container'
     // Manager's create route picks a provisionable node of the site: this one.
     const picked = await models.Node.findOne({ where: { siteId, ...models.Node.provisionableWhere() } });
     expect(picked?.get('id')).toBe(nodeId);
-    const hostname = uniqueName('life');
-    const row = await models.Container.create({
-      hostname,
-      username: 'alice',
-      template: NGINX,
-      nodeId,
-      siteId,
-      environmentVars: JSON.stringify({ PORT: 8080, DEBUG: true }),
-    });
-    const id = row.get('id') as number;
+    const { id, hostname } = await containerRow('life', { environmentVars: JSON.stringify({ PORT: 8080, DEBUG: true }) });
     const providerId = `${namespace}/${hostname}`;
 
     // Create: the job the create route queues.
@@ -228,16 +226,7 @@ describe("docs/manager.md's path: a kubernetes node in Manager, and a container'
   }, 300_000);
 
   it("a row Manager's rule refuses fails its job naming the variable, and nothing is created", async () => {
-    const hostname = uniqueName('badenv');
-    const row = await models.Container.create({
-      hostname,
-      username: 'alice',
-      template: NGINX,
-      nodeId,
-      siteId,
-      environmentVars: JSON.stringify({ 'BAD KEY': 'x', PORT: 8080 }),
-    });
-    const id = row.get('id') as number;
+    const { id } = await containerRow('badenv', { environmentVars: JSON.stringify({ 'BAD KEY': 'x', PORT: 8080 }) });
     const run = await runCommand(`node bin/create-container.js --container-id=${id}`);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
@@ -249,8 +238,7 @@ describe("docs/manager.md's path: a kubernetes node in Manager, and a container'
   });
 
   it('stopping a container whose create job has not finished: the route answers 409, the job says so in words that fit', async () => {
-    const row = await models.Container.create({ hostname: uniqueName('pending'), username: 'alice', template: NGINX, nodeId, siteId });
-    const id = row.get('id') as number;
+    const { id } = await containerRow('pending');
     const refused = await call('POST', `/containers/${id}/stop`);
     expect(refused).toMatchObject({ status: 409, error: { code: 'not_provisioned' } });
     const run = await runCommand(`node bin/start-stop-container.js --container-id=${id} --action=stop`);

@@ -41,7 +41,16 @@ module.exports = (sequelize, DataTypes) => {
       environmentVars: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },
       entrypoint: { type: DataTypes.STRING(2000), allowNull: true, defaultValue: null },
     },
-    { sequelize, modelName: 'Container' },
+    {
+      sequelize,
+      modelName: 'Container',
+      indexes: [
+        { name: 'containers_node_container_id_unique', unique: true, fields: ['nodeId', 'containerId'] },
+        { name: 'containers_site_hostname_unique', unique: true, fields: ['siteId', 'hostname'] },
+        { name: 'containers_site_ipv4_unique', unique: true, fields: ['siteId', 'ipv4Address'] },
+        { name: 'containers_site_mac_unique', unique: true, fields: ['siteId', 'macAddress'] },
+      ],
+    },
   );
   return Container;
 };

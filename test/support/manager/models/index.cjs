@@ -5,20 +5,10 @@
 // `require('../models')` in the job scripts of examples/. The schema comes from the
 // migrations, Manager's own and the kit's, run by sequelize-cli (test/support/manager-database.ts).
 // models/node.cjs holds the kit's lines exactly as docs/manager.md tells Manager to add them.
-const fs = require('node:fs');
-const path = require('node:path');
 const Sequelize = require('sequelize');
+const { defineModels } = require('../define-models.cjs');
 
 if (!process.env.MANAGER_DB) throw new Error('MANAGER_DB must name the SQLite file of the Manager-shaped models');
 const sequelize = new Sequelize({ dialect: 'sqlite', storage: process.env.MANAGER_DB, logging: false });
 
-const db = {};
-for (const file of fs.readdirSync(__dirname).filter((name) => name.endsWith('.cjs') && name !== 'index.cjs')) {
-  const model = require(path.join(__dirname, file))(sequelize, Sequelize.DataTypes);
-  db[model.name] = model;
-}
-for (const model of Object.values(db)) model.associate?.(db);
-
-db.sequelize = sequelize;
-db.Sequelize = Sequelize;
-module.exports = db;
+module.exports = { ...defineModels(sequelize), sequelize, Sequelize };
