@@ -559,7 +559,7 @@ async function main(): Promise<void> {
   await measure(sharedInformerFeed, 100, Math.min(eventCount, 50_000), 1, 'random');
   const rows: Row[] = [];
   for (const waiters of waiterCounts) rows.push(await run('shared-informer', sharedInformerFeed, waiters, eventCount, 'random'));
-  // Decoding costs ~20 µs per event: fewer events keep these runs short.
+  // Decoding is most of each event's cost: fewer events keep these runs short.
   const wireEvents = Math.min(eventCount, WIRE_EVENTS);
   for (const waiters of waiterCounts)
     rows.push(await run('shared-informer', sharedInformerFeed, waiters, wireEvents, 'random', 'watch-lines'));

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startCluster } from '../scripts/control-plane/cluster.js';
 import { KubernetesApi } from '../src/kube/kubernetes-api.js';
-import { parseWorkloadSpec } from '../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../src/input/workload-spec.js';
 import { buildDeployment } from '../src/workload/manifest.js';
 import { apiCounts, type ApiCounts } from './lib/cluster-report.js';
 import { deploymentName } from './lib/child-harness.js';
@@ -139,6 +139,10 @@ interface Figures {
   readonly startPhaseMs: number;
   readonly events: { readonly initial: number; readonly stop: number; readonly start: number };
   readonly repeats: number;
+  /** Watch events the child received, the informer changes statuses$ got, and the statuses it computed. */
+  readonly watchEvents: number;
+  readonly notices: number;
+  readonly evaluations: number;
   readonly fullPaths: number;
   readonly detectionMs: Summary;
   readonly inProcessMs: Summary;
@@ -208,7 +212,7 @@ async function main(): Promise<void> {
         cpus: 0.01,
         memoryMb: 16,
       });
-      await admin.createDeployment(ns, buildDeployment(spec, { namespace: ns }));
+      await admin.create('deployments', ns, buildDeployment(spec, { namespace: ns }));
     });
     await until(`${count} rollouts complete`, () => {
       refresh();
@@ -320,6 +324,9 @@ async function main(): Promise<void> {
           start: result.emissions.filter((emission) => emission.at >= startStarted).length,
         },
         repeats: result.repeats,
+        watchEvents: result.watchEvents,
+        notices: result.notices,
+        evaluations: result.evaluations,
         fullPaths,
         detectionMs: summarize(detection),
         inProcessMs: summarize(inProcess),
@@ -392,6 +399,11 @@ function markdown(figures: Figures): string {
           target(d.p99 < 10),
         ],
         ['heap per watched workload', `${fmt(figures.heapBytesPerWorkload / 1024, 2)} KiB`, ''],
+        [
+          'one status evaluation per event at most',
+          `${fmt(figures.evaluations / Math.max(1, figures.watchEvents), 3)} per watch event (${figures.evaluations} evaluations, ${figures.watchEvents} watch events, ${figures.notices} informer changes)`,
+          target(figures.evaluations <= figures.watchEvents),
+        ],
         [
           'each change once',
           `${figures.repeats} repeated events; ${figures.fullPaths}/${figures.workloads} workloads went running, stopping, offline, starting, running`,

@@ -13,9 +13,9 @@
 // CommonJS because plain Jest loads packages with its own CommonJS loader, which cannot load
 // ES modules (@kubernetes/client-node and p-timeout ship only those). `import` gets the same
 // file through Node's CommonJS interop, so there is no second copy for ESM callers.
-// Bundling also makes a cold start cheap: a handful of files instead of ~400 (rxjs and zod
-// alone load ~320 when required whole), and only the parts of client-node that KubeConfig
-// and its auth providers use.
+// Bundling also makes a cold start cheap: a handful of files instead of hundreds (rxjs and
+// zod alone load most of them when required whole), and only the parts of client-node that
+// KubeConfig and its auth providers use.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

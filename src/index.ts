@@ -2,11 +2,11 @@
 // change; test/unit/public-api.test.ts checks this list against test/public-api.json.
 
 // Input: the workload spec and its parts.
-export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './spec/workload-spec.js';
-export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './spec/image-reference.js';
-export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './spec/names.js';
-export { cpuQuantity, memoryQuantity } from './spec/quantities.js';
-export { formatProviderId, parseProviderId, type ProviderIdParts } from './spec/provider-id.js';
+export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './input/workload-spec.js';
+export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './input/image-reference.js';
+export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './input/names.js';
+export { cpuQuantity, memoryQuantity } from './input/quantities.js';
+export { formatProviderId, parseProviderId, type ProviderIdParts } from './input/provider-id.js';
 export {
   CONTAINER_ID_LABEL,
   INSTANCE_LABEL,
@@ -17,8 +17,8 @@ export {
   belongsToInstance,
   managedSelector,
   ownershipLabels,
-} from './spec/labels.js';
-export { MAX_DURATION_MS } from './spec/duration.js';
+} from './input/labels.js';
+export { MAX_DURATION_MS } from './input/duration.js';
 
 // The client, and the interface a fake client implements.
 export {
@@ -104,12 +104,12 @@ export {
 export { unknownStatus } from './rollout/unknown-status.js';
 export { sameWorkloadStatus } from './rollout/same-workload-status.js';
 // Lines for people: the CLI's output and Manager's job log, one line per event or error.
-export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './rollout/event-lines.js';
+export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './workload/event-lines.js';
 export { escapeControlCharacters } from './text.js';
 
 // Operations on one workload.
 export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
-export { DEFAULT_TIMEOUT_MS, provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
+export { provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
 export { start, start$, type StartOptions, type StartResult } from './workload/start.js';
 export { stop, stop$, type StopOptions, type StopResult } from './workload/stop.js';
@@ -118,7 +118,8 @@ export { reconfigure, reconfigure$, type ReconfigureOptions, type ReconfigureRes
 export { remove, remove$, type RemoveOptions, type RemoveResult } from './workload/remove.js';
 export { parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload/workload-changes.js';
 export { workloadDrift } from './workload/drift.js';
-export { RESTARTED_AT_ANNOTATION, type OperationResult, type WorkloadOperationOptions } from './workload/lifecycle.js';
+export { RESTARTED_AT_ANNOTATION } from './workload/restart.js';
+export { DEFAULT_TIMEOUT_MS, type OperationResult, type WorkloadOperationOptions } from './workload/operation.js';
 export type {
   DeletedEvent,
   DiagnosedEvent,
@@ -186,45 +187,31 @@ export { abortOn } from './rx/abort-on.js';
 export { fromAbortable } from './rx/from-abortable.js';
 
 // Errors: one hierarchy under KubeProvisionerError, each with a constant `name`.
+export { KubeProvisionerError } from './errors/base.js';
+export { InvalidOptionError, InvalidSpecError, ShellWordsError, UsageError, type SpecIssue } from './errors/input.js';
+export { ExecPluginError, KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from './errors/kubeconfig.js';
 export {
   ApiError,
   ApiTimeoutError,
   ApiUnreachableError,
   ConflictError,
-  DiscoveryTimeoutError,
-  ExecPluginError,
   ForbiddenError,
   InvalidObjectError,
-  InvalidOptionError,
-  InvalidSpecError,
-  KubeProvisionerError,
-  KubeconfigInvalidError,
-  KubeconfigNotFoundError,
   MalformedObjectError,
   MalformedResponseError,
   NotFoundError,
-  OperationAbortedError,
-  OperationTimeoutError,
-  ProvisionAbortedError,
-  ReconfigureFailedError,
   ResourceExpiredError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-  ShellWordsError,
   TlsError,
   TooManyRequestsError,
   UnauthorizedError,
-  UnknownContextError,
-  UsageError,
   WatchInactiveError,
-  WorkloadDriftError,
-  WorkloadNotFoundError,
-  WorkloadOwnershipError,
-  WorkloadSupersededError,
-  type DriftField,
   type FieldCause,
-  type SpecIssue,
-  type Supersession,
-  type WorkloadOperation,
-  type WorkloadCleanup,
-} from './errors.js';
+} from './errors/api.js';
+export { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from './errors/rollout.js';
+export { DiscoveryTimeoutError, OperationAbortedError } from './errors/operation.js';
+export { OperationTimeoutError, type WorkloadOperation } from './workload/operation.js';
+export { WorkloadNotFoundError, WorkloadOwnershipError } from './workload/ownership.js';
+export { WorkloadSupersededError, type Supersession } from './workload/guard-generation.js';
+export { WorkloadDriftError, type DriftField } from './workload/drift.js';
+export type { WorkloadCleanup } from './workload/cleanup.js';
+export { ReconfigureFailedError } from './workload/reconfigure.js';

@@ -5,7 +5,7 @@
 // replicas and completeness (ours and kubectl's predicates), a Pod's deletion.
 import { KubeConfig, Watch, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';
-import { CONTAINER_ID_LABEL } from '../../src/spec/labels.js';
+import { CONTAINER_ID_LABEL } from '../../src/input/labels.js';
 import { kubectlComplete } from './observer.js';
 import { hrNow } from './stats.js';
 

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { ChildInput, ChildResult } from './protocol.js';
 import type { ProxyMessage, ProxyRequestSummary } from './proxy-protocol.js';
 import type { RequestCounts } from '../../test/support/api-proxy.js';
@@ -191,7 +191,7 @@ export async function runKubectl(options: {
       const spec = parseWorkloadSpec({ containerId: `k${rep}`, nodeId: 1, hostname: name, image: options.image, cpus: 0.01, memoryMb: 16 });
       const manifest = buildDeployment(spec, { namespace: options.namespace });
       const startedAt = hrNow();
-      await api.createDeployment(options.namespace, manifest);
+      await api.create('deployments', options.namespace, manifest);
       const createdAt = hrNow();
       const timeFile = join(dir, `time-${rep}`);
       const child = spawn(

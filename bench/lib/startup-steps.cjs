@@ -12,7 +12,7 @@ marks.kubeconfigLoaded = at();
 const spec = parseWorkloadSpec({ containerId: 1, nodeId: 1, hostname: 'startup', image: 'nginx:1.27', cpus: 0.1, memoryMb: 64 });
 const body = buildDeployment(spec, { namespace: api.namespace });
 marks.requestStarted = at();
-api.createDeployment(api.namespace, body).then(
+api.create('deployments', api.namespace, body).then(
   () => {
     marks.responseReceived = at();
     process.stdout.write(JSON.stringify(marks));

@@ -7,6 +7,9 @@
 // the library's KubernetesApi with each watch's handlers wrapped: a Deployment event
 // notes (name, arrival time, the process's CPU time), a Pod event notes its workload. The
 // wrapper reads the clock and the CPU time and writes one Map entry per watch event.
+// The library's diagnostics channel counts the statuses statuses$ computes, so each watch
+// event's cost shows as evaluations per event (a status is judged once per event).
+import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type {
   KindMap,
@@ -35,6 +38,14 @@ const api = library.KubernetesApi.fromConfig({
 });
 
 const CONTAINER_ID_LABEL = library.CONTAINER_ID_LABEL;
+let watchEvents = 0;
+let notices = 0;
+let evaluations = 0;
+// The channel's name (src/workload/status-board.ts): what the library publishes to it.
+subscribe('kube-provisioner:status-evaluations', (message) => {
+  if ((message as { event?: string }).event === 'evaluation') evaluations += 1;
+  else notices += 1;
+});
 /** The last watch event that concerned each workload, by Deployment name. */
 const lastTrigger = new Map<string, { kind: 'deployment' | 'pod'; at: number; cpuMicros: number }>();
 
@@ -65,6 +76,7 @@ function watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchP
   return api.watch(kind, namespace, params, {
     ...handlers,
     onEvent: (type, object) => {
+      if (type !== 'BOOKMARK') watchEvents += 1;
       noteEvent(kind, object);
       handlers.onEvent(type, object);
     },
@@ -160,6 +172,9 @@ process.on('message', (message: ParentMessage) => {
       repeats,
       cpuMs: (cpu.user + cpu.system) / 1000 - gcCpuMs,
       requestsSent,
+      watchEvents,
+      notices,
+      evaluations,
       activeHandlesAfter: process.getActiveResourcesInfo().filter((name) => /TCP|TLS|Timeout|Immediate/.test(name)),
     };
     writeFileSync(input.resultPath, JSON.stringify(result));

@@ -46,6 +46,11 @@ export interface StatusesChildResult {
   readonly cpuMs: number;
   /** API requests the child sent (its own count). */
   readonly requestsSent: number;
+  /** Watch events (not bookmarks) the child's client received, Deployments and Pods. */
+  readonly watchEvents: number;
+  /** Informer changes that reached statuses$, and the statuses it computed (its diagnostics channel). */
+  readonly notices: number;
+  readonly evaluations: number;
   /** Handles still open 300 ms after unsubscribing (a leak if non-empty). */
   readonly activeHandlesAfter: readonly string[];
 }

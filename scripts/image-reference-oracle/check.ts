@@ -1,4 +1,4 @@
-// Cross-checks our image reference grammar (src/spec/image-reference.ts) against the parser
+// Cross-checks our image reference grammar (src/input/image-reference.ts) against the parser
 // a node uses, built from its Go module: every row of test/support/image-reference-cases.ts,
 // then random strings from reference-like pieces. Prints the figures; exits 1 on any
 // disagreement. Needs Go; run with `npm run check:image-references`.
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { imageReferenceProblem } from '../../src/spec/image-reference.js';
+import { imageReferenceProblem } from '../../src/input/image-reference.js';
 import { IMAGE_REFERENCE_CASES } from '../../test/support/image-reference-cases.js';
 
 const here = dirname(fileURLToPath(import.meta.url));

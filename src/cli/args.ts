@@ -2,15 +2,14 @@
 // The spec fields stay raw here: parseWorkloadSpec validates them all at once, on the same
 // path as a library caller's object, and its issues are then named by the flag (or the
 // spec file field) the value came from. Durations follow the library's one rule
-// (src/spec/duration.ts). Nothing is rounded, dropped or merged without a word.
+// (src/input/duration.ts). Nothing is rounded, dropped or merged without a word.
 import { readFileSync } from 'node:fs';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
-import { DEFAULT_TIMEOUT_MS } from '../workload/provision.js';
-import { parseDuration } from './duration.js';
-import { InvalidSpecError, UsageError, type SpecIssue } from '../errors.js';
-import { DURATION_RULES, durationProblem, progressDeadlineProblem, type DurationRule } from '../spec/duration.js';
-import { dns1123LabelProblem } from '../spec/names.js';
-import { parseFlags } from './commands/cluster-flags.js';
+import { DEFAULT_TIMEOUT_MS } from '../workload/operation.js';
+import { durationFlag, parseDuration } from './duration.js';
+import { InvalidSpecError, UsageError, type SpecIssue } from '../errors/input.js';
+import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';
+import { namespaceFlag, parseFlags } from './commands/cluster-flags.js';
 
 /** Where each spec value came from: a flag, or the spec file. */
 export interface InputSources {
@@ -150,15 +149,12 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
   const requestTimeoutMs =
     flags['request-timeout'] !== undefined
-      ? duration('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
+      ? durationFlag('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
       : undefined;
   for (const flag of ['kubeconfig', 'context', 'namespace'] as const) {
     if (flags[flag] === '') throw new UsageError(`--${flag} must not be empty`);
   }
-  if (flags.namespace !== undefined) {
-    const problem = dns1123LabelProblem(flags.namespace);
-    if (problem) throw new UsageError(`--namespace ${problem}`);
-  }
+  namespaceFlag(flags.namespace);
 
   return {
     api: {
@@ -170,21 +166,12 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
     },
     spec,
     sources: { fromFlags, envFromFlags, ...(specFile !== undefined ? { specFile } : {}) },
-    timeoutMs: flags.timeout !== undefined ? duration('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
+    timeoutMs: flags.timeout !== undefined ? durationFlag('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
     ...(flags['progress-deadline'] !== undefined ? { progressDeadlineSeconds: progressDeadline(flags['progress-deadline']) } : {}),
     keepOnFailure: flags['keep-on-failure'] === true,
     output,
     ...(onDrift !== undefined ? { onDrift } : {}),
   };
-}
-
-/** The flag's text as milliseconds, under the same rule as the library option it sets. */
-export function duration(flag: string, text: string, rule: DurationRule): number {
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
-  const problem = durationProblem(ms, rule);
-  if (problem) throw new UsageError(`${flag} ${problem}`);
-  return ms;
 }
 
 function progressDeadline(text: string): number {

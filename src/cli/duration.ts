@@ -1,7 +1,11 @@
 // kubectl-style durations: "300s", "5m", "1m30s", "1h", "250ms"; a bare number is seconds;
-// "infinity" is the number Infinity. This only reads the text, exactly (decimal arithmetic,
-// so "1.1s" is 1100 ms, not 1100.0000000000002): whether the value is allowed is the
-// duration rule's call (src/spec/duration.ts), the same one the library applies.
+// "infinity" is the number Infinity. parseDuration only reads the text, exactly (decimal
+// arithmetic, so "1.1s" is 1100 ms, not 1100.0000000000002); whether the value is allowed
+// is the duration rule's call (src/input/duration.ts), the one the library applies, and
+// durationFlag is the one place every command's duration flags go through.
+import { UsageError } from '../errors/input.js';
+import { DURATION_RULES, durationProblem, type DurationRule } from '../input/duration.js';
+
 const UNIT_MS: Record<string, bigint> = { ms: 1n, s: 1000n, m: 60_000n, h: 3_600_000n };
 const PART = /(\d+)(?:\.(\d+))?(ms|s|m|h)/y;
 const BARE_NUMBER = /^(\d+)(?:\.(\d+))?$/;
@@ -35,4 +39,13 @@ function exactMs(whole: string, fraction: string | undefined, unit: bigint): num
   const ms = scaled / divisor;
   const rest = scaled % divisor;
   return rest === 0n ? Number(ms) : Number(ms) + Number(rest) / Number(divisor);
+}
+
+/** A duration flag's text as milliseconds, under the rule of the library option it sets (UsageError otherwise). */
+export function durationFlag(flag: string, text: string, rule: DurationRule = DURATION_RULES.readTimeoutMs): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
+  const problem = durationProblem(ms, rule);
+  if (problem) throw new UsageError(`${flag} ${problem}`);
+  return ms;
 }

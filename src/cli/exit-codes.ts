@@ -1,28 +1,14 @@
 // Exit codes that tell a job runner what went wrong without parsing text. Every error the
 // library can end with has its code here; 1 is left for what no rule foresaw (a bug).
-import {
-  ApiError,
-  ConflictError,
-  DiscoveryTimeoutError,
-  ExecPluginError,
-  InvalidOptionError,
-  InvalidSpecError,
-  KubeconfigInvalidError,
-  KubeconfigNotFoundError,
-  OperationAbortedError,
-  OperationTimeoutError,
-  MalformedObjectError,
-  ProvisionAbortedError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-  ShellWordsError,
-  UnknownContextError,
-  UsageError,
-  WatchInactiveError,
-  WorkloadDriftError,
-  WorkloadNotFoundError,
-  WorkloadSupersededError,
-} from '../errors.js';
+import { ApiError, ConflictError, MalformedObjectError, WatchInactiveError } from '../errors/api.js';
+import { DiscoveryTimeoutError, OperationAbortedError } from '../errors/operation.js';
+import { ExecPluginError, KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors/kubeconfig.js';
+import { InvalidOptionError, InvalidSpecError, ShellWordsError, UsageError } from '../errors/input.js';
+import { OperationTimeoutError } from '../workload/operation.js';
+import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../errors/rollout.js';
+import { WorkloadDriftError } from '../workload/drift.js';
+import { WorkloadNotFoundError } from '../workload/ownership.js';
+import { WorkloadSupersededError } from '../workload/guard-generation.js';
 
 export const EXIT = {
   ok: 0,

@@ -3,10 +3,10 @@
 // provisioning ends, nothing is left open and the process ends on its own.
 import { KubernetesApi } from '../kube/kubernetes-api.js';
 import { provision$ } from '../workload/provision.js';
-import { parseWorkloadSpec } from '../spec/workload-spec.js';
+import { parseWorkloadSpec } from '../input/workload-spec.js';
 import type { ProvisionEvent } from '../rollout/events.js';
 import { CREATE_USAGE, parseCreateArgs, withFlags, type InputSources } from './args.js';
-import { InvalidSpecError, UsageError } from '../errors.js';
+import { InvalidSpecError, UsageError } from '../errors/input.js';
 import { escapeControlCharacters, jsonLine } from '../text.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
@@ -17,13 +17,7 @@ import { runStatus } from './commands/status.js';
 import { runLifecycleCommand } from './commands/lifecycle.js';
 import { LIFECYCLE_COMMANDS, type LifecycleCommandName } from './commands/lifecycle-args.js';
 import { runUiCommand } from './commands/ui.js';
-
-export interface CliIo {
-  readonly stdout: (line: string) => void;
-  readonly stderr: (line: string) => void;
-  /** Aborts the provisioning (main.ts connects SIGINT and SIGTERM). */
-  readonly signal?: AbortSignal;
-}
+import type { CliIo } from './io.js';
 
 const TOP_USAGE = `Usage: kube-provision <command> [flags]
 

@@ -10,18 +10,11 @@ import type {
   V1SelfSubjectReview,
   VersionInfo,
 } from '../kube/objects.js';
-import {
-  ApiTimeoutError,
-  ApiUnreachableError,
-  ForbiddenError,
-  NotFoundError,
-  TlsError,
-  KubeProvisionerError,
-  UnauthorizedError,
-} from '../errors.js';
+import { ApiTimeoutError, ApiUnreachableError, ForbiddenError, NotFoundError, TlsError, UnauthorizedError } from '../errors/api.js';
+import { KubeProvisionerError } from '../errors/base.js';
 import type { ConnectionInfo } from '../kube/client.js';
 import { oneLine } from '../text.js';
-import { formatBytes, formatMillicores } from '../spec/parse-quantity.js';
+import { formatBytes, formatMillicores } from '../input/parse-quantity.js';
 import { limitRangeRefusals, resourceQuotaRefusals, type PodRequest } from './namespace-limits.js';
 import { OPERATION_NAMES, OPERATION_PERMISSIONS, permissionLabel, type OperationName } from './permissions.js';
 import type { StreamingListSupport } from './watch-list-probe.js';

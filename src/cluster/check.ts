@@ -17,22 +17,19 @@ import {
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
-import {
-  InvalidOptionError,
-  KubeconfigInvalidError,
-  KubeconfigNotFoundError,
-  OperationAbortedError,
-  UnknownContextError,
-} from '../errors.js';
+import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors/kubeconfig.js';
+import { OperationAbortedError } from '../errors/operation.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { resolveKubeconfigPath } from '../kube/kubeconfig.js';
 import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+import { DURATION_RULES } from '../input/duration.js';
+import { namespaceProblem } from '../input/fields.js';
+import { abortSignal, checkOptions, checkedLater, duration, type OptionTable } from '../input/options.js';
 import { longTimer } from '../rx/long-timer.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+
 import {
   CHECK_ITEM_IDS,
   assembleReport,
@@ -62,21 +59,26 @@ export interface CheckOptions {
   readonly scheduler?: SchedulerLike;
 }
 
+const CHECK_OPTIONS: OptionTable = {
+  needs: (value) =>
+    (OPERATION_NAMES as readonly unknown[]).includes(value)
+      ? undefined
+      : `must be one of ${OPERATION_NAMES.join(', ')} (got ${String(value)})`,
+  timeoutMs: duration(DURATION_RULES.readTimeoutMs),
+  namespace: namespaceProblem,
+  signal: abortSignal,
+  spec: checkedLater,
+  scheduler: checkedLater,
+};
+
 /** A client, or the options to load one (then a kubeconfig that does not load is a failing item). */
 export type CheckTarget = KubernetesClient | KubernetesApiOptions;
 
 export async function check(target: CheckTarget, options: CheckOptions = {}): Promise<CheckReport> {
   const scheduler = options.scheduler ?? asyncScheduler;
+  checkOptions(options, CHECK_OPTIONS, { noun: 'check options' });
   const needs = options.needs ?? 'lifecycle';
-  if (!OPERATION_NAMES.includes(needs)) {
-    throw new InvalidOptionError('needs', `check option needs must be one of ${OPERATION_NAMES.join(', ')} (got ${String(needs)})`);
-  }
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  requireDuration('timeoutMs', timeoutMs, DURATION_RULES.readTimeoutMs);
-  if (options.namespace !== undefined) {
-    const problem = dns1123LabelProblem(options.namespace);
-    if (problem) throw new InvalidOptionError('namespace', `check option namespace ${problem}`);
-  }
   const request = options.spec === undefined ? undefined : parseResourceRequest(options.spec);
   if (options.signal?.aborted) throw new OperationAbortedError('check', undefined, options.signal.reason);
 

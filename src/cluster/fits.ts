@@ -4,7 +4,7 @@
 // state, cordons and NoSchedule/NoExecute taints; not affinity, topology spread, volumes,
 // ports, extended resources, or Pods bound between this answer and the creation.
 import type { KubernetesClient } from '../kube/client.js';
-import { formatBytes, formatMillicores } from '../spec/parse-quantity.js';
+import { formatBytes, formatMillicores } from '../input/parse-quantity.js';
 import type { PodRequest } from './namespace-limits.js';
 import type { NodeInfo } from './node-info.js';
 import { nodes, type NodesOptions } from './nodes.js';

@@ -3,7 +3,7 @@
 // ReplicaSet controller creates the Pod, for the CPU and memory (and the counts) of our
 // one-container Pod, whose requests equal its limits.
 import type { V1LimitRange, V1ResourceQuota, V1ScopedResourceSelectorRequirement } from '../kube/objects.js';
-import { cpuMillicores, formatBytes, formatMillicores, quantityUnits } from '../spec/parse-quantity.js';
+import { cpuMillicores, formatBytes, formatMillicores, quantityUnits } from '../input/parse-quantity.js';
 
 /** What one Pod of the workload asks for; requests equal limits. */
 export interface PodRequest {

@@ -2,7 +2,7 @@
 // functions of the Node and of the Pods bound to it, plus the projections the node and
 // pod informers cache (only the fields read here).
 import type { V1Container, V1Node, V1Pod, V1Taint } from '../kube/objects.js';
-import { cpuMillicores, quantityUnits } from '../spec/parse-quantity.js';
+import { cpuMillicores, quantityUnits } from '../input/parse-quantity.js';
 
 export interface NodeResources {
   readonly cpuMillicores: number;

@@ -25,8 +25,8 @@ import {
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
-import { DiscoveryTimeoutError, OperationAbortedError } from '../errors.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+import { DiscoveryTimeoutError, OperationAbortedError } from '../errors/operation.js';
+import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import { defaultInformerRegistry, type InformerRegistry, type InformerRequest } from '../informers/registry.js';
 import { ALL_NAMESPACES, type KubernetesClient } from '../kube/client.js';
 import { abortOn } from '../rx/abort-on.js';

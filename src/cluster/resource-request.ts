@@ -1,8 +1,8 @@
 // The part of a workload spec that check() and fits() read: its CPU and memory, validated
 // by the same rules as parseWorkloadSpec (a whole spec is accepted; other fields are ignored).
 import { z } from 'zod';
-import { InvalidSpecError } from '../errors.js';
-import { workloadSpecSchema } from '../spec/workload-spec.js';
+import { InvalidSpecError } from '../errors/input.js';
+import { workloadSpecSchema } from '../input/workload-spec.js';
 import type { PodRequest } from './namespace-limits.js';
 
 const resourceRequestSchema = z.object(

@@ -4,7 +4,7 @@
 // of our objects, so the answer is one bookmark.
 import { INITIAL_EVENTS_END_ANNOTATION, rejectsStreamingList, type KubeObject } from '../informers/reflector.js';
 import type { KubernetesClient, WatchHandle } from '../kube/client.js';
-import { MANAGED_LABEL } from '../spec/labels.js';
+import { MANAGED_LABEL } from '../input/labels.js';
 
 /** Our objects carry managed=true; this value selects none of them. */
 const PROBE_SELECTOR = `${MANAGED_LABEL}=watch-list-probe`;

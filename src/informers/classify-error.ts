@@ -2,7 +2,8 @@
 // with backoff (the waiters keep waiting); `relist` starts over from a fresh list; fatal
 // ones cannot heal by waiting (bad credentials, missing RBAC verbs, a bad request), so
 // every waiter on that informer fails at once with the error instead of at its timeout.
-import { ApiError, ExecPluginError, KubeconfigInvalidError, ResourceExpiredError, TlsError, TooManyRequestsError } from '../errors.js';
+import { ApiError, ResourceExpiredError, TlsError, TooManyRequestsError } from '../errors/api.js';
+import { ExecPluginError, KubeconfigInvalidError } from '../errors/kubeconfig.js';
 
 export type FailureAction =
   { readonly action: 'relist' } | { readonly action: 'retry'; readonly notBeforeMs?: number } | { readonly action: 'fail' };

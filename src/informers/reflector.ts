@@ -14,7 +14,7 @@
 // The server is asked to end each watch after 5-10 minutes and to send bookmarks, so
 // reconnects resume from a fresh resourceVersion instead of relisting.
 import { asyncScheduler, concat, defer, filter, map, of, repeat, retry, throwError, type Observable, type SchedulerLike } from 'rxjs';
-import { ApiError, InvalidObjectError, MalformedObjectError, WatchInactiveError } from '../errors.js';
+import { ApiError, InvalidObjectError, MalformedObjectError, WatchInactiveError } from '../errors/api.js';
 import { DEFAULT_BACKOFF, backoffDelay, type BackoffPolicy } from '../rx/backoff.js';
 import { classifyInformerError } from './classify-error.js';
 import type { ListWatchSource, WatchEvent } from './list-watch-source.js';
@@ -49,8 +49,9 @@ export interface ReflectorOptions {
   readonly initialState?: InitialState;
   readonly backoff?: BackoffPolicy;
   /**
-   * A watch silent this long is considered dead. Default 150 s: on an idle watch, kube-apiserver
-   * v1.36 sends its first bookmark after about 120 s and then one a minute (measured here).
+   * A watch silent this long is considered dead. Default 150 s: longer than the API
+   * server's wait before the first bookmark on an idle watch, so a healthy quiet watch is
+   * never cut.
    */
   readonly inactivityMs?: number;
   /** Server-side watch timeout per connection; default 300-600 s, randomised. */

@@ -1,9 +1,12 @@
-// One SharedInformer per (client, kind, namespace, label selector, routing key): every
-// concurrent provisioning in a namespace shares one Deployment watch and one Pod watch.
-// Entries remove themselves when their last consumer leaves, so nothing stays open.
-import { ALL_NAMESPACES, type KindMap, type KubernetesClient, type WatchedKind } from '../kube/client.js';
-import { InvalidOptionError } from '../errors.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+// One SharedInformer per (client, kind, namespace, label selector, routing key), for any
+// kind of the kind table: every concurrent provisioning in a namespace shares one
+// Deployment watch and one Pod watch. Entries remove themselves when their last consumer
+// leaves, so nothing stays open.
+import { ALL_NAMESPACES, type KubernetesClient } from '../kube/client.js';
+import { KINDS, type KindMap, type WatchedKind } from '../kube/kinds.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { DURATION_RULES } from '../input/duration.js';
+import { aFunction, checkOptions, duration, nested, type OptionTable } from '../input/options.js';
 import { listWatchSource } from './list-watch-source.js';
 import { reflect, type ReflectorOptions } from './reflector.js';
 import { SharedInformer, type ObjectIdentity, type ObjectTransform, type RoutingKey } from './shared-informer.js';
@@ -11,7 +14,7 @@ import type { KubeObject } from './reflector.js';
 
 export interface InformerRequest<K extends WatchedKind> {
   readonly kind: K;
-  /** ALL_NAMESPACES ('') for every namespace, and for cluster-scoped kinds (nodes). */
+  /** ALL_NAMESPACES ('') for every namespace, and for cluster-scoped kinds (KINDS[kind].namespaced false). */
   readonly namespace: string;
   readonly labelSelector: string;
   /** Optional, e.g. `status.phase!=Succeeded`; informers with different field selectors never share. */
@@ -64,7 +67,7 @@ export class InformerRegistry {
       routingKey: request.routingKey,
       ...(request.transform ? { transform: request.transform } : {}),
       // Across namespaces, names repeat: objects are told apart by namespace and name.
-      ...(request.namespace === ALL_NAMESPACES && request.kind !== 'nodes' ? { identity: namespacedName } : {}),
+      ...(request.namespace === ALL_NAMESPACES && KINDS[request.kind].namespaced ? { identity: namespacedName } : {}),
       onFault: (error) => options.onRetry?.(error, 0),
       onIdle: () => {
         if (informers.get(id) === (created as unknown)) informers.delete(id);
@@ -80,28 +83,33 @@ export class InformerRegistry {
   }
 }
 
-/** The informer options a caller sets, checked once here (the duration rules are in spec/duration.ts). */
+const backoffMs = duration(DURATION_RULES.backoffMs);
+const REFLECTOR_OPTIONS: OptionTable = {
+  inactivityMs: duration(DURATION_RULES.inactivityMs),
+  backoff: nested(
+    {
+      initialMs: backoffMs,
+      maxMs: backoffMs,
+      factor: (value) =>
+        typeof value === 'number' && Number.isFinite(value) && value >= 1
+          ? undefined
+          : `must be a finite number >= 1 (got ${String(value)})`,
+      jitter: (value) =>
+        typeof value === 'number' && value >= 0 && value <= 1 ? undefined : `must be a number from 0 to 1 (got ${String(value)})`,
+    },
+    { strict: false, required: ['initialMs', 'maxMs', 'factor', 'jitter'] },
+  ),
+  onRetry: aFunction,
+  onDisconnected: aFunction,
+  onConnected: aFunction,
+};
+
+/** The informer options a caller sets, checked once here (by the one option checker). */
 function checkReflectorOptions(options: ReflectorOptions): void {
-  if (options === null || typeof options !== 'object') throw new InvalidOptionError('informers', 'informer options must be an object');
-  if (options.inactivityMs !== undefined) requireDuration('inactivityMs', options.inactivityMs, DURATION_RULES.inactivityMs);
+  checkOptions(options, REFLECTOR_OPTIONS, { noun: 'informer options', option: 'informers' });
   const backoff = options.backoff;
-  if (backoff !== undefined) {
-    requireDuration('backoff.initialMs', backoff.initialMs, DURATION_RULES.backoffMs);
-    requireDuration('backoff.maxMs', backoff.maxMs, DURATION_RULES.backoffMs);
-    if (backoff.maxMs < backoff.initialMs) {
-      throw new InvalidOptionError('backoff.maxMs', `backoff.maxMs must be at least backoff.initialMs (${backoff.initialMs})`);
-    }
-    if (typeof backoff.factor !== 'number' || !Number.isFinite(backoff.factor) || backoff.factor < 1) {
-      throw new InvalidOptionError('backoff.factor', `backoff.factor must be a finite number >= 1 (got ${String(backoff.factor)})`);
-    }
-    if (typeof backoff.jitter !== 'number' || !(backoff.jitter >= 0 && backoff.jitter <= 1)) {
-      throw new InvalidOptionError('backoff.jitter', `backoff.jitter must be a number from 0 to 1 (got ${String(backoff.jitter)})`);
-    }
-  }
-  for (const callback of ['onRetry', 'onDisconnected', 'onConnected'] as const) {
-    if (options[callback] !== undefined && typeof options[callback] !== 'function') {
-      throw new InvalidOptionError(callback, `${callback} must be a function`);
-    }
+  if (backoff !== undefined && backoff.maxMs < backoff.initialMs) {
+    throw new InvalidOptionError('backoff.maxMs', `backoff.maxMs must be at least backoff.initialMs (${backoff.initialMs})`);
   }
 }
 

@@ -19,7 +19,7 @@
 //
 // Each routing key has one entry holding its cached objects and its subscribers, and each
 // cached name points at its key's entry: an event finds everything it touches with one
-// lookup (a large Map's lookups are cache misses; there used to be five per event). The
+// lookup, since each lookup in a large Map is a memory access of its own. The
 // objects and subscribers of an entry are immutable arrays, replaced on change
 // (copy-on-write): an event hands its key's array to every subscriber as is, and
 // notifying needs no copy even when a subscriber leaves meanwhile.

@@ -1,11 +1,10 @@
-// The narrow surface of the Kubernetes API that the provisioner and informers use.
-// KubernetesApi implements it over @kubernetes/client-node; tests inject fakes.
+// The narrow surface of the Kubernetes API that the provisioner and informers use: generic
+// requests over the kind table (kinds.ts), and the cluster check's few questions.
+// KubernetesApi implements it over HTTP; tests inject fakes.
+import type { KindMap, WatchedKind } from './kinds.js';
 import type {
-  V1Deployment,
   V1LimitRange,
   V1Namespace,
-  V1Node,
-  V1Pod,
   V1ResourceAttributes,
   V1ResourceQuota,
   V1SelfSubjectAccessReview,
@@ -13,14 +12,7 @@ import type {
   VersionInfo,
 } from './objects.js';
 
-/** Namespaced kinds take a namespace, `ALL_NAMESPACES` for every one; `nodes` are cluster-scoped (namespace ''). */
-export type WatchedKind = 'deployments' | 'pods' | 'nodes';
-
-export interface KindMap {
-  deployments: V1Deployment;
-  pods: V1Pod;
-  nodes: V1Node;
-}
+export type { KindMap, WatchedKind } from './kinds.js';
 
 /** The namespace argument of list() and watch() that means every namespace (and the one a cluster-scoped kind takes). */
 export const ALL_NAMESPACES = '';
@@ -84,9 +76,25 @@ export interface KubernetesClient {
   /** The API server URL, for messages (never carries credentials). */
   readonly server: string;
 
-  createDeployment(namespace: string, body: V1Deployment, options?: RequestOptions & { dryRun?: boolean }): Promise<V1Deployment>;
-  readDeployment(namespace: string, name: string, options?: RequestOptions): Promise<V1Deployment>;
-
+  // ---- any kind of the table: namespaced kinds take a namespace, cluster-scoped ones ''.
+  /** Creates the object; `dryRun` asks the server to validate it and store nothing. */
+  create<K extends WatchedKind>(kind: K, namespace: string, body: KindMap[K], options?: CreateOptions): Promise<KindMap[K]>;
+  read<K extends WatchedKind>(kind: K, namespace: string, name: string, options?: RequestOptions): Promise<KindMap[K]>;
+  /**
+   * A JSON merge patch (RFC 7386) of one object; answers with the object as stored (a
+   * new `metadata.generation` when the spec changed). A `metadata.resourceVersion` in the
+   * patch is an optimistic-concurrency precondition: the server refuses with 409 Conflict
+   * when the object changed since that version was read.
+   */
+  patch<K extends WatchedKind>(kind: K, namespace: string, name: string, patch: MergePatch, options?: RequestOptions): Promise<KindMap[K]>;
+  /**
+   * Deletes one object. `preconditions.uid` makes the server refuse (409 Conflict) when
+   * the object of that name is no longer the one that was checked; `propagationPolicy`
+   * says what happens to its dependents (Foreground: a Deployment's ReplicaSets and Pods go
+   * first, and the Deployment stays, with a deletionTimestamp, until they are gone).
+   */
+  delete<K extends WatchedKind>(kind: K, namespace: string, name: string, options?: DeleteOptions): Promise<void>;
+  /** Namespace ALL_NAMESPACES lists every namespace. */
   list<K extends WatchedKind>(
     kind: K,
     namespace: string,
@@ -105,21 +113,6 @@ export interface KubernetesClient {
   readNamespace(name: string, options?: RequestOptions): Promise<V1Namespace>;
   listLimitRanges(namespace: string, options?: RequestOptions): Promise<readonly V1LimitRange[]>;
   listResourceQuotas(namespace: string, options?: RequestOptions): Promise<readonly V1ResourceQuota[]>;
-  // ---- writes after creation (the workload lifecycle: start, stop, restart, reconfigure, remove)
-  /**
-   * A JSON merge patch (RFC 7386) of one Deployment; answers with the object as stored (a
-   * new `metadata.generation` when the spec changed). A `metadata.resourceVersion` in the
-   * patch is an optimistic-concurrency precondition: the server refuses with 409 Conflict
-   * when the object changed since that version was read.
-   */
-  patchDeployment(namespace: string, name: string, patch: DeploymentMergePatch, options?: RequestOptions): Promise<V1Deployment>;
-  /**
-   * Deletes one Deployment. `preconditions.uid` makes the server refuse (409 Conflict) when
-   * the object of that name is no longer the one that was checked; `propagationPolicy`
-   * says what happens to its ReplicaSets and Pods (Foreground: they go first, and the
-   * Deployment stays, with a deletionTimestamp, until they are gone).
-   */
-  deleteDeployment(namespace: string, name: string, options?: DeleteOptions): Promise<void>;
   /** Where this client's settings came from, for reports; never a credential. Absent on fakes. */
   readonly connection?: ConnectionInfo;
 }
@@ -134,8 +127,15 @@ export interface ConnectionInfo {
   readonly customCa: boolean;
 }
 
-/** A merge patch body for a Deployment: any subset of its fields; null removes a field. */
-export type DeploymentMergePatch = Readonly<Record<string, unknown>>;
+/** A merge patch body: any subset of the object's fields; null removes a field. */
+export type MergePatch = Readonly<Record<string, unknown>>;
+
+/** @deprecated The same as MergePatch, which every kind takes. */
+export type DeploymentMergePatch = MergePatch;
+
+export interface CreateOptions extends RequestOptions {
+  readonly dryRun?: boolean;
+}
 
 export interface DeleteOptions extends RequestOptions {
   readonly preconditions?: { readonly uid?: string; readonly resourceVersion?: string };

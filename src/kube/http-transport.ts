@@ -14,7 +14,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import pTimeout from 'p-timeout';
-import { ApiTimeoutError, ExecPluginError, KubeconfigInvalidError, MalformedResponseError, type RequestTarget } from '../errors.js';
+import { ApiTimeoutError, MalformedResponseError, type RequestTarget } from '../errors/api.js';
+import { ExecPluginError, KubeconfigInvalidError } from '../errors/kubeconfig.js';
 import { setLongTimeout, type LongTimeout } from '../rx/long-timer.js';
 import { oneLine } from '../text.js';
 import type { WatchEventType, WatchHandle } from './client.js';
@@ -69,12 +70,12 @@ export interface StreamHandlers {
   onOpen?(): void;
 }
 
-// Lists of thousands of objects are a few MB; anything far larger is not an API answer.
+// Lists of thousands of objects are far below this; anything larger is not an API answer.
 const MAX_BODY_BYTES = 256 * 1024 * 1024;
 /**
- * client-go sends up to 250 requests at once over one HTTP/2 connection. Over HTTP/1.1 each
- * request in flight needs a connection, and a TLS handshake, of its own: 64 is enough to
- * keep an API server busy (measured at N=500 in bench/) without a handshake per request.
+ * Over HTTP/1.1 each request in flight needs a connection, and a TLS handshake, of its
+ * own: enough connections to keep an API server busy at hundreds of provisionings at once,
+ * few enough that requests reuse them (bench/results/cluster.md).
  */
 export const DEFAULT_MAX_CONNECTIONS = 64;
 /** An idle kept-alive connection closes after this long (as with Node's global agent). */

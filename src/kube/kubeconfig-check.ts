@@ -12,8 +12,8 @@ import { readFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import yaml from 'js-yaml';
-import { KubeconfigInvalidError } from '../errors.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+import { KubeconfigInvalidError } from '../errors/kubeconfig.js';
+import { namespaceProblem } from '../input/fields.js';
 
 type FieldType = 'string' | 'boolean' | 'list' | 'object';
 
@@ -205,7 +205,7 @@ export function checkTlsMaterial(path: string, source: TlsSource): void {
 export function contextNamespaceProblem(contextName: string, namespace: unknown): string | undefined {
   if (namespace === undefined) return undefined;
   if (typeof namespace !== 'string') return `context "${contextName}" namespace ${typeRule('string', namespace)}`;
-  const problem = dns1123LabelProblem(namespace);
+  const problem = namespaceProblem(namespace);
   return problem ? `context "${contextName}" namespace ${problem}` : undefined;
 }
 

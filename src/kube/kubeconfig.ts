@@ -5,8 +5,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors.js';
-import { DEFAULT_NAMESPACE } from '../spec/names.js';
+import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors/kubeconfig.js';
+import { DEFAULT_NAMESPACE } from '../input/names.js';
 import {
   checkTlsMaterial,
   contextNamespaceProblem,

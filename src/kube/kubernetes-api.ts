@@ -1,6 +1,5 @@
 // KubernetesApi: the KubernetesClient over a real API server.
 import type {
-  V1Deployment,
   V1LimitRange,
   V1Namespace,
   V1ResourceAttributes,
@@ -11,22 +10,23 @@ import type {
 } from './objects.js';
 import type {
   ConnectionInfo,
+  CreateOptions,
   DeleteOptions,
-  DeploymentMergePatch,
-  KindMap,
   KubernetesClient,
   ListRequestOptions,
+  MergePatch,
   ObjectList,
   RequestOptions,
-  WatchedKind,
   WatchHandle,
   WatchHandlers,
   WatchParams,
 } from './client.js';
+import { collectionPath, objectPath, type KindMap, type WatchedKind } from './kinds.js';
 import { readFileSync } from 'node:fs';
-import { InvalidOptionError, MalformedResponseError, type RequestTarget } from '../errors.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
-import { dns1123LabelProblem } from '../spec/names.js';
+import { MalformedResponseError, type RequestTarget } from '../errors/api.js';
+import { DURATION_RULES } from '../input/duration.js';
+import { namespaceProblem, type FieldRule } from '../input/fields.js';
+import { aFunction, checkOptions, duration, type OptionTable } from '../input/options.js';
 import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 import { Scrubber, credentialValues } from './scrub.js';
@@ -60,16 +60,10 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 const LIST_PAGE_SIZE = 500;
 const FIELD_MANAGER = 'kube-provisioner';
 
-/** A namespaced collection's path; the empty namespace (ALL_NAMESPACES) is every namespace. */
-function collectionPath(groupVersion: string, resource: string, namespace: string): string {
-  return namespace ? `${groupVersion}/namespaces/${encodeURIComponent(namespace)}/${resource}` : `${groupVersion}/${resource}`;
+/** A core-group collection the kind table does not hold (the cluster check's few reads). */
+function coreCollectionPath(resource: string, namespace: string): string {
+  return `/api/v1/namespaces/${encodeURIComponent(namespace)}/${resource}`;
 }
-
-const RESOURCE_PATHS: Record<WatchedKind, (namespace: string) => string> = {
-  deployments: (namespace) => collectionPath('/apis/apps/v1', 'deployments', namespace),
-  pods: (namespace) => collectionPath('/api/v1', 'pods', namespace),
-  nodes: () => '/api/v1/nodes',
-};
 
 interface ListResponse<T> {
   readonly items?: T[];
@@ -83,8 +77,7 @@ export class KubernetesApi implements KubernetesClient {
    * the context's, else `default`). TLS verification stays on unless `tlsVerify: false`.
    */
   static fromConfig(options: KubernetesApiOptions = {}): KubernetesApi {
-    checkConnectionOptions(options);
-    checkKubeconfigOptions(options);
+    checkOptions(options, KUBECONFIG_OPTIONS, { noun: 'KubernetesApi options' });
     const loaded = loadKubeconfig(options);
     const scrubber = new Scrubber(credentialValues(loaded.config, readIfPossible));
     const transport = new HttpTransport(loaded.config, loaded.server, {
@@ -109,8 +102,7 @@ export class KubernetesApi implements KubernetesClient {
    * on unless `tlsVerify: false`. Reads no file and no environment variable; `context` is ''.
    */
   static fromServer(options: KubernetesServerOptions): KubernetesApi {
-    checkConnectionOptions(options);
-    checkNamespaceAndTls(options);
+    checkOptions(options, CONNECTION_OPTIONS, { noun: 'KubernetesApi options' });
     const { credentials, server, namespace } = serverCredentials(options);
     const connection: ConnectionInfo = {
       kubeconfigPath: '',
@@ -143,15 +135,11 @@ export class KubernetesApi implements KubernetesClient {
     return this.transport.scrubber.scrub(text);
   }
 
-  async createDeployment(
-    namespace: string,
-    body: V1Deployment,
-    options: RequestOptions & { dryRun?: boolean } = {},
-  ): Promise<V1Deployment> {
-    const target = { verb: 'create', resource: 'deployments', namespace, name: body.metadata?.name };
+  async create<K extends WatchedKind>(kind: K, namespace: string, body: KindMap[K], options: CreateOptions = {}): Promise<KindMap[K]> {
+    const target = { verb: 'create', resource: kind, namespace, name: body.metadata?.name };
     const created = await this.transport.requestJson<unknown>({
       method: 'POST',
-      path: RESOURCE_PATHS.deployments(namespace),
+      path: collectionPath(kind, namespace),
       query: { fieldManager: FIELD_MANAGER, dryRun: options.dryRun ? 'All' : undefined },
       body,
       target,
@@ -160,11 +148,11 @@ export class KubernetesApi implements KubernetesClient {
     return this.expectObject(created, target);
   }
 
-  async readDeployment(namespace: string, name: string, options: RequestOptions = {}): Promise<V1Deployment> {
-    const target = { verb: 'get', resource: 'deployments', namespace, name };
+  async read<K extends WatchedKind>(kind: K, namespace: string, name: string, options: RequestOptions = {}): Promise<KindMap[K]> {
+    const target = { verb: 'get', resource: kind, namespace, name };
     const found = await this.transport.requestJson<unknown>({
       method: 'GET',
-      path: `${RESOURCE_PATHS.deployments(namespace)}/${encodeURIComponent(name)}`,
+      path: objectPath(kind, namespace, name),
       target,
       signal: options.signal,
     });
@@ -180,29 +168,35 @@ export class KubernetesApi implements KubernetesClient {
     return value;
   }
 
-  patchDeployment(namespace: string, name: string, patch: DeploymentMergePatch, options: RequestOptions = {}): Promise<V1Deployment> {
-    return this.transport.requestJson<V1Deployment>({
+  patch<K extends WatchedKind>(
+    kind: K,
+    namespace: string,
+    name: string,
+    patch: MergePatch,
+    options: RequestOptions = {},
+  ): Promise<KindMap[K]> {
+    return this.transport.requestJson<KindMap[K]>({
       method: 'PATCH',
-      path: `${RESOURCE_PATHS.deployments(namespace)}/${encodeURIComponent(name)}`,
+      path: objectPath(kind, namespace, name),
       query: { fieldManager: FIELD_MANAGER },
       contentType: 'application/merge-patch+json',
       body: patch,
-      target: { verb: 'patch', resource: 'deployments', namespace, name },
+      target: { verb: 'patch', resource: kind, namespace, name },
       signal: options.signal,
     });
   }
 
-  async deleteDeployment(namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
+  async delete<K extends WatchedKind>(kind: K, namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
     await this.transport.requestJson<unknown>({
       method: 'DELETE',
-      path: `${RESOURCE_PATHS.deployments(namespace)}/${encodeURIComponent(name)}`,
+      path: objectPath(kind, namespace, name),
       body: {
         kind: 'DeleteOptions',
         apiVersion: 'v1',
         ...(options.preconditions ? { preconditions: options.preconditions } : {}),
         ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
       },
-      target: { verb: 'delete', resource: 'deployments', namespace, name },
+      target: { verb: 'delete', resource: kind, namespace, name },
       signal: options.signal,
     });
   }
@@ -213,7 +207,7 @@ export class KubernetesApi implements KubernetesClient {
     labelSelector: string | undefined,
     options: ListRequestOptions = {},
   ): Promise<ObjectList<KindMap[K]>> {
-    return this.listPages<KindMap[K]>(RESOURCE_PATHS[kind](namespace), kind, namespace, {
+    return this.listPages<KindMap[K]>(collectionPath(kind, namespace), kind, namespace, {
       labelSelector,
       fieldSelector: options.fieldSelector,
       signal: options.signal,
@@ -256,7 +250,7 @@ export class KubernetesApi implements KubernetesClient {
 
   watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle {
     return this.transport.watch(
-      RESOURCE_PATHS[kind](namespace),
+      collectionPath(kind, namespace),
       {
         labelSelector: params.labelSelector,
         fieldSelector: params.fieldSelector,
@@ -315,13 +309,13 @@ export class KubernetesApi implements KubernetesClient {
   }
 
   async listLimitRanges(namespace: string, options: RequestOptions = {}): Promise<readonly V1LimitRange[]> {
-    const list = await this.listPages<V1LimitRange>(collectionPath('/api/v1', 'limitranges', namespace), 'limitranges', namespace, options);
+    const list = await this.listPages<V1LimitRange>(coreCollectionPath('limitranges', namespace), 'limitranges', namespace, options);
     return list.items;
   }
 
   async listResourceQuotas(namespace: string, options: RequestOptions = {}): Promise<readonly V1ResourceQuota[]> {
     const list = await this.listPages<V1ResourceQuota>(
-      collectionPath('/api/v1', 'resourcequotas', namespace),
+      coreCollectionPath('resourcequotas', namespace),
       'resourcequotas',
       namespace,
       options,
@@ -355,45 +349,32 @@ function transportOptions(options: ConnectionOptions): TransportOptions {
   };
 }
 
+const nonEmptyText: FieldRule = (value) =>
+  typeof value === 'string' && value !== '' ? undefined : `must be a non-empty string (got ${describeValue(value)})`;
+const connectionCount: FieldRule = (value) =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 1
+    ? undefined
+    : `must be a whole number >= 1 (got ${typeof value === 'number' ? value : describeValue(value)})`;
+const tlsVerify: FieldRule = (value) => (typeof value === 'boolean' ? undefined : `must be true or false (got ${describeValue(value)})`);
+
 /** The options every constructor shares, checked before anything is read or sent. */
-function checkConnectionOptions(options: ConnectionOptions): void {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidOptionError('options', 'KubernetesApi options must be an object');
-  }
-  if (options.requestTimeoutMs !== undefined)
-    requireDuration('requestTimeoutMs', options.requestTimeoutMs, DURATION_RULES.requestTimeoutMs);
-  const connections: unknown = options.maxConnections;
-  if (connections !== undefined && !(typeof connections === 'number' && Number.isSafeInteger(connections) && connections >= 1)) {
-    throw new InvalidOptionError(
-      'maxConnections',
-      `maxConnections must be a whole number >= 1 (got ${typeof connections === 'number' ? connections : describeValue(connections)})`,
-    );
-  }
-  if (options.onRequest !== undefined && typeof options.onRequest !== 'function') {
-    throw new InvalidOptionError('onRequest', 'onRequest must be a function');
-  }
-}
+const CONNECTION_OPTIONS: OptionTable = {
+  requestTimeoutMs: duration(DURATION_RULES.requestTimeoutMs),
+  maxConnections: connectionCount,
+  onRequest: aFunction,
+  namespace: namespaceProblem,
+  tlsVerify,
+};
 
-/** The kubeconfig options, and the namespace and tlsVerify that fromServer shares. */
-function checkKubeconfigOptions(options: KubeconfigOptions): void {
-  for (const option of ['kubeconfigPath', 'context', 'namespace'] as const) {
-    const value: unknown = options[option];
-    if (value !== undefined && (typeof value !== 'string' || value === '')) {
-      throw new InvalidOptionError(option, `${option} must be a non-empty string (got ${describeValue(value)})`);
-    }
-  }
-  checkNamespaceAndTls(options);
-}
-
-function checkNamespaceAndTls(options: { readonly namespace?: unknown; readonly tlsVerify?: unknown }): void {
-  if (options.namespace !== undefined) {
-    const problem = typeof options.namespace === 'string' ? dns1123LabelProblem(options.namespace) : 'must be a string';
-    if (problem) throw new InvalidOptionError('namespace', `namespace ${problem}`);
-  }
-  if (options.tlsVerify !== undefined && typeof options.tlsVerify !== 'boolean') {
-    throw new InvalidOptionError('tlsVerify', `tlsVerify must be true or false (got ${describeValue(options.tlsVerify)})`);
-  }
-}
+const KUBECONFIG_OPTIONS: OptionTable = {
+  requestTimeoutMs: CONNECTION_OPTIONS.requestTimeoutMs!,
+  maxConnections: connectionCount,
+  onRequest: aFunction,
+  kubeconfigPath: nonEmptyText,
+  context: nonEmptyText,
+  namespace: namespaceProblem,
+  tlsVerify,
+};
 
 function readIfPossible(path: string): string | undefined {
   try {

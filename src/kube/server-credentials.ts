@@ -2,8 +2,8 @@
 // ServiceAccount token) and how to verify the server's certificate. For callers that keep
 // these in their own storage (Manager's Node row: apiUrl, secret, tlsVerify). Loads
 // nothing from disk or the environment, and never puts the token in a message.
-import { InvalidOptionError } from '../errors.js';
-import { DEFAULT_NAMESPACE } from '../spec/names.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { DEFAULT_NAMESPACE } from '../input/names.js';
 import type { RequestCredentials } from './http-transport.js';
 
 export interface ServerOptions {

@@ -16,7 +16,7 @@ import {
   describeTarget,
   type FieldCause,
   type RequestTarget,
-} from '../errors.js';
+} from '../errors/api.js';
 import { oneLine } from '../text.js';
 
 /** The fields of a metav1.Status we read. */

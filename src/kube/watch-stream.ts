@@ -2,7 +2,8 @@
 // scrubbed, and handed on one by one, until the first fault. Kept apart from the socket so
 // the same code can be driven by a test with any text at all: the transport feeds it a
 // response's chunks and its end, a property test feeds it generated junk.
-import { KubeProvisionerError, MalformedResponseError, type RequestTarget } from '../errors.js';
+import { KubeProvisionerError } from '../errors/base.js';
+import { MalformedResponseError, type RequestTarget } from '../errors/api.js';
 import type { WatchEventType } from './client.js';
 import type { Scrubber } from './scrub.js';
 import { errorFromNetwork, errorFromWatchStatus } from './translate-error.js';

@@ -56,6 +56,16 @@ export class InvalidContainerRecordError extends KubeProvisionerError {
 /** The operations a container row goes through after creation, as the errors name them. */
 export type ContainerOperationName = 'status' | 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove';
 
+/** The operation as the first word of a message ("Stop of container 7 was aborted"), as the core words its own. */
+export const OPERATION_NOUNS: Readonly<Record<ContainerOperationName, string>> = {
+  status: 'Status',
+  start: 'Start',
+  stop: 'Stop',
+  restart: 'Restart',
+  reconfigure: 'Reconfiguration',
+  remove: 'Removal',
+};
+
 const OPERATION_WORDS: Readonly<Record<ContainerOperationName, string>> = {
   status: 'has no status on its node',
   start: 'cannot be started',

@@ -46,12 +46,8 @@ export {
 export { kubernetesNodeConfig, type KubernetesNodeConfig } from './node-config.js';
 export { checkKubernetesNode, type KubernetesNodeCheck, type KubernetesNodeCheckOptions } from './node-check.js';
 export { ProviderRegistry } from './providers/registry.js';
-export {
-  createKubernetesProvider,
-  nodeClientFactory,
-  type KubernetesClientFactory,
-  type KubernetesProviderOptions,
-} from './providers/kubernetes.js';
+export { createKubernetesProvider, type KubernetesProviderOptions } from './providers/kubernetes.js';
+export { nodeClientFactory, type KubernetesClientFactory } from './providers/kubernetes-client.js';
 export type { KubernetesOperations } from './providers/kubernetes-lifecycle.js';
 export { createProxmoxProvider, type ImageDigestLookup, type ProxmoxProviderOptions } from './providers/proxmox.js';
 export { createDockerProvider, type DockerProviderOptions } from './providers/docker.js';

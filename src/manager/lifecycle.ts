@@ -6,7 +6,7 @@
 import { EMPTY, asyncScheduler, concat, defer, filter, from, lastValueFrom, switchMap, tap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { InvalidOptionError, OperationAbortedError, abortOn } from '../index.js';
-import { LifecycleResultNotSavedError, LifecycleUnsupportedError, type ContainerOperationName } from './errors.js';
+import { LifecycleResultNotSavedError, LifecycleUnsupportedError, OPERATION_NOUNS, type ContainerOperationName } from './errors.js';
 import { eventTime } from './event-time.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type {
@@ -90,7 +90,7 @@ export function containerLifecycle(registry: ProviderRegistry, options: Containe
   };
   const context = (call: LifecycleCallOptions): ProviderContext => ({ clock, ...(call.signal ? { signal: call.signal } : {}) });
   const aborted = (name: ContainerOperationName, target: ContainerTarget) => (reason: unknown) =>
-    new OperationAbortedError(name, `container ${String(targetId(target))}`, reason);
+    new OperationAbortedError(name, `container ${String(targetId(target))}`, reason, OPERATION_NOUNS[name]);
 
   const stream =
     (name: LifecycleOperation) =>

@@ -3,7 +3,7 @@
 // (path, context, namespace, TLS) and the report, never the kubeconfig's contents.
 import { check, type CheckReport, type OperationName } from '../index.js';
 import { kubernetesNodeConfig, type KubernetesNodeConfig } from './node-config.js';
-import { tokenNodeClient } from './providers/kubernetes.js';
+import { tokenNodeClient } from './providers/kubernetes-client.js';
 
 export interface KubernetesNodeCheckOptions {
   /** `{ cpus, memoryMb }` of a typical container: also check the namespace's LimitRanges and ResourceQuotas. */

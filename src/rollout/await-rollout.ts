@@ -4,26 +4,18 @@
 //
 // Only the object with the UID we created (or adopted) counts: a cached object of the
 // same name with another UID is an older, deleted Deployment whose status must never be
-// read as ours. Each snapshot is evaluated as it arrives; the only timer is the failure
-// policy's grace window, and only while a Pod problem or a create failure is open.
+// read as ours. Each snapshot is judged as it arrives, by the tracker's one step
+// (tracker.ts); the only timer is the grace window it names, armed through the long-timer
+// helper, and only while a Pod problem or a create failure is open.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';
-import { RolloutFailedError } from '../errors.js';
+import { RolloutFailedError } from '../errors/rollout.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
-import {
-  DEFAULT_FAILURE_POLICY,
-  INITIAL_POLICY_STATE,
-  applyCreateFailurePolicy,
-  applyFailurePolicy,
-  type FailurePolicy,
-  type PolicyState,
-} from './failure-policy.js';
-import { diagnosePod } from './pod-diagnosis.js';
-import { rolloutStatus } from './rollout-status.js';
-import { currentRolloutPods } from './rollout-pods.js';
+import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
+import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from './tracker.js';
 
 export interface RolloutTarget {
   readonly namespace: string;
@@ -66,15 +58,14 @@ export function awaitRollout(
 
 /**
  * One waiter's state, and the observer of its Deployment snapshots. A class rather than
- * closures: with thousands of waiters, an event reaches its waiter through one object
- * whose methods are shared, instead of a chain of per-waiter closures that are each a
- * cold cache line.
+ * closures, so that thousands of waiters share one set of methods and an event reaches
+ * its waiter through one object (bench/results/micro.md has the cost per event by the
+ * number of waiters).
  */
 class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private deployment: V1Deployment | undefined;
   private currentPods: readonly V1Pod[] = [];
-  private policyState: PolicyState = INITIAL_POLICY_STATE;
-  private createFailureSince: number | undefined;
+  private state: TrackerState = INITIAL_TRACKER_STATE;
   private recheck: Subscription | undefined;
   private recheckAt: number | undefined;
   // The last progress line emitted, by parts: no string is built to compare them.
@@ -133,9 +124,9 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     );
   }
 
-  private emit(status: RolloutStatus, pod: PodDiagnosis | undefined, podsReady = false): void {
+  private emit(status: RolloutStatus, pod: PodDiagnosis | undefined, podsReady = false, words?: string): void {
     const resourceVersion = this.deployment?.metadata?.resourceVersion;
-    const message = describeProgress(status, pod, { podsReady });
+    const message = words ?? describeProgress(status, pod, { podsReady });
     if (status.state === this.lastState && status.reason === this.lastReason && message === this.lastMessage) return;
     this.lastState = status.state;
     this.lastReason = status.reason;
@@ -182,41 +173,22 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private evaluateNow(): void {
     const deployment = this.deployment;
     if (!deployment || this.subscriber.closed) return;
-    const status = rolloutStatus(deployment);
-    if (status.state === 'Failed') {
-      this.fail(status.reason, status.message);
+    const step = trackRollout(this.policy, this.state, { deployment, pods: this.currentPods, now: this.scheduler.now() });
+    this.state = step.state;
+    if (step.failure) {
+      this.fail(step.failure.reason, step.failure.detail, step.failure.pod);
       return;
     }
-    if (status.state === 'Complete') {
-      this.emit(status, undefined);
+    if (step.complete) {
+      this.emit(step.rollout, undefined);
       this.subscriber.complete();
       return;
     }
-    const now = this.scheduler.now();
-    const createVerdict = applyCreateFailurePolicy(this.policy, this.createFailureSince, status.createFailure, now);
-    this.createFailureSince = createVerdict.since;
-    if (createVerdict.fatal && status.createFailure) {
-      this.fail(status.createFailure.reason, status.createFailure.message);
-      return;
-    }
-    const current = currentRolloutPods(deployment, this.currentPods);
-    const diagnoses =
-      current.length === 0
-        ? NO_DIAGNOSES
-        : current.map(diagnosePod).filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
-    const verdict = applyFailurePolicy(this.policy, this.policyState, diagnoses, now);
-    this.policyState = verdict.state;
-    if (verdict.failure) {
-      this.fail(verdict.failure.reason, verdict.failure.message, verdict.failure);
-      return;
-    }
-    this.scheduleRecheck(earliest(verdict.recheckAt, createVerdict.recheckAt));
-    this.emit(status, mostTelling(diagnoses), current.length > 0 && diagnoses.length === 0);
+    this.scheduleRecheck(step.recheckAt);
+    const gate = step.waitingFor;
+    if (gate) this.emit(step.rollout, undefined, false, `waiting for the ${gate.kind} ${gate.name}: ${gate.status.message}`);
+    else this.emit(step.rollout, step.pod, step.podsReady);
   }
-}
-
-function earliest(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 class PodObserver implements Observer<readonly V1Pod[]> {
@@ -233,14 +205,7 @@ class PodObserver implements Observer<readonly V1Pod[]> {
   complete(): void {}
 }
 
-const NO_DIAGNOSES: readonly PodDiagnosis[] = Object.freeze([]);
-
 function findByUid(objects: readonly V1Deployment[], uid: string): V1Deployment | undefined {
   for (const object of objects) if (object.metadata?.uid === uid) return object;
   return undefined;
-}
-
-/** The diagnosis a user most needs to see first: failures before waits. */
-function mostTelling(diagnoses: readonly PodDiagnosis[]): PodDiagnosis | undefined {
-  return diagnoses.find((diagnosis) => diagnosis.severity === 'failed') ?? diagnoses[0];
 }

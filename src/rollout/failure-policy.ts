@@ -20,8 +20,9 @@
 //                     a restarting control plane or an unreachable webhook heals.
 // A failed Pod (evicted, say) is reported but not fatal: its ReplicaSet replaces it, and
 // if that cannot work the Deployment's own progress deadline says so.
-import { InvalidOptionError } from '../errors.js';
-import { DURATION_RULES, countProblem, durationProblem } from '../spec/duration.js';
+import { DURATION_RULES, countProblem } from '../input/duration.js';
+import type { FieldRule } from '../input/fields.js';
+import { aRegExp, checkOptions, duration, nested, type OptionTable } from '../input/options.js';
 import type { PodDiagnosis } from './events.js';
 
 export interface FailurePolicy {
@@ -80,49 +81,22 @@ export function resolveFailurePolicy(overrides: FailurePolicyOverrides = {}): Fa
   };
 }
 
-const OVERRIDE_FIELDS: Readonly<Record<string, Readonly<Record<string, 'grace' | 'count' | 'regexp'>> | 'reasons' | 'regexp'>> = {
-  imagePull: { maxBackOffs: 'count', graceMs: 'grace' },
-  crashLoop: { maxRestarts: 'count', graceMs: 'grace' },
-  unschedulable: { graceMs: 'grace' },
-  containerError: { graceMs: 'grace' },
-  createFailure: { graceMs: 'grace', failAtOnce: 'regexp' },
-  failAtOnceReasons: 'reasons',
-  imageNotFound: 'regexp',
+const grace = duration(DURATION_RULES.graceMs);
+const reasons: FieldRule = (value) =>
+  Array.isArray(value) && value.every((reason) => typeof reason === 'string') ? undefined : 'must be a list of strings';
+
+const OVERRIDES: OptionTable = {
+  imagePull: nested({ maxBackOffs: countProblem, graceMs: grace }),
+  crashLoop: nested({ maxRestarts: countProblem, graceMs: grace }),
+  unschedulable: nested({ graceMs: grace }),
+  containerError: nested({ graceMs: grace }),
+  createFailure: nested({ graceMs: grace, failAtOnce: aRegExp }),
+  failAtOnceReasons: reasons,
+  imageNotFound: aRegExp,
 };
 
 function checkOverrides(overrides: unknown): void {
-  const invalid = (field: string, problem: string): InvalidOptionError =>
-    new InvalidOptionError(`failurePolicy${field}`, `failurePolicy${field} ${problem}`);
-  if (overrides === null || typeof overrides !== 'object' || Array.isArray(overrides)) throw invalid('', 'must be an object');
-  for (const [key, value] of Object.entries(overrides as Record<string, unknown>)) {
-    const rule = Object.hasOwn(OVERRIDE_FIELDS, key) ? OVERRIDE_FIELDS[key] : undefined;
-    if (rule === undefined) throw invalid(`.${key}`, `is not a failure policy field (allowed: ${Object.keys(OVERRIDE_FIELDS).join(', ')})`);
-    if (value === undefined) continue;
-    if (rule === 'regexp') {
-      if (!(value instanceof RegExp)) throw invalid(`.${key}`, 'must be a RegExp');
-      continue;
-    }
-    if (rule === 'reasons') {
-      if (!Array.isArray(value) || value.some((reason) => typeof reason !== 'string'))
-        throw invalid(`.${key}`, 'must be a list of strings');
-      continue;
-    }
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalid(`.${key}`, 'must be an object');
-    for (const [field, item] of Object.entries(value as Record<string, unknown>)) {
-      const kind = Object.hasOwn(rule, field) ? rule[field] : undefined;
-      if (kind === undefined) throw invalid(`.${key}.${field}`, `is not a field of ${key} (allowed: ${Object.keys(rule).join(', ')})`);
-      if (item === undefined) continue;
-      const problem =
-        kind === 'grace'
-          ? durationProblem(item, DURATION_RULES.graceMs)
-          : kind === 'count'
-            ? countProblem(item)
-            : item instanceof RegExp
-              ? undefined
-              : 'must be a RegExp';
-      if (problem) throw invalid(`.${key}.${field}`, problem);
-    }
-  }
+  checkOptions(overrides, OVERRIDES, { noun: 'failurePolicy', path: 'failurePolicy.', known: 'a failure policy field' });
 }
 
 type TrackKind = 'imagePull' | 'crashLoop' | 'unschedulable' | 'containerError';

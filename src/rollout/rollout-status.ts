@@ -14,7 +14,7 @@
 // is a leftover and is not read. (The API server defaults the field to 600 and refuses
 // values below 1, so "absent" only comes from objects that did not pass through it.)
 import type { V1Deployment, V1DeploymentCondition } from '../kube/objects.js';
-import { MAX_INT32 } from '../spec/duration.js';
+import { MAX_INT32 } from '../input/duration.js';
 import { oneLine } from '../text.js';
 import type { ReplicaCounts, RolloutStatus, RolloutState } from './events.js';
 

@@ -22,20 +22,12 @@
 //
 // API unreachable (`unknown`) is not a fact about objects: see unknownStatus().
 import type { V1Container, V1Deployment, V1Pod } from '../kube/objects.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { oneLine } from '../text.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ReplicaCounts, RolloutStatus } from './events.js';
-import {
-  DEFAULT_FAILURE_POLICY,
-  INITIAL_POLICY_STATE,
-  applyCreateFailurePolicy,
-  applyFailurePolicy,
-  type FailurePolicy,
-} from './failure-policy.js';
-import { diagnosePod } from './pod-diagnosis.js';
-import { currentRolloutPods } from './rollout-pods.js';
-import { rolloutStatus } from './rollout-status.js';
+import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
+import { INITIAL_TRACKER_STATE, trackRollout, type TrackedFailure, type TrackerStep } from './tracker.js';
 
 /** The deployment controller's count of pod templates a Deployment has had ("1", "2", ...). */
 export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
@@ -109,21 +101,48 @@ export function workloadStatus(
   pods: readonly V1Pod[],
   options: WorkloadStatusOptions = {},
 ): WorkloadStatusValue {
-  if (!deployment) return notOurs('NotFound', 'no such Deployment');
+  const notOurs = ownershipStatus(deployment, options.containerId);
+  if (notOurs || !deployment) return notOurs ?? missing('NotFound', 'no such Deployment');
+  // One snapshot, no history: the tracker's step from a fresh state at time 0 applies the
+  // rules that need none (the reasons that fail at once, a crash loop's restart count,
+  // create refusals that are final); grace windows need a caller that keeps the state.
+  const step = trackRollout(options.failurePolicy ?? DEFAULT_FAILURE_POLICY, INITIAL_TRACKER_STATE, { deployment, pods, now: 0 });
+  return trackedStatus(deployment, pods, options.judgement ? judged(step, options.judgement) : step, options.previous);
+}
+
+/**
+ * `missing` when `deployment` is not a Manager workload's (absent, no managed=true, no
+ * container-id, or another container-id than `containerId`); undefined when it is one.
+ */
+export function ownershipStatus(deployment: V1Deployment | undefined, containerId?: string): WorkloadStatusValue | undefined {
+  if (!deployment) return missing('NotFound', 'no such Deployment');
   const labels = deployment.metadata?.labels ?? {};
   if (labels[MANAGED_LABEL] !== 'true') {
-    return notOurs('NotManaged', `the Deployment is not Manager's: it lacks the label ${MANAGED_LABEL}=true`);
+    return missing('NotManaged', `the Deployment is not Manager's: it lacks the label ${MANAGED_LABEL}=true`);
   }
-  const containerId = labels[CONTAINER_ID_LABEL];
-  if (containerId === undefined) {
-    return notOurs('NotManaged', `the Deployment is not Manager's: it lacks the label ${CONTAINER_ID_LABEL}`);
+  const own = labels[CONTAINER_ID_LABEL];
+  if (own === undefined) {
+    return missing('NotManaged', `the Deployment is not Manager's: it lacks the label ${CONTAINER_ID_LABEL}`);
   }
-  if (options.containerId !== undefined && containerId !== options.containerId) {
-    return notOurs('OtherContainer', `the Deployment belongs to container ${containerId}, not ${options.containerId}`);
+  if (containerId !== undefined && own !== containerId) {
+    return missing('OtherContainer', `the Deployment belongs to container ${own}, not ${containerId}`);
   }
+  return undefined;
+}
 
-  const rollout = rolloutStatus(deployment);
-  const current = currentRolloutPods(deployment, pods);
+/**
+ * A Manager workload's status from the tracker's step over its Deployment and Pods (the
+ * caller checked ownership): whoever keeps the tracker's state over time (statuses$) judges
+ * once per event with it, and the status is read off that one judgement.
+ * @param previous the last status of the same Deployment (same UID), if the caller keeps one
+ */
+export function trackedStatus(
+  deployment: V1Deployment,
+  pods: readonly V1Pod[],
+  step: TrackerStep,
+  previous?: WorkloadStatusValue,
+): WorkloadStatusValue {
+  const { rollout, current, pod: telling, failure } = step;
   const detail = detailOf(deployment, rollout, pods, current);
   const value = (state: WorkloadState, reason: string, message: string, pod?: PodDiagnosis): WorkloadStatusValue => ({
     state,
@@ -141,30 +160,27 @@ export function workloadStatus(
       ? value('offline', 'ScaledToZero', 'scaled to 0, no pod left')
       : value('stopping', 'PodsTerminating', `scaled to 0, ${left} pod${left === 1 ? '' : 's'} left`);
   }
-  if (rollout.state === 'Complete') return value('running', rollout.reason, `${ready}/${desired} ready`);
+  if (step.complete) return value('running', rollout.reason, `${ready}/${desired} ready`);
+  if (failure?.source === 'rollout') return value('failed', rollout.reason, rollout.message, telling);
+  if (failure?.source === 'create' || failure?.source === 'gate') return value('failed', failure.reason, failure.detail, telling);
+  if (failure?.pod) return value('failed', failure.reason, describeFailure(failure.pod), failure.pod);
+  const gate = step.waitingFor;
+  if (gate)
+    return value(
+      inProgressState(deployment, rollout, previous),
+      gate.status.reason,
+      `waiting for the ${gate.kind} ${gate.name}: ${gate.status.message}`,
+    );
 
-  const diagnoses = current.map(diagnosePod).filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
-  const telling = mostTelling(diagnoses);
-  if (rollout.state === 'Failed') return value('failed', rollout.reason, rollout.message, telling);
-
-  const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
-  const judgement = options.judgement ?? judgeSnapshot(policy, rollout, diagnoses);
-  if (judgement.createFailureFatal && rollout.createFailure) {
-    return value('failed', rollout.createFailure.reason, rollout.createFailure.message, telling);
-  }
-  if (judgement.podFailure)
-    return value('failed', judgement.podFailure.reason, describeFailure(judgement.podFailure), judgement.podFailure);
-
-  const podsReady = current.length > 0 && diagnoses.length === 0;
   return value(
-    inProgressState(deployment, rollout, options.previous),
+    inProgressState(deployment, rollout, previous),
     telling?.reason ?? rollout.reason,
-    describeProgress(rollout, telling, { podsReady }),
+    describeProgress(rollout, telling, { podsReady: step.podsReady }),
     telling,
   );
 }
 
-function notOurs(reason: string, message: string): WorkloadStatusValue {
+function missing(reason: string, message: string): WorkloadStatusValue {
   return {
     state: 'missing',
     reason,
@@ -180,11 +196,17 @@ function notOurs(reason: string, message: string): WorkloadStatusValue {
   };
 }
 
-/** The policy's rules that need no history, applied to one snapshot. */
-function judgeSnapshot(policy: FailurePolicy, rollout: RolloutStatus, diagnoses: readonly PodDiagnosis[]): FailureJudgement {
-  const verdict = applyFailurePolicy(policy, INITIAL_POLICY_STATE, diagnoses, 0);
-  const create = applyCreateFailurePolicy(policy, undefined, rollout.createFailure, 0);
-  return { ...(verdict.failure ? { podFailure: verdict.failure } : {}), createFailureFatal: create.fatal };
+/** The step with a caller's own judgement (FailureJudgement) in place of the policy's. */
+function judged(step: TrackerStep, judgement: FailureJudgement): TrackerStep {
+  if (step.failure?.source === 'rollout' || step.rollout.state !== 'InProgress') return step;
+  const create = step.rollout.createFailure;
+  const failure: TrackedFailure | undefined =
+    judgement.createFailureFatal && create
+      ? { source: 'create', reason: create.reason, detail: create.message }
+      : judgement.podFailure
+        ? { source: 'pod', reason: judgement.podFailure.reason, detail: judgement.podFailure.message, pod: judgement.podFailure }
+        : undefined;
+  return { ...step, failure };
 }
 
 function inProgressState(deployment: V1Deployment, rollout: RolloutStatus, previous: WorkloadStatusValue | undefined): WorkloadState {
@@ -235,11 +257,6 @@ function isReady(pod: V1Pod): boolean {
 
 function quantity(value: unknown): string | null {
   return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
-}
-
-/** Failures before waits. */
-function mostTelling(diagnoses: readonly PodDiagnosis[]): PodDiagnosis | undefined {
-  return diagnoses.find((diagnosis) => diagnosis.severity === 'failed') ?? diagnoses[0];
 }
 
 function describeFailure(pod: PodDiagnosis): string {

@@ -1,8 +1,8 @@
 import type { SchedulerLike } from 'rxjs';
 
-// Formatting a Date costs ~0.5 µs, as much as the rest of a progress event; events come
-// in bursts (a relist re-evaluates every waiter at once), so the last millisecond's
-// string is kept and reused.
+// Formatting a Date is a large part of building a progress event, and events come in
+// bursts (a relist re-evaluates every waiter at once), so the last millisecond's string
+// is kept and reused.
 let lastMs = Number.NaN;
 let lastIso = '';
 

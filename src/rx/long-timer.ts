@@ -1,7 +1,8 @@
-// Timers for any duration. Node holds a timer's delay in a signed 32-bit integer: a delay
-// of 2^31 ms (24.8 days) or more fires after 1 ms instead, so a long timeout would end a
-// provisioning at once. These helpers wait in steps of at most MAX_TIMER_DELAY_MS, counting
-// down what is left, so they fire when asked however long that is; `Infinity` never fires.
+// Timers for any duration, the one way the library arms a timer. Node holds a timer's delay
+// in a signed 32-bit integer, and a longer delay fires at once instead (with a warning on
+// stderr), so a long timeout would end a provisioning at once and a long grace window would
+// spin. These helpers wait in steps of at most MAX_TIMER_DELAY_MS, counting down what is
+// left, so they fire when asked however long that is; `Infinity` arms nothing.
 import { Observable, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
 
 /** The longest delay one Node timer can hold. */
@@ -22,6 +23,24 @@ export function scheduleAfter(scheduler: SchedulerLike, delayMs: number, work: (
     }
     work();
   }, step);
+}
+
+/**
+ * Runs `work` every `periodMs` on `scheduler` until unsubscribed (work may unsubscribe it
+ * itself); a period of any length, Infinity never.
+ */
+export function scheduleEvery(scheduler: SchedulerLike, periodMs: number, work: () => void): Subscription {
+  const every = new Subscription();
+  let next: Subscription | undefined;
+  const arm = (): void => {
+    next = scheduleAfter(scheduler, periodMs, () => {
+      work();
+      if (!every.closed) arm();
+    });
+  };
+  every.add(() => next?.unsubscribe());
+  arm();
+  return every;
 }
 
 /** Like rxjs `timer(delayMs, scheduler)`: emits 0 and completes after `delayMs`, any length. */

@@ -3,7 +3,7 @@
 // reflector retries. One periodic check per subscription, not a timer per event: each
 // value only records the time it arrived.
 import { Observable, asyncScheduler, type MonoTypeOperatorFunction, type SchedulerLike } from 'rxjs';
-import { MAX_TIMER_DELAY_MS } from './long-timer.js';
+import { scheduleEvery } from './long-timer.js';
 
 export function watchdog<T>(
   inactivityMs: number,
@@ -13,16 +13,12 @@ export function watchdog<T>(
   return (source) =>
     new Observable<T>((subscriber) => {
       let lastActivity = scheduler.now();
-      // A quarter of the limit, and never more than one Node timer holds: a check that
-      // comes early only finds the watch not silent long enough yet.
-      const checkEveryMs = Math.min(MAX_TIMER_DELAY_MS, Math.max(1, Math.floor(inactivityMs / 4)));
-      const check = scheduler.schedule(function () {
-        if (scheduler.now() - lastActivity >= inactivityMs) {
-          subscriber.error(silenceError());
-          return;
-        }
-        this.schedule(undefined, checkEveryMs);
-      }, checkEveryMs);
+      // A quarter of the limit: a check that comes early only finds the watch not silent
+      // long enough yet, and one that comes late lets silence last a quarter longer.
+      const checkEveryMs = Math.max(1, Math.floor(inactivityMs / 4));
+      const check = scheduleEvery(scheduler, checkEveryMs, () => {
+        if (scheduler.now() - lastActivity >= inactivityMs) subscriber.error(silenceError());
+      });
       const inner = source.subscribe({
         next: (value) => {
           lastActivity = scheduler.now();

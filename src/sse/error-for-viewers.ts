@@ -1,7 +1,8 @@
 // What a viewer (a browser, a log line) may learn of an error: its name and message,
 // never its stack or cause. The library's own messages never hold a credential; an error
 // from elsewhere might (a URL with a password, a bearer token, a key), so those shapes
-// are masked before they leave the process.
+// are masked before they leave the process. One line by the one rule (src/text.ts).
+import { oneLine } from '../text.js';
 
 export interface ErrorForViewers {
   readonly name: string;
@@ -28,8 +29,4 @@ export function redactSecrets(text: string): string {
   let result = text;
   for (const [shape, replacement] of SECRET_SHAPES) result = result.replace(shape, replacement);
   return result;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

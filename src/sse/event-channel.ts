@@ -14,7 +14,7 @@
 // another process (a restarted server) is never mistaken for a position in this one.
 import { randomBytes } from 'node:crypto';
 import type { Observable, Subscription } from 'rxjs';
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
 import { errorForViewers } from './error-for-viewers.js';
 
 export const DEFAULT_REPLAY = 1000;

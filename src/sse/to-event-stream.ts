@@ -13,8 +13,9 @@
 //   - on a closed connection detaches from the channel and stops its heartbeat: nothing
 //     else. The channel's subscription, and so the operation watched, goes on.
 import type { ServerResponse } from 'node:http';
-import { asyncScheduler, Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
-import { InvalidOptionError } from '../errors.js';
+import { asyncScheduler, Subscription, type SchedulerLike } from 'rxjs';
+import { scheduleEvery } from '../rx/long-timer.js';
+import { InvalidOptionError } from '../errors/input.js';
 import type { ChannelViewer, EventChannel, ViewerStart } from './event-channel.js';
 
 export const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -114,16 +115,15 @@ export function toEventStream<T>(channel: EventChannel<T>, response: ServerRespo
 
   const viewer: ChannelViewer = { wake: pump, shutdown: () => end('owner-closed') };
 
-  const heartbeat = scheduler.schedule(function (this: SchedulerAction<undefined>) {
+  const heartbeat = scheduleEvery(scheduler, heartbeatMs, () => {
     if (done) return;
     if (blocked) {
-      if (scheduler.now() - blockedSince >= maxBlockedMs) return end('dropped');
+      if (scheduler.now() - blockedSince >= maxBlockedMs) end('dropped');
     } else {
       write(HEARTBEAT);
       flush();
     }
-    this.schedule(undefined, heartbeatMs);
-  }, heartbeatMs);
+  });
 
   function end(reason: EndReason): void {
     if (done) return;

@@ -1,8 +1,8 @@
 // The backend `kube-provisioner ui` runs on: the library's own functions. This is the one
 // place the live page is wired to them.
 import { defer, from, switchMap } from 'rxjs';
-import { CONTAINER_ID_LABEL } from '../spec/labels.js';
-import { parseProviderId } from '../spec/provider-id.js';
+import { CONTAINER_ID_LABEL } from '../input/labels.js';
+import { parseProviderId } from '../input/provider-id.js';
 import { provision$ } from '../workload/provision.js';
 import { remove$ } from '../workload/remove.js';
 import { restart$ } from '../workload/restart.js';
@@ -17,7 +17,7 @@ import type { LifecycleOperation, UiBackend } from './backend.js';
 const removeListed: LifecycleOperation = (api, providerId, options = {}) =>
   defer(() => {
     const { namespace, name } = parseProviderId(providerId);
-    return from(api.readDeployment(namespace, name, options.signal ? { signal: options.signal } : {})).pipe(
+    return from(api.read('deployments', namespace, name, options.signal ? { signal: options.signal } : {})).pipe(
       switchMap((deployment) =>
         remove$(api, providerId, { ...options, containerId: deployment.metadata?.labels?.[CONTAINER_ID_LABEL] ?? '' }),
       ),

@@ -7,11 +7,12 @@
 //     `operation-event`, `operation-ended`, `statuses-error`, with a snapshot for pages
 //     that connect fresh or cannot be resumed from the channel's buffer.
 // A page closing never ends an operation; close() does (it is the owner's call).
-import { ReplaySubject, Subject, asyncScheduler, defer, retry, timer, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
-import { InvalidOptionError } from '../errors.js';
+import { ReplaySubject, Subject, asyncScheduler, defer, retry, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { longTimer } from '../rx/long-timer.js';
+import { InvalidOptionError } from '../errors/input.js';
 import type { KubernetesClient } from '../kube/client.js';
-import { formatProviderId, parseProviderId } from '../spec/provider-id.js';
-import { parseWorkloadSpec } from '../spec/workload-spec.js';
+import { formatProviderId, parseProviderId } from '../input/provider-id.js';
+import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { EventChannel } from '../sse/event-channel.js';
 import { errorForViewers, type ErrorForViewers } from '../sse/error-for-viewers.js';
 import { availableActions, type LifecycleAction, type OperationEvent, type UiBackend, type WorkloadStatusEvent } from './backend.js';
@@ -128,7 +129,7 @@ export class LiveHub {
         retry({
           delay: (error: unknown) => {
             this.publish({ type: 'statuses-error', at: this.now(), error: errorForViewers(error) });
-            return timer(STATUSES_RETRY_MS, this.scheduler);
+            return longTimer(STATUSES_RETRY_MS, this.scheduler);
           },
         }),
       )

@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InvalidOptionError, InvalidSpecError, KubeProvisionerError } from '../errors.js';
+import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
+import { KubeProvisionerError } from '../errors/base.js';
 import { errorForViewers } from '../sse/error-for-viewers.js';
 import { toEventStream } from '../sse/to-event-stream.js';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './backend.js';

@@ -4,10 +4,11 @@
 //                  (the Pods are counted, not the Deployment's status: a 0-replica
 //                  Deployment may carry no replica counts at all)
 //   awaitObserved  reconfigure of a stopped workload: the controller saw the new generation
-//   awaitRemoved   remove: the Deployment and every Pod of the workload are gone
+//   awaitRemoved   remove: every object deleted and every Pod of the workload are gone
 // Each emits a `waiting` event when what it waits for changes, and completes when done.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { asyncScheduler, combineLatest, distinctUntilChanged, map, takeWhile, type Observable, type SchedulerLike } from 'rxjs';
+import type { KubeObject } from '../informers/reflector.js';
 import { diagnosePod } from '../rollout/pod-diagnosis.js';
 import { isoTime } from '../rx/clock-time.js';
 import type { WaitingEvent } from './lifecycle-events.js';
@@ -64,24 +65,29 @@ export function awaitObserved(
   );
 }
 
-/**
- * @param uid the Deployment that was deleted (another object of the same name is not it)
- * @param deployments$ the informer's snapshots by name, as they come
- */
+/** An object deleted, and the informer's snapshots of its name. */
+export interface DeletedObject {
+  /** As the API names it: `Deployment`. */
+  readonly kind: string;
+  /** The object deleted (another object of the same name is not it). */
+  readonly uid: string;
+  readonly snapshots$: Observable<readonly KubeObject[]>;
+}
+
+/** @param pods$ the Pods carrying the workload's container-id label */
 export function awaitRemoved(
   target: WaitTarget,
-  uid: string,
-  deployments$: Observable<readonly V1Deployment[]>,
+  deleted: readonly DeletedObject[],
   pods$: Observable<readonly V1Pod[]>,
   options: WaitOptions = {},
 ): Observable<WaitingEvent> {
   return waitUntil(
     target,
-    combineLatest([deployments$, pods$]).pipe(
-      map(([deployments, pods]): WaitState => {
-        const present = deployments.some((deployment) => deployment.metadata?.uid === uid);
+    combineLatest([pods$, ...deleted.map((object) => object.snapshots$)]).pipe(
+      map(([pods, ...snapshots]): WaitState => {
         if (pods.length > 0) return podsLeft(pods);
-        if (present) return { done: false, message: 'waiting for the Deployment to be deleted', pods: [] };
+        const left = deleted.find((object, index) => snapshots[index]!.some((each) => each.metadata?.uid === object.uid));
+        if (left) return { done: false, message: `waiting for the ${left.kind} to be deleted`, pods: [] };
         return { done: true, message: 'gone', pods: [] };
       }),
     ),

@@ -1,25 +1,81 @@
-// After a failed provisioning: delete the Deployment this run created (never one it
-// adopted), with its ReplicaSet and Pods, and wait until it is gone, so its requests stop
-// counting against the namespace quota and a retry creates a fresh one instead of adopting
-// the broken one. The delete names the UID this run created (a newer object of the same
-// name is never touched) and is Foreground: the Deployment disappears only after its Pods.
-// The wait is the shared Deployment informer seeing the UID go, bounded in time.
-import { catchError, filter, first, map, of, race, switchMap, timer, type Observable, type SchedulerLike } from 'rxjs';
-import { ConflictError, KubeProvisionerError, NotFoundError, describeCleanup, type WorkloadCleanup } from '../errors.js';
+// After a failed provisioning: delete the objects of the workload set this run created
+// (never one it adopted; only the kinds whose rules say so), a Deployment with its
+// ReplicaSet and Pods, and wait until they are gone, so their requests stop counting
+// against the namespace quota and a retry creates fresh ones instead of adopting broken
+// ones. Each delete names the UID this run created (a newer object of the same name is
+// never touched) and follows its kind's propagation (Foreground: a Deployment disappears
+// only after its Pods). The wait is the shared informer seeing each UID go, bounded in time.
+import { catchError, defaultIfEmpty, filter, first, forkJoin, map, of, race, switchMap, type Observable, type SchedulerLike } from 'rxjs';
+import { ConflictError, NotFoundError } from '../errors/api.js';
+import { KubeProvisionerError } from '../errors/base.js';
 import type { InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { deploymentSnapshots } from './rollout-sources.js';
+import { longTimer } from '../rx/long-timer.js';
+import { rulesOf, type MemberKind } from './workload-set.js';
+
+/** What a failed provisioning did with its Deployment (`error.cleanup`). */
+export interface WorkloadCleanup {
+  /**
+   * - `deleted`: this run created it; it is gone, with its Pods, so a retry starts clean.
+   * - `deleting`: this run created it and asked for its deletion, which had not finished
+   *   within the cleanup bound; a retry before it is gone fails with ConflictError.
+   * - `kept`: this run created it and kept it, as asked (keepOnFailure), for debugging.
+   * - `adopted`: it existed before this run (same container), so it was left as it is.
+   * - `failed`: this run created it and could not delete it (`error` says why); it remains.
+   */
+  readonly outcome: 'deleted' | 'deleting' | 'kept' | 'adopted' | 'failed';
+  readonly providerId: string;
+  readonly uid: string;
+  readonly error?: Error;
+}
+
+// Every error of the hierarchy can end a provisioning, so the report is declared on the
+// root class; it is made here, and only here.
+declare module '../errors/base.js' {
+  interface KubeProvisionerError {
+    /**
+     * Set when a provisioning failed after its Deployment existed: what became of it.
+     * Undefined otherwise (nothing was created, or the error is not a provisioning's).
+     */
+    cleanup: WorkloadCleanup | undefined;
+  }
+}
+
+/** The cleanup in words, as appended to the failed provisioning's message. */
+export function describeCleanup(cleanup: WorkloadCleanup): string {
+  const deployment = `the Deployment ${cleanup.providerId}`;
+  switch (cleanup.outcome) {
+    case 'deleted':
+      return `${deployment} this run created was deleted with its pods`;
+    case 'deleting':
+      return `${deployment} this run created is being deleted`;
+    case 'kept':
+      return `${deployment} this run created was kept for debugging, as asked; delete it before a retry`;
+    case 'adopted':
+      return `${deployment} existed before this run and was left as it is`;
+    case 'failed':
+      return `${deployment} this run created could not be deleted (${cleanup.error?.message ?? 'unknown error'})`;
+  }
+}
 
 /** How long a cleanup waits for the Deployment and its Pods to be gone. */
 export const CLEANUP_TIMEOUT_MS = 60_000;
 
-export interface CreatedDeployment {
-  readonly namespace: string;
+/** An object a provisioning created. */
+export interface CreatedMember {
+  readonly kind: MemberKind;
   readonly name: string;
   readonly uid: string;
+}
+
+/** What a provisioning created of its workload set. */
+export interface CreatedWorkload {
+  readonly namespace: string;
   readonly providerId: string;
   readonly instance: string | undefined;
+  /** In creation order. */
+  readonly members: readonly CreatedMember[];
 }
 
 export interface CleanupOptions {
@@ -28,23 +84,46 @@ export interface CleanupOptions {
   readonly timeoutMs?: number;
 }
 
-/** Deletes the Deployment, then emits the outcome once it is gone or the bound passed; never errors. */
-export function deleteCreated(client: KubernetesClient, created: CreatedDeployment, options: CleanupOptions): Observable<WorkloadCleanup> {
-  const { namespace, name, uid, providerId } = created;
-  const outcome = (result: WorkloadCleanup['outcome'], error?: Error): WorkloadCleanup => ({
+/**
+ * Deletes what this run created (the members their rules delete on failure, last created
+ * first), then emits the outcome once all are gone or the bound passed; never errors.
+ */
+export function deleteCreated(client: KubernetesClient, created: CreatedWorkload, options: CleanupOptions): Observable<WorkloadCleanup> {
+  const { providerId } = created;
+  const uid = created.members.find((member) => member.kind === 'deployments')?.uid ?? '';
+  const deletable = [...created.members].reverse().filter((member) => rulesOf(member.kind).deleteOnFailure);
+  return forkJoin(deletable.map((member) => deleteMember(client, created, member, options))).pipe(
+    map((outcomes): WorkloadCleanup => {
+      const failed = outcomes.find((outcome) => outcome.outcome === 'failed');
+      if (failed) return { outcome: 'failed', providerId, uid, ...(failed.error ? { error: failed.error } : {}) };
+      return { outcome: outcomes.some((outcome) => outcome.outcome === 'deleting') ? 'deleting' : 'deleted', providerId, uid };
+    }),
+    defaultIfEmpty({ outcome: 'deleted', providerId, uid }),
+  );
+}
+
+/** One member: deleted by UID, then gone from the informer or still going at the bound. */
+function deleteMember(
+  client: KubernetesClient,
+  created: CreatedWorkload,
+  member: CreatedMember,
+  options: CleanupOptions,
+): Observable<Pick<WorkloadCleanup, 'outcome' | 'error'>> {
+  const { namespace } = created;
+  const { kind, name, uid } = member;
+  const rules = rulesOf(kind);
+  const outcome = (result: WorkloadCleanup['outcome'], error?: Error): Pick<WorkloadCleanup, 'outcome' | 'error'> => ({
     outcome: result,
-    providerId,
-    uid,
     ...(error ? { error } : {}),
   });
-  const gone$ = deploymentSnapshots(options.registry, client, namespace, name, created.instance).pipe(
-    filter((deployments) => !deployments.some((deployment) => deployment.metadata?.uid === uid)),
+  const gone$ = rules.snapshots(options.registry, client, namespace, name, created.instance).pipe(
+    filter((objects) => !objects.some((object) => object.metadata?.uid === uid)),
     first(),
     map(() => outcome('deleted')),
   );
-  const bound$ = timer(options.timeoutMs ?? CLEANUP_TIMEOUT_MS, options.scheduler).pipe(map(() => outcome('deleting')));
+  const bound$ = longTimer(options.timeoutMs ?? CLEANUP_TIMEOUT_MS, options.scheduler).pipe(map(() => outcome('deleting')));
   return fromAbortable((signal) =>
-    client.deleteDeployment(namespace, name, { preconditions: { uid }, propagationPolicy: 'Foreground', signal }),
+    client.delete(kind, namespace, name, { preconditions: { uid }, propagationPolicy: rules.propagationPolicy, signal }),
   ).pipe(
     // Accepted: wait until the informer no longer holds our UID. Should the informer fail,
     // the delete was still accepted: report it as under way.

@@ -1,52 +1,69 @@
-// createOrAdopt(): creates the Deployment; when one of that name already exists, adopts it
-// only if it is the same Manager container's (our container-id, managed and instance
-// labels) and not being deleted, and otherwise fails with ConflictError. It never
-// overwrites or patches an existing object: what it adopts is compared with the manifest
+// createOrAdopt(): creates the objects of a workload set, in order. When one of that name
+// already exists, it is adopted only if it is the same Manager container's (its
+// container-id, managed and instance labels) and not being deleted; otherwise the create
+// fails with ConflictError and the existing object is left untouched. Nothing is ever
+// overwritten or patched here: what is adopted is compared with the member asked for
 // (`drift`), and the caller decides.
-import type { V1Deployment } from '../kube/objects.js';
 import type { Observable } from 'rxjs';
-import { ConflictError, type DriftField } from '../errors.js';
+import { ConflictError } from '../errors/api.js';
+import { describeInstance } from '../input/labels.js';
 import type { KubernetesClient } from '../kube/client.js';
+import { KINDS } from '../kube/kinds.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, belongsToInstance, describeInstance } from '../spec/labels.js';
-import { workloadDrift } from './drift.js';
+import type { DriftField } from './drift.js';
+import { ownedBy, ownerOf, rulesOf, type WorkloadMember, type WorkloadSet } from './workload-set.js';
 
-export interface CreatedOrAdopted {
-  readonly deployment: V1Deployment;
+/** One member as this run found or made it. */
+export type MemberOutcome = WorkloadMember & {
+  /** It existed before this run (same container): adopted, never created. */
   readonly adopted: boolean;
-  /** Adopted: where the live Deployment differs from the manifest (empty: it is as asked). */
+  /** Adopted: where it differs from the member asked for (empty: it is as asked). */
   readonly drift: readonly DriftField[];
+};
+
+/**
+ * Emits the members as stored once all exist. `outcomes` gets each member as soon as it is
+ * created or adopted, so a caller whose later member fails knows what this run created.
+ */
+export function createOrAdopt(client: KubernetesClient, set: WorkloadSet, outcomes: MemberOutcome[] = []): Observable<MemberOutcome[]> {
+  return fromAbortable(async (signal) => {
+    for (const member of set.members) outcomes.push(await createOrAdoptMember(client, set, member, signal));
+    return outcomes;
+  });
 }
 
-export function createOrAdopt(client: KubernetesClient, manifest: V1Deployment): Observable<CreatedOrAdopted> {
-  const namespace = manifest.metadata!.namespace!;
-  const name = manifest.metadata!.name!;
-  const containerId = manifest.metadata!.labels![CONTAINER_ID_LABEL]!;
-  const instance = manifest.metadata!.labels![INSTANCE_LABEL];
-  return fromAbortable(async (signal): Promise<CreatedOrAdopted> => {
-    try {
-      return { deployment: await client.createDeployment(namespace, manifest, { signal }), adopted: false, drift: [] };
-    } catch (error) {
-      if (!(error instanceof ConflictError) || error.reason !== 'AlreadyExists') throw error;
-      const existing = await client.readDeployment(namespace, name, { signal });
-      const labels = existing.metadata?.labels ?? {};
-      if (labels[CONTAINER_ID_LABEL] !== containerId || labels[MANAGED_LABEL] !== 'true' || !belongsToInstance(existing, instance)) {
-        const owner = labels[CONTAINER_ID_LABEL];
-        throw new ConflictError(
-          `Deployment ${namespace}/${name} already exists and belongs to ` +
-            (owner ? `container-id ${owner}${describeInstance(labels[INSTANCE_LABEL])}` : 'something other than Manager') +
-            `, not container-id ${containerId}${describeInstance(instance)}; it was left untouched`,
-          { reason: 'AlreadyExists', target: { verb: 'create', resource: 'deployments', namespace, name }, cause: error },
-        );
-      }
-      if (existing.metadata?.deletionTimestamp) {
-        throw new ConflictError(
-          `Deployment ${namespace}/${name} of container-id ${containerId} is being deleted (a failed run's cleanup, or someone else); ` +
-            'retry once it is gone',
-          { reason: 'AlreadyExists', target: { verb: 'create', resource: 'deployments', namespace, name }, cause: error },
-        );
-      }
-      return { deployment: existing, adopted: true, drift: workloadDrift(manifest, existing) };
+async function createOrAdoptMember(
+  client: KubernetesClient,
+  set: WorkloadSet,
+  member: WorkloadMember,
+  signal: AbortSignal,
+): Promise<MemberOutcome> {
+  const { kind, object } = member;
+  const { namespace } = set;
+  const name = object.metadata?.name ?? '';
+  try {
+    return { kind, object: await client.create(kind, namespace, object, { signal }), adopted: false, drift: [] };
+  } catch (error) {
+    if (!(error instanceof ConflictError) || error.reason !== 'AlreadyExists') throw error;
+    const existing = await client.read(kind, namespace, name, { signal });
+    const what = `${KINDS[kind].kind} ${namespace}/${name}`;
+    const target = { verb: 'create', resource: kind, namespace, name };
+    const { containerId, instance } = set.owner;
+    if (!ownedBy(existing, set.owner)) {
+      const found = ownerOf(existing);
+      throw new ConflictError(
+        `${what} already exists and belongs to ` +
+          (found.containerId ? `container-id ${found.containerId}${describeInstance(found.instance)}` : 'something other than Manager') +
+          `, not container-id ${containerId}${describeInstance(instance)}; it was left untouched`,
+        { reason: 'AlreadyExists', target, cause: error },
+      );
     }
-  });
+    if (existing.metadata?.deletionTimestamp) {
+      throw new ConflictError(
+        `${what} of container-id ${containerId} is being deleted (a failed run's cleanup, or someone else); retry once it is gone`,
+        { reason: 'AlreadyExists', target, cause: error },
+      );
+    }
+    return { kind, object: existing, adopted: true, drift: rulesOf(kind).drift(object, existing) };
+  }
 }

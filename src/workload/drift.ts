@@ -3,11 +3,53 @@
 // reports ready for a spec that was never applied. Pure; compares meaning, not text: the
 // API server canonicalises quantities ("1000m" is stored as "1") and drops empty env values.
 import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
-import type { DriftField } from '../errors.js';
-import { coresOf, mebibytesOf } from '../spec/parse-quantity.js';
+import { KubeProvisionerError } from '../errors/base.js';
+import { WORKLOAD_KIND, type FailureContext } from '../errors/rollout.js';
+import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { workloadContainer } from './workload-container.js';
 
 const NONE = '(none)';
+
+/** One field where a live workload differs from the requested spec. */
+export interface DriftField {
+  /** In the spec's words: `image`, `cpus`, `memoryMb`, `entrypoint`, `args`, `env.NAME`, `replicas`, `labels.KEY`. */
+  readonly field: string;
+  /** The live value, as text (`(none)` when absent). */
+  readonly live: string;
+  /** The requested value, as text (`(none)` when absent). */
+  readonly desired: string;
+}
+
+/**
+ * A create found the container's Deployment already there (same container-id) but not as
+ * requested: adopting it would report ready for a spec that was never applied. Nothing was
+ * changed; `onDrift: 'reconfigure'` applies the requested spec instead.
+ */
+export class WorkloadDriftError extends KubeProvisionerError {
+  override readonly name = 'WorkloadDriftError';
+  readonly namespace: string;
+  /** The kind of the object that differs: `Deployment`. */
+  readonly kind: string;
+  /** The name of the object that differs. */
+  readonly object: string;
+  readonly fields: readonly DriftField[];
+  constructor(where: FailureContext, fields: readonly DriftField[], hint: string) {
+    const kind = where.kind ?? WORKLOAD_KIND;
+    super(
+      `${kind} ${where.namespace}/${where.name} exists for this container but differs from the requested spec: ` +
+        `${fields.map((drift) => `${drift.field} (live ${drift.live}, requested ${drift.desired})`).join('; ')}; ${hint}`,
+    );
+    this.namespace = where.namespace;
+    this.kind = kind;
+    this.object = where.name;
+    this.fields = fields;
+  }
+
+  /** @deprecated The object's name: use `object` (and `kind`). */
+  get deployment(): string {
+    return this.object;
+  }
+}
 
 export function workloadDrift(desired: V1Deployment, live: V1Deployment): DriftField[] {
   const drift: DriftField[] = [];

@@ -7,15 +7,17 @@
 // A namespace that cannot be listed has no workloads to call `unknown`: list() rejects
 // with the typed error (ApiUnreachableError, ApiTimeoutError past `timeoutMs`, ...).
 import type { V1Pod } from '../kube/objects.js';
-import { OperationAbortedError, ApiTimeoutError } from '../errors.js';
+import { OperationAbortedError } from '../errors/operation.js';
+import { ApiTimeoutError } from '../errors/api.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../spec/labels.js';
-import { asyncScheduler, lastValueFrom, map, throwError, timeout, type SchedulerLike } from 'rxjs';
-import { namespaceOption, timeoutOption } from './read-options.js';
+import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../input/labels.js';
+import { asyncScheduler, lastValueFrom, map, type SchedulerLike } from 'rxjs';
+import { deadline } from '../rx/deadline.js';
+import { checkReadOptions, namespaceOption, timeoutOption } from './read-options.js';
 
 export interface ListOptions {
   /** Default: the client's namespace. */
@@ -51,6 +53,7 @@ export interface WorkloadSnapshot {
 
 /** Sorted by name. */
 export async function list(client: KubernetesClient, options: ListOptions = {}): Promise<WorkloadSnapshot[]> {
+  checkReadOptions('list', options);
   const namespace = namespaceOption(options.namespace, client);
   const timeoutMs = timeoutOption(options.timeoutMs);
   const policy = resolveFailurePolicy(options.failurePolicy);
@@ -93,12 +96,11 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
         }
         return snapshots.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       }),
-      timeout({
-        first: timeoutMs,
-        with: () =>
-          throwError(() => new ApiTimeoutError(client.server, timeoutMs, { target: { verb: 'list', resource: 'deployments', namespace } })),
-        scheduler: options.scheduler ?? asyncScheduler,
-      }),
+      deadline(
+        timeoutMs,
+        () => new ApiTimeoutError(client.server, timeoutMs, { target: { verb: 'list', resource: 'deployments', namespace } }),
+        options.scheduler ?? asyncScheduler,
+      ),
       abortOn(options.signal, (reason) => new OperationAbortedError('list', `namespace ${namespace}`, reason)),
     ),
   );

@@ -3,12 +3,13 @@
 // equals its own JSON round trip.
 
 import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
-import { InvalidOptionError, InvalidSpecError } from '../errors.js';
-import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../spec/names.js';
-import type { WorkloadSpec } from '../spec/workload-spec.js';
-import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../spec/labels.js';
-import { cpuQuantity, memoryQuantity } from '../spec/quantities.js';
-import { progressDeadlineProblem } from '../spec/duration.js';
+import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
+import { namespaceProblem } from '../input/fields.js';
+import { DEFAULT_NAMESPACE } from '../input/names.js';
+import type { WorkloadSpec } from '../input/workload-spec.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../input/labels.js';
+import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
+import { progressDeadlineProblem } from '../input/duration.js';
 
 /** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
@@ -16,11 +17,9 @@ export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
 export const MANAGED_BY = 'kube-provisioner';
 
 /**
- * The largest manifest we send, in bytes of JSON. kube-apiserver reads request bodies of up
- * to 3 MiB, but etcd stores an object of at most 1.5 MiB (larger creates fail after the
- * request, with a 500). The stored form is smaller than our JSON, and the server drops its
- * managedFields rather than exceed the limit; 1 MiB keeps room for the controllers' status.
- * docs/reliability.md has the shapes measured against a real control plane.
+ * The largest manifest we send, in bytes of JSON: below what etcd stores (larger creates
+ * fail after the request, with a 500), with room for the controllers' status and the
+ * server's managedFields. docs/reliability.md has the limits and the shapes tried.
  */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
 
@@ -33,7 +32,7 @@ export interface BuildDeploymentOptions {
 /** The spec's namespace wins over the configured one; `default` is the last resort. */
 export function effectiveNamespace(spec: Pick<WorkloadSpec, 'namespace'>, options: BuildDeploymentOptions = {}): string {
   const namespace = spec.namespace ?? options.namespace ?? DEFAULT_NAMESPACE;
-  const problem = dns1123LabelProblem(namespace);
+  const problem = namespaceProblem(namespace);
   if (problem) throw new InvalidSpecError([{ path: 'namespace', message: problem }]);
   return namespace;
 }

@@ -1,14 +1,15 @@
 // provision$() and provision(): from a Manager container description to a rolled-out
-// Deployment and its provider ID "namespace/name".
+// workload and its provider ID "namespace/name".
 //
-//   validate -> build manifest -> create (or adopt on 409) -> created/adopted event
+//   validate -> build the workload set -> create each member (or adopt it on 409)
+//   -> created/adopted event (the Deployment's)
 //   -> progress events from the shared informers until the rollout completes -> ready
 //
 // The whole of it, the create included, races one deadline (`timeoutMs`) and the caller's
 // AbortSignal; on every way out the informer subscriptions, timers and any request in
-// flight are released. When it fails after creating the Deployment, the error (with its
-// diagnosis) is held while that Deployment is deleted (cleanup.ts), unless the caller keeps
-// it; `error.cleanup` and the message say which happened. An abort deletes nothing.
+// flight are released. When it fails after creating members, the error (with its
+// diagnosis) is held while those are deleted (cleanup.ts), unless the caller keeps them;
+// `error.cleanup` and the message say which happened. An abort deletes nothing.
 import {
   asyncScheduler,
   catchError,
@@ -25,26 +26,26 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
-import { InvalidOptionError, ProvisionAbortedError, RolloutTimeoutError, WorkloadDriftError } from '../errors.js';
-import { DURATION_RULES, progressDeadlineProblem, requireDuration } from '../spec/duration.js';
+import { ProvisionAbortedError, RolloutTimeoutError } from '../errors/rollout.js';
+import { WorkloadDriftError } from './drift.js';
+import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';
+import { abortSignal, checkOptions, checkedLater, duration, oneOf, trueOrFalse, type OptionTable } from '../input/options.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
-import { parseWorkloadSpec } from '../spec/workload-spec.js';
+import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { deadline } from '../rx/deadline.js';
 import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
-import { deleteCreated, withCleanup, type CreatedDeployment } from './cleanup.js';
-import { createOrAdopt } from './create-or-adopt.js';
-import { buildDeployment, checkManifestSize } from './manifest.js';
-import { formatProviderId } from '../spec/provider-id.js';
+import { deleteCreated, withCleanup } from './cleanup.js';
+import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
+import { checkManifestSize } from './manifest.js';
+import { buildWorkload, deploymentOf } from './workload-set.js';
 import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
 import { isReconfigurable } from './drift.js';
-import { operationContext } from './lifecycle.js';
+import { DEFAULT_TIMEOUT_MS, operationContext } from './operation.js';
 import { reconfigureAdopted } from './reconfigure.js';
-
-export const DEFAULT_TIMEOUT_MS = 300_000;
 
 export interface ProvisionOptions {
   /**
@@ -88,75 +89,47 @@ export interface ProvisionResult {
   readonly durationMs: number;
 }
 
-const OPTION_NAMES: readonly string[] = [
-  'timeoutMs',
-  'signal',
-  'progressDeadlineSeconds',
-  'failurePolicy',
-  'scheduler',
-  'informers',
-  'onDrift',
-  'keepOnFailure',
-];
-
-/** Every option, checked before anything is sent; an unknown key is a typo, never ignored. */
-function checkProvisionOptions(options: ProvisionOptions): void {
-  if (options === null || typeof options !== 'object') throw new InvalidOptionError('options', 'provision options must be an object');
-  for (const key of Object.keys(options)) {
-    if (!OPTION_NAMES.includes(key)) {
-      throw new InvalidOptionError(key, `${key} is not a provision option (allowed: ${OPTION_NAMES.join(', ')})`);
-    }
-  }
-  if (options.timeoutMs !== undefined) requireDuration('timeoutMs', options.timeoutMs, DURATION_RULES.timeoutMs);
-  if (options.progressDeadlineSeconds !== undefined) {
-    const problem = progressDeadlineProblem(options.progressDeadlineSeconds);
-    if (problem) throw new InvalidOptionError('progressDeadlineSeconds', `progressDeadlineSeconds ${problem}`);
-  }
-  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new InvalidOptionError('signal', 'signal must be an AbortSignal');
-  }
-  if (options.onDrift !== undefined && options.onDrift !== 'fail' && options.onDrift !== 'reconfigure') {
-    throw new InvalidOptionError('onDrift', `onDrift must be "fail" or "reconfigure" (got ${String(options.onDrift)})`);
-  }
-  if (options.keepOnFailure !== undefined && typeof options.keepOnFailure !== 'boolean') {
-    throw new InvalidOptionError('keepOnFailure', 'keepOnFailure must be true or false');
-  }
-}
+const PROVISION_OPTIONS: OptionTable = {
+  timeoutMs: duration(DURATION_RULES.timeoutMs),
+  signal: abortSignal,
+  progressDeadlineSeconds: progressDeadlineProblem,
+  failurePolicy: checkedLater,
+  scheduler: checkedLater,
+  informers: checkedLater,
+  onDrift: oneOf('fail', 'reconfigure'),
+  keepOnFailure: trueOrFalse,
+};
 
 /** Cold: nothing happens until subscribed; each subscription provisions once. */
 export function provision$(client: KubernetesClient, input: unknown, options: ProvisionOptions = {}): Observable<ProvisionEvent> {
   return defer(() => {
-    checkProvisionOptions(options);
+    checkOptions(options, PROVISION_OPTIONS, { noun: 'provision options', known: 'a provision option' });
     const scheduler = options.scheduler ?? asyncScheduler;
     const registry = options.informers ?? defaultInformerRegistry;
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const spec = parseWorkloadSpec(input);
     const failurePolicy = resolveFailurePolicy(options.failurePolicy);
-    const manifest = buildDeployment(spec, {
+    const set = buildWorkload(spec, {
       namespace: client.namespace,
       ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
     });
     // Before any request: the API server (or etcd behind it) would refuse it after.
-    checkManifestSize(manifest, spec);
-    const namespace = manifest.metadata!.namespace!;
-    const name = manifest.metadata!.name!;
-    const providerId = formatProviderId(namespace, name);
+    checkManifestSize(deploymentOf(set), spec);
+    const { namespace, name, providerId } = set;
     const target = { namespace, name };
     const startedAt = scheduler.now();
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
-    // What this run found or made; a failure before it existed leaves nothing to clean up.
-    let workload: { readonly adopted: boolean; readonly deployment: CreatedDeployment } | undefined;
+    // What this run found or made, member by member; a failure before any leaves nothing to clean up.
+    const outcomes: MemberOutcome[] = [];
 
     const onDrift = options.onDrift ?? 'fail';
-    if (onDrift !== 'fail' && onDrift !== 'reconfigure') {
-      throw new InvalidOptionError('onDrift', `onDrift must be "fail" or "reconfigure" (got ${JSON.stringify(onDrift)})`);
-    }
 
-    const work$ = createOrAdopt(client, manifest).pipe(
-      switchMap(({ deployment, adopted, drift }) => {
+    const work$ = createOrAdopt(client, set, outcomes).pipe(
+      switchMap((members) => {
+        const { object: deployment, adopted } = deploymentOutcome(members);
         const uid = deployment.metadata?.uid ?? '';
-        workload = { adopted, deployment: { namespace, name, uid, providerId, instance: spec.instance } };
+        const drift = members.flatMap((member) => member.drift);
         if (drift.length > 0) {
           const fixed = onDrift === 'reconfigure' && drift.every(isReconfigurable);
           if (!fixed) {
@@ -204,19 +177,28 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     return work$.pipe(
       deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus), scheduler),
       catchError((error: unknown) => {
-        if (!workload) return throwError(() => error);
-        const { adopted, deployment } = workload;
-        if (adopted || options.keepOnFailure) {
-          const outcome = adopted ? 'adopted' : 'kept';
-          return throwError(() => withCleanup(error, { outcome, providerId, uid: deployment.uid }));
+        if (outcomes.length === 0) return throwError(() => error);
+        const uid = outcomes.find((member) => member.kind === 'deployments')?.object.metadata?.uid ?? '';
+        const created = outcomes.filter((member) => !member.adopted);
+        if (created.length === 0 || options.keepOnFailure) {
+          const outcome = created.length === 0 ? 'adopted' : 'kept';
+          return throwError(() => withCleanup(error, { outcome, providerId, uid }));
         }
-        return deleteCreated(client, deployment, { registry, scheduler }).pipe(
+        const members = created.map(({ kind, object }) => ({ kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '' }));
+        return deleteCreated(client, { namespace, providerId, instance: spec.instance, members }, { registry, scheduler }).pipe(
           switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))),
         );
       }),
       abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
     );
   });
+}
+
+/** The Deployment as this run found or made it: its rollout is the provisioning's. */
+function deploymentOutcome(members: readonly MemberOutcome[]): MemberOutcome & { readonly kind: 'deployments' } {
+  const member = members.find((each): each is MemberOutcome & { readonly kind: 'deployments' } => each.kind === 'deployments');
+  if (!member) throw new Error('a workload set without its Deployment');
+  return member;
 }
 
 /** The Promise form: resolves with the provider ID once the rollout is complete. */

@@ -1,23 +1,40 @@
 // Options shared by the read operations (status, list, statuses$, status$), checked up
-// front: a wrong option is an InvalidOptionError naming it, before any request.
-import { InvalidOptionError } from '../errors.js';
-import { DURATION_RULES, requireDuration } from '../spec/duration.js';
+// front by the one option checker and the field rules: a wrong option is an
+// InvalidOptionError naming it, before any request. Keys the table does not know are let
+// through, as the reads always did.
+import { InvalidOptionError } from '../errors/input.js';
+import { DURATION_RULES } from '../input/duration.js';
+import { instanceProblem, labelId, labelIdProblem, namespaceProblem } from '../input/fields.js';
+import { abortSignal, checkOptions, checkedLater, duration, type OptionTable } from '../input/options.js';
 import type { KubernetesClient } from '../kube/client.js';
-import { dns1123LabelProblem, labelValueProblem } from '../spec/names.js';
 
 /** Bound on one read (status, list) when the caller gives none. */
 export const DEFAULT_READ_TIMEOUT_MS = 30_000;
 
-export function timeoutOption(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_READ_TIMEOUT_MS;
-  requireDuration('timeoutMs', value, DURATION_RULES.readTimeoutMs);
-  return value;
+const READ_OPTIONS: OptionTable = {
+  timeoutMs: duration(DURATION_RULES.readTimeoutMs),
+  signal: abortSignal,
+  containerId: labelIdProblem,
+  namespace: namespaceProblem,
+  instance: instanceProblem,
+  failurePolicy: checkedLater,
+  scheduler: checkedLater,
+  informers: checkedLater,
+};
+
+/** Throws InvalidOptionError at the first read option outside its rule. */
+export function checkReadOptions(what: string, options: object): void {
+  checkOptions(options, READ_OPTIONS, { noun: `${what} options` });
 }
 
-/** The namespace to read: the option, else the client's. */
+export function timeoutOption(value: number | undefined): number {
+  return value ?? DEFAULT_READ_TIMEOUT_MS;
+}
+
+/** The namespace to read: the option, else the client's (checked by the same rule). */
 export function namespaceOption(value: string | undefined, client: KubernetesClient): string {
   const namespace = value ?? client.namespace;
-  const problem = typeof namespace === 'string' ? dns1123LabelProblem(namespace) : 'must be a string';
+  const problem = namespaceProblem(namespace);
   if (problem) throw new InvalidOptionError('namespace', `namespace ${problem}`);
   return namespace;
 }
@@ -25,8 +42,7 @@ export function namespaceOption(value: string | undefined, client: KubernetesCli
 /** Manager's container id as its label value ("42" for 42), or undefined when not given. */
 export function containerIdOption(value: string | number | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const text = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : value;
-  const problem = typeof text === 'string' ? labelValueProblem(text) : 'must be a string or a whole number >= 0';
+  const problem = labelIdProblem(value);
   if (problem) throw new InvalidOptionError('containerId', `containerId ${problem}`);
-  return text as string;
+  return labelId(value);
 }

@@ -15,31 +15,55 @@
 // their rollout awaited; the error, a ReconfigureFailedError, says whether that worked.
 import type { V1Container, V1Deployment } from '../kube/objects.js';
 import { catchError, concat, concatMap, defer, map, of, switchMap, throwError, type Observable } from 'rxjs';
-import { ConflictError, ReconfigureFailedError, RolloutFailedError, WorkloadSupersededError, type WorkloadOperation } from '../errors.js';
+import { ConflictError } from '../errors/api.js';
+import { RolloutFailedError } from '../errors/rollout.js';
 import type { KubernetesClient } from '../kube/client.js';
-import type { WorkloadSpec } from '../spec/workload-spec.js';
+import type { WorkloadSpec } from '../input/workload-spec.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { awaitObserved } from './await-workload.js';
-import { guardGeneration } from './guard-generation.js';
+import { WorkloadSupersededError, guardGeneration, type Supersession } from './guard-generation.js';
+import type { WorkloadOperation } from './operation.js';
 import type { LifecycleEvent, ReconfiguredEvent } from './lifecycle-events.js';
+import { awaitGenerationRollout, podsBefore, withWorkloadStreams, type WorkloadStreams } from './workload-streams.js';
 import {
-  awaitGenerationRollout,
   outcomeOf,
-  ownedWorkload,
-  patchLive,
-  podsBefore,
-  readOwned,
   resultBase,
   runOperation,
-  withWorkloadStreams,
   type OperationContext,
   type OperationResult,
-  type OwnedWorkload,
   type WorkloadOperationOptions,
-  type WorkloadStreams,
-} from './lifecycle.js';
+} from './operation.js';
+import { ownedWorkload, readOwned, type OwnedWorkload } from './ownership.js';
+import { patchLive } from './patch-live.js';
 import { applyChanges, parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload-changes.js';
 import { workloadContainer } from './workload-container.js';
+
+/**
+ * A reconfiguration's rollout failed and `rollbackOnFailure` was asked for: says whether
+ * the previous pod template was restored (and rolled out), or why not. The failure itself
+ * is in `reason`, `detail`, `pod` and `container`, as for RolloutFailedError.
+ */
+export class ReconfigureFailedError extends RolloutFailedError {
+  override readonly name = 'ReconfigureFailedError';
+  /** The previous pod template is back and its rollout completed (or, stopped, was observed). */
+  readonly restored: boolean;
+  /** Why the restore failed or was not attempted, when it was not restored. */
+  readonly restoreError: Error | undefined;
+  /** `restore`: the generation restored, or the error that kept it from being restored. */
+  constructor(failure: RolloutFailedError, restore: { readonly generation: number } | Error) {
+    super({ namespace: failure.namespace, name: failure.object, kind: failure.kind }, failure.reason, failure.detail, {
+      ...(failure.pod !== undefined ? { pod: failure.pod } : {}),
+      ...(failure.container !== undefined ? { container: failure.container } : {}),
+      cause: failure,
+    });
+    const restored = !(restore instanceof Error);
+    this.message = restored
+      ? `${failure.message}; the previous pod template was restored (generation ${restore.generation})`
+      : `${failure.message}; restoring the previous pod template failed: ${restore.message}`;
+    this.restored = restored;
+    this.restoreError = restored ? undefined : restore;
+  }
+}
 
 export interface ReconfigureOptions extends WorkloadOperationOptions {
   /**
@@ -221,7 +245,7 @@ function rollback(
 }
 
 /** What moved the Deployment past the failed generation. */
-function supersessionOf(live: OwnedWorkload, failedReplicas: number): WorkloadSupersededError['supersededBy'] {
+function supersessionOf(live: OwnedWorkload, failedReplicas: number): Supersession {
   if (live.deployment.metadata?.deletionTimestamp) return { by: 'deletion' };
   if (live.replicas !== failedReplicas) return { by: 'scale', replicas: live.replicas, generation: live.generation };
   return { by: 'spec', generation: live.generation };

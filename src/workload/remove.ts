@@ -1,33 +1,36 @@
-// remove$() / remove(): delete a workload's Deployment and wait until it and its Pods
-// are gone. (`delete` is a JavaScript keyword.)
+// remove$() / remove(): delete the objects of a workload set and wait until they and the
+// Pods are gone. (`delete` is a JavaScript keyword.)
 //
-//   read -> missing: `removed` (changed: false) at once
-//        -> not the expected container's (container-id label, managed=true):
+//   read each member -> none there: `removed` (changed: false) at once
+//        -> one not the expected container's (container-id label, managed=true):
 //           WorkloadOwnershipError, nothing deleted
 //   -> hold the informers -> `diagnosed` for every Pod with something to say, before they go
-//   -> DELETE with the UID read as a precondition (the object checked is the one deleted)
-//      and foreground propagation (its ReplicaSets and Pods go first) -> `deleted`
-//   -> wait until the Deployment and every Pod of the workload are gone -> `removed`
+//   -> DELETE each, last created first, with the UID read as a precondition (the object
+//      checked is the one deleted) and its kind's propagation (a Deployment's ReplicaSets
+//      and Pods go first) -> `deleted` for each
+//   -> wait until every member and every Pod of the workload are gone -> `removed`
 //
 // Nothing waits for a Pod to become ready or to start: a Pending Pod is deleted like any
 // other, and the wait ends as soon as it is gone.
-import { concat, defer, of, switchMap, type Observable } from 'rxjs';
-import { ConflictError, NotFoundError, WorkloadNotFoundError } from '../errors.js';
+import { concat, defer, from, of, switchMap, type Observable } from 'rxjs';
+import { ConflictError, NotFoundError } from '../errors/api.js';
+import type { KubeObject } from '../informers/reflector.js';
+import { KINDS } from '../kube/kinds.js';
+import { ownedContainerId } from './ownership.js';
+import { MEMBER_KINDS, rulesOf, type MemberKind } from './workload-set.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { awaitRemoved } from './await-workload.js';
 import type { LifecycleEvent, RemovedEvent } from './lifecycle-events.js';
 import {
   outcomeOf,
-  readOwned,
   resultBase,
   runOperation,
-  withWorkloadStreams,
   type OperationContext,
   type OperationResult,
-  type OwnedWorkload,
   type WorkloadOperationOptions,
-} from './lifecycle.js';
+} from './operation.js';
+import { withWorkloadStreams } from './workload-streams.js';
 import { diagnoseBeforeTheyGo } from './stop.js';
 
 export interface RemoveOptions extends WorkloadOperationOptions {
@@ -43,18 +46,23 @@ const MAX_DELETE_ATTEMPTS = 3;
 /** Cold: nothing happens until subscribed; each subscription removes once. */
 export function remove$(client: KubernetesClient, providerId: string, options: RemoveOptions): Observable<LifecycleEvent> {
   return runOperation('remove', client, providerId, options, (context) =>
-    fromAbortable((signal) => readIfThere(context, signal)).pipe(
-      switchMap((owned) => {
-        if (!owned) return of(removed(context, false));
-        return withWorkloadStreams(context, owned.containerId, (streams) =>
+    fromAbortable((signal) => readMembers(context, signal)).pipe(
+      switchMap((present) => {
+        if (present.length === 0) return of(removed(context, false));
+        return withWorkloadStreams(context, present[0]!.containerId, (streams) =>
           concat(
             diagnoseBeforeTheyGo(context, streams),
-            fromAbortable((signal) => deleteChecked(context, owned, signal)).pipe(
+            fromAbortable((signal) => deleteMembers(context, present, signal)).pipe(
               switchMap((deleted) => {
-                if (!deleted) return of(removed(context, false));
+                if (deleted.length === 0) return of(removed(context, false));
+                const gone = deleted.map((member) => ({
+                  kind: KINDS[member.kind].kind,
+                  uid: member.uid,
+                  snapshots$: member.kind === 'deployments' ? streams.deployments$ : snapshotsOf(context, member),
+                }));
                 return concat(
-                  of<LifecycleEvent>({ type: 'deleted', ...context.base(), uid: deleted.uid }),
-                  awaitRemoved(context, deleted.uid, streams.deployments$, streams.pods$, context),
+                  from(deleted.map((member): LifecycleEvent => ({ type: 'deleted', ...context.base(), uid: member.uid }))),
+                  awaitRemoved(context, gone, streams.pods$, context),
                   defer(() => of(removed(context, true))),
                 );
               }),
@@ -66,41 +74,80 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
   );
 }
 
-/** Resolves once the Deployment and its Pods are gone (at once when it was already). */
+/** Resolves once every object of the workload and its Pods are gone (at once when they were already). */
 export function remove(client: KubernetesClient, providerId: string, options: RemoveOptions): Promise<RemoveResult> {
   return outcomeOf(remove$(client, providerId, options), 'removed', (event: RemovedEvent) => resultBase(event));
 }
 
-async function readIfThere(context: OperationContext, signal: AbortSignal): Promise<OwnedWorkload | undefined> {
+/** A member of the workload as read, found to be the expected container's. */
+interface PresentMember {
+  readonly kind: MemberKind;
+  readonly name: string;
+  readonly uid: string;
+  readonly containerId: string;
+}
+
+/** The workload's objects that exist, each checked to be ours (WorkloadOwnershipError, nothing deleted, if one is not). */
+async function readMembers(context: OperationContext, signal: AbortSignal): Promise<PresentMember[]> {
+  const present: PresentMember[] = [];
+  for (const kind of MEMBER_KINDS) {
+    const member = await readMember(context, kind, rulesOf(kind).nameIn(context.name), signal);
+    if (member) present.push(member);
+  }
+  return present;
+}
+
+async function readMember(
+  context: OperationContext,
+  kind: MemberKind,
+  name: string,
+  signal: AbortSignal,
+): Promise<PresentMember | undefined> {
   try {
-    return await readOwned(context, signal);
+    const object = await context.client.read(kind, context.namespace, name, { signal });
+    return { kind, name, uid: object.metadata?.uid ?? '', containerId: ownedContainerId(context, kind, object) };
   } catch (error) {
-    if (error instanceof WorkloadNotFoundError) return undefined;
+    if (error instanceof NotFoundError) return undefined;
     throw error;
   }
+}
+
+/** Deletes each member, last created first; the ones that were there to delete. */
+async function deleteMembers(context: OperationContext, present: readonly PresentMember[], signal: AbortSignal): Promise<PresentMember[]> {
+  const deleted: PresentMember[] = [];
+  for (const member of [...present].reverse()) {
+    const gone = await deleteChecked(context, member, signal);
+    if (gone) deleted.push(gone);
+  }
+  return deleted;
 }
 
 /**
  * Deletes the object that was checked (UID precondition). When the name now holds another
  * object, that one is checked in turn; undefined when there is nothing left to delete.
  */
-async function deleteChecked(context: OperationContext, first: OwnedWorkload, signal: AbortSignal): Promise<OwnedWorkload | undefined> {
-  let owned: OwnedWorkload | undefined = first;
-  for (let attempt = 1; owned; attempt += 1) {
+async function deleteChecked(context: OperationContext, first: PresentMember, signal: AbortSignal): Promise<PresentMember | undefined> {
+  let member: PresentMember | undefined = first;
+  for (let attempt = 1; member; attempt += 1) {
     try {
-      await context.client.deleteDeployment(context.namespace, context.name, {
-        preconditions: { uid: owned.uid },
-        propagationPolicy: 'Foreground',
+      await context.client.delete(member.kind, context.namespace, member.name, {
+        preconditions: { uid: member.uid },
+        propagationPolicy: rulesOf(member.kind).propagationPolicy,
         signal,
       });
-      return owned;
+      return member;
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       if (!(error instanceof ConflictError) || attempt >= MAX_DELETE_ATTEMPTS) throw error;
-      owned = await readIfThere(context, signal);
+      member = await readMember(context, member.kind, member.name, signal);
     }
   }
   return undefined;
+}
+
+/** A member's informer snapshots by name, for the wait until it is gone. */
+function snapshotsOf(context: OperationContext, member: PresentMember): Observable<readonly KubeObject[]> {
+  return rulesOf(member.kind).snapshots(context.informers, context.client, context.namespace, member.name, context.instance);
 }
 
 function removed(context: OperationContext, changed: boolean): RemovedEvent {

@@ -9,20 +9,23 @@ import { concat, defer, map, of, switchMap, type Observable } from 'rxjs';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import type { LifecycleEvent, RestartedEvent } from './lifecycle-events.js';
+import { awaitGenerationRollout, podsBefore, withWorkloadStreams } from './workload-streams.js';
 import {
-  RESTARTED_AT_ANNOTATION,
-  awaitGenerationRollout,
   outcomeOf,
-  patchLive,
-  podsBefore,
-  readOwned,
   resultBase,
   runOperation,
-  withWorkloadStreams,
   type OperationContext,
   type OperationResult,
   type WorkloadOperationOptions,
-} from './lifecycle.js';
+} from './operation.js';
+import { patchLive } from './patch-live.js';
+import { readOwned } from './ownership.js';
+
+/**
+ * The pod-template annotation `kubectl rollout restart` sets: a new value is a new pod
+ * template, so the controller rolls out a new ReplicaSet (new Pods) from the same spec.
+ */
+export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
 
 export type RestartOptions = WorkloadOperationOptions;
 

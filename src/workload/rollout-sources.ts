@@ -3,14 +3,15 @@
 // select the installation's workloads (managedSelector: managed=true and the instance
 // label, or no instance label), so one Deployment watch and one Pod watch per namespace and
 // installation serve every provisioning in it, and another installation's Pods with the
-// same container-id never reach it. They cache only the fields the rollout streams read (cached-fields.ts).
+// same container-id never reach it. They cache only the fields the rollout code reads
+// (rollout/cached-fields.ts).
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { defer, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { SharedInformer } from '../informers/shared-informer.js';
 import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
-import { cachedDeploymentFields, cachedPodFields } from './cached-fields.js';
-import { containerIdOf, managedSelector } from '../spec/labels.js';
+import { cachedDeploymentFields, cachedPodFields } from '../rollout/cached-fields.js';
+import { containerIdOf, managedSelector } from '../input/labels.js';
 
 /** How the Deployment informer keys and caches objects (also used by bench/micro.ts). */
 export const DEPLOYMENTS_BY_NAME = {

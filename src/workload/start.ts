@@ -13,21 +13,18 @@ import type { KubernetesClient } from '../kube/client.js';
 import { rolloutStatus } from '../rollout/rollout-status.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import type { LifecycleEvent, StartedEvent } from './lifecycle-events.js';
+import { RESTARTED_AT_ANNOTATION } from './restart.js';
+import { awaitGenerationRollout, podsBefore, withWorkloadStreams } from './workload-streams.js';
 import {
-  RESTARTED_AT_ANNOTATION,
-  awaitGenerationRollout,
   outcomeOf,
-  patchLive,
-  podsBefore,
-  readOwned,
   resultBase,
   runOperation,
-  withWorkloadStreams,
   type OperationContext,
   type OperationResult,
-  type OwnedWorkload,
   type WorkloadOperationOptions,
-} from './lifecycle.js';
+} from './operation.js';
+import { patchLive } from './patch-live.js';
+import { readOwned, type OwnedWorkload } from './ownership.js';
 
 export type StartOptions = WorkloadOperationOptions;
 export type StartResult = OperationResult;

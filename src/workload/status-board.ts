@@ -8,28 +8,22 @@
 // own Pods. Nothing is emitted before both informers have listed once (a Deployment
 // without its Pods would flash a wrong status); then every workload once.
 //
-// The failure policy runs per workload, as during a rollout: problems are tracked over
-// time and a grace window ending is a timer of that workload alone. While either
+// The failure policy runs per workload, as during a rollout, through the same tracker step
+// (rollout/tracker.ts), once per event: problems are tracked over time, the status is read
+// off that one judgement, and a grace window ending is a timer of that workload alone. While either
 // informer is disconnected (the API server is unreachable), every workload is `unknown`
 // with the reason; when both are connected again, every workload is evaluated afresh.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import { channel } from 'node:diagnostics_channel';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerNotice } from '../informers/shared-informer.js';
-import type { PodDiagnosis } from '../rollout/events.js';
-import {
-  INITIAL_POLICY_STATE,
-  applyCreateFailurePolicy,
-  applyFailurePolicy,
-  type FailurePolicy,
-  type PolicyState,
-} from '../rollout/failure-policy.js';
-import { diagnosePod } from '../rollout/pod-diagnosis.js';
-import { currentRolloutPods } from '../rollout/rollout-pods.js';
-import { rolloutStatus } from '../rollout/rollout-status.js';
+import type { FailurePolicy } from '../rollout/failure-policy.js';
 import { sameWorkloadStatus } from '../rollout/same-workload-status.js';
-import { workloadStatus, type FailureJudgement, type WorkloadStatusValue } from '../rollout/workload-status.js';
+import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from '../rollout/tracker.js';
+import { ownershipStatus, trackedStatus, workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { isoTime } from '../rx/clock-time.js';
-import { NODE_ID_LABEL, containerIdOf } from '../spec/labels.js';
+import { scheduleAfter } from '../rx/long-timer.js';
+import { NODE_ID_LABEL, containerIdOf } from '../input/labels.js';
 import { unreachableStatus } from './unreachable.js';
 
 /** One workload's status, as statuses$ and status$ emit it (plain JSON). */
@@ -62,7 +56,16 @@ export interface StatusBoardOptions {
 type Kind = 'deployments' | 'pods';
 
 const NO_PODS: readonly V1Pod[] = Object.freeze([]);
-const NO_FAILURE: FailureJudgement = Object.freeze({ createFailureFatal: false });
+
+/**
+ * Told of every informer change the board receives (`notice`) and of every status it
+ * computes (`evaluation`), for benchmarks: node:diagnostics_channel, which costs one check
+ * when nobody listens.
+ */
+export const STATUS_EVALUATIONS_CHANNEL = 'kube-provisioner:status-evaluations';
+const evaluations = channel(STATUS_EVALUATIONS_CHANNEL);
+const NOTICE = Object.freeze({ event: 'notice' });
+const EVALUATION = Object.freeze({ event: 'evaluation' });
 
 /** One managed Deployment and what the board remembers about it. */
 class Workload {
@@ -72,8 +75,7 @@ class Workload {
   last: WorkloadStatusValue | undefined;
   /** Last computed from objects (never `unknown`): the `previous` of the next evaluation. */
   lastKnown: WorkloadStatusValue | undefined;
-  policyState: PolicyState = INITIAL_POLICY_STATE;
-  createFailureSince: number | undefined;
+  tracker: TrackerState = INITIAL_TRACKER_STATE;
   recheck: Subscription | undefined;
   recheckAt: number | undefined;
 
@@ -87,8 +89,7 @@ class Workload {
   /** Another object took the name: nothing about the old one applies. */
   forget(): void {
     this.lastKnown = undefined;
-    this.policyState = INITIAL_POLICY_STATE;
-    this.createFailureSince = undefined;
+    this.tracker = INITIAL_TRACKER_STATE;
   }
 }
 
@@ -108,13 +109,15 @@ export class StatusBoard {
   constructor(private readonly options: StatusBoardOptions) {}
 
   onDeployments(notice: InformerNotice<V1Deployment>): void {
-    if (notice.type === 'changed') this.deploymentChanged(notice.key, notice.objects[0]);
-    else this.onConnectionNotice('deployments', notice);
+    if (notice.type !== 'changed') return this.onConnectionNotice('deployments', notice);
+    if (evaluations.hasSubscribers) evaluations.publish(NOTICE);
+    this.deploymentChanged(notice.key, notice.objects[0]);
   }
 
   onPods(notice: InformerNotice<V1Pod>): void {
-    if (notice.type === 'changed') this.podsChanged(notice.key, notice.objects);
-    else this.onConnectionNotice('pods', notice);
+    if (notice.type !== 'changed') return this.onConnectionNotice('pods', notice);
+    if (evaluations.hasSubscribers) evaluations.publish(NOTICE);
+    this.podsChanged(notice.key, notice.objects);
   }
 
   /** Cancels every pending grace-window timer. */
@@ -208,47 +211,30 @@ export class StatusBoard {
 
   private evaluate(workload: Workload): void {
     if (!this.started) return;
+    if (evaluations.hasSubscribers) evaluations.publish(EVALUATION);
     const failure = this.firstDisconnection();
     if (failure !== undefined) {
       this.show(workload, unreachableStatus(failure.error, workload.lastKnown));
       return;
     }
     const pods = this.podsByContainerId.get(workload.containerId) ?? NO_PODS;
-    const judgement = this.judge(workload, pods);
-    const expected = this.options.only?.containerId;
-    const status = workloadStatus(workload.deployment, pods, {
-      failurePolicy: this.options.policy,
-      judgement,
-      ...(workload.lastKnown ? { previous: workload.lastKnown } : {}),
-      ...(expected !== undefined ? { containerId: expected } : {}),
-    });
+    const { deployment } = workload;
+    let status = ownershipStatus(deployment, this.options.only?.containerId);
+    if (status) {
+      workload.tracker = INITIAL_TRACKER_STATE;
+      this.scheduleRecheck(workload, undefined);
+    } else {
+      // The one judgement of this event: the policy over time, and the status read off it.
+      const step = trackRollout(this.options.policy, workload.tracker, { deployment, pods, now: this.options.scheduler.now() });
+      workload.tracker = step.state;
+      this.scheduleRecheck(workload, step.recheckAt);
+      status = trackedStatus(deployment, pods, step, workload.lastKnown);
+    }
     workload.lastKnown = status;
     this.show(workload, status);
   }
 
-  /** The failure policy over time, for a workload whose rollout is in progress. */
-  private judge(workload: Workload, pods: readonly V1Pod[]): FailureJudgement {
-    const deployment = workload.deployment;
-    const rollout = rolloutStatus(deployment);
-    if (rollout.state !== 'InProgress' || rollout.replicas.desired === 0 || deployment.metadata?.deletionTimestamp) {
-      workload.policyState = INITIAL_POLICY_STATE;
-      workload.createFailureSince = undefined;
-      this.scheduleRecheck(workload, undefined);
-      return NO_FAILURE;
-    }
-    const { policy, scheduler } = this.options;
-    const now = scheduler.now();
-    const diagnoses = currentRolloutPods(deployment, pods)
-      .map(diagnosePod)
-      .filter((diagnosis): diagnosis is PodDiagnosis => diagnosis !== undefined);
-    const verdict = applyFailurePolicy(policy, workload.policyState, diagnoses, now);
-    workload.policyState = verdict.state;
-    const create = applyCreateFailurePolicy(policy, workload.createFailureSince, rollout.createFailure, now);
-    workload.createFailureSince = create.since;
-    this.scheduleRecheck(workload, earliest(verdict.recheckAt, create.recheckAt));
-    return verdict.failure ? { podFailure: verdict.failure, createFailureFatal: create.fatal } : { createFailureFatal: create.fatal };
-  }
-
+  /** One timer per workload at most, through the long-timer helper; none while no window is open. */
   private scheduleRecheck(workload: Workload, at: number | undefined): void {
     if (at === workload.recheckAt) return;
     workload.recheck?.unsubscribe();
@@ -257,14 +243,11 @@ export class StatusBoard {
     workload.recheck =
       at === undefined
         ? undefined
-        : scheduler.schedule(
-            () => {
-              workload.recheckAt = undefined;
-              workload.recheck = undefined;
-              if (this.workloads.get(workload.name) === workload) this.evaluate(workload);
-            },
-            Math.max(0, at - scheduler.now()),
-          );
+        : scheduleAfter(scheduler, Math.max(0, at - scheduler.now()), () => {
+            workload.recheckAt = undefined;
+            workload.recheck = undefined;
+            if (this.workloads.get(workload.name) === workload) this.evaluate(workload);
+          });
   }
 
   private show(workload: Workload, status: WorkloadStatusValue): void {
@@ -316,8 +299,4 @@ export class StatusBoard {
       status,
     };
   }
-}
-
-function earliest(a: number | undefined, b: number | undefined): number | undefined {
-  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }

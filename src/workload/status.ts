@@ -9,17 +9,19 @@
 // (401, 403, an untrusted certificate, a bad provider ID or option) is thrown as a typed
 // error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
-import { asyncScheduler, catchError, lastValueFrom, map, of, throwError, timeout, type SchedulerLike } from 'rxjs';
-import { NotFoundError, OperationAbortedError } from '../errors.js';
+import { asyncScheduler, catchError, lastValueFrom, map, of, race, throwError, type SchedulerLike } from 'rxjs';
+import { NotFoundError } from '../errors/api.js';
+import { OperationAbortedError } from '../errors/operation.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { unknownStatus } from '../rollout/unknown-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../spec/labels.js';
-import { parseProviderId, type ProviderIdParts } from '../spec/provider-id.js';
-import { containerIdOption, timeoutOption } from './read-options.js';
+import { longTimer } from '../rx/long-timer.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../input/labels.js';
+import { parseProviderId, type ProviderIdParts } from '../input/provider-id.js';
+import { checkReadOptions, containerIdOption, timeoutOption } from './read-options.js';
 import { isUnreachable, unreachableStatus } from './unreachable.js';
 
 export interface StatusOptions {
@@ -57,6 +59,7 @@ export async function status(client: KubernetesClient, providerId: string, optio
 /** status() with the labels and resourceVersion it read. */
 export async function readStatus(client: KubernetesClient, providerId: string, options: StatusOptions = {}): Promise<StatusReading> {
   const target = parseProviderId(providerId);
+  checkReadOptions('status', options);
   const expected = containerIdOption(options.containerId);
   const timeoutMs = timeoutOption(options.timeoutMs);
   const policy = resolveFailurePolicy(options.failurePolicy);
@@ -87,20 +90,20 @@ export async function readStatus(client: KubernetesClient, providerId: string, o
     return { deployment, pods };
   });
 
-  return lastValueFrom(
-    read$.pipe(
-      map(({ deployment, pods }) =>
-        reading(
-          deployment,
-          workloadStatus(deployment, pods, { failurePolicy: policy, ...(expected !== undefined ? { containerId: expected } : {}) }),
-        ),
+  const read = read$.pipe(
+    map(({ deployment, pods }) =>
+      reading(
+        deployment,
+        workloadStatus(deployment, pods, { failurePolicy: policy, ...(expected !== undefined ? { containerId: expected } : {}) }),
       ),
-      timeout({
-        first: timeoutMs,
-        with: () =>
-          of(reading(undefined, unknownStatus('Timeout', `the API server at ${client.server} did not answer within ${timeoutMs} ms`))),
-        scheduler: options.scheduler ?? asyncScheduler,
-      }),
+    ),
+  );
+  // No answer within the bound is a status too; the read still in flight is aborted.
+  const silence = longTimer(timeoutMs, options.scheduler ?? asyncScheduler).pipe(
+    map(() => reading(undefined, unknownStatus('Timeout', `the API server at ${client.server} did not answer within ${timeoutMs} ms`))),
+  );
+  return lastValueFrom(
+    race(read, silence).pipe(
       catchError((error: unknown) => (isUnreachable(error) ? of(reading(undefined, unreachableStatus(error))) : throwError(() => error))),
       abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
     ),
@@ -113,7 +116,7 @@ async function readDeploymentIfAny(
   signal: AbortSignal,
 ): Promise<V1Deployment | undefined> {
   try {
-    return await client.readDeployment(target.namespace, target.name, { signal });
+    return await client.read('deployments', target.namespace, target.name, { signal });
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
     throw error;

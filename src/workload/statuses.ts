@@ -9,13 +9,13 @@
 // status$() is the same for one Deployment, addressed by its provider ID: `missing` while
 // it does not exist, then its changes.
 import { Observable, Subscription, asyncScheduler, defer, type SchedulerLike } from 'rxjs';
-import { OperationAbortedError } from '../errors.js';
+import { OperationAbortedError } from '../errors/operation.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { abortOn } from '../rx/abort-on.js';
-import { parseProviderId } from '../spec/provider-id.js';
-import { containerIdOption, namespaceOption } from './read-options.js';
+import { parseProviderId } from '../input/provider-id.js';
+import { checkReadOptions, containerIdOption, namespaceOption } from './read-options.js';
 import { namespaceInformers } from './rollout-sources.js';
 import { StatusBoard, type StatusBoardOptions, type StatusEvent } from './status-board.js';
 
@@ -42,6 +42,7 @@ export interface StatusStreamOptions extends Omit<StatusesOptions, 'namespace'> 
 /** Cold and endless: each subscription follows the namespace until unsubscribed. */
 export function statuses$(client: KubernetesClient, options: StatusesOptions = {}): Observable<StatusEvent> {
   return defer(() => {
+    checkReadOptions('statuses$', options);
     const namespace = namespaceOption(options.namespace, client);
     return board$(client, namespace, options, undefined).pipe(
       abortOn(options.signal, (reason) => new OperationAbortedError('statuses', `namespace ${namespace}`, reason)),
@@ -53,6 +54,7 @@ export function statuses$(client: KubernetesClient, options: StatusesOptions = {
 export function status$(client: KubernetesClient, providerId: string, options: StatusStreamOptions = {}): Observable<StatusEvent> {
   return defer(() => {
     const target = parseProviderId(providerId);
+    checkReadOptions('status$', options);
     const containerId = containerIdOption(options.containerId);
     return board$(client, target.namespace, options, { name: target.name, ...(containerId !== undefined ? { containerId } : {}) }).pipe(
       abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),

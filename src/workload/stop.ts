@@ -15,16 +15,15 @@ import { guardGeneration } from './guard-generation.js';
 import type { DiagnosedEvent, LifecycleEvent, StoppedEvent } from './lifecycle-events.js';
 import {
   outcomeOf,
-  patchLive,
-  readOwned,
   resultBase,
   runOperation,
-  withWorkloadStreams,
   type OperationContext,
   type OperationResult,
   type WorkloadOperationOptions,
-  type WorkloadStreams,
-} from './lifecycle.js';
+} from './operation.js';
+import { patchLive } from './patch-live.js';
+import { readOwned } from './ownership.js';
+import { withWorkloadStreams, type WorkloadStreams } from './workload-streams.js';
 
 export type StopOptions = WorkloadOperationOptions;
 export type StopResult = OperationResult;

@@ -1,7 +1,7 @@
 // When reading the cluster fails: which failures mean "cannot tell right now" (the
 // status is `unknown`, with the reason) and which need the caller to act (bad
 // credentials, missing RBAC verbs, an untrusted certificate: thrown as typed errors).
-import { ApiError } from '../errors.js';
+import { ApiError } from '../errors/api.js';
 import { classifyInformerError } from '../informers/classify-error.js';
 import { unknownStatus } from '../rollout/unknown-status.js';
 import type { WorkloadStatusValue } from '../rollout/workload-status.js';

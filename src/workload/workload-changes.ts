@@ -4,10 +4,10 @@
 // the list of fields that really changed (in the spec's words).
 import type { V1Container, V1EnvVar, V1ResourceRequirements } from '../kube/objects.js';
 import { z } from 'zod';
-import { InvalidSpecError, type SpecIssue } from '../errors.js';
-import { coresOf, mebibytesOf } from '../spec/parse-quantity.js';
-import { cpuQuantity, memoryQuantity } from '../spec/quantities.js';
-import { workloadSpecSchema } from '../spec/workload-spec.js';
+import { InvalidSpecError, type SpecIssue } from '../errors/input.js';
+import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
+import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
+import { workloadSpecSchema } from '../input/workload-spec.js';
 
 /** The input of reconfigure(): every field optional; absent means "leave as it is". */
 export interface WorkloadChanges {

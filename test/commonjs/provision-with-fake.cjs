@@ -12,11 +12,11 @@ let stored;
 const client = {
   namespace: 'default',
   server: 'https://fake.invalid',
-  async createDeployment(namespace, body) {
+  async create(kind, namespace, body) {
     stored = { ...body, metadata: { ...body.metadata, namespace, uid: 'uid-1', generation: 1, resourceVersion: '2' } };
     return stored;
   },
-  async readDeployment() {
+  async read() {
     return stored;
   },
   async list(kind) {

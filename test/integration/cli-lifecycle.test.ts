@@ -4,7 +4,7 @@
 import type { V1Deployment } from '../../src/kube/objects.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
-import { CONTAINER_ID_LABEL } from '../../src/spec/labels.js';
+import { CONTAINER_ID_LABEL } from '../../src/input/labels.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { createNamespace, kubectl, kubectlJson, uniqueName } from '../support/kube.js';
 import { runNode, type ProcessRun } from '../support/run-process.js';

@@ -3,7 +3,7 @@
 // fail with the right typed error long before the 5-minute timeout and the Deployment's
 // 10-minute progress deadline (the point where kubectl, Helm and Terraform give up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RolloutFailedError } from '../../src/errors.js';
+import { RolloutFailedError } from '../../src/errors/rollout.js';
 import { provision, provision$ } from '../../src/workload/provision.js';
 import type { ProgressEvent } from '../../src/rollout/events.js';
 import { MISSING_SECRET_MESSAGE, faultImage, type FaultMode } from '../../scripts/control-plane/stages.js';

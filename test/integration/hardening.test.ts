@@ -7,9 +7,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { V1Deployment } from '../../src/kube/objects.js';
-import { InvalidSpecError } from '../../src/errors.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { buildDeployment, checkManifestSize, MAX_MANIFEST_BYTES } from '../../src/workload/manifest.js';
 import { provision } from '../../src/workload/provision.js';
 import { apiServerProblems } from '../support/api-validity.js';
@@ -44,7 +44,7 @@ describe('generated manifests against the real API server', () => {
         continue;
       }
       expect(apiServerProblems(manifest)).toEqual([]);
-      const created = await api.createDeployment(namespace, manifest, { dryRun: true });
+      const created = await api.create('deployments', namespace, manifest, { dryRun: true });
       // Nothing changed on the way: what we sent is what the server would store (an empty
       // value is stored as no value, which sets the variable to "" all the same).
       const variables = (deployment: V1Deployment) =>
@@ -92,7 +92,7 @@ describe('the manifest size limit', () => {
       { informers: registry, timeoutMs: 90_000 },
     );
     expect(result.providerId).toBe(`${namespace}/${base.hostname as string}`);
-    const stored = await api.readDeployment(namespace, base.hostname as string);
+    const stored = await api.read('deployments', namespace, base.hostname as string);
     expect(stored.spec?.template.spec?.containers[0]?.env?.find((variable) => variable.name === 'BIG')?.value).toHaveLength(fits.length);
   });
 
@@ -104,7 +104,7 @@ describe('the manifest size limit', () => {
     const manifest = buildDeployment(spec, { namespace });
     checkManifestSize(manifest, spec);
     expect(Buffer.byteLength(JSON.stringify(manifest))).toBeGreaterThan(MAX_MANIFEST_BYTES * 0.97);
-    const created = await api.createDeployment(namespace, manifest);
+    const created = await api.create('deployments', namespace, manifest);
     expect(created.spec?.template.spec?.containers[0]?.env).toHaveLength(34_000);
   });
 });

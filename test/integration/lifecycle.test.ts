@@ -5,17 +5,14 @@
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { lastValueFrom, tap, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ReconfigureFailedError,
-  RolloutFailedError,
-  WorkloadDriftError,
-  WorkloadNotFoundError,
-  WorkloadOwnershipError,
-  WorkloadSupersededError,
-} from '../../src/errors.js';
+import { ReconfigureFailedError } from '../../src/workload/reconfigure.js';
+import { RolloutFailedError } from '../../src/errors/rollout.js';
+import { WorkloadDriftError } from '../../src/workload/drift.js';
+import { WorkloadNotFoundError, WorkloadOwnershipError } from '../../src/workload/ownership.js';
+import { WorkloadSupersededError } from '../../src/workload/guard-generation.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { CONTAINER_ID_LABEL } from '../../src/spec/labels.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { CONTAINER_ID_LABEL } from '../../src/input/labels.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { LifecycleEvent } from '../../src/workload/lifecycle-events.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision } from '../../src/workload/provision.js';
@@ -282,7 +279,7 @@ describe('remove on the real control plane', () => {
   it('a workload whose Pod is Pending (unschedulable) is removed without waiting for the Pod to start', async () => {
     // More CPU than the KWOK node has: the Pod stays Pending, unscheduled, for good.
     const spec = parseWorkloadSpec(sampleSpec({ namespace, cpus: 1024 }));
-    await api.createDeployment(namespace, buildDeployment(spec));
+    await api.create('deployments', namespace, buildDeployment(spec));
     await expect.poll(() => podsOf(spec.containerId).map((pod) => pod.status?.phase), { timeout: 20_000 }).toEqual(['Pending']);
     const events = await lastValueFrom(
       remove$(api, `${namespace}/${spec.hostname}`, { containerId: spec.containerId, timeoutMs: 15_000 }).pipe(toArray()),

@@ -12,7 +12,7 @@ import { concat, lastValueFrom, map, of, timer, toArray, type Observable } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { OperationEvent, UiBackend } from '../../src/ui/backend.js';
 import { LiveHub } from '../../src/ui/live-hub.js';
 import { startUiServer, type UiServer } from '../../src/ui/server.js';

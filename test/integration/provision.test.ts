@@ -3,10 +3,11 @@
 // and an independent watch (client-node's own Watch) records when the rollout completed.
 import { KubeConfig, Watch, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConflictError, ForbiddenError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors.js';
+import { ConflictError, ForbiddenError } from '../../src/errors/api.js';
+import { RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision, provision$ } from '../../src/workload/provision.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { ProgressEvent, ProvisionEvent } from '../../src/rollout/events.js';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { clusterEnv } from '../support/cluster-env.js';
@@ -203,7 +204,7 @@ describe('provisioning on the real control plane', () => {
     ];
     for (const input of variants) {
       const manifest = buildDeployment(parseWorkloadSpec(input), { namespace });
-      const accepted = await api.createDeployment(namespace, manifest, { dryRun: true });
+      const accepted = await api.create('deployments', namespace, manifest, { dryRun: true });
       expect(accepted.metadata?.name).toBe(manifest.metadata?.name);
       // The API server canonicalises quantities ("64000m" -> "64"): compare their values.
       const sent = manifest.spec?.template.spec?.containers[0]?.resources;

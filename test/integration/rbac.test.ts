@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForbiddenError } from '../../src/errors.js';
+import { ForbiddenError } from '../../src/errors/api.js';
 import { provision } from '../../src/workload/provision.js';
 import { reconfigure } from '../../src/workload/reconfigure.js';
 import { remove } from '../../src/workload/remove.js';

@@ -5,7 +5,7 @@
 // test prints its recovery time.
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ForbiddenError } from '../../src/errors.js';
+import { ForbiddenError } from '../../src/errors/api.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { provision$ } from '../../src/workload/provision.js';

@@ -5,7 +5,7 @@
 // status and exits 5. Each step prints how long it took.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCluster, type LocalCluster } from '../../scripts/control-plane/cluster.js';
-import { ApiUnreachableError } from '../../src/errors.js';
+import { ApiUnreachableError } from '../../src/errors/api.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { list } from '../../src/workload/list.js';

@@ -5,7 +5,7 @@ import type { V1Pod } from '../../src/kube/objects.js';
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { RolloutFailedError } from '../../src/errors.js';
+import { RolloutFailedError } from '../../src/errors/rollout.js';
 import { awaitRollout, type RolloutTarget } from '../../src/rollout/await-rollout.js';
 import type { ProgressEvent } from '../../src/rollout/events.js';
 import { resolveFailurePolicy } from '../../src/rollout/failure-policy.js';

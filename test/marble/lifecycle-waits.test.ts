@@ -7,11 +7,14 @@ import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { WorkloadSupersededError, type WorkloadOperation } from '../../src/errors.js';
+import { WorkloadSupersededError } from '../../src/workload/guard-generation.js';
+import type { WorkloadOperation } from '../../src/workload/operation.js';
 import type { ProgressEvent } from '../../src/rollout/events.js';
 import { awaitObserved, awaitRemoved, awaitStopped } from '../../src/workload/await-workload.js';
 import { guardGeneration, type GenerationTarget } from '../../src/workload/guard-generation.js';
-import { awaitGenerationRollout, operationContext, type OwnedWorkload } from '../../src/workload/lifecycle.js';
+import { awaitGenerationRollout } from '../../src/workload/workload-streams.js';
+import { operationContext } from '../../src/workload/operation.js';
+import type { OwnedWorkload } from '../../src/workload/ownership.js';
 import type { WaitingEvent } from '../../src/workload/lifecycle-events.js';
 import { FakeKubernetes } from '../support/fake-kube.js';
 import {
@@ -176,7 +179,9 @@ describe('awaitObserved and awaitRemoved (marble)', () => {
       const pending = pendingPod({ name: 'web-7c9f5d-p1' });
       const deployments = hot('-d----g', { d: [deleting], g: [] });
       const pods = hot('-p--e', { p: [pending], e: [] });
-      expectObservable(awaitRemoved(where, UID, deployments, pods).pipe(map(waitingMessage))).toBe('-p--d-|', {
+      expectObservable(
+        awaitRemoved(where, [{ kind: 'Deployment', uid: UID, snapshots$: deployments }], pods).pipe(map(waitingMessage)),
+      ).toBe('-p--d-|', {
         p: 'waiting for 1 pod to go (web-7c9f5d-p1: Pending)',
         d: 'waiting for the Deployment to be deleted',
       });
@@ -187,7 +192,7 @@ describe('awaitObserved and awaitRemoved (marble)', () => {
     newScheduler().run(({ hot, expectObservable }) => {
       const deployments = hot('-r', { r: [deployment({ uid: 'new-one' })] });
       const pods = hot('-e', { e: [] as V1Pod[] });
-      expectObservable(awaitRemoved(where, UID, deployments, pods)).toBe('-|');
+      expectObservable(awaitRemoved(where, [{ kind: 'Deployment', uid: UID, snapshots$: deployments }], pods)).toBe('-|');
     });
   });
 });

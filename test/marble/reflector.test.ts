@@ -11,7 +11,7 @@ import {
   ResourceExpiredError,
   TooManyRequestsError,
   WatchInactiveError,
-} from '../../src/errors.js';
+} from '../../src/errors/api.js';
 import type { ObjectList } from '../../src/kube/client.js';
 import type { ListWatchSource, WatchEvent, WatchRequest } from '../../src/informers/list-watch-source.js';
 import { INITIAL_EVENTS_END_ANNOTATION, reflect, type KubeObject, type ReflectorEvent } from '../../src/informers/reflector.js';

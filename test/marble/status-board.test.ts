@@ -2,17 +2,19 @@
 // status$: informer notices go in as hot marbles (a fake of the two shared informers),
 // status events come out. Covers: nothing before both informers listed, one event per
 // change and none for a non-change, routing by container-id, the failure policy's grace
-// windows over time, deletion, the API server unreachable and back, and status$'s
-// `missing`. No API server is involved.
+// windows over time (Infinity arms no timer; 2^31 ms fires once, on time), deletion, the
+// API server unreachable and back, and status$'s `missing`. No API server is involved.
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
-import { Observable, map } from 'rxjs';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { Observable, map, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { ApiUnreachableError } from '../../src/errors.js';
+import { ApiUnreachableError } from '../../src/errors/api.js';
 import type { InformerNotice } from '../../src/informers/shared-informer.js';
-import { DEFAULT_FAILURE_POLICY } from '../../src/rollout/failure-policy.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../src/spec/labels.js';
-import { StatusBoard, type StatusBoardOptions, type StatusEvent } from '../../src/workload/status-board.js';
+import { DEFAULT_FAILURE_POLICY, resolveFailurePolicy } from '../../src/rollout/failure-policy.js';
+import { MAX_TIMER_DELAY_MS } from '../../src/rx/long-timer.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../src/input/labels.js';
+import { STATUS_EVALUATIONS_CHANNEL, StatusBoard, type StatusBoardOptions, type StatusEvent } from '../../src/workload/status-board.js';
 import {
   conditions,
   containerCreatingPod,
@@ -329,5 +331,83 @@ describe('StatusBoard for one workload (status$, marble)', () => {
         board$(scheduler, d, p, { only: { name: 'web', containerId: '2' } }).pipe(map((e) => `${e.status.state}:${e.status.reason}`)),
       ).toBe('u---o', { u: 'unknown:ApiUnreachable', o: 'missing:OtherContainer' });
     });
+  });
+});
+
+// The grace windows' timers, watched through a scheduler that records every delay it is
+// asked for, and the board's own count of the statuses it computes (its diagnostics
+// channel): a window that never ends arms nothing; one past a Node timer's 32-bit limit is
+// armed in steps that timer can hold and ends once, on time.
+describe('StatusBoard grace windows of any length (marble)', () => {
+  const backOff = () =>
+    waitingPod('ImagePullBackOff', kubeletMessages.registryUnavailable(), {
+      deployment: 'web',
+      name: `${replicaSetName('web')}-p`,
+      labels: labels('1'),
+    });
+
+  function recording(scheduler: TestScheduler): { scheduler: SchedulerLike; delays: number[] } {
+    const delays: number[] = [];
+    return {
+      delays,
+      scheduler: {
+        now: () => scheduler.now(),
+        schedule: (work: (this: SchedulerAction<unknown>, state?: unknown) => void, delay?: number, state?: unknown) => {
+          delays.push(delay ?? 0);
+          return scheduler.schedule(work, delay, state);
+        },
+      },
+    };
+  }
+
+  function countingEvaluations(): { count: () => number; stop: () => void } {
+    let evaluations = 0;
+    const listener = (message: unknown): void => {
+      if ((message as { event?: string }).event === 'evaluation') evaluations += 1;
+    };
+    subscribe(STATUS_EVALUATIONS_CHANNEL, listener);
+    return { count: () => evaluations, stop: () => unsubscribe(STATUS_EVALUATIONS_CHANNEL, listener) };
+  }
+
+  /** One workload in ImagePullBackOff under `graceMs`, watched for `watchMs`: its statuses, evaluations and armed delays. */
+  function pullBackOffFor(graceMs: number, watchMs: number, expected: { marbles: string; values: Record<string, string> }) {
+    const scheduler = newScheduler();
+    const policy = resolveFailurePolicy({ imagePull: { graceMs } });
+    const clock = recording(scheduler);
+    const evaluations = countingEvaluations();
+    let evaluated = 0;
+    try {
+      scheduler.run(({ hot, expectObservable, flush }) => {
+        const d = hot<DeploymentNotice>('(as)', { a: changedD('web', creating('web', '1')), s: SYNCED });
+        const p = hot<PodNotice>('(ps)', { p: changedP('1', backOff()), s: SYNCED });
+        const events$ = board$(scheduler, d, p, { policy, scheduler: clock.scheduler }).pipe(
+          map((e) => `${e.status.state}:${e.status.reason}`),
+        );
+        expectObservable(events$, `^ ${watchMs}ms !`).toBe(expected.marbles, expected.values);
+        flush();
+        evaluated = evaluations.count();
+      });
+    } finally {
+      evaluations.stop();
+    }
+    return { evaluated, delays: clock.delays };
+  }
+
+  it('graceMs: Infinity arms no timer: creating with ImagePullBackOff for ten virtual days: one status, no re-evaluation', () => {
+    const run = pullBackOffFor(Infinity, 10 * 24 * 3_600_000, { marbles: 'a', values: { a: 'creating:ImagePullBackOff' } });
+    // Once when both informers have listed, and never again.
+    expect(run.evaluated).toBe(1);
+    expect(run.delays).toEqual([]);
+  });
+
+  it('graceMs: 2^31 ms is armed in steps a 32-bit timer holds and fails the workload once, on time', () => {
+    const run = pullBackOffFor(2 ** 31, 2 ** 31 + 1000, {
+      marbles: `a ${2 ** 31 - 1}ms b`,
+      values: { a: 'creating:ImagePullBackOff', b: 'failed:ImagePullBackOff' },
+    });
+    // Once when both informers have listed, then the one recheck when the window ends.
+    expect(run.evaluated).toBe(2);
+    expect(run.delays.every((delay) => delay <= MAX_TIMER_DELAY_MS)).toBe(true);
+    expect(run.delays).toEqual([MAX_TIMER_DELAY_MS]);
   });
 });

@@ -196,11 +196,11 @@ test('provision resolves to namespace/name with an in-memory client', async () =
   const client = {
     namespace: 'default',
     server: 'https://fake.invalid',
-    async createDeployment(namespace, body) {
+    async create(kind, namespace, body) {
       stored = { ...body, metadata: { ...body.metadata, namespace, uid: 'uid-1', generation: 1, resourceVersion: '2' } };
       return stored;
     },
-    async readDeployment() { return stored; },
+    async read() { return stored; },
     async list(kind) { return { items: kind === 'deployments' ? [complete()] : [], resourceVersion: '3' }; },
     watch(kind, namespace, params, handlers) {
       if (params.sendInitialEvents) {

@@ -1,7 +1,8 @@
-// A fake KubernetesClient for unit tests: an in-memory namespace store with resource
-// versions, label-selected lists and watches that replay from a resourceVersion, and
-// hooks to inject API errors and drop watches. It stands in for the API server only in
-// unit tests; the integration suite uses the real control plane.
+// A fake KubernetesClient for unit tests: an in-memory store of every kind in the kind
+// table (src/kube/kinds.ts), with resource versions, generic create/read/patch/delete,
+// label-selected lists and watches that replay from a resourceVersion, and hooks to inject
+// API errors and drop watches. It stands in for the API server only in unit tests; the
+// integration suite uses the real control plane.
 import type {
   V1Deployment,
   V1LimitRange,
@@ -14,14 +15,16 @@ import type {
   V1SelfSubjectReview,
   VersionInfo,
 } from '../../src/kube/objects.js';
-import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors.js';
+import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors/api.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
+import { KINDS } from '../../src/kube/kinds.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';
 import type {
   ConnectionInfo,
+  CreateOptions,
   DeleteOptions,
-  DeploymentMergePatch,
   KindMap,
+  MergePatch,
   KubernetesClient,
   ListRequestOptions,
   ObjectList,
@@ -32,7 +35,7 @@ import type {
   WatchedKind,
 } from '../../src/kube/client.js';
 
-type AnyObject = V1Deployment | V1Pod | V1Node;
+type AnyObject = KindMap[WatchedKind];
 
 interface LoggedEvent {
   readonly kind: WatchedKind;
@@ -51,8 +54,10 @@ interface Watcher {
 }
 
 type Method =
-  | 'createDeployment'
-  | 'readDeployment'
+  | 'create'
+  | 'read'
+  | 'patch'
+  | 'delete'
   | 'list'
   | 'watch'
   | 'version'
@@ -60,9 +65,7 @@ type Method =
   | 'selfSubjectAccessReview'
   | 'readNamespace'
   | 'listLimitRanges'
-  | 'listResourceQuotas'
-  | 'patchDeployment'
-  | 'deleteDeployment';
+  | 'listResourceQuotas';
 
 export class FakeKubernetes implements KubernetesClient {
   readonly server = 'https://fake.invalid:6443';
@@ -97,34 +100,33 @@ export class FakeKubernetes implements KubernetesClient {
     return this.watchers.size;
   }
 
-  async createDeployment(
-    namespace: string,
-    body: V1Deployment,
-    options: RequestOptions & { dryRun?: boolean } = {},
-  ): Promise<V1Deployment> {
-    this.calls.push({ method: 'createDeployment', namespace, name: body.metadata?.name });
-    options.signal?.throwIfAborted();
-    this.throwInjected('createDeployment');
+  async create<K extends WatchedKind>(kind: K, namespace: string, body: KindMap[K], options: CreateOptions = {}): Promise<KindMap[K]> {
     const name = body.metadata?.name ?? '';
-    if (this.objects.has(key('deployments', namespace, name))) {
-      throw new ConflictError(`deployments.apps "${name}" already exists`, {
+    this.calls.push({ method: 'create', kind, namespace, name });
+    options.signal?.throwIfAborted();
+    this.throwInjected('create');
+    const scope = scopeOf(kind, namespace);
+    if (this.objects.has(key(kind, scope, name))) {
+      throw new ConflictError(`${qualified(kind)} "${name}" already exists`, {
         reason: 'AlreadyExists',
-        target: { verb: 'create', resource: 'deployments', namespace, name },
+        target: { verb: 'create', resource: kind, namespace, name },
       });
     }
-    const created: V1Deployment = structuredClone(body);
-    created.metadata = { ...created.metadata, namespace, uid: `uid-${++this.uidCounter}`, generation: 1 };
+    const created = structuredClone(body) as AnyObject;
+    created.metadata = { ...created.metadata, namespace: scope || undefined, uid: `uid-${++this.uidCounter}`, generation: 1 };
+    if (!KINDS[kind].namespaced) delete created.metadata.namespace;
     created.status = {};
-    if (options.dryRun) return created;
-    return this.store('deployments', 'ADDED', created) as V1Deployment;
+    if (options.dryRun) return created as KindMap[K];
+    return this.store(kind, 'ADDED', created) as KindMap[K];
   }
 
-  async readDeployment(namespace: string, name: string): Promise<V1Deployment> {
-    this.calls.push({ method: 'readDeployment', namespace, name });
-    this.throwInjected('readDeployment');
-    const found = this.objects.get(key('deployments', namespace, name));
-    if (!found) throw new NotFoundError(`deployments.apps "${name}" not found`);
-    return structuredClone(found) as V1Deployment;
+  async read<K extends WatchedKind>(kind: K, namespace: string, name: string, options: RequestOptions = {}): Promise<KindMap[K]> {
+    this.calls.push({ method: 'read', kind, namespace, name });
+    options.signal?.throwIfAborted();
+    this.throwInjected('read');
+    const found = this.objects.get(key(kind, scopeOf(kind, namespace), name));
+    if (!found) throw new NotFoundError(`${qualified(kind)} "${name}" not found`);
+    return structuredClone(found) as KindMap[K];
   }
 
   async list<K extends WatchedKind>(
@@ -218,72 +220,80 @@ export class FakeKubernetes implements KubernetesClient {
    * precondition (409 Conflict), a different metadata.uid is refused (422, immutable), and
    * a change to the spec or the annotations makes a new generation.
    */
-  async patchDeployment(namespace: string, name: string, patch: DeploymentMergePatch, options: RequestOptions = {}): Promise<V1Deployment> {
-    this.calls.push({ method: 'patchDeployment', namespace, name, body: structuredClone(patch) });
+  async patch<K extends WatchedKind>(
+    kind: K,
+    namespace: string,
+    name: string,
+    patch: MergePatch,
+    options: RequestOptions = {},
+  ): Promise<KindMap[K]> {
+    this.calls.push({ method: 'patch', kind, namespace, name, body: structuredClone(patch) });
     options.signal?.throwIfAborted();
-    this.throwInjected('patchDeployment');
-    const current = this.objects.get(key('deployments', namespace, name)) as V1Deployment | undefined;
-    if (!current) throw new NotFoundError(`deployments.apps "${name}" not found`);
+    this.throwInjected('patch');
+    const current = this.objects.get(key(kind, scopeOf(kind, namespace), name));
+    if (!current) throw new NotFoundError(`${qualified(kind)} "${name}" not found`);
     const meta = (patch.metadata ?? {}) as { uid?: string; resourceVersion?: string };
     if (meta.uid !== undefined && meta.uid !== current.metadata?.uid) {
-      throw new InvalidObjectError(`Deployment.apps "${name}" is invalid`, [
+      throw new InvalidObjectError(`${KINDS[kind].kind}${KINDS[kind].group ? `.${KINDS[kind].group}` : ''} "${name}" is invalid`, [
         { field: 'metadata.uid', reason: 'FieldValueInvalid', message: 'field is immutable' },
       ]);
     }
     if (meta.resourceVersion !== undefined && meta.resourceVersion !== current.metadata?.resourceVersion) {
-      throw new ConflictError(`Operation cannot be fulfilled on deployments.apps "${name}": the object has been modified`, {
+      throw new ConflictError(`Operation cannot be fulfilled on ${qualified(kind)} "${name}": the object has been modified`, {
         reason: 'Conflict',
-        target: { verb: 'patch', resource: 'deployments', namespace, name },
+        target: { verb: 'patch', resource: kind, namespace, name },
       });
     }
-    const next = mergePatch(structuredClone(current), patch) as V1Deployment;
+    const next = mergePatch(structuredClone(current), patch) as AnyObject;
     next.metadata = { ...next.metadata, uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion };
     const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
     const annotationsChanged = JSON.stringify(next.metadata.annotations ?? {}) !== JSON.stringify(current.metadata?.annotations ?? {});
     if (!specChanged && !annotationsChanged && JSON.stringify(next.metadata) === JSON.stringify(current.metadata)) {
-      return structuredClone(current);
+      return structuredClone(current) as KindMap[K];
     }
     if (specChanged || annotationsChanged) next.metadata.generation = (current.metadata?.generation ?? 0) + 1;
-    return this.store('deployments', 'MODIFIED', next) as V1Deployment;
+    return this.store(kind, 'MODIFIED', next) as KindMap[K];
   }
 
   /** Foreground deletions stay (with a deletionTimestamp) while `holdForegroundDeletions` is set. */
   holdForegroundDeletions = false;
 
-  async deleteDeployment(namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
-    this.calls.push({ method: 'deleteDeployment', namespace, name, body: { ...options, signal: undefined } });
+  async delete<K extends WatchedKind>(kind: K, namespace: string, name: string, options: DeleteOptions = {}): Promise<void> {
+    this.calls.push({ method: 'delete', kind, namespace, name, body: { ...options, signal: undefined } });
     options.signal?.throwIfAborted();
-    this.throwInjected('deleteDeployment');
-    const current = this.objects.get(key('deployments', namespace, name));
-    if (!current) throw new NotFoundError(`deployments.apps "${name}" not found`);
+    this.throwInjected('delete');
+    const scope = scopeOf(kind, namespace);
+    const current = this.objects.get(key(kind, scope, name));
+    if (!current) throw new NotFoundError(`${qualified(kind)} "${name}" not found`);
     const uid = options.preconditions?.uid;
     if (uid !== undefined && uid !== current.metadata?.uid) {
       throw new ConflictError(`Precondition failed: UID in precondition: ${uid}, UID in object meta: ${current.metadata?.uid}`, {
         reason: 'Conflict',
-        target: { verb: 'delete', resource: 'deployments', namespace, name },
+        target: { verb: 'delete', resource: kind, namespace, name },
       });
     }
     if (options.propagationPolicy === 'Foreground' && this.holdForegroundDeletions) {
       this.update(
-        'deployments',
+        kind,
         name,
-        (deployment) => {
-          deployment.metadata = { ...deployment.metadata, deletionTimestamp: new Date(), finalizers: ['foregroundDeletion'] };
+        (object) => {
+          object.metadata = { ...object.metadata, deletionTimestamp: new Date(), finalizers: ['foregroundDeletion'] };
         },
-        namespace,
+        scope,
       );
       return;
     }
-    if (options.propagationPolicy !== 'Orphan') {
+    if (kind === 'deployments' && options.propagationPolicy !== 'Orphan') {
       // The garbage collector's work, done at once: the Pods the Deployment selects go first.
-      const selector = Object.entries((current as V1Deployment).spec?.selector.matchLabels ?? {})
+      const selector = Object.entries((current as V1Deployment).spec?.selector?.matchLabels ?? {})
         .map(([label, value]) => `${label}=${value}`)
         .join(',');
       for (const [stored, pod] of [...this.objects]) {
-        if (stored.startsWith(`pods/${namespace}/`) && matches(pod, selector)) this.delete('pods', pod.metadata?.name ?? '', namespace);
+        if (selector && stored.startsWith(`pods/${scope}/`) && matches(pod, selector))
+          this.removeObject('pods', pod.metadata?.name ?? '', scope);
       }
     }
-    this.delete('deployments', name, namespace);
+    this.removeObject(kind, name, scope);
   }
 
   // ---- driving the fake -------------------------------------------------------------
@@ -297,15 +307,16 @@ export class FakeKubernetes implements KubernetesClient {
 
   /** Applies `mutate` to a stored object and emits MODIFIED, as a controller would. */
   update<K extends WatchedKind>(kind: K, name: string, mutate: (object: KindMap[K]) => void, namespace = this.namespace): KindMap[K] {
-    const current = this.objects.get(key(kind, namespace, name));
+    const current = this.objects.get(key(kind, scopeOf(kind, namespace), name));
     if (!current) throw new Error(`fake: no ${kind} ${namespace}/${name}`);
     const next = structuredClone(current) as KindMap[K];
     mutate(next);
     return this.store(kind, 'MODIFIED', next) as KindMap[K];
   }
 
-  delete(kind: WatchedKind, name: string, namespace = this.namespace): void {
-    const k = key(kind, namespace, name);
+  /** Removes a stored object at once and emits DELETED, as a controller or the garbage collector would. */
+  removeObject(kind: WatchedKind, name: string, namespace = this.namespace): void {
+    const k = key(kind, scopeOf(kind, namespace), name);
     const current = this.objects.get(k);
     if (!current) return;
     this.objects.delete(k);
@@ -329,12 +340,12 @@ export class FakeKubernetes implements KubernetesClient {
   }
 
   get(kind: WatchedKind, name: string, namespace = this.namespace): AnyObject | undefined {
-    return this.objects.get(key(kind, namespace, name));
+    return this.objects.get(key(kind, scopeOf(kind, namespace), name));
   }
 
   private store(kind: WatchedKind, type: 'ADDED' | 'MODIFIED', object: AnyObject): AnyObject {
     this.resourceVersion += 1;
-    const namespace = kind === 'nodes' ? '' : (object.metadata?.namespace ?? this.namespace);
+    const namespace = KINDS[kind].namespaced ? (object.metadata?.namespace ?? this.namespace) : '';
     object.metadata = { ...object.metadata, resourceVersion: String(this.resourceVersion) };
     const storeKey = key(kind, namespace, object.metadata.name ?? '');
     const previous = this.objects.get(storeKey);
@@ -507,6 +518,17 @@ function mergePatch(target: unknown, patch: unknown): unknown {
 
 function key(kind: WatchedKind, namespace: string, name: string): string {
   return `${kind}/${namespace}/${name}`;
+}
+
+/** Where an object of `kind` is stored: its namespace, or '' for a cluster-scoped kind. */
+function scopeOf(kind: WatchedKind, namespace: string): string {
+  return KINDS[kind].namespaced ? namespace : '';
+}
+
+/** The resource as the API server's messages name it: `deployments.apps`, `pods`. */
+function qualified(kind: WatchedKind): string {
+  const { group } = KINDS[kind];
+  return group ? `${kind}.${group}` : kind;
 }
 
 /** Equality (`a=b`) and does-not-exist (`!a`) terms, which is all the project uses. */

@@ -5,12 +5,11 @@
 // stream in which the rollout completes, so a test can tell "recovered" from "hung".
 import fc from 'fast-check';
 import type { SchedulerLike, Subscription } from 'rxjs';
-import type { V1Deployment } from '../../src/kube/objects.js';
 import type { KindMap, KubernetesClient, ObjectList, WatchHandle, WatchHandlers, WatchParams, WatchedKind } from '../../src/kube/client.js';
 import { Scrubber } from '../../src/kube/scrub.js';
 import { WatchStreamReader } from '../../src/kube/watch-stream.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 
 export const NAME = 'web';
 export const UID = 'uid-web';
@@ -329,23 +328,17 @@ export class ScriptedWatchClient implements KubernetesClient {
     private readonly scheduler: SchedulerLike,
   ) {}
 
-  createDeployment(): Promise<V1Deployment> {
-    return Promise.reject(new Error('not used'));
-  }
-
-  readDeployment(): Promise<V1Deployment> {
-    return Promise.reject(new Error('not used'));
-  }
-
-  // The cluster checks and the lifecycle writes: not used by the watch property test.
+  // Single objects, the cluster checks and the lifecycle writes: not used by the watch property test.
+  readonly create = notUsed;
+  readonly read = notUsed;
   readonly version = notUsed;
   readonly selfSubjectReview = notUsed;
   readonly selfSubjectAccessReview = notUsed;
   readonly readNamespace = notUsed;
   readonly listLimitRanges = notUsed;
   readonly listResourceQuotas = notUsed;
-  readonly patchDeployment = notUsed;
-  readonly deleteDeployment = notUsed;
+  readonly patch = notUsed;
+  readonly delete = notUsed;
   readonly connection = { kubeconfigPath: '(scripted)', context: 'scripted', server: this.server, tlsVerify: true, customCa: false };
 
   async list<K extends WatchedKind>(kind: K): Promise<ObjectList<KindMap[K]>> {

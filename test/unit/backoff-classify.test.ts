@@ -11,7 +11,7 @@ import {
   TooManyRequestsError,
   UnauthorizedError,
   WatchInactiveError,
-} from '../../src/errors.js';
+} from '../../src/errors/api.js';
 import { DEFAULT_BACKOFF, backoffDelay } from '../../src/rx/backoff.js';
 import { classifyInformerError } from '../../src/informers/classify-error.js';
 

@@ -75,7 +75,7 @@ async function authorizationSent(kubeconfigPath: string): Promise<string> {
   const { KubernetesApi } = builtPackage();
   const before = seenAuthorization.length;
   const api = KubernetesApi.fromConfig({ kubeconfigPath });
-  await api.readDeployment('default', 'web');
+  await api.read('deployments', 'default', 'web');
   expect(seenAuthorization.length).toBe(before + 1);
   return seenAuthorization.at(-1)!;
 }

@@ -46,8 +46,8 @@ describe("the bundle's rxjs with the caller's rxjs", () => {
     const silent = {
       namespace: 'default',
       server: 'https://fake.invalid',
-      createDeployment: () => new Promise<never>(() => undefined),
-      readDeployment: () => new Promise<never>(() => undefined),
+      create: () => new Promise<never>(() => undefined),
+      read: () => new Promise<never>(() => undefined),
       list: () => new Promise<never>(() => undefined),
       watch: () => ({ abort: () => undefined }),
       version: () => new Promise<never>(() => undefined),
@@ -56,8 +56,8 @@ describe("the bundle's rxjs with the caller's rxjs", () => {
       readNamespace: () => new Promise<never>(() => undefined),
       listLimitRanges: () => new Promise<never>(() => undefined),
       listResourceQuotas: () => new Promise<never>(() => undefined),
-      patchDeployment: () => new Promise<never>(() => undefined),
-      deleteDeployment: () => new Promise<never>(() => undefined),
+      patch: () => new Promise<never>(() => undefined),
+      delete: () => new Promise<never>(() => undefined),
     };
     const errors: unknown[] = [];
     const spec = { containerId: 1, nodeId: 1, hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 64 };

@@ -3,8 +3,8 @@
 // every state the fixtures model; and the projections leave their input untouched.
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
-import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
-import { cachedDeploymentFields, cachedPodFields } from '../../src/workload/cached-fields.js';
+import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
+import { cachedDeploymentFields, cachedPodFields } from '../../src/rollout/cached-fields.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import { currentRolloutPods, newReplicaSetName } from '../../src/rollout/rollout-pods.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';
@@ -130,7 +130,7 @@ describe('cachedDeploymentFields', () => {
       reason: 'MinimumReplicasUnavailable',
       message: 'Deployment does not have minimum availability.',
     });
-    // This fixture is small (a watched Deployment is ~4 KB); labels, revision and image stay.
+    // This fixture is small (a watched Deployment is far larger); labels, revision and image stay.
     expect(JSON.stringify(cached).length).toBeLessThan(JSON.stringify(full).length * 0.6);
   });
 

@@ -5,12 +5,13 @@
 import { asyncScheduler } from 'rxjs';
 import { lastValueFrom } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import type { KubeProvisionerError } from '../../src/errors.js';
-import { ConflictError, ForbiddenError, ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors.js';
+import type { KubeProvisionerError } from '../../src/errors/base.js';
+import { ConflictError, ForbiddenError } from '../../src/errors/api.js';
+import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { errorRecord } from '../../src/rollout/event-lines.js';
+import { errorRecord } from '../../src/workload/event-lines.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { deleteCreated } from '../../src/workload/cleanup.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';
@@ -55,7 +56,7 @@ function failImagePull(fake: FakeKubernetes): void {
 
 const deletes = (fake: FakeKubernetes) =>
   fake.calls
-    .filter((call) => call.method === 'deleteDeployment')
+    .filter((call) => call.method === 'delete')
     .map(({ method, namespace, name, body }) => {
       const { preconditions, propagationPolicy } = body as { preconditions?: { uid?: string }; propagationPolicy?: string };
       return { method, namespace, name, delete: { uid: preconditions?.uid, propagationPolicy } };
@@ -81,7 +82,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
     // What the rollout reported before the failure; the failure itself carries the diagnosis.
     expect(events.map((event) => event.type)).toEqual(['created', 'progress', 'progress']);
     expect(deletes(fake)).toEqual([
-      { method: 'deleteDeployment', namespace: 'default', name: 'web', delete: { uid, propagationPolicy: 'Foreground' } },
+      { method: 'delete', namespace: 'default', name: 'web', delete: { uid, propagationPolicy: 'Foreground' } },
     ]);
     expect(fake.get('deployments', 'web')).toBeUndefined();
     expect(errorRecord(error)).toMatchObject({ cleanup: { outcome: 'deleted', providerId: 'default/web', uid } });
@@ -112,7 +113,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 
   it('never deletes an adopted Deployment', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     const { settled } = run(fake);
     await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
     failImagePull(fake);
@@ -125,7 +126,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 
   it('a delete the API refuses: the original error, saying the Deployment could not be deleted and why', async () => {
     const fake = new FakeKubernetes();
-    fake.failNext('deleteDeployment', new ForbiddenError({ verb: 'delete', resource: 'deployments', namespace: 'default' }));
+    fake.failNext('delete', new ForbiddenError({ verb: 'delete', resource: 'deployments', namespace: 'default' }));
     const { settled } = run(fake);
     await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
     failImagePull(fake);
@@ -138,7 +139,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 
   it('nothing to clean up when nothing was created: the error is unchanged', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec({ ...input, containerId: 99 })));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec({ ...input, containerId: 99 })));
     const error = await run(fake).settled;
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as KubeProvisionerError).cleanup).toBeUndefined();
@@ -174,7 +175,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 
   it('refuses to adopt a Deployment that is being deleted', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     fake.update('deployments', 'web', (deployment) => {
       deployment.metadata!.deletionTimestamp = new Date();
     });
@@ -186,25 +187,28 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 });
 
 describe('deleteCreated', () => {
-  const created = { namespace: 'default', name: 'web', providerId: 'default/web', instance: undefined };
+  const created = { namespace: 'default', providerId: 'default/web', instance: undefined };
+  const deployment = (uid: string) => ({ ...created, members: [{ kind: 'deployments' as const, name: 'web', uid }] });
 
   it('reports "deleting" when the delete was accepted but the Deployment is not gone within the bound', async () => {
     const fake = new FakeKubernetes();
-    const stored = await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    const stored = await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     // A Deployment whose Pods take long to terminate: the API accepts the delete, the object stays.
-    fake.deleteDeployment = () => Promise.resolve();
-    const target = { ...created, uid: stored.metadata?.uid ?? '' };
-    const cleanup = await lastValueFrom(deleteCreated(fake, target, { registry: informers(), scheduler: asyncScheduler, timeoutMs: 50 }));
-    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid: target.uid });
+    fake.delete = () => Promise.resolve();
+    const uid = stored.metadata?.uid ?? '';
+    const cleanup = await lastValueFrom(
+      deleteCreated(fake, deployment(uid), { registry: informers(), scheduler: asyncScheduler, timeoutMs: 50 }),
+    );
+    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid });
     expect(fake.activeWatches).toBe(0);
   });
 
   it('reports "deleted" when the object is already gone, or the name holds another UID', async () => {
     const fake = new FakeKubernetes();
     const options = { registry: informers(), scheduler: asyncScheduler };
-    expect(await lastValueFrom(deleteCreated(fake, { ...created, uid: 'uid-gone' }, options))).toMatchObject({ outcome: 'deleted' });
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
-    expect(await lastValueFrom(deleteCreated(fake, { ...created, uid: 'uid-older' }, options))).toMatchObject({ outcome: 'deleted' });
+    expect(await lastValueFrom(deleteCreated(fake, deployment('uid-gone'), options))).toMatchObject({ outcome: 'deleted' });
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
+    expect(await lastValueFrom(deleteCreated(fake, deployment('uid-older'), options))).toMatchObject({ outcome: 'deleted' });
     expect(fake.get('deployments', 'web')).toBeDefined();
   });
 });

@@ -17,12 +17,13 @@ import { inspect } from 'node:util';
 import { lastValueFrom, tap } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
-import { ExecPluginError, KubeProvisionerError } from '../../src/errors.js';
+import { ExecPluginError } from '../../src/errors/kubeconfig.js';
+import { KubeProvisionerError } from '../../src/errors/base.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { provision$ } from '../../src/workload/provision.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 import { makeTestCertificates, type TestCertificates } from '../support/tls.js';
 
 const hex = () => randomBytes(12).toString('hex');

@@ -5,7 +5,7 @@ import type { V1Deployment } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { isReconfigurable, workloadDrift } from '../../src/workload/drift.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 
 const spec = parseWorkloadSpec({
   containerId: 42,

@@ -1,7 +1,7 @@
 // The duration table: 0, negative, NaN, 2^31, 2^53 and Infinity for every duration option,
 // in the library (timeoutMs, requestTimeoutMs, the five grace windows, inactivityMs, the
 // backoff delays, progressDeadlineSeconds) and on the command line (--timeout,
-// --request-timeout, --progress-deadline). One rule decides (src/spec/duration.ts); this
+// --request-timeout, --progress-deadline). One rule decides (src/input/duration.ts); this
 // checks every entry point applies it. Then the timers: a long bound fires when it says,
 // however long (vitest's fake timers reproduce Node's 2^31-1 ms limit, where a longer
 // delay fires after 1 ms), and Infinity never fires. Unit test: FakeKubernetes, fake clock.
@@ -14,20 +14,15 @@ import { asyncScheduler, NEVER, Subject } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseCreateArgs } from '../../src/cli/args.js';
 import { runCli } from '../../src/cli/run.js';
-import {
-  ApiTimeoutError,
-  InvalidOptionError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-  UsageError,
-  WatchInactiveError,
-} from '../../src/errors.js';
+import { ApiTimeoutError, WatchInactiveError } from '../../src/errors/api.js';
+import { InvalidOptionError, UsageError } from '../../src/errors/input.js';
+import { RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { resolveFailurePolicy } from '../../src/rollout/failure-policy.js';
 import { MAX_TIMER_DELAY_MS, scheduleAfter, setLongTimeout } from '../../src/rx/long-timer.js';
 import { watchdog } from '../../src/rx/watchdog.js';
-import { MAX_DURATION_MS } from '../../src/spec/duration.js';
+import { MAX_DURATION_MS } from '../../src/input/duration.js';
 import { provision$, type ProvisionOptions } from '../../src/workload/provision.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 
@@ -343,7 +338,7 @@ describe("long timers fire when they say (fake clock with Node's 2^31-1 ms limit
       const api = KubernetesApi.fromConfig({ kubeconfigPath: path, tlsVerify: false, requestTimeoutMs: 2 ** 31 });
       vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
       let settled: unknown;
-      api.readDeployment('default', 'web').then(
+      api.read('deployments', 'default', 'web').then(
         () => (settled = 'answered'),
         (error: unknown) => (settled = error),
       );

@@ -1,8 +1,8 @@
 // The lines for people that the CLI prints and Manager's job log shows (the core's
 // formatEventLine, describeEvent, formatErrorLine, escapeControlCharacters). Pure, no fakes.
 import { describe, expect, it } from 'vitest';
-import { RolloutFailedError } from '../../src/errors.js';
-import { describeEvent, formatErrorLine, formatEventLine } from '../../src/rollout/event-lines.js';
+import { RolloutFailedError } from '../../src/errors/rollout.js';
+import { describeEvent, formatErrorLine, formatEventLine } from '../../src/workload/event-lines.js';
 import type { ProgressEvent, RolloutStatus } from '../../src/rollout/events.js';
 import { escapeControlCharacters } from '../../src/text.js';
 

@@ -3,7 +3,8 @@
 // replay after Last-Event-ID, backpressure and its bound, heartbeats, cleanup.
 import { Observable, Subject, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ApiUnreachableError, InvalidOptionError } from '../../src/errors.js';
+import { ApiUnreachableError } from '../../src/errors/api.js';
+import { InvalidOptionError } from '../../src/errors/input.js';
 import { EventChannel } from '../../src/sse/event-channel.js';
 import { toEventStream } from '../../src/sse/to-event-stream.js';
 import { FakeResponse } from '../support/fake-response.js';

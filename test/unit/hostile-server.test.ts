@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { config as rxConfig } from 'rxjs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MalformedObjectError, MalformedResponseError } from '../../src/errors.js';
+import { MalformedObjectError, MalformedResponseError } from '../../src/errors/api.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';

@@ -3,9 +3,9 @@
 // test cases (test/support/image-reference-cases.ts); `npm run check:image-references`
 // checks every row, and 200,000 random strings, against the parser itself.
 import { describe, expect, it } from 'vitest';
-import { imageReferenceProblem, isValidImageReference } from '../../src/spec/image-reference.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
-import { InvalidSpecError } from '../../src/errors.js';
+import { imageReferenceProblem, isValidImageReference } from '../../src/input/image-reference.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
 import { IMAGE_REFERENCE_CASES } from '../support/image-reference-cases.js';
 
 const spec = (image: string) => ({ containerId: 1, nodeId: 1, hostname: 'web', image, cpus: 1, memoryMb: 64 });

@@ -3,10 +3,11 @@
 // API (unit test; test/integration/manager.test.ts runs two instances on the real control plane).
 import { firstValueFrom } from 'rxjs';
 import { vi, describe, expect, it } from 'vitest';
-import { ConflictError, InvalidSpecError } from '../../src/errors.js';
+import { ConflictError } from '../../src/errors/api.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { INSTANCE_LABEL, MANAGED_SELECTOR, belongsToInstance, managedSelector, ownershipLabels } from '../../src/spec/labels.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { INSTANCE_LABEL, MANAGED_SELECTOR, belongsToInstance, managedSelector, ownershipLabels } from '../../src/input/labels.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision } from '../../src/workload/provision.js';
 import { podSnapshots } from '../../src/workload/rollout-sources.js';
@@ -95,7 +96,8 @@ describe('provisioning with an instance (fake API)', () => {
   it("never sees another instance's failing Pod with the same container-id", async () => {
     const fake = new FakeKubernetes();
     // Instance "test" already has container 7, and its Pod cannot pull its image.
-    const other = await fake.createDeployment(
+    const other = await fake.create(
+      'deployments',
       'default',
       buildDeployment(parseWorkloadSpec({ ...input, hostname: 'web-b', instance: 'test' })),
     );
@@ -127,7 +129,7 @@ describe('provisioning with an instance (fake API)', () => {
 
   it('adopts only a Deployment of its own instance; the same name and container-id of another instance is a ConflictError', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec({ ...input, instance: 'test' })));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec({ ...input, instance: 'test' })));
     const before = structuredClone(fake.get('deployments', 'web-a'));
     for (const instance of ['dev', undefined]) {
       const error = await provision(fake, { ...input, instance }, { informers: informers() }).catch((e: unknown) => e);

@@ -8,7 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KubeconfigInvalidError, KubeconfigNotFoundError, KubeProvisionerError, UnknownContextError } from '../../src/errors.js';
+import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../../src/errors/kubeconfig.js';
+import { KubeProvisionerError } from '../../src/errors/base.js';
 import { loadKubeconfig, resolveKubeconfigPath, type KubeconfigOptions } from '../../src/kube/kubeconfig.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 

@@ -21,13 +21,13 @@ import {
   ConflictError,
   ForbiddenError,
   InvalidObjectError,
-  InvalidOptionError,
-  KubeconfigInvalidError,
   NotFoundError,
   ResourceExpiredError,
   TlsError,
   UnauthorizedError,
-} from '../../src/errors.js';
+} from '../../src/errors/api.js';
+import { InvalidOptionError } from '../../src/errors/input.js';
+import { KubeconfigInvalidError } from '../../src/errors/kubeconfig.js';
 import { ALL_NAMESPACES, type WatchEventType } from '../../src/kube/client.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../../src/kube/kubernetes-api.js';
 import { deployment } from '../support/fixtures.js';
@@ -270,7 +270,7 @@ const body = deployment({ name: 'web', namespace: 'team-a', observedGeneration: 
 describe('KubernetesApi requests over https', () => {
   it('sends the bearer token and the client certificate from the kubeconfig, and returns the object', async () => {
     const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
-    const result = await api(server).readDeployment('team-a', 'web');
+    const result = await api(server).read('deployments', 'team-a', 'web');
     expect(result.metadata?.name).toBe('web');
     expect(server.received).toHaveLength(1);
     expect(server.received[0]).toMatchObject({
@@ -283,7 +283,7 @@ describe('KubernetesApi requests over https', () => {
 
   it('POSTs the Deployment as JSON with fieldManager on create', async () => {
     const server = await startServer('https', (_req, res, received) => sendJson(res, JSON.parse(received)));
-    const created = await api(server).createDeployment('team-a', body);
+    const created = await api(server).create('deployments', 'team-a', body);
     expect(created.metadata?.name).toBe('web');
     expect(server.received[0]?.method).toBe('POST');
     expect(server.received[0]?.url).toBe('/apis/apps/v1/namespaces/team-a/deployments?fieldManager=kube-provisioner');
@@ -292,7 +292,7 @@ describe('KubernetesApi requests over https', () => {
 
   it('401 -> UnauthorizedError', async () => {
     const server = await startServer('https', (_req, res) => sendStatus(res, 401, 'Unauthorized', 'Unauthorized'));
-    const error = await rejection(api(server).readDeployment('team-a', 'web'));
+    const error = await rejection(api(server).read('deployments', 'team-a', 'web'));
     expect(error).toBeInstanceOf(UnauthorizedError);
     expect((error as UnauthorizedError).statusCode).toBe(401);
     expect(error.message).toContain(server.url);
@@ -309,7 +309,7 @@ describe('KubernetesApi requests over https', () => {
         { group: 'apps', kind: 'deployments' },
       ),
     );
-    const error = await rejection(api(server).createDeployment('team-a', body));
+    const error = await rejection(api(server).create('deployments', 'team-a', body));
     expect(error).toBeInstanceOf(ForbiddenError);
     expect((error as ForbiddenError).verb).toBe('create');
     expect((error as ForbiddenError).resource).toBe('deployments');
@@ -320,7 +320,7 @@ describe('KubernetesApi requests over https', () => {
     const server = await startServer('https', (_req, res) =>
       sendStatus(res, 409, 'AlreadyExists', 'deployments.apps "web" already exists', { name: 'web', group: 'apps', kind: 'deployments' }),
     );
-    const error = await rejection(api(server).createDeployment('team-a', body));
+    const error = await rejection(api(server).create('deployments', 'team-a', body));
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as ConflictError).reason).toBe('AlreadyExists');
     expect(error.message).toContain('deployments.apps "web" already exists');
@@ -344,7 +344,7 @@ describe('KubernetesApi requests over https', () => {
         },
       ),
     );
-    const error = await rejection(api(server).createDeployment('team-a', body));
+    const error = await rejection(api(server).create('deployments', 'team-a', body));
     expect(error).toBeInstanceOf(InvalidObjectError);
     expect((error as InvalidObjectError).causes.map((c) => c.field)).toEqual(['spec.template.spec.containers[0].image', 'spec.replicas']);
     expect(error.message).toContain('spec.template.spec.containers[0].image: Required value');
@@ -355,7 +355,7 @@ describe('KubernetesApi requests over https', () => {
     const server = await startServer('https', (_req, res) =>
       sendStatus(res, 500, 'InternalError', 'Internal error occurred: etcdserver: request timed out'),
     );
-    const error = await rejection(api(server).readDeployment('team-a', 'web'));
+    const error = await rejection(api(server).read('deployments', 'team-a', 'web'));
     expect(error.constructor).toBe(ApiError);
     expect((error as ApiError).statusCode).toBe(500);
     expect((error as ApiError).reason).toBe('InternalError');
@@ -367,7 +367,7 @@ describe('KubernetesApi requests over https', () => {
       // accept the request, never answer
     });
     const started = Date.now();
-    const error = await rejection(api(server, { requestTimeoutMs: 300 }).readDeployment('team-a', 'web'));
+    const error = await rejection(api(server, { requestTimeoutMs: 300 }).read('deployments', 'team-a', 'web'));
     const elapsed = Date.now() - started;
     expect(error).toBeInstanceOf(ApiTimeoutError);
     expect(error.message).toContain('within 300 ms');
@@ -379,32 +379,32 @@ describe('KubernetesApi requests over https', () => {
     const server = await startServer('https', () => undefined);
     const url = server.url;
     await server.close();
-    const error = await rejection(api(url).readDeployment('team-a', 'web'));
+    const error = await rejection(api(url).read('deployments', 'team-a', 'web'));
     expect(error).toBeInstanceOf(ApiUnreachableError);
     expect(error.message).toContain('ECONNREFUSED');
   });
 
   it('a certificate the kubeconfig CA does not match -> TlsError, and nothing reaches the handler', async () => {
     const server = await startServer('https', (_req, res) => sendJson(res, {}));
-    const error = await rejection(api(server, { caPem: otherCertPem }).readDeployment('team-a', 'web'));
+    const error = await rejection(api(server, { caPem: otherCertPem }).read('deployments', 'team-a', 'web'));
     expect(error).toBeInstanceOf(TlsError);
     expect(server.received).toHaveLength(0);
   });
 
   it('insecure-skip-tls-verify in the kubeconfig still verifies (TlsError) unless tlsVerify is false', async () => {
     const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
-    const error = await rejection(api(server, { caPem: null, insecure: true }).readDeployment('team-a', 'web'));
+    const error = await rejection(api(server, { caPem: null, insecure: true }).read('deployments', 'team-a', 'web'));
     expect(error).toBeInstanceOf(TlsError);
     expect(server.received).toHaveLength(0);
 
-    const result = await api(server, { caPem: null, insecure: true, tlsVerify: false }).readDeployment('team-a', 'web');
+    const result = await api(server, { caPem: null, insecure: true, tlsVerify: false }).read('deployments', 'team-a', 'web');
     expect(result.metadata?.name).toBe('web');
     expect(server.received).toHaveLength(1);
   });
 
   it("trusts the kubeconfig's certificate-authority-data for a context without a user (anonymous access)", async () => {
     const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
-    const result = await api(server, { anonymous: true }).readDeployment('team-a', 'web');
+    const result = await api(server, { anonymous: true }).read('deployments', 'team-a', 'web');
     expect(result.metadata?.name).toBe('web');
     expect(server.received[0]?.authorization).toBeUndefined();
   });
@@ -429,7 +429,7 @@ describe('KubernetesApi connections', () => {
   it('reuses one kept-alive connection (one TLS handshake) for requests one after another', async () => {
     const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
     const client = api(server);
-    for (let i = 0; i < 4; i++) await client.readDeployment('team-a', 'web');
+    for (let i = 0; i < 4; i++) await client.read('deployments', 'team-a', 'web');
     expect(server.received).toHaveLength(4);
     expect(server.connections.accepted).toBe(1);
   });
@@ -439,7 +439,7 @@ describe('KubernetesApi connections', () => {
       setTimeout(() => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })), 30),
     );
     const client = api(server, { maxConnections: 2 });
-    const results = await Promise.all(Array.from({ length: 6 }, () => client.readDeployment('team-a', 'web')));
+    const results = await Promise.all(Array.from({ length: 6 }, () => client.read('deployments', 'team-a', 'web')));
     expect(results).toHaveLength(6);
     expect(server.connections.peak).toBe(2);
     expect(server.connections.accepted).toBe(2);
@@ -457,7 +457,7 @@ describe('KubernetesApi connections', () => {
     const watches = [0, 1].map(() =>
       client.watch('deployments', 'team-a', { resourceVersion: '1' }, { onEvent: () => {}, onClose: () => {} }),
     );
-    await expect(client.readDeployment('team-a', 'web')).resolves.toMatchObject({ metadata: { name: 'web' } });
+    await expect(client.read('deployments', 'team-a', 'web')).resolves.toMatchObject({ metadata: { name: 'web' } });
     for (const watch of watches) watch.abort();
   });
 
@@ -490,7 +490,7 @@ describe('KubernetesApi over plain http', () => {
 
   it('with tlsVerify false, sends the token and maps 500 to ApiError', async () => {
     const server = await startServer('http', (_req, res) => sendStatus(res, 500, 'InternalError', 'boom'));
-    const error = await rejection(api(server, { caPem: null, tlsVerify: false }).readDeployment('team-a', 'web'));
+    const error = await rejection(api(server, { caPem: null, tlsVerify: false }).read('deployments', 'team-a', 'web'));
     expect(error.constructor).toBe(ApiError);
     expect((error as ApiError).statusCode).toBe(500);
     expect(server.received[0]?.authorization).toBe(`Bearer ${token}`);
@@ -498,7 +498,9 @@ describe('KubernetesApi over plain http', () => {
 
   it('with tlsVerify false, a server that never answers -> ApiTimeoutError', async () => {
     const server = await startServer('http', () => undefined);
-    const error = await rejection(api(server, { caPem: null, tlsVerify: false, requestTimeoutMs: 200 }).readDeployment('team-a', 'web'));
+    const error = await rejection(
+      api(server, { caPem: null, tlsVerify: false, requestTimeoutMs: 200 }).read('deployments', 'team-a', 'web'),
+    );
     expect(error).toBeInstanceOf(ApiTimeoutError);
   });
 });
@@ -821,14 +823,14 @@ describe('KubernetesApi discovery and preflight requests', () => {
 // ---- writes after creation (start, stop, restart, reconfigure, remove) ----------------
 
 describe('KubernetesApi writes after creation', () => {
-  it('patchDeployment sends a JSON merge patch with fieldManager and returns the stored object', async () => {
+  it('patch sends a JSON merge patch with fieldManager and returns the stored object', async () => {
     const contentTypes: (string | undefined)[] = [];
     const server = await startServer('https', (req, res) => {
       contentTypes.push(req.headers['content-type']);
       sendJson(res, deployment({ name: 'web', namespace: 'team-a', generation: 2, replicas: 0 }));
     });
     const patch = { metadata: { uid: 'u1', resourceVersion: '41' }, spec: { replicas: 0 } };
-    const stored = await api(server).patchDeployment('team-a', 'web', patch);
+    const stored = await api(server).patch('deployments', 'team-a', 'web', patch);
     expect(stored.metadata?.generation).toBe(2);
     expect(server.received[0]).toMatchObject({
       method: 'PATCH',
@@ -849,7 +851,7 @@ describe('KubernetesApi writes after creation', () => {
         { name: 'web', group: 'apps', kind: 'deployments' },
       ),
     );
-    const error = await rejection(api(server).patchDeployment('team-a', 'web', { metadata: { resourceVersion: '1' } }));
+    const error = await rejection(api(server).patch('deployments', 'team-a', 'web', { metadata: { resourceVersion: '1' } }));
     expect(error).toBeInstanceOf(ConflictError);
     expect((error as ConflictError).reason).toBe('Conflict');
     expect(error.message).toMatch(/^Conflict \(409\) on patch deployments \(team-a\/web\): Operation cannot be fulfilled/);
@@ -859,14 +861,14 @@ describe('KubernetesApi writes after creation', () => {
     const server = await startServer('https', (_req, res) =>
       sendStatus(res, 403, 'Forbidden', 'deployments.apps "web" is forbidden: User "kp-test-user" cannot patch resource "deployments"'),
     );
-    const error = await rejection(api(server).patchDeployment('team-a', 'web', { spec: { replicas: 1 } }));
+    const error = await rejection(api(server).patch('deployments', 'team-a', 'web', { spec: { replicas: 1 } }));
     expect(error).toBeInstanceOf(ForbiddenError);
     expect(error).toMatchObject({ verb: 'patch', resource: 'deployments' });
   });
 
-  it('deleteDeployment sends DeleteOptions with the UID precondition and the propagation policy', async () => {
+  it('delete sends DeleteOptions with the UID precondition and the propagation policy', async () => {
     const server = await startServer('https', (_req, res) => sendJson(res, { kind: 'Status', status: 'Success' }));
-    await api(server).deleteDeployment('team-a', 'web', { preconditions: { uid: 'u1' }, propagationPolicy: 'Foreground' });
+    await api(server).delete('deployments', 'team-a', 'web', { preconditions: { uid: 'u1' }, propagationPolicy: 'Foreground' });
     expect(server.received[0]).toMatchObject({ method: 'DELETE', url: '/apis/apps/v1/namespaces/team-a/deployments/web' });
     expect(JSON.parse(server.received[0]!.body)).toEqual({
       kind: 'DeleteOptions',
@@ -880,11 +882,11 @@ describe('KubernetesApi writes after creation', () => {
     const conflict = await startServer('https', (_req, res) =>
       sendStatus(res, 409, 'Conflict', 'Precondition failed: UID in precondition: u1, UID in object meta: u2'),
     );
-    const refused = await rejection(api(conflict).deleteDeployment('team-a', 'web', { preconditions: { uid: 'u1' } }));
+    const refused = await rejection(api(conflict).delete('deployments', 'team-a', 'web', { preconditions: { uid: 'u1' } }));
     expect(refused).toBeInstanceOf(ConflictError);
     expect(refused.message).toContain('Precondition failed: UID in precondition: u1');
     const missing = await startServer('https', (_req, res) => sendStatus(res, 404, 'NotFound', 'deployments.apps "web" not found'));
-    expect(await rejection(api(missing).deleteDeployment('team-a', 'web'))).toBeInstanceOf(NotFoundError);
+    expect(await rejection(api(missing).delete('deployments', 'team-a', 'web'))).toBeInstanceOf(NotFoundError);
   });
 });
 
@@ -900,20 +902,20 @@ describe('KubernetesApi.fromServer (a server URL and a bearer token, no kubeconf
     expect(client.namespace).toBe('team-a');
     expect(client.server).toBe(server.url);
     expect(fromServer(server).namespace).toBe('default');
-    expect((await client.readDeployment('team-a', 'web')).metadata?.name).toBe('web');
+    expect((await client.read('deployments', 'team-a', 'web')).metadata?.name).toBe('web');
     expect(server.received[0]).toMatchObject({ method: 'GET', authorization: `Bearer ${token}`, clientCert: undefined });
   });
 
   it('accepts the CA as base64, as a kubeconfig holds it', async () => {
     const server = await startServer('https', (_req, res) => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })));
-    await fromServer(server, { caData: Buffer.from(serverCertPem).toString('base64') }).readDeployment('team-a', 'web');
+    await fromServer(server, { caData: Buffer.from(serverCertPem).toString('base64') }).read('deployments', 'team-a', 'web');
     expect(server.received).toHaveLength(1);
   });
 
   it("verifies the server: another CA -> TlsError, no CA -> TlsError (a self-signed server is not in Node's store)", async () => {
     const server = await startServer('https', (_req, res) => sendJson(res, {}));
-    expect(await rejection(fromServer(server, { caData: otherCertPem }).readDeployment('team-a', 'web'))).toBeInstanceOf(TlsError);
-    expect(await rejection(KubernetesApi.fromServer({ server: server.url, token }).readDeployment('team-a', 'web'))).toBeInstanceOf(
+    expect(await rejection(fromServer(server, { caData: otherCertPem }).read('deployments', 'team-a', 'web'))).toBeInstanceOf(TlsError);
+    expect(await rejection(KubernetesApi.fromServer({ server: server.url, token }).read('deployments', 'team-a', 'web'))).toBeInstanceOf(
       TlsError,
     );
     expect(server.received).toEqual([]);
@@ -921,9 +923,9 @@ describe('KubernetesApi.fromServer (a server URL and a bearer token, no kubeconf
 
   it('tlsVerify false skips verification (and allows plain http)', async () => {
     const server = await startServer('https', (_req, res) => sendJson(res, {}));
-    await fromServer(server, { caData: otherCertPem, tlsVerify: false }).readDeployment('team-a', 'web');
+    await fromServer(server, { caData: otherCertPem, tlsVerify: false }).read('deployments', 'team-a', 'web');
     const plain = await startServer('http', (_req, res) => sendJson(res, {}));
-    await KubernetesApi.fromServer({ server: plain.url, token, tlsVerify: false }).readDeployment('team-a', 'web');
+    await KubernetesApi.fromServer({ server: plain.url, token, tlsVerify: false }).read('deployments', 'team-a', 'web');
     expect(server.received).toHaveLength(1);
     expect(plain.received[0]?.authorization).toBe(`Bearer ${token}`);
   });

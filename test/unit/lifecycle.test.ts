@@ -4,22 +4,19 @@
 // is in test/integration/lifecycle.test.ts). What each operation writes, when it writes
 // nothing, what it waits for, and how it ends.
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
+import type { KindMap, WatchedKind } from '../../src/kube/kinds.js';
 import { lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ApiUnreachableError,
-  ConflictError,
-  InvalidSpecError,
-  OperationAbortedError,
-  OperationTimeoutError,
-  ReconfigureFailedError,
-  WorkloadDriftError,
-  WorkloadNotFoundError,
-  WorkloadOwnershipError,
-  WorkloadSupersededError,
-} from '../../src/errors.js';
+import { ApiUnreachableError, ConflictError } from '../../src/errors/api.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
+import { OperationAbortedError } from '../../src/errors/operation.js';
+import { OperationTimeoutError } from '../../src/workload/operation.js';
+import { ReconfigureFailedError } from '../../src/workload/reconfigure.js';
+import { WorkloadDriftError } from '../../src/workload/drift.js';
+import { WorkloadNotFoundError, WorkloadOwnershipError } from '../../src/workload/ownership.js';
+import { WorkloadSupersededError } from '../../src/workload/guard-generation.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { LifecycleEvent } from '../../src/workload/lifecycle-events.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision, provision$ } from '../../src/workload/provision.js';
@@ -45,7 +42,7 @@ const fastInformers = () => new InformerRegistry({ backoff: { initialMs: 5, maxM
 
 /** A running workload: created and rolled out, with its ready Pod. */
 async function running(fake = new FakeKubernetes()): Promise<{ fake: FakeKubernetes; pod: V1Pod }> {
-  await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+  await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
   const deployment = completeRollout(fake, 'web');
   const pod = fake.addPod(podOf(deployment, readyStatus()));
   return { fake, pod };
@@ -53,8 +50,8 @@ async function running(fake = new FakeKubernetes()): Promise<{ fake: FakeKuberne
 
 /** A stopped workload: replicas 0, observed, no replica counts (as the controller leaves it), no Pod. */
 async function stopped(fake = new FakeKubernetes()): Promise<FakeKubernetes> {
-  await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
-  await fake.patchDeployment('default', 'web', { spec: { replicas: 0 } });
+  await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
+  await fake.patch('deployments', 'default', 'web', { spec: { replicas: 0 } });
   markStopped(fake);
   return fake;
 }
@@ -120,7 +117,7 @@ describe('start', () => {
     const { fake } = await running();
     fake.calls.length = 0;
     await expect(start(fake, ID, { informers: fastInformers() })).resolves.toMatchObject({ providerId: ID, changed: false });
-    expect(fake.calls.map((call) => call.method)).toEqual(['readDeployment']);
+    expect(fake.calls.map((call) => call.method)).toEqual(['read']);
     expect(fake.watchesOpened).toBe(0);
   });
 
@@ -128,7 +125,7 @@ describe('start', () => {
     const fake = await stopped();
     const run = record(start$(fake, ID, { informers: fastInformers() }));
     await vi.waitFor(() => expect(run.types()).toContain('scaled'));
-    const [patch] = calls(fake, 'patchDeployment').slice(-1);
+    const [patch] = calls(fake, 'patch').slice(-1);
     expect(patch?.body).toEqual({
       metadata: { uid: fake.get('deployments', 'web')?.metadata?.uid },
       spec: { replicas: 1, template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': expect.any(String) } } } },
@@ -147,7 +144,7 @@ describe('start', () => {
   it('fails fast with the kubelet’s words when the started Pod cannot run', async () => {
     const fake = await stopped();
     const pending = start(fake, ID, { informers: fastInformers() });
-    await vi.waitFor(() => expect(calls(fake, 'patchDeployment')).toHaveLength(2));
+    await vi.waitFor(() => expect(calls(fake, 'patch')).toHaveLength(2));
     const deployment = startRollout(fake, 'web');
     fake.addPod(podOf(deployment, waitingStatus('ErrImagePull', kubeletMessages.imageNotFound())));
     await expect(pending).rejects.toMatchObject({ name: 'RolloutFailedError', reason: 'ErrImagePull' });
@@ -156,7 +153,7 @@ describe('start', () => {
   it('a missing workload: WorkloadNotFoundError; one that is not ours: WorkloadOwnershipError, nothing written', async () => {
     const fake = new FakeKubernetes();
     await expect(start(fake, ID)).rejects.toBeInstanceOf(WorkloadNotFoundError);
-    await fake.createDeployment('default', {
+    await fake.create('deployments', 'default', {
       ...buildDeployment(parseWorkloadSpec(input)),
       metadata: { name: 'web', labels: { app: 'web' } },
     });
@@ -164,7 +161,7 @@ describe('start', () => {
     expect(error).toBeInstanceOf(WorkloadOwnershipError);
     expect((error as Error).message).toMatch(/default\/web is not managed by Manager/);
     await expect(start(fake, ID, { containerId: 7 })).rejects.toBeInstanceOf(WorkloadOwnershipError);
-    expect(calls(fake, 'patchDeployment')).toEqual([]);
+    expect(calls(fake, 'patch')).toEqual([]);
   });
 
   it('bad input never reaches the cluster', async () => {
@@ -208,7 +205,7 @@ describe('start', () => {
 describe('stop', () => {
   it('records the diagnosis of a failing Pod before the scale-down takes it away, then waits until no Pod is left', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     const deployment = startRollout(fake, 'web');
     const crashing = fake.addPod(
       podOf(deployment, waitingStatus('CrashLoopBackOff', kubeletMessages.crashLoop(`${replicaSetName('web')}-x1`, 'web'), 4)),
@@ -225,11 +222,11 @@ describe('stop', () => {
         message: expect.stringMatching(/last exit: Error \(exit code 1\)/),
       },
     });
-    expect(calls(fake, 'patchDeployment').at(-1)?.body).toEqual({ metadata: { uid: deployment.metadata?.uid }, spec: { replicas: 0 } });
+    expect(calls(fake, 'patch').at(-1)?.body).toEqual({ metadata: { uid: deployment.metadata?.uid }, spec: { replicas: 0 } });
     markStopped(fake);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(run.done()).toBe(false); // the Pod is still there
-    fake.delete('pods', crashing.metadata!.name!);
+    fake.removeObject('pods', crashing.metadata!.name!);
     await vi.waitFor(() => expect(run.done()).toBe(true));
     expect(run.error()).toBeUndefined();
     expect(run.events.at(-1)).toMatchObject({ type: 'stopped', changed: true });
@@ -237,9 +234,9 @@ describe('stop', () => {
 
   it('a stopped workload whose status has no replica counts: stopped at once, nothing written', async () => {
     const fake = await stopped();
-    const writesBefore = calls(fake, 'patchDeployment').length;
+    const writesBefore = calls(fake, 'patch').length;
     await expect(stop(fake, ID, { informers: fastInformers(), timeoutMs: 2000 })).resolves.toMatchObject({ changed: false });
-    expect(calls(fake, 'patchDeployment')).toHaveLength(writesBefore);
+    expect(calls(fake, 'patch')).toHaveLength(writesBefore);
   });
 });
 
@@ -248,7 +245,7 @@ describe('restart', () => {
     const { fake } = await running();
     const run = record(restart$(fake, ID, { informers: fastInformers() }));
     await vi.waitFor(() => expect(run.types()).toContain('patched'));
-    expect(calls(fake, 'patchDeployment').at(-1)?.body).toMatchObject({
+    expect(calls(fake, 'patch').at(-1)?.body).toMatchObject({
       spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': expect.any(String) } } } },
     });
     expect(run.events.find((event) => event.type === 'patched')).toMatchObject({ fields: ['restartedAt'], generation: 2, replicas: 1 });
@@ -259,9 +256,9 @@ describe('restart', () => {
 
   it('a stopped workload stays stopped and says so', async () => {
     const fake = await stopped();
-    const writes = calls(fake, 'patchDeployment').length;
+    const writes = calls(fake, 'patch').length;
     await expect(restart(fake, ID)).resolves.toMatchObject({ changed: false, running: false });
-    expect(calls(fake, 'patchDeployment')).toHaveLength(writes);
+    expect(calls(fake, 'patch')).toHaveLength(writes);
     expect(fake.get('deployments', 'web')?.spec).toMatchObject({ replicas: 0 });
   });
 });
@@ -274,7 +271,7 @@ describe('reconfigure', () => {
       reconfigure$(fake, ID, { env: { MODE: 'x' }, unsetEnv: ['GREETING'], memoryMb: 512 }, { informers: fastInformers() }),
     );
     await vi.waitFor(() => expect(run.types()).toContain('patched'));
-    const body = calls(fake, 'patchDeployment').at(-1)?.body as { metadata: object; spec: Record<string, unknown> };
+    const body = calls(fake, 'patch').at(-1)?.body as { metadata: object; spec: Record<string, unknown> };
     expect(body.metadata).toEqual({ uid: expect.any(String), resourceVersion: rv });
     expect(Object.keys(body.spec)).toEqual(['template']); // replicas untouched
     expect(run.events.find((event) => event.type === 'patched')).toMatchObject({
@@ -309,15 +306,15 @@ describe('reconfigure', () => {
   it('nothing differs: reconfigured at once, nothing written', async () => {
     const { fake } = await running();
     await expect(reconfigure(fake, ID, { cpus: 1, env: { GREETING: 'hello' } })).resolves.toMatchObject({ changed: false, fields: [] });
-    expect(calls(fake, 'patchDeployment')).toEqual([]);
+    expect(calls(fake, 'patch')).toEqual([]);
     expect(fake.watchesOpened).toBe(0);
   });
 
   it('never overwrites a concurrent change unseen: a refused write is read again and the changes applied on top', async () => {
     class RacingFake extends FakeKubernetes {
       raced = false;
-      override async readDeployment(namespace: string, name: string): Promise<V1Deployment> {
-        const read = await super.readDeployment(namespace, name);
+      override async read<K extends WatchedKind>(kind: K, namespace: string, name: string): Promise<KindMap[K]> {
+        const read = await super.read(kind, namespace, name);
         if (!this.raced) {
           // Someone else changes the template between our read and our write.
           this.raced = true;
@@ -335,7 +332,7 @@ describe('reconfigure', () => {
     await vi.waitFor(() => expect(fake.get('deployments', 'web')?.metadata?.generation).toBe(4));
     markStopped(fake);
     await expect(pending).resolves.toMatchObject({ changed: true, fields: ['env.MINE'] });
-    expect(calls(fake, 'readDeployment')).toHaveLength(2);
+    expect(calls(fake, 'read')).toHaveLength(2);
     expect((fake.get('deployments', 'web') as V1Deployment).spec?.template.spec?.containers[0]?.env).toEqual([
       { name: 'GREETING', value: 'hello' },
       { name: 'THEIRS', value: 'kept' },
@@ -350,7 +347,7 @@ describe('reconfigure', () => {
       reconfigure$(fake, ID, { image: 'faults.kwok.test/image-not-found:v1' }, { informers: fastInformers(), rollbackOnFailure: true }),
     );
     await vi.waitFor(() => expect(run.types()).toContain('patched'));
-    fake.delete('pods', oldPod.metadata!.name!);
+    fake.removeObject('pods', oldPod.metadata!.name!);
     const updated = startRollout(fake, 'web');
     fake.addPod(podOf(updated, waitingStatus('ErrImagePull', kubeletMessages.imageNotFound('faults.kwok.test/image-not-found:v1')), 'y2'));
     await vi.waitFor(() => expect(run.types()).toContain('rollback'));
@@ -368,7 +365,7 @@ describe('reconfigure', () => {
     const { fake } = await running();
     const run = record(reconfigure$(fake, ID, { image: 'nginx:1.28' }, { informers: fastInformers(), rollbackOnFailure: true }));
     await vi.waitFor(() => expect(run.types()).toContain('patched'));
-    fake.failNext('patchDeployment', new ApiUnreachableError(fake.server, 'ECONNREFUSED'));
+    fake.failNext('patch', new ApiUnreachableError(fake.server, 'ECONNREFUSED'));
     fake.update('deployments', 'web', (deployment) => {
       deployment.status = {
         observedGeneration: 2,
@@ -406,42 +403,42 @@ describe('remove', () => {
     const fake = new FakeKubernetes();
     await expect(remove(fake, ID, {} as never)).rejects.toMatchObject({ name: 'InvalidSpecError', issues: [{ path: 'containerId' }] });
     expect(fake.calls).toEqual([]);
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     await expect(remove(fake, ID, { containerId: 43 })).rejects.toMatchObject({
       name: 'WorkloadOwnershipError',
       expectedContainerId: '43',
       actualContainerId: '42',
     });
-    await fake.createDeployment('default', {
+    await fake.create('deployments', 'default', {
       metadata: { name: 'foreign', labels: { app: 'x', 'org.mieweb.opensource-server.container-id': '42' } },
       spec: { selector: {}, template: {} },
     });
     await expect(remove(fake, 'default/foreign', { containerId: 42 })).rejects.toBeInstanceOf(ConflictError);
-    expect(calls(fake, 'deleteDeployment')).toEqual([]);
+    expect(calls(fake, 'delete')).toEqual([]);
   });
 
   it('a missing workload: removed at once, nothing deleted', async () => {
     const fake = new FakeKubernetes();
     await expect(remove(fake, ID, { containerId: 42 })).resolves.toMatchObject({ changed: false });
-    expect(calls(fake, 'deleteDeployment')).toEqual([]);
+    expect(calls(fake, 'delete')).toEqual([]);
   });
 
   it('deletes with the UID read as a precondition and foreground propagation; waits for the Deployment and its Pending Pod to go', async () => {
     const fake = new FakeKubernetes();
     fake.holdForegroundDeletions = true;
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     const deployment = startRollout(fake, 'web');
     const pending = fake.addPod(podOf(deployment, { phase: 'Pending' }, 'p1'));
     const run = record(remove$(fake, ID, { containerId: 42, informers: fastInformers() }));
     await vi.waitFor(() => expect(run.types()).toContain('deleted'));
-    expect(calls(fake, 'deleteDeployment')[0]?.body).toMatchObject({
+    expect(calls(fake, 'delete')[0]?.body).toMatchObject({
       preconditions: { uid: deployment.metadata?.uid },
       propagationPolicy: 'Foreground',
     });
-    fake.delete('pods', pending.metadata!.name!);
+    fake.removeObject('pods', pending.metadata!.name!);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(run.done()).toBe(false); // the Deployment is still there, being deleted
-    fake.delete('deployments', 'web');
+    fake.removeObject('deployments', 'web');
     await vi.waitFor(() => expect(run.done()).toBe(true));
     expect(run.error()).toBeUndefined();
     expect(run.types()).toEqual(['diagnosed', 'deleted', 'waiting', 'waiting', 'removed']);
@@ -458,7 +455,7 @@ describe('adoption checks what it adopts', () => {
     expect(error).toBeInstanceOf(WorkloadDriftError);
     expect((error as WorkloadDriftError).fields.map((field) => field.field)).toEqual(['image', 'cpus']);
     expect((error as Error).message).toMatch(/image \(live docker.io\/library\/nginx:1.27, requested docker.io\/library\/nginx:1.28\)/);
-    expect(calls(fake, 'patchDeployment')).toEqual([]);
+    expect(calls(fake, 'patch')).toEqual([]);
   });
 
   it('with onDrift: reconfigure, it rewrites the containers to the request and waits for that rollout', async () => {
@@ -483,6 +480,6 @@ describe('adoption checks what it adopts', () => {
       name: 'WorkloadDriftError',
       message: expect.stringMatching(/labels cannot be reconfigured/),
     });
-    expect(calls(fake, 'patchDeployment')).toEqual([]);
+    expect(calls(fake, 'patch')).toEqual([]);
   });
 });

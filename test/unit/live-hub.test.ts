@@ -2,7 +2,8 @@
 // client and virtual time: what a page receives, the bounds, and who ends what.
 import { Observable, Subject, VirtualTimeScheduler, throwError } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError, InvalidSpecError, RolloutFailedError } from '../../src/errors.js';
+import { InvalidOptionError, InvalidSpecError } from '../../src/errors/input.js';
+import { RolloutFailedError } from '../../src/errors/rollout.js';
 import type { OperationEvent, UiBackend, WorkloadStatusEvent } from '../../src/ui/backend.js';
 import { LiveHub, STATUSES_RETRY_MS, type HubSnapshot } from '../../src/ui/live-hub.js';
 import { toEventStream } from '../../src/sse/to-event-stream.js';

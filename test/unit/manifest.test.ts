@@ -1,6 +1,6 @@
 import type { V1Container, V1Deployment } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError, InvalidSpecError } from '../../src/errors.js';
+import { InvalidOptionError, InvalidSpecError } from '../../src/errors/input.js';
 import {
   CONTAINER_ID_LABEL,
   MANAGED_LABEL,
@@ -8,10 +8,10 @@ import {
   NODE_ID_LABEL,
   containerIdOf,
   ownershipLabels,
-} from '../../src/spec/labels.js';
+} from '../../src/input/labels.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
-import type { WorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
+import type { WorkloadSpec } from '../../src/input/workload-spec.js';
 
 const DIGEST = `sha256:${'9f'.repeat(32)}`;
 

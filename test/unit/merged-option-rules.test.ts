@@ -1,10 +1,10 @@
 // Main's lifecycle, read and cluster operations under the hardening rules (issue 17): every
-// duration option by the one rule of src/spec/duration.ts, unknown option keys refused,
+// duration option by the one rule of src/input/duration.ts, unknown option keys refused,
 // all before any request.
 import { lastValueFrom } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../../src/errors.js';
-import { MAX_DURATION_MS } from '../../src/spec/duration.js';
+import { InvalidOptionError } from '../../src/errors/input.js';
+import { MAX_DURATION_MS } from '../../src/input/duration.js';
 import { nodes } from '../../src/cluster/nodes.js';
 import { provision } from '../../src/workload/provision.js';
 import { reconfigure$ } from '../../src/workload/reconfigure.js';

@@ -1,7 +1,7 @@
 // Kubernetes quantities read exactly (BigInt arithmetic, rounded up like the API server),
 // including the decimal binary forms client-node's quantityToScalar throws on.
 import { describe, expect, it } from 'vitest';
-import { cpuMillicores, formatBytes, formatMillicores, quantityUnits, scaledQuantity } from '../../src/spec/parse-quantity.js';
+import { cpuMillicores, formatBytes, formatMillicores, quantityUnits, scaledQuantity } from '../../src/input/parse-quantity.js';
 
 describe('parse-quantity', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError } from '../../src/errors.js';
-import { formatProviderId, parseProviderId } from '../../src/spec/provider-id.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
+import { formatProviderId, parseProviderId } from '../../src/input/provider-id.js';
 
 function issuesOf(action: () => unknown): readonly { path: string; message: string }[] {
   try {

@@ -2,20 +2,13 @@
 // stand-in for the API server (unit test: the real control plane is in test/integration).
 import { firstValueFrom, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ApiUnreachableError,
-  ConflictError,
-  ForbiddenError,
-  InvalidSpecError,
-  ProvisionAbortedError,
-  ResourceExpiredError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-} from '../../src/errors.js';
+import { ApiUnreachableError, ConflictError, ForbiddenError, ResourceExpiredError } from '../../src/errors/api.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
+import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision, provision$ } from '../../src/workload/provision.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 import { replicaSetName } from '../support/fixtures.js';
@@ -115,7 +108,7 @@ describe('provision (creation)', () => {
 
   it('409 AlreadyExists with our container-id: adopts without modifying the existing Deployment', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec(input)));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     completeRollout(fake, 'web');
     const before = structuredClone(fake.get('deployments', 'web'));
     const result = await provision(fake, input, { informers: fastInformers() });
@@ -125,7 +118,7 @@ describe('provision (creation)', () => {
 
   it('409 AlreadyExists owned by another container: ConflictError, nothing overwritten, no watch opened', async () => {
     const fake = new FakeKubernetes();
-    await fake.createDeployment('default', buildDeployment(parseWorkloadSpec({ ...input, containerId: 99 })));
+    await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec({ ...input, containerId: 99 })));
     const before = structuredClone(fake.get('deployments', 'web'));
     const error = await provision(fake, input, { informers: fastInformers() }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConflictError);
@@ -136,7 +129,7 @@ describe('provision (creation)', () => {
 
   it('403 on create: ForbiddenError naming verb and resource, no watch opened', async () => {
     const fake = new FakeKubernetes();
-    fake.failNext('createDeployment', new ForbiddenError({ verb: 'create', resource: 'deployments', namespace: 'default' }));
+    fake.failNext('create', new ForbiddenError({ verb: 'create', resource: 'deployments', namespace: 'default' }));
     const error = await provision(fake, input, { informers: fastInformers() }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ForbiddenError);
     expect((error as Error).message).toMatch(/may not create deployments in namespace default/);
@@ -192,7 +185,7 @@ describe('provision (readiness, bounded)', () => {
     const pending = provision(fake, input, { informers: fastInformers() });
     await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
     startRollout(fake, 'web');
-    fake.delete('deployments', 'web');
+    fake.removeObject('deployments', 'web');
     await expect(pending).rejects.toMatchObject({ name: 'RolloutFailedError', reason: 'Deleted' });
   });
 
@@ -319,7 +312,7 @@ describe('provision (shared informers, recovery)', () => {
     await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
     startRollout(fake, 'web');
     fake.dropWatches(new ResourceExpiredError());
-    fake.delete('deployments', 'web');
+    fake.removeObject('deployments', 'web');
     fake.compact();
     const started = Date.now();
     await expect(pending).rejects.toMatchObject({ name: 'RolloutFailedError', reason: 'Deleted' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../../src/errors.js';
-import { cpuQuantity, memoryQuantity } from '../../src/spec/quantities.js';
+import { InvalidOptionError } from '../../src/errors/input.js';
+import { cpuQuantity, memoryQuantity } from '../../src/input/quantities.js';
 
 describe('cpuQuantity', () => {
   it.each([

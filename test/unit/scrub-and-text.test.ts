@@ -2,7 +2,9 @@
 // masked wherever and however they appear) and control-character escaping (one event, one
 // line). Pure functions; the end-to-end checks are in credential-matrix.test.ts.
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError, KubeProvisionerError, UnknownContextError } from '../../src/errors.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
+import { KubeProvisionerError } from '../../src/errors/base.js';
+import { UnknownContextError } from '../../src/errors/kubeconfig.js';
 import { MASK, Scrubber, credentialValues, preparedCredentials } from '../../src/kube/scrub.js';
 import { escapeControlCharacters, jsonLine, oneLine } from '../../src/text.js';
 

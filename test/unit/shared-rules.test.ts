@@ -2,11 +2,11 @@
 // the Manager's record normalisation), oneLine (pod diagnoses and API error messages) and
 // the namespace default (manifest, kubeconfig, Manager's kubernetes nodes). Pure, no fakes.
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError } from '../../src/errors.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
 import { checkEnvironment, normalizeEnvironment } from '../../src/manager/providers/environment.js';
 import { kubernetesNodeConfig } from '../../src/manager/node-config.js';
-import { DEFAULT_NAMESPACE, isEnvVarName } from '../../src/spec/names.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { DEFAULT_NAMESPACE, isEnvVarName } from '../../src/input/names.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { oneLine } from '../../src/text.js';
 import { effectiveNamespace } from '../../src/workload/manifest.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ShellWordsError } from '../../src/errors.js';
-import { splitShellWords } from '../../src/spec/shell-words.js';
+import { ShellWordsError } from '../../src/errors/input.js';
+import { splitShellWords } from '../../src/input/shell-words.js';
 
 describe('splitShellWords', () => {
   it('splits plain words on single spaces', () => {

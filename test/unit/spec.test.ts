@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError } from '../../src/errors.js';
-import type { SpecIssue } from '../../src/errors.js';
-import { imageReferenceProblem, isValidImageReference, parseImageReference } from '../../src/spec/image-reference.js';
-import { MAX_CPUS, MAX_MEMORY_MB, parseWorkloadSpec, workloadSpecSchema } from '../../src/spec/workload-spec.js';
+import { InvalidSpecError } from '../../src/errors/input.js';
+import type { SpecIssue } from '../../src/errors/input.js';
+import { imageReferenceProblem, isValidImageReference, parseImageReference } from '../../src/input/image-reference.js';
+import { MAX_CPUS, MAX_MEMORY_MB, parseWorkloadSpec, workloadSpecSchema } from '../../src/input/workload-spec.js';
 
 const HEX64 = '0123456789abcdef'.repeat(4);
 

@@ -1,26 +1,24 @@
 // status(), list(), statuses$ and status$ against FakeKubernetes, an in-memory stand-in for
 // the API server (unit tests: the real control plane is in test/integration/status.test.ts).
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
+import type { KindMap, WatchedKind } from '../../src/kube/kinds.js';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { firstValueFrom, takeWhile, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ApiUnreachableError,
-  ForbiddenError,
-  InvalidOptionError,
-  InvalidSpecError,
-  OperationAbortedError,
-  ProvisionAbortedError,
-} from '../../src/errors.js';
+import { ApiUnreachableError, ForbiddenError } from '../../src/errors/api.js';
+import { InvalidOptionError, InvalidSpecError } from '../../src/errors/input.js';
+import { OperationAbortedError } from '../../src/errors/operation.js';
+import { ProvisionAbortedError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import type { RequestOptions } from '../../src/kube/client.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/spec/labels.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { list } from '../../src/workload/list.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';
 import { status } from '../../src/workload/status.js';
 import { stop } from '../../src/workload/stop.js';
-import type { StatusEvent } from '../../src/workload/status-board.js';
+import { STATUS_EVALUATIONS_CHANNEL, type StatusEvent } from '../../src/workload/status-board.js';
 import { status$, statuses$ } from '../../src/workload/statuses.js';
 import { FakeKubernetes, completeRollout, podOf } from '../support/fake-kube.js';
 import { deployment as fixtureDeployment, podConditions } from '../support/fixtures.js';
@@ -31,7 +29,7 @@ const fastInformers = () => new InformerRegistry({ backoff: { initialMs: 5, maxM
 function workload(fake: FakeKubernetes, hostname: string, containerId: number): { deployment: V1Deployment; pod: V1Pod } {
   const spec = parseWorkloadSpec({ containerId, nodeId: 7, hostname, image: 'nginx:1.27', cpus: 0.5, memoryMb: 256 });
   const manifest = buildDeployment(spec, { namespace: fake.namespace });
-  void fake.createDeployment(fake.namespace, manifest);
+  void fake.create('deployments', fake.namespace, manifest);
   const deployment = completeRollout(fake, hostname);
   const pod = fake.addPod(podOf(deployment, readyStatus()));
   return { deployment, pod };
@@ -55,7 +53,7 @@ function collect(events$: ReturnType<typeof statuses$>) {
 
 /** A client whose reads never answer until aborted (an API server that accepts and stays silent). */
 class SilentKubernetes extends FakeKubernetes {
-  override readDeployment(_namespace: string, _name: string, options: RequestOptions = {}): Promise<V1Deployment> {
+  override read<K extends WatchedKind>(_kind: K, _namespace: string, _name: string, options: RequestOptions = {}): Promise<KindMap[K]> {
     return new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new Error('aborted'))));
   }
 }
@@ -75,7 +73,7 @@ describe('status()', () => {
       generation: 1,
     });
     // Two requests: the Deployment, then its Pods by container-id.
-    expect(fake.calls.map((call) => call.method)).toEqual(['readDeployment', 'list']);
+    expect(fake.calls.map((call) => call.method)).toEqual(['read', 'list']);
   });
 
   it('with the expected container id, both requests go at once; another id is missing (OtherContainer)', async () => {
@@ -92,19 +90,23 @@ describe('status()', () => {
   it('no such Deployment: missing (NotFound), one request', async () => {
     const fake = new FakeKubernetes('apps');
     expect(await status(fake, 'apps/nope')).toMatchObject({ state: 'missing', reason: 'NotFound' });
-    expect(fake.calls.map((call) => call.method)).toEqual(['readDeployment']);
+    expect(fake.calls.map((call) => call.method)).toEqual(['read']);
   });
 
   it('a Deployment without our labels is never ours, and its Pods are not even listed', async () => {
     const fake = new FakeKubernetes('default');
-    void fake.createDeployment('default', fixtureDeployment({ name: 'foreign', labels: { app: 'foreign', [CONTAINER_ID_LABEL]: '42' } }));
+    void fake.create(
+      'deployments',
+      'default',
+      fixtureDeployment({ name: 'foreign', labels: { app: 'foreign', [CONTAINER_ID_LABEL]: '42' } }),
+    );
     expect(await status(fake, 'default/foreign')).toMatchObject({ state: 'missing', reason: 'NotManaged' });
     expect(fake.calls.filter((call) => call.method === 'list')).toEqual([]);
   });
 
   it('the API server unreachable: unknown with the reason, not a throw', async () => {
     const fake = new FakeKubernetes('apps');
-    fake.failNext('readDeployment', new ApiUnreachableError(fake.server, 'connect ECONNREFUSED'));
+    fake.failNext('read', new ApiUnreachableError(fake.server, 'connect ECONNREFUSED'));
     expect(await status(fake, 'apps/web')).toMatchObject({
       state: 'unknown',
       reason: 'ApiUnreachable',
@@ -122,7 +124,7 @@ describe('status()', () => {
 
   it('what needs the caller to act is thrown: 403, a bad provider ID, a bad option', async () => {
     const fake = new FakeKubernetes('apps');
-    fake.failNext('readDeployment', new ForbiddenError({ verb: 'get', resource: 'deployments', namespace: 'apps' }));
+    fake.failNext('read', new ForbiddenError({ verb: 'get', resource: 'deployments', namespace: 'apps' }));
     await expect(status(fake, 'apps/web')).rejects.toBeInstanceOf(ForbiddenError);
     await expect(status(fake, 'apps')).rejects.toBeInstanceOf(InvalidSpecError);
     await expect(status(fake, 'apps/web', { timeoutMs: 0 })).rejects.toMatchObject({ name: 'InvalidOptionError', option: 'timeoutMs' });
@@ -151,8 +153,8 @@ describe('list()', () => {
     workload(fake, 'zeta', 2);
     workload(fake, 'alpha', 1);
     // Managed but without a container-id: not a workload.
-    void fake.createDeployment('apps', fixtureDeployment({ name: 'half', labels: { [MANAGED_LABEL]: 'true' } }));
-    void fake.createDeployment('apps', fixtureDeployment({ name: 'foreign', labels: { app: 'foreign' } }));
+    void fake.create('deployments', 'apps', fixtureDeployment({ name: 'half', labels: { [MANAGED_LABEL]: 'true' } }));
+    void fake.create('deployments', 'apps', fixtureDeployment({ name: 'foreign', labels: { app: 'foreign' } }));
     fake.calls.length = 0;
     const snapshots = await list(fake);
     expect(snapshots.map((snapshot) => snapshot.name)).toEqual(['alpha', 'zeta']);
@@ -216,7 +218,7 @@ describe('statuses$', () => {
     workload(fake, 'a', 1);
     const run = collect(statuses$(fake, { informers: fastInformers() }));
     await vi.waitFor(() => expect(run.words()).toEqual(['a:running']));
-    fake.delete('deployments', 'a');
+    fake.removeObject('deployments', 'a');
     await vi.waitFor(() => expect(run.words()).toEqual(['a:running', 'a:missing']));
     expect(run.events.at(-1)?.status.reason).toBe('Deleted');
     run.subscription.unsubscribe();
@@ -252,6 +254,56 @@ describe('statuses$', () => {
     expect(run.errors[0]).not.toBeInstanceOf(ProvisionAbortedError);
     expect(fake.watchesOpened).toBe(0);
   });
+  it('failurePolicy imagePull.graceMs Infinity on real timers: a workload in ImagePullBackOff is evaluated once, no timer warning is printed', async () => {
+    const fake = new FakeKubernetes('apps');
+    const spec = parseWorkloadSpec({
+      containerId: 9,
+      nodeId: 7,
+      hostname: 'pull',
+      image: 'registry.invalid/x:1',
+      cpus: 0.5,
+      memoryMb: 256,
+    });
+    await fake.create('deployments', 'apps', buildDeployment(spec, { namespace: 'apps' }));
+    const rolling = fake.update('deployments', 'pull', (deployment) => {
+      deployment.status = { observedGeneration: 1, replicas: 1, updatedReplicas: 1, unavailableReplicas: 1 };
+    });
+    fake.addPod(
+      podOf(rolling, {
+        phase: 'Pending',
+        containerStatuses: [
+          {
+            name: 'pull',
+            image: 'registry.invalid/x:1',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image: connection refused' } },
+          },
+        ],
+      }),
+    );
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    let evaluations = 0;
+    const onEvaluation = (message: unknown): void => {
+      if ((message as { event?: string }).event === 'evaluation') evaluations += 1;
+    };
+    process.on('warning', onWarning);
+    subscribe(STATUS_EVALUATIONS_CHANNEL, onEvaluation);
+    try {
+      const run = collect(statuses$(fake, { informers: fastInformers(), failurePolicy: { imagePull: { graceMs: Infinity } } }));
+      await vi.waitFor(() => expect(run.words()).toEqual(['pull:creating']));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      run.subscription.unsubscribe();
+      expect(run.words()).toEqual(['pull:creating']);
+      expect(evaluations).toBe(1);
+      expect(warnings.map((warning) => warning.name)).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      unsubscribe(STATUS_EVALUATIONS_CHANNEL, onEvaluation);
+    }
+  });
 });
 
 describe('status$', () => {
@@ -282,7 +334,7 @@ describe('status$', () => {
 describe('status, list and statuses$ see one Manager installation (the instance label)', () => {
   function instanced(fake: FakeKubernetes, hostname: string, containerId: number, instance: string): void {
     const spec = parseWorkloadSpec({ containerId, nodeId: 7, hostname, image: 'nginx:1.27', cpus: 0.5, memoryMb: 256, instance });
-    void fake.createDeployment(fake.namespace, buildDeployment(spec, { namespace: fake.namespace }));
+    void fake.create('deployments', fake.namespace, buildDeployment(spec, { namespace: fake.namespace }));
     const deployment = completeRollout(fake, hostname);
     fake.addPod(podOf(deployment, readyStatus()));
   }
@@ -308,7 +360,7 @@ describe('status, list and statuses$ see one Manager installation (the instance 
     const fake = new FakeKubernetes();
     instanced(fake, 'web', 1, 'test');
     await expect(stop(fake, 'default/web', { instance: 'dev' })).rejects.toMatchObject({ name: 'WorkloadOwnershipError' });
-    expect(fake.calls.filter((call) => call.method === 'patchDeployment')).toEqual([]);
+    expect(fake.calls.filter((call) => call.method === 'patch')).toEqual([]);
     await expect(stop(fake, 'default/web')).rejects.toMatchObject({ name: 'WorkloadOwnershipError' });
   });
 

@@ -10,14 +10,14 @@ import {
   ConflictError,
   ForbiddenError,
   InvalidObjectError,
-  KubeProvisionerError,
   NotFoundError,
   ResourceExpiredError,
   TlsError,
   TooManyRequestsError,
   UnauthorizedError,
   type RequestTarget,
-} from '../../src/errors.js';
+} from '../../src/errors/api.js';
+import { KubeProvisionerError } from '../../src/errors/base.js';
 import { errorFromNetwork, errorFromResponse, errorFromWatchStatus, parseStatus, type KubeStatus } from '../../src/kube/translate-error.js';
 
 const SERVER = 'https://10.0.0.1:6443';

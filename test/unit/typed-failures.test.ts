@@ -11,9 +11,9 @@ import { parseCreateArgs } from '../../src/cli/args.js';
 import { EXIT, exitCodeFor } from '../../src/cli/exit-codes.js';
 import { runCli } from '../../src/cli/run.js';
 import * as api from '../../src/index.js';
-import { KubeconfigInvalidError } from '../../src/errors.js';
+import { KubeconfigInvalidError } from '../../src/errors/kubeconfig.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { parseWorkloadSpec } from '../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { makeTestCertificates, type TestCertificates } from '../support/tls.js';
 
 let certs: TestCertificates;

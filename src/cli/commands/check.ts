@@ -2,10 +2,10 @@
 import { check, DEFAULT_CHECK_TIMEOUT_MS } from '../../cluster/check.js';
 import type { CheckReport } from '../../cluster/check-report.js';
 import { OPERATION_NAMES, type OperationName } from '../../cluster/permissions.js';
-import { InvalidSpecError, UsageError } from '../../errors.js';
+import { InvalidSpecError, UsageError } from '../../errors/input.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../table.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import {
   apiOptionsFrom,
   CLUSTER_FLAG_OPTIONS,

@@ -2,9 +2,10 @@
 // cluster and namespace, how long a request may take, and the output format.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
-import { UsageError } from '../../errors.js';
-import { parseDuration } from '../duration.js';
-import { DURATION_RULES, durationProblem, type DurationRule } from '../../spec/duration.js';
+import { UsageError } from '../../errors/input.js';
+import { durationFlag } from '../duration.js';
+import { DURATION_RULES } from '../../input/duration.js';
+import { namespaceProblem } from '../../input/fields.js';
 
 type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 type ParsedFlags<T extends FlagOptions> = ReturnType<
@@ -45,7 +46,14 @@ export interface ClusterFlags {
   readonly 'request-timeout'?: string | undefined;
 }
 
+/** -n/--namespace by the namespace rule (src/input/fields.ts), as a usage error naming the flag. */
+export function namespaceFlag(value: string | undefined): void {
+  const problem = value === undefined ? undefined : namespaceProblem(value);
+  if (problem) throw new UsageError(`--namespace ${problem}`);
+}
+
 export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
+  namespaceFlag(flags.namespace);
   const requestTimeoutMs =
     flags['request-timeout'] !== undefined
       ? durationFlag('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
@@ -59,13 +67,7 @@ export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
   };
 }
 
-export function durationFlag(flag: string, text: string, rule: DurationRule = DURATION_RULES.readTimeoutMs): number {
-  const ms = parseDuration(text);
-  if (ms === undefined) throw new UsageError(`${flag} must be a duration like 90s, 5m or 1m30s, not "${text}"`);
-  const problem = durationProblem(ms, rule);
-  if (problem) throw new UsageError(`${flag} ${problem}`);
-  return ms;
-}
+export { durationFlag };
 
 export function outputFlag(value: string | undefined): 'text' | 'json' {
   const output = value ?? 'text';

@@ -1,13 +1,13 @@
 // kube-provision get [PROVIDER_ID] [-o json|wide]: the managed workloads of a namespace
 // (list), or one of them (status), as a table, wide table or JSON lines.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import { list, type WorkloadSnapshot } from '../../workload/list.js';
 import { readStatus, type StatusReading } from '../../workload/status.js';
 import { apiOptionsFrom, asksForJson, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import { formatStatusTable } from '../status-format.js';
 import { earlyAddress, workloadAddress } from './workload-address.js';
 

@@ -2,12 +2,13 @@
 // like create's. The workload is named by its provider ID ("namespace/name"); -n, when
 // given, must agree with it. The changes of reconfigure stay raw here:
 // parseWorkloadChanges validates them all at once, with creation's field rules.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
-import { parseProviderId } from '../../spec/provider-id.js';
-import { DEFAULT_TIMEOUT_MS } from '../../workload/provision.js';
-import { DURATION_RULES } from '../../spec/duration.js';
-import { duration, numberOrText, parseEnv } from '../args.js';
+import { parseProviderId } from '../../input/provider-id.js';
+import { DEFAULT_TIMEOUT_MS } from '../../workload/operation.js';
+import { DURATION_RULES } from '../../input/duration.js';
+import { numberOrText, parseEnv } from '../args.js';
+import { durationFlag } from '../duration.js';
 import { parseFlags } from './cluster-flags.js';
 
 export type LifecycleCommandName = 'start' | 'stop' | 'restart' | 'reconfigure' | 'delete';
@@ -128,7 +129,7 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
   const requestTimeout = text(flags['request-timeout']);
   const timeout = text(flags.timeout);
   const requestTimeoutMs =
-    requestTimeout !== undefined ? duration('--request-timeout', requestTimeout, DURATION_RULES.requestTimeoutMs) : undefined;
+    requestTimeout !== undefined ? durationFlag('--request-timeout', requestTimeout, DURATION_RULES.requestTimeoutMs) : undefined;
   const kubeconfig = text(flags.kubeconfig);
   const context = text(flags.context);
 
@@ -142,7 +143,7 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
       ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
       ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     },
-    timeoutMs: timeout !== undefined ? duration('--timeout', timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
+    timeoutMs: timeout !== undefined ? durationFlag('--timeout', timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
     ...(containerId !== undefined ? { containerId } : {}),
     output,
     ...(reconfigure ? { changes: changesFrom(flags), rollbackOnFailure: flags['rollback-on-failure'] === true } : {}),

@@ -2,7 +2,7 @@
 // operations, printed like create: one human line per event (or one JSON object per line
 // with -o json), the provider ID alone on the last line, and create's exit codes.
 import type { Observable } from 'rxjs';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import type { LifecycleEvent } from '../../workload/lifecycle-events.js';
 import { parseWorkloadChanges } from '../../workload/workload-changes.js';
@@ -13,7 +13,7 @@ import { start$ } from '../../workload/start.js';
 import { stop$ } from '../../workload/stop.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import { lifecycleUsage, parseLifecycleArgs, type LifecycleCommand, type LifecycleCommandName } from './lifecycle-args.js';
 
 export async function runLifecycleCommand(command: LifecycleCommandName, argv: readonly string[], io: CliIo): Promise<number> {

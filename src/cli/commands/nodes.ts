@@ -5,12 +5,12 @@ import type { NodeInfo } from '../../cluster/node-info.js';
 import { nodes, nodes$ } from '../../cluster/nodes.js';
 import { parseResourceRequest } from '../../cluster/resource-request.js';
 import type { PodRequest } from '../../cluster/namespace-limits.js';
-import { InvalidSpecError, UsageError } from '../../errors.js';
+import { InvalidSpecError, UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
-import { formatBytes, formatMillicores } from '../../spec/parse-quantity.js';
+import { formatBytes, formatMillicores } from '../../input/parse-quantity.js';
 import { EXIT } from '../exit-codes.js';
 import { formatTable } from '../table.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import {
   apiOptionsFrom,
   CLUSTER_FLAG_OPTIONS,

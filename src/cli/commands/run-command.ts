@@ -1,9 +1,9 @@
 // What every read-only cluster command shares: errors to one line (or a JSON error record),
 // exit codes by error class, usage hints.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import { exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 
 export async function runCommand(
   name: string,

@@ -1,7 +1,8 @@
 // kube-provision status PROVIDER_ID [--watch]: one workload's status as a line (the same
 // shape as create's progress lines) or a JSON status event; with --watch, one more line
 // per change, from the shared informers, until interrupted.
-import { OperationAbortedError, UsageError } from '../../errors.js';
+import { OperationAbortedError } from '../../errors/operation.js';
+import { UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import type { StatusEvent } from '../../workload/status-board.js';
 import { containerIdOption } from '../../workload/read-options.js';
@@ -12,7 +13,7 @@ import { asyncScheduler } from 'rxjs';
 import { apiOptionsFrom, asksForJson, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { errorRecord, formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
+import type { CliIo } from '../io.js';
 import { formatStatusLine } from '../status-format.js';
 import { earlyAddress, workloadAddress } from './workload-address.js';
 

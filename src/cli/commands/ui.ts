@@ -1,16 +1,16 @@
 // `kube-provision ui`: the live page for one namespace on 127.0.0.1, until interrupted.
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/input.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import type { UiBackend } from '../../ui/backend.js';
 import { libraryBackend } from '../../ui/library-backend.js';
 import { LiveHub } from '../../ui/live-hub.js';
 import { DEFAULT_UI_PORT, startUiServer } from '../../ui/server.js';
-import { parseDuration } from '../duration.js';
-import { DURATION_RULES, durationProblem } from '../../spec/duration.js';
+import { durationFlag } from '../duration.js';
+import { DURATION_RULES } from '../../input/duration.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { formatErrorLine } from '../format.js';
-import type { CliIo } from '../run.js';
-import { parseFlags } from './cluster-flags.js';
+import type { CliIo } from '../io.js';
+import { namespaceFlag, parseFlags } from './cluster-flags.js';
 
 export const UI_USAGE = `Usage: kube-provision ui [flags]
 
@@ -86,15 +86,11 @@ function parseUiArgs(argv: readonly string[]): UiCommand | 'help' {
   if (!/^\d{1,5}$/.test(flags.port ?? '0') || port > 65535) {
     throw new UsageError(`--port must be a whole number from 0 to 65535, not "${flags.port}"`);
   }
-  let requestTimeoutMs: number | undefined;
-  if (flags['request-timeout'] !== undefined) {
-    requestTimeoutMs = parseDuration(flags['request-timeout']);
-    if (requestTimeoutMs === undefined) {
-      throw new UsageError(`--request-timeout must be a duration like 30s or 1m, not "${flags['request-timeout']}"`);
-    }
-    const problem = durationProblem(requestTimeoutMs, DURATION_RULES.requestTimeoutMs);
-    if (problem) throw new UsageError(`--request-timeout ${problem}`);
-  }
+  namespaceFlag(flags.namespace);
+  const requestTimeoutMs =
+    flags['request-timeout'] !== undefined
+      ? durationFlag('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
+      : undefined;
   return {
     api: {
       ...(flags.kubeconfig !== undefined ? { kubeconfigPath: flags.kubeconfig } : {}),

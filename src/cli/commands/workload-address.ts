@@ -1,8 +1,8 @@
 // A workload named on the command line: its provider ID `namespace/name`, or a bare name
 // in the namespace of -n (else the context's). A provider ID whose namespace contradicts
 // -n is a usage error rather than a silent choice between the two.
-import { UsageError } from '../../errors.js';
-import { parseProviderId } from '../../spec/provider-id.js';
+import { UsageError } from '../../errors/input.js';
+import { parseProviderId } from '../../input/provider-id.js';
 
 /** The provider ID, checked (InvalidSpecError naming `providerId`). */
 export function workloadAddress(argument: string, namespaceFlag: string | undefined, defaultNamespace: string): string {

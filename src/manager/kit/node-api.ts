@@ -7,7 +7,7 @@
 import { CONTAINER_ID_LABEL, list, parseProviderId, remove, type KubernetesClient, type WorkloadSnapshot } from '../../index.js';
 import { UnsupportedNodeCallError } from '../errors.js';
 import { kubernetesNodeConfig } from '../node-config.js';
-import { nodeClientFactory, type KubernetesClientFactory } from '../providers/kubernetes.js';
+import { nodeClientFactory, type KubernetesClientFactory } from '../providers/kubernetes-client.js';
 import type { NodeRecord } from '../providers/types.js';
 
 export interface NodeApiOptions {
@@ -83,7 +83,7 @@ export function nodeApi(node: unknown, options: NodeApiOptions = {}): Kubernetes
     },
     async lxcConfig(_nodeName, providerId) {
       const { namespace, name } = parseProviderId(providerId);
-      const deployment = await (await client()).readDeployment(namespace, name);
+      const deployment = await (await client()).read('deployments', namespace, name);
       return { hostname: deployment.spec?.template.spec?.hostname ?? name };
     },
     async deleteContainer(_nodeName, providerId) {
@@ -91,7 +91,7 @@ export function nodeApi(node: unknown, options: NodeApiOptions = {}): Kubernetes
       const api = await client();
       // The container-id the Deployment carries; remove() deletes it only with managed=true
       // and this installation's instance label, and checks the same id again.
-      const deployment = await api.readDeployment(namespace, name);
+      const deployment = await api.read('deployments', namespace, name);
       const containerId = deployment.metadata?.labels?.[CONTAINER_ID_LABEL] ?? '';
       await remove(api, providerId, { containerId, ...instance, ...timeout });
     },

@@ -5,7 +5,7 @@
 import { concat, concatMap, defer, map, of, throwError, timer } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { OperationAbortedError, ProvisionAbortedError, abortOn } from '../../index.js';
-import { ContainerMissingError } from '../errors.js';
+import { ContainerMissingError, OPERATION_NOUNS } from '../errors.js';
 import { eventTime } from '../event-time.js';
 import { requireProviderId } from './lifecycle-record.js';
 import type {
@@ -95,7 +95,9 @@ function simulatedLifecycle(provider: string, delayMs: number): ContainerLifecyc
             ];
           }),
         );
-      }).pipe(abortOn(signal, (reason) => new OperationAbortedError(operation, `container ${record.id}`, reason)));
+      }).pipe(
+        abortOn(signal, (reason) => new OperationAbortedError(operation, `container ${record.id}`, reason, OPERATION_NOUNS[operation])),
+      );
 
   return {
     status: async (record) => {

@@ -25,7 +25,7 @@ import type {
   LifecycleOperation,
   ProviderContext,
 } from './types.js';
-import type { KubernetesClientFactory } from './kubernetes.js';
+import type { KubernetesClientFactory } from './kubernetes-client.js';
 
 type OperationOptions = WorkloadOperationOptions & { readonly containerId: string };
 type Operation$ = (api: KubernetesClient, providerId: string, options: OperationOptions) => Observable<LifecycleEvent>;
@@ -156,7 +156,7 @@ async function changesFor(
 ): Promise<WorkloadChanges> {
   const env = effectiveEnvironment(record);
   const { namespace, name } = parseProviderId(providerId);
-  const deployment = await api.readDeployment(namespace, name, signalOf(context));
+  const deployment = await api.read('deployments', namespace, name, signalOf(context));
   const live = deployment.spec?.template.spec?.containers[0]?.env ?? [];
   const unsetEnv = live.map((variable) => variable.name).filter((variableName) => !(variableName in env));
   return {

@@ -2,20 +2,15 @@
 // (or adopts) it and awaits its rollout. The record maps onto the workload spec; the
 // image goes to Kubernetes as-is. No VMID, storage, image archive, LXC, hook script, ACL
 // or MAC step exists on this path: there is no stable MAC, so the MAC is null.
-//
-// The cluster comes from the node record and nowhere else: its kubeconfig file, or its API
-// URL and token. A node with neither fails before any request; the process's $KUBECONFIG
-// and ~/.kube/config are never read for a node.
-import { createHash } from 'node:crypto';
+// The cluster comes from the node record and nowhere else (kubernetes-client.ts).
 import { concatMap, defer, from, of, switchMap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { InvalidOptionError, KubernetesApi, provision$ as libraryProvision$ } from '../../index.js';
+import { provision$ as libraryProvision$ } from '../../index.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
-import { KubernetesNodeConfigError } from '../errors.js';
-import { kubernetesNodeConfig, type KubernetesNodeConfig } from '../node-config.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
+import { nodeClientFactory, type KubernetesClientFactory } from './kubernetes-client.js';
 import { LIBRARY_OPERATIONS, currentAddress, kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
-import type { ContainerRecord, NodeRecord, Provider, ProviderContext, ProviderEvent, ProvisionedEvent } from './types.js';
+import type { ContainerRecord, Provider, ProviderContext, ProviderEvent, ProvisionedEvent } from './types.js';
 
 /** The shape of the core's `provision$`, injected so tests need no cluster. */
 export type ProvisionFunction = (
@@ -23,15 +18,6 @@ export type ProvisionFunction = (
   input: unknown,
   options?: { timeoutMs?: number; signal?: AbortSignal; scheduler?: SchedulerLike; keepOnFailure?: boolean },
 ) => Observable<ProvisionEvent>;
-
-/** How a kubernetes node reaches its cluster, read from its record (no secret in it). */
-
-/**
- * Builds the client for a node. It receives the whole node record, so Manager can build it
- * from its own storage (a vault, a ServiceAccount token file, ...), e.g. with
- * `KubernetesApi.fromServer` or `KubernetesApi.fromConfig`.
- */
-export type KubernetesClientFactory = (node: NodeRecord) => KubernetesClient | Promise<KubernetesClient>;
 
 export interface KubernetesProviderOptions {
   /** Default: the core's `provision$`. */
@@ -126,60 +112,6 @@ function provisionDeployment(
         ),
     ),
   );
-}
-
-/**
- * The default client factory: from the node's columns only (kubernetesNodeConfig), one
- * KubernetesApi per distinct config, so informers are shared per node.
- */
-export function nodeClientFactory(): KubernetesClientFactory {
-  const clients = new Map<string, KubernetesClient>();
-  return (node) => {
-    const config = kubernetesNodeConfig(node);
-    // A digest stands for the token in the key: the map never holds the secret itself.
-    const key =
-      config.credentials === 'kubeconfig'
-        ? JSON.stringify([config.kubeconfigPath, config.kubeContext, config.kubeNamespace, config.tlsVerify])
-        : JSON.stringify([config.apiUrl, digest(node.secret ?? ''), config.kubeNamespace, config.tlsVerify]);
-    let client = clients.get(key);
-    if (!client) {
-      client =
-        config.credentials === 'kubeconfig'
-          ? KubernetesApi.fromConfig({
-              kubeconfigPath: config.kubeconfigPath,
-              ...(config.kubeContext !== undefined ? { context: config.kubeContext } : {}),
-              namespace: config.kubeNamespace,
-              tlsVerify: config.tlsVerify,
-            })
-          : tokenNodeClient(node, config);
-      clients.set(key, client);
-    }
-    return client;
-  };
-}
-
-/** The token node's client: KubernetesApi.fromServer, its option errors named by the node's columns. */
-export function tokenNodeClient(
-  node: { readonly id?: unknown; readonly name?: unknown; readonly secret?: unknown },
-  config: Extract<KubernetesNodeConfig, { credentials: 'token' }>,
-): KubernetesClient {
-  try {
-    return KubernetesApi.fromServer({
-      server: config.apiUrl,
-      token: typeof node.secret === 'string' ? node.secret : '',
-      namespace: config.kubeNamespace,
-      tlsVerify: config.tlsVerify,
-    });
-  } catch (error) {
-    if (!(error instanceof InvalidOptionError)) throw error;
-    const column = error.option === 'server' ? 'apiUrl' : error.option === 'token' ? 'secret' : error.option;
-    // The core's rule, reworded for the column (it never quotes the token).
-    throw new KubernetesNodeConfigError(node, [{ field: column, message: error.message.replace(/^(server|token)( URL)? /, '') }]);
-  }
-}
-
-function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
 }
 
 function provisionedFrom(ready: ReadyEvent, provider: string, ipAddress: string | null): ProvisionedEvent {

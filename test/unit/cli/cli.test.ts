@@ -7,20 +7,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCreateArgs } from '../../../src/cli/args.js';
 import { parseDuration } from '../../../src/cli/duration.js';
-import { UsageError } from '../../../src/errors.js';
+import { UsageError } from '../../../src/errors/input.js';
 import { EXIT, exitCodeFor } from '../../../src/cli/exit-codes.js';
 import { formatEventLine } from '../../../src/cli/format.js';
 import { runCli } from '../../../src/cli/run.js';
-import {
-  ApiUnreachableError,
-  ConflictError,
-  ForbiddenError,
-  InvalidSpecError,
-  KubeconfigNotFoundError,
-  ProvisionAbortedError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-} from '../../../src/errors.js';
+import { ApiUnreachableError, ConflictError, ForbiddenError } from '../../../src/errors/api.js';
+import { InvalidSpecError } from '../../../src/errors/input.js';
+import { KubeconfigNotFoundError } from '../../../src/errors/kubeconfig.js';
+import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../../src/errors/rollout.js';
 
 const base = [
   '--container-id',

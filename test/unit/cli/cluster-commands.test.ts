@@ -8,7 +8,7 @@ import { runCli } from '../../../src/cli/run.js';
 import type { CheckReport } from '../../../src/cluster/check-report.js';
 import { fitsOnNodes } from '../../../src/cluster/fits.js';
 import { nodeInfo, requestedBy } from '../../../src/cluster/node-info.js';
-import { UsageError } from '../../../src/errors.js';
+import { UsageError } from '../../../src/errors/input.js';
 import { node, pod } from '../cluster/fixtures.js';
 
 async function run(argv: string[]) {

@@ -8,17 +8,14 @@ import { parseLifecycleArgs } from '../../../src/cli/commands/lifecycle-args.js'
 import { EXIT, exitCodeFor } from '../../../src/cli/exit-codes.js';
 import { errorRecord } from '../../../src/cli/format.js';
 import { runCli } from '../../../src/cli/run.js';
-import {
-  OperationAbortedError,
-  OperationTimeoutError,
-  ReconfigureFailedError,
-  RolloutFailedError,
-  UsageError,
-  WorkloadDriftError,
-  WorkloadNotFoundError,
-  WorkloadOwnershipError,
-  WorkloadSupersededError,
-} from '../../../src/errors.js';
+import { OperationAbortedError } from '../../../src/errors/operation.js';
+import { OperationTimeoutError } from '../../../src/workload/operation.js';
+import { ReconfigureFailedError } from '../../../src/workload/reconfigure.js';
+import { RolloutFailedError } from '../../../src/errors/rollout.js';
+import { UsageError } from '../../../src/errors/input.js';
+import { WorkloadDriftError } from '../../../src/workload/drift.js';
+import { WorkloadNotFoundError, WorkloadOwnershipError } from '../../../src/workload/ownership.js';
+import { WorkloadSupersededError } from '../../../src/workload/guard-generation.js';
 import type { LifecycleEvent } from '../../../src/workload/lifecycle-events.js';
 
 const where = { namespace: 'team-a', name: 'web' };

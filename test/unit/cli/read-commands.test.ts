@@ -6,11 +6,11 @@ import { workloadAddress } from '../../../src/cli/commands/workload-address.js';
 import { EXIT } from '../../../src/cli/exit-codes.js';
 import { runCli } from '../../../src/cli/run.js';
 import { formatStatusLine, formatStatusTable } from '../../../src/cli/status-format.js';
-import { InvalidSpecError, UsageError } from '../../../src/errors.js';
+import { InvalidSpecError, UsageError } from '../../../src/errors/input.js';
 import { unknownStatus } from '../../../src/rollout/unknown-status.js';
 import { workloadStatus } from '../../../src/rollout/workload-status.js';
 import type { WorkloadSnapshot } from '../../../src/workload/list.js';
-import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../../src/spec/labels.js';
+import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../../src/input/labels.js';
 import { deployment, readyPod } from '../../support/fixtures.js';
 
 async function run(argv: string[]) {

@@ -10,16 +10,9 @@ import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { check, type CheckOptions } from '../../../src/cluster/check.js';
 import type { CheckItem, CheckReport } from '../../../src/cluster/check-report.js';
-import {
-  ApiUnreachableError,
-  ForbiddenError,
-  InvalidOptionError,
-  InvalidSpecError,
-  NotFoundError,
-  OperationAbortedError,
-  TlsError,
-  UnauthorizedError,
-} from '../../../src/errors.js';
+import { ApiUnreachableError, ForbiddenError, NotFoundError, TlsError, UnauthorizedError } from '../../../src/errors/api.js';
+import { InvalidOptionError, InvalidSpecError } from '../../../src/errors/input.js';
+import { OperationAbortedError } from '../../../src/errors/operation.js';
 import { FakeKubernetes } from '../../support/fake-kube.js';
 
 const SERVER = 'https://fake.invalid:6443';
@@ -336,7 +329,7 @@ describe('check() input', () => {
     [{ spec: { cpus: 1 } }, InvalidSpecError, /memoryMb: is required/],
     [{ needs: 'everything' as never }, InvalidOptionError, /needs must be one of create, lifecycle/],
     [{ timeoutMs: 0 }, InvalidOptionError, /timeoutMs/],
-    // The duration rule (spec/duration.ts): at most 365 days; longer timers are chained, so 2 ** 31 is accepted.
+    // The duration rule (input/duration.ts): at most 365 days; longer timers are chained, so 2 ** 31 is accepted.
     [{ timeoutMs: 365 * 24 * 60 * 60 * 1000 + 1 }, InvalidOptionError, /timeoutMs/],
     [{ timeoutMs: Infinity }, InvalidOptionError, /timeoutMs/],
     [{ namespace: 'Team_A' }, InvalidOptionError, /namespace must be a DNS-1123 label/],

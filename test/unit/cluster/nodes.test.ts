@@ -7,7 +7,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fits } from '../../../src/cluster/fits.js';
 import type { NodeInfo } from '../../../src/cluster/node-info.js';
 import { BOUND_POD_FIELD_SELECTOR, nodes, nodes$ } from '../../../src/cluster/nodes.js';
-import { DiscoveryTimeoutError, ForbiddenError, InvalidSpecError, OperationAbortedError } from '../../../src/errors.js';
+import { DiscoveryTimeoutError, OperationAbortedError } from '../../../src/errors/operation.js';
+import { ForbiddenError } from '../../../src/errors/api.js';
+import { InvalidSpecError } from '../../../src/errors/input.js';
 import { InformerRegistry } from '../../../src/informers/registry.js';
 import { FakeKubernetes } from '../../support/fake-kube.js';
 import { node, pod } from './fixtures.js';
@@ -55,7 +57,7 @@ describe('nodes$', () => {
     // A second node joins, sorted by name; the first one goes.
     fake.addNode(node('a0'));
     expect(summary(seen.at(-1))).toEqual(['a0 schedulable cpu=0 pods=0', 'n1 cordoned cpu=250 pods=1']);
-    fake.delete('nodes', 'n1', '');
+    fake.removeObject('nodes', 'n1', '');
     expect(summary(seen.at(-1))).toEqual(['a0 schedulable cpu=0 pods=0']);
   });
 
@@ -91,7 +93,7 @@ describe('nodes$', () => {
     fake.addNode(node('n1'));
     watchNodes(fake);
     fake.addNode(node('n2'));
-    fake.delete('nodes', 'n1', '');
+    fake.removeObject('nodes', 'n1', '');
     fake.addNode(node('n3'));
     expect(fake.calls.filter((call) => call.method === 'watch' && call.kind === 'pods')).toHaveLength(1);
   });

@@ -4,7 +4,7 @@
 import { EMPTY, lastValueFrom, of, throwError, toArray, VirtualTimeScheduler } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { ProvisionAbortedError, RolloutFailedError } from '../../../src/errors.js';
+import { ProvisionAbortedError, RolloutFailedError } from '../../../src/errors/rollout.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
 import { createContainer, createContainer$ } from '../../../src/manager/create-flow.js';
 import type { CreateContainerOptions, CreateFlowEvent } from '../../../src/manager/create-flow.js';

@@ -1,7 +1,7 @@
 // The job-log printer: one complete line per event, in one write, control characters
 // escaped; text for people (the CLI's words) or JSON. Pure, with a recording `write`.
 import { describe, expect, it } from 'vitest';
-import { InvalidOptionError } from '../../../src/errors.js';
+import { InvalidOptionError } from '../../../src/errors/input.js';
 import type { CreateFlowEvent } from '../../../src/manager/create-flow.js';
 import { describeFlowEvent, eventPrinter, type JobEvent } from '../../../src/manager/event-printer.js';
 import type { PodDiagnosis } from '../../../src/rollout/events.js';

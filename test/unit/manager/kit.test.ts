@@ -19,7 +19,7 @@ import { hasApiAccess, nodeAttributes, provisionableWhere } from '../../../src/m
 import { nodeFields, nodeInputProblem } from '../../../src/manager/kit/node-input.js';
 import { nodeApi } from '../../../src/manager/kit/node-api.js';
 import { managerProviders } from '../../../src/manager/kit/manager-providers.js';
-import { InvalidOptionError } from '../../../src/errors.js';
+import { InvalidOptionError } from '../../../src/errors/input.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
 import { MANAGER_MODELS, createManagerDatabase, sequelizeCli, type ManagerDatabase } from '../../support/manager-database.js';
 
@@ -214,14 +214,14 @@ describe("node.api() of a kubernetes node (the kit's nodeApi), without a cluster
   it("lxcConfig answers the hostname Manager's DELETE route compares, from the Deployment's pod template", async () => {
     const reads: string[] = [];
     const client = {
-      readDeployment: async (namespace: string, name: string) => {
-        reads.push(`${namespace}/${name}`);
+      read: async (kind: string, namespace: string, name: string) => {
+        reads.push(`${kind} ${namespace}/${name}`);
         return { spec: { selector: {}, template: { spec: { hostname: 'web', containers: [] } } } };
       },
     } as unknown as KubernetesClient;
     const api = nodeApi({ id: 1, name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: '/etc/k' }, { clientFor: () => client });
     expect(await api.lxcConfig('k8s', 'team-a/web')).toEqual({ hostname: 'web' });
-    expect(reads).toEqual(['team-a/web']);
+    expect(reads).toEqual(['deployments team-a/web']);
   });
 });
 

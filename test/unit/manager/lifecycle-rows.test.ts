@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { VirtualTimeScheduler, lastValueFrom, of, toArray } from 'rxjs';
 import type { Model, ModelStatic, Sequelize } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidOptionError, OperationAbortedError } from '../../../src/errors.js';
+import { InvalidOptionError } from '../../../src/errors/input.js';
+import { OperationAbortedError } from '../../../src/errors/operation.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
 import { createContainer } from '../../../src/manager/create-flow.js';
 import {

@@ -33,7 +33,7 @@ function fakeApi(liveEnv: string[]): KubernetesClient {
   return {
     namespace: 'team-a',
     server: 'https://east.example:6443',
-    readDeployment: async () => deployment,
+    read: async () => deployment,
   } as unknown as KubernetesClient;
 }
 

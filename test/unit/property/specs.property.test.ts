@@ -10,9 +10,10 @@ import { lastValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { V1Deployment } from '../../../src/kube/objects.js';
 import { parseCreateArgs } from '../../../src/cli/args.js';
-import { InvalidSpecError, KubeProvisionerError } from '../../../src/errors.js';
+import { InvalidSpecError } from '../../../src/errors/input.js';
+import { KubeProvisionerError } from '../../../src/errors/base.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
-import { parseWorkloadSpec } from '../../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../../src/input/workload-spec.js';
 import { provision$ } from '../../../src/workload/provision.js';
 import { hasControlCharacters } from '../../../src/text.js';
 import { apiServerProblems } from '../../support/api-validity.js';
@@ -29,11 +30,11 @@ function stubClient(sent: V1Deployment[]): KubernetesClient {
   return {
     namespace: 'default',
     server: 'https://stub.invalid',
-    createDeployment: (_namespace, body) => {
-      sent.push(body);
+    create: (_kind, _namespace, body) => {
+      sent.push(body as V1Deployment);
       return Promise.reject(new Recorded());
     },
-    readDeployment: unused,
+    read: unused,
     list: unused,
     watch: () => ({ abort: () => {} }),
     version: unused,
@@ -42,8 +43,8 @@ function stubClient(sent: V1Deployment[]): KubernetesClient {
     readNamespace: unused,
     listLimitRanges: unused,
     listResourceQuotas: unused,
-    patchDeployment: unused,
-    deleteDeployment: unused,
+    patch: unused,
+    delete: unused,
     connection: { kubeconfigPath: '(stub)', context: 'stub', server: 'https://stub.invalid', tlsVerify: true, customCa: false },
   };
 }

@@ -10,13 +10,9 @@
 import fc from 'fast-check';
 import { VirtualTimeScheduler, config as rxConfig, type Subscription } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  KubeProvisionerError,
-  MalformedObjectError,
-  MalformedResponseError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-} from '../../../src/errors.js';
+import { KubeProvisionerError } from '../../../src/errors/base.js';
+import { MalformedObjectError, MalformedResponseError } from '../../../src/errors/api.js';
+import { RolloutFailedError, RolloutTimeoutError } from '../../../src/errors/rollout.js';
 import { InformerRegistry } from '../../../src/informers/registry.js';
 import { awaitRollout } from '../../../src/rollout/await-rollout.js';
 import { deadline } from '../../../src/rx/deadline.js';

@@ -7,14 +7,15 @@ import { join } from 'node:path';
 import { asyncScheduler, lastValueFrom, of, throwError, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError, RolloutFailedError } from '../../../../src/errors.js';
+import { InvalidSpecError } from '../../../../src/errors/input.js';
+import { RolloutFailedError } from '../../../../src/errors/rollout.js';
 import type { KubernetesClient } from '../../../../src/kube/client.js';
 import { createKubernetesProvider, workloadInput } from '../../../../src/manager/providers/kubernetes.js';
 import { kubernetesNodeConfig } from '../../../../src/manager/node-config.js';
 import type { ProvisionFunction } from '../../../../src/manager/providers/kubernetes.js';
 import { KubernetesNodeConfigError } from '../../../../src/manager/errors.js';
 import type { NodeRecord } from '../../../../src/manager/providers/types.js';
-import { parseWorkloadSpec } from '../../../../src/spec/workload-spec.js';
+import { parseWorkloadSpec } from '../../../../src/input/workload-spec.js';
 import type { ProvisionEvent, RolloutStatus } from '../../../../src/rollout/events.js';
 import { containerRecord, recordingOperations } from './fixtures.js';
 

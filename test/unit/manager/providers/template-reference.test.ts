@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSpecError } from '../../../../src/errors.js';
+import { InvalidSpecError } from '../../../../src/errors/input.js';
 import { imageArchiveName, isImageReference, splitTemplateReference } from '../../../../src/manager/providers/template-reference.js';
 
 describe('image references in the template field', () => {

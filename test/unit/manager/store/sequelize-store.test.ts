@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 import { Sequelize } from 'sequelize';
 import type { Model, ModelStatic } from 'sequelize';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidOptionError, RolloutTimeoutError } from '../../../../src/errors.js';
+import { InvalidOptionError } from '../../../../src/errors/input.js';
+import { RolloutTimeoutError } from '../../../../src/errors/rollout.js';
 import type { KubernetesClient } from '../../../../src/kube/client.js';
 import { createContainer } from '../../../../src/manager/create-flow.js';
 import {

@@ -1,4 +1,4 @@
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
 
 // Manager's resource numbers as Kubernetes resource quantities.
 

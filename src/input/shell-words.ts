@@ -6,7 +6,7 @@
 // Cmd joined with a space), while Kubernetes wants an argv array. Splitting on spaces
 // would break `sh -c 'echo hello world'`; honouring quotes keeps such commands intact.
 
-import { ShellWordsError } from '../errors.js';
+import { ShellWordsError } from '../errors/input.js';
 
 // Blanks that separate words. POSIX uses space, tab and newline; a carriage return is
 // treated the same so a line pasted from a CRLF file does not end in an invisible `\r`.

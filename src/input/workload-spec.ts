@@ -3,12 +3,13 @@
 // reported at once with its field path, so a caller can fix its input in one go.
 
 import * as z from 'zod';
-import { InvalidSpecError } from '../errors.js';
-import type { SpecIssue } from '../errors.js';
-import { ShellWordsError } from '../errors.js';
+import { InvalidSpecError } from '../errors/input.js';
+import type { SpecIssue } from '../errors/input.js';
+import { ShellWordsError } from '../errors/input.js';
 import { splitShellWords } from './shell-words.js';
 import { imageReferenceProblem } from './image-reference.js';
-import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName, labelValueProblem } from './names.js';
+import { instanceProblem, labelId, labelIdProblem, namespaceProblem } from './fields.js';
+import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName } from './names.js';
 
 /** A validated, normalised request to provision one Manager container. */
 export interface WorkloadSpec {
@@ -82,24 +83,11 @@ function refineWith<T>(problemOf: (value: T) => string | undefined) {
   };
 }
 
-/** Manager's integer primary keys, or any label-safe string, as a label value. */
+/** Manager's integer primary keys, or any label-safe string, as a label value (fields.ts). */
 const labelSafeId = z.unknown().transform((value, ctx): string => {
-  if (value === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'is required' });
-    return z.NEVER;
-  }
-  if (typeof value === 'number') {
-    if (Number.isSafeInteger(value) && value > 0) return String(value);
-    ctx.addIssue({ code: 'custom', message: `must be a positive integer or a label-safe string (got ${value})` });
-    return z.NEVER;
-  }
-  if (typeof value === 'string') {
-    const problem = labelValueProblem(value);
-    if (!problem) return value;
-    ctx.addIssue({ code: 'custom', message: problem });
-    return z.NEVER;
-  }
-  ctx.addIssue({ code: 'custom', message: 'must be a positive integer or a label-safe string' });
+  const problem = value === undefined ? 'is required' : labelIdProblem(value);
+  if (!problem) return labelId(value as string | number);
+  ctx.addIssue({ code: 'custom', message: problem });
   return z.NEVER;
 });
 
@@ -253,11 +241,15 @@ const args = z
   })
   .optional();
 
-const namespace = dns1123Label.nullish().transform((value) => value ?? undefined);
+const namespace = z
+  .string({ error: missingOr('must be a string') })
+  .superRefine(refineWith(namespaceProblem))
+  .nullish()
+  .transform((value) => value ?? undefined);
 
 const instance = z
-  .string({ error: 'must be a string (a label value naming the Manager installation)' })
-  .superRefine(refineWith(labelValueProblem))
+  .string({ error: () => instanceProblem(undefined) })
+  .superRefine(refineWith(instanceProblem))
   .nullish()
   .transform((value) => value ?? undefined);
 

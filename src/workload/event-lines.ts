@@ -1,18 +1,15 @@
 // Progress events and errors as lines for people: the CLI's output, and Manager's job log
 // (the Manager adapter's event printer builds on these). Each line is one line whatever
 // the event carries: control characters in a kubelet message or an error are escaped.
-import {
-  InvalidSpecError,
-  KubeProvisionerError,
-  OperationTimeoutError,
-  ReconfigureFailedError,
-  RolloutFailedError,
-  RolloutTimeoutError,
-  WorkloadDriftError,
-  WorkloadSupersededError,
-} from '../errors.js';
+import { InvalidSpecError } from '../errors/input.js';
+import { KubeProvisionerError } from '../errors/base.js';
+import { OperationTimeoutError } from './operation.js';
+import { ReconfigureFailedError } from './reconfigure.js';
+import { RolloutFailedError, RolloutTimeoutError } from '../errors/rollout.js';
+import { WorkloadDriftError } from './drift.js';
+import { WorkloadSupersededError } from './guard-generation.js';
 import { escapeControlCharacters } from '../text.js';
-import type { ProvisionEvent } from './events.js';
+import type { ProvisionEvent } from '../rollout/events.js';
 
 /** `HH:MM:SS.mmm <namespace/name> <what happened>`, the time in UTC as the event's `at`. */
 export function formatEventLine(event: ProvisionEvent): string {

@@ -9,7 +9,7 @@
 // Timers longer than Node's limit (2^31-1 ms) are chained (src/rx/long-timer.ts), so every
 // value the rule accepts fires when it says.
 
-import { InvalidOptionError } from '../errors.js';
+import { InvalidOptionError } from '../errors/input.js';
 
 /** The longest duration any option accepts: 365 days, in milliseconds. */
 export const MAX_DURATION_MS = 365 * 24 * 60 * 60 * 1000;

@@ -2,14 +2,14 @@
 // projections before caching (client-go's SetTransform), so a cached Deployment or Pod
 // holds only the fields rolloutStatus(), currentRolloutPods(), diagnosePod(),
 // awaitRollout() and workloadStatus() read, plus what the informers route by (a
-// Deployment's name, a Pod's container-id label). A Deployment as the watch
-// delivers it is ~4 KB of JSON, mostly managedFields and the pod template; each one
-// stays cached until the next event for it, long enough to be promoted to V8's old
-// generation, so its size is paid in GC time on every event and in memory per waiter.
+// Deployment's name, a Pod's container-id label). Most of a watched Deployment is
+// managedFields and the pod template, which nothing here reads; each object stays cached
+// until its next event, so whatever is kept is paid in memory per waiter and in garbage
+// collection (bench/results/cluster.md measures the heap per waiter).
 //
 // Every field is always present (undefined when absent), so all cached objects of a kind
-// share one hidden class and the readers' property loads stay monomorphic. The projections
-// are pure, and they are also the check that an object fits the fields read: a field of
+// are built alike and every reader meets the same object whatever the watch sent. The
+// projections are pure, and they are also the check that an object fits the fields read: a field of
 // the wrong type (`conditions` that is not a list, a Pod whose spec has no container list,
 // a restart count that is a string) throws MalformedObjectError, and the informer skips
 // the object instead of letting a reader throw on it. A JSON null counts as absent.
@@ -24,8 +24,8 @@ import type {
   V1PodCondition,
   V1PodTemplateSpec,
 } from '../kube/objects.js';
-import { MalformedObjectError } from '../errors.js';
-import { REVISION_ANNOTATION } from '../rollout/workload-status.js';
+import { MalformedObjectError } from '../errors/api.js';
+import { REVISION_ANNOTATION } from './workload-status.js';
 
 const NOT_CACHED = Object.freeze({});
 

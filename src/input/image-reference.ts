@@ -25,7 +25,7 @@
 // "Registry/app" is accepted (an uppercase first component is a registry host), and so is
 // "my_org.x/app" (not a valid host, so the whole of it is a path).
 
-import { InvalidSpecError } from '../errors.js';
+import { InvalidSpecError } from '../errors/input.js';
 
 const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
 const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';

@@ -3,8 +3,9 @@
 // a Pod or ReplicaSet name: those are replaced by Kubernetes and must not be stored (a
 // Pod name would still parse, which is why only buildDeployment's name is ever formatted).
 
-import { InvalidSpecError } from '../errors.js';
-import type { SpecIssue } from '../errors.js';
+import { InvalidSpecError } from '../errors/input.js';
+import type { SpecIssue } from '../errors/input.js';
+import { namespaceProblem } from './fields.js';
 import { dns1123LabelProblem } from './names.js';
 
 export interface ProviderIdParts {
@@ -14,7 +15,7 @@ export interface ProviderIdParts {
 
 function labelIssues(parts: ProviderIdParts): SpecIssue[] {
   return (['namespace', 'name'] as const).flatMap((field) => {
-    const problem = dns1123LabelProblem(parts[field]);
+    const problem = field === 'namespace' ? namespaceProblem(parts.namespace) : dns1123LabelProblem(parts.name);
     return problem ? [{ path: field, message: problem }] : [];
   });
 }

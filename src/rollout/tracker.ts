@@ -1,0 +1,159 @@
+// trackRollout(): one step of judging a workload's rollout over time, as a pure function:
+// the policy state, the Deployment, its Pods and the time in; the Deployment's status,
+// what its Pods say, whether something ends the rollout, the new state and when to step
+// again (a grace window ending) out. Whatever waits on a rollout (provisioning, start,
+// restart, reconfigure) and whatever shows one (status$, statuses$) takes this one step,
+// and arms its one timer, if any, through the long-timer helper: a judgement is made in
+// one place, and a timer is never armed for a window that never ends.
+//
+// The failure policy runs only while a rollout is under way (InProgress, replicas wanted,
+// not being deleted); otherwise its state starts afresh. Readiness beyond the Deployment
+// (a Service's endpoints, a claim's binding) comes in as `gates`: statuses from the
+// status table (object-status.ts), each of which must be Complete as well; a Failed gate
+// ends the rollout with its reason.
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import type { PodDiagnosis, RolloutStatus } from './events.js';
+import {
+  INITIAL_POLICY_STATE,
+  applyCreateFailurePolicy,
+  applyFailurePolicy,
+  type FailurePolicy,
+  type PolicyState,
+} from './failure-policy.js';
+import type { ObjectStatus } from './object-status.js';
+import { diagnosePod } from './pod-diagnosis.js';
+import { currentRolloutPods } from './rollout-pods.js';
+import { rolloutStatus } from './rollout-status.js';
+
+/** What the tracker remembers between steps of one workload (same UID). */
+export interface TrackerState {
+  /** The Pod problems being timed. */
+  readonly policy: PolicyState;
+  /** When the ongoing create failure was first seen. */
+  readonly createFailureSince: number | undefined;
+}
+
+export const INITIAL_TRACKER_STATE: TrackerState = Object.freeze({ policy: INITIAL_POLICY_STATE, createFailureSince: undefined });
+
+/** A readiness gate beyond the Deployment: another object of the workload and its status. */
+export interface TrackedGate {
+  /** As the API names it: `Service`. */
+  readonly kind: string;
+  readonly name: string;
+  readonly status: ObjectStatus;
+}
+
+export interface TrackerInput {
+  readonly deployment: V1Deployment;
+  /** The Pods carrying the workload's container-id label. */
+  readonly pods: readonly V1Pod[];
+  /** Scheduler time, in ms. */
+  readonly now: number;
+  readonly gates?: readonly TrackedGate[];
+}
+
+/** What ends a rollout. */
+export interface TrackedFailure {
+  /** `rollout`: the Deployment's own status; `create`: a controller's create failure made final; `pod`: the policy on a Pod problem; `gate`: another object of the workload. */
+  readonly source: 'rollout' | 'create' | 'pod' | 'gate';
+  readonly reason: string;
+  /** The controller's, kubelet's or scheduler's words. */
+  readonly detail: string;
+  /** The Pod problem, for `pod`. */
+  readonly pod?: PodDiagnosis;
+}
+
+export interface TrackerStep {
+  readonly rollout: RolloutStatus;
+  /** The Pods of the newest ReplicaSet. */
+  readonly current: readonly V1Pod[];
+  /** What those Pods are doing or why they cannot run (not read once the rollout is Complete). */
+  readonly diagnoses: readonly PodDiagnosis[];
+  /** The diagnosis a user most needs to see first: failures before waits. */
+  readonly pod: PodDiagnosis | undefined;
+  /** The rollout's Pods exist and all are running and ready (the Deployment may lag). */
+  readonly podsReady: boolean;
+  /** The rollout is Complete and so is every gate. */
+  readonly complete: boolean;
+  /** The gate still waited for, when the Deployment is done but a gate is not. */
+  readonly waitingFor: TrackedGate | undefined;
+  /** What ends the rollout now, if anything. */
+  readonly failure: TrackedFailure | undefined;
+  readonly state: TrackerState;
+  /** When a grace window ends, so a step is due though nothing changed; undefined: none. */
+  readonly recheckAt: number | undefined;
+}
+
+const NO_DIAGNOSES: readonly PodDiagnosis[] = Object.freeze([]);
+const NO_GATES: readonly TrackedGate[] = Object.freeze([]);
+
+export function trackRollout(policy: FailurePolicy, state: TrackerState, input: TrackerInput): TrackerStep {
+  const { deployment, pods, now } = input;
+  const gates = input.gates ?? NO_GATES;
+  const rollout = rolloutStatus(deployment);
+  const current = currentRolloutPods(deployment, pods);
+  const diagnoses = rollout.state === 'Complete' || current.length === 0 ? NO_DIAGNOSES : diagnosesOf(current);
+  const pod = mostTelling(diagnoses);
+  const podsReady = current.length > 0 && diagnoses.length === 0;
+  const failedGate = gates.find((gate) => gate.status.state === 'Failed');
+  const waitingFor = rollout.state === 'Complete' ? gates.find((gate) => gate.status.state !== 'Complete') : undefined;
+  const step = {
+    rollout,
+    current,
+    diagnoses,
+    pod,
+    podsReady,
+    complete: rollout.state === 'Complete' && waitingFor === undefined,
+    waitingFor,
+  };
+
+  const underWay = rollout.state === 'InProgress' && rollout.replicas.desired > 0 && !deployment.metadata?.deletionTimestamp;
+  if (!underWay) {
+    const failure: TrackedFailure | undefined =
+      rollout.state === 'Failed'
+        ? { source: 'rollout', reason: rollout.reason, detail: rollout.message }
+        : failedGate && gateFailure(failedGate);
+    return { ...step, failure, state: INITIAL_TRACKER_STATE, recheckAt: undefined };
+  }
+
+  const create = applyCreateFailurePolicy(policy, state.createFailureSince, rollout.createFailure, now);
+  const verdict = applyFailurePolicy(policy, state.policy, diagnoses, now);
+  const failure: TrackedFailure | undefined =
+    create.fatal && rollout.createFailure
+      ? { source: 'create', reason: rollout.createFailure.reason, detail: rollout.createFailure.message }
+      : verdict.failure
+        ? { source: 'pod', reason: verdict.failure.reason, detail: verdict.failure.message, pod: verdict.failure }
+        : failedGate && gateFailure(failedGate);
+  const nextState =
+    verdict.state === state.policy && create.since === state.createFailureSince
+      ? state
+      : { policy: verdict.state, createFailureSince: create.since };
+  return { ...step, failure, state: nextState, recheckAt: finite(earliest(verdict.recheckAt, create.recheckAt)) };
+}
+
+function diagnosesOf(pods: readonly V1Pod[]): readonly PodDiagnosis[] {
+  const diagnoses: PodDiagnosis[] = [];
+  for (const pod of pods) {
+    const diagnosis = diagnosePod(pod);
+    if (diagnosis) diagnoses.push(diagnosis);
+  }
+  return diagnoses.length === 0 ? NO_DIAGNOSES : diagnoses;
+}
+
+function gateFailure(gate: TrackedGate): TrackedFailure {
+  return { source: 'gate', reason: gate.status.reason, detail: `${gate.kind} ${gate.name}: ${gate.status.message}` };
+}
+
+/** Failures before waits. */
+export function mostTelling(diagnoses: readonly PodDiagnosis[]): PodDiagnosis | undefined {
+  return diagnoses.find((diagnosis) => diagnosis.severity === 'failed') ?? diagnoses[0];
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
+}
+
+/** A grace window of Infinity ends never: no recheck is due for it. */
+function finite(at: number | undefined): number | undefined {
+  return at !== undefined && Number.isFinite(at) ? at : undefined;
+}
