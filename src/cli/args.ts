@@ -45,6 +45,9 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   entrypoint: '--entrypoint',
   args: '--arg',
   instance: '--instance',
+  gpus: '--gpus',
+  gpuResource: '--gpu-resource',
+  runtimeClass: '--runtime-class',
 };
 
 export const CREATE_USAGE = `Usage: kube-provision create [flags]
@@ -63,6 +66,9 @@ Spec:
       --entrypoint "CMD ARGS"  command, split like shell words (quotes respected)
       --arg VALUE              argument after the command (repeatable; --arg=--flag for dashes)
       --instance ID            Manager installation that owns it (label value; Managers sharing a namespace)
+      --gpus N                 GPUs to request (whole number; request = limit)
+      --gpu-resource NAME      the extended resource --gpus counts (default nvidia.com/gpu)
+      --runtime-class NAME     the Pod's RuntimeClass (e.g. nvidia; default: the cluster's)
   -f, --spec-file PATH         JSON spec (fields as in the API); flags override it; - reads stdin
 Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
@@ -97,6 +103,9 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
     entrypoint: { type: 'string' },
     arg: { type: 'string', multiple: true },
     instance: { type: 'string' },
+    gpus: { type: 'string' },
+    'gpu-resource': { type: 'string' },
+    'runtime-class': { type: 'string' },
     'spec-file': { type: 'string', short: 'f' },
     kubeconfig: { type: 'string' },
     context: { type: 'string' },
@@ -129,6 +138,9 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('memoryMb', numberOrText(flags['memory-mb']));
   set('entrypoint', flags.entrypoint);
   set('instance', flags.instance);
+  set('gpus', numberOrText(flags.gpus));
+  set('gpuResource', flags['gpu-resource']);
+  set('runtimeClass', flags['runtime-class']);
   set('args', flags.arg);
   const envFromFlags = new Set<string>();
   if (flags.env) {

@@ -6,7 +6,7 @@
 // kubeconfig pasted where its path belongs, a token), and nothing falls back to ambient
 // state (no $KUBECONFIG, no ~/.kube/config).
 import { isAbsolute } from 'node:path';
-import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../index.js';
+import { DEFAULT_GPU_RESOURCE, DEFAULT_NAMESPACE, dns1123LabelProblem, dns1123SubdomainProblem, gpuResourceProblem } from '../index.js';
 import { KubernetesNodeConfigError, type NodeConfigIssue } from './errors.js';
 import { MAX_DNS_SUBDOMAIN_LENGTH, MAX_KUBECONFIG_PATH_LENGTH } from './kit/node-columns.js';
 
@@ -20,6 +20,7 @@ export type KubernetesNodeConfig =
       readonly kubeNamespace: string;
       /** False only when the node says so explicitly. */
       readonly tlsVerify: boolean;
+      readonly gpu: GpuSettings;
     }
   | {
       /** `apiUrl` is the API server; the node's `secret` is the bearer token. */
@@ -27,7 +28,15 @@ export type KubernetesNodeConfig =
       readonly apiUrl: string;
       readonly kubeNamespace: string;
       readonly tlsVerify: boolean;
+      readonly gpu: GpuSettings;
     };
+
+/** What a container with nvidiaRequested asks of this node's cluster (kubeGpuResource, kubeGpuRuntimeClass). */
+export interface GpuSettings {
+  readonly resource: string;
+  /** Undefined: the cluster's default RuntimeClass. */
+  readonly runtimeClass: string | undefined;
+}
 
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
@@ -80,10 +89,13 @@ export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
     issues.push({ field: 'tlsVerify', message: 'must be true or false (absent means true)' });
   }
 
+  issues.push(...gpuIssues(record));
+
   if (issues.length > 0) throw new KubernetesNodeConfigError(record, issues);
   const common = {
     kubeNamespace: (kubeNamespace as string | null | undefined) || DEFAULT_NAMESPACE,
     tlsVerify: tlsVerify !== false,
+    gpu: gpuOf(record),
   };
   if (byToken) return { credentials: 'token', apiUrl: apiUrl as string, ...common };
   return {
@@ -91,6 +103,38 @@ export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
     kubeconfigPath: kubeconfigPath as string,
     kubeContext: (kubeContext as string | null | undefined) || undefined,
     ...common,
+  };
+}
+
+/**
+ * The node's GPU settings alone (a node whose client Manager builds itself has no
+ * kubeconfigPath to check). Throws KubernetesNodeConfigError naming the column at fault.
+ */
+export function nodeGpuSettings(node: unknown): GpuSettings {
+  const record = (typeof node === 'object' && node !== null ? node : {}) as Record<string, unknown>;
+  const issues = gpuIssues(record);
+  if (issues.length > 0) throw new KubernetesNodeConfigError(record, issues);
+  return gpuOf(record);
+}
+
+function gpuIssues(record: Record<string, unknown>): NodeConfigIssue[] {
+  const issues: NodeConfigIssue[] = [];
+  for (const [field, problemOf] of [
+    ['kubeGpuResource', gpuResourceProblem],
+    ['kubeGpuRuntimeClass', dns1123SubdomainProblem],
+  ] as const) {
+    const value = record[field];
+    if (!isSet(value)) continue;
+    const problem = typeof value === 'string' ? problemOf(value) : 'must be a string';
+    if (problem) issues.push({ field, message: problem });
+  }
+  return issues;
+}
+
+function gpuOf(record: Record<string, unknown>): GpuSettings {
+  return {
+    resource: (record.kubeGpuResource as string | null | undefined) || DEFAULT_GPU_RESOURCE,
+    runtimeClass: (record.kubeGpuRuntimeClass as string | null | undefined) || undefined,
   };
 }
 

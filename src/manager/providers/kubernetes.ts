@@ -7,6 +7,7 @@ import { concatMap, defer, from, of, switchMap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { provision$ as libraryProvision$ } from '../../index.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
+import { nodeGpuSettings } from '../node-config.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { nodeClientFactory, type KubernetesClientFactory } from './kubernetes-client.js';
 import { LIBRARY_OPERATIONS, currentAddress, kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
@@ -63,7 +64,14 @@ export function workloadInput(record: ContainerRecord, instance?: string): Recor
     // Unset: the client's namespace (the default factory's is kubeNamespace or `default`).
     ...(record.node.kubeNamespace ? { namespace: record.node.kubeNamespace } : {}),
     ...(instance !== undefined ? { instance } : {}),
+    ...(record.nvidiaRequested ? gpuRequest(record.node) : {}),
   };
+}
+
+/** One GPU of the node's resource, with its RuntimeClass (the node's columns, checked by kubernetesNodeConfig). */
+function gpuRequest(node: ContainerRecord['node']): Record<string, unknown> {
+  const gpu = nodeGpuSettings(node);
+  return { gpus: 1, gpuResource: gpu.resource, ...(gpu.runtimeClass !== undefined ? { runtimeClass: gpu.runtimeClass } : {}) };
 }
 
 export function createKubernetesProvider(options: KubernetesProviderOptions = {}): Provider {

@@ -80,7 +80,7 @@ describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQ
     expect(Object.keys(await nodesTable())).toEqual(expect.arrayContaining(NODE_COLUMNS.map((column) => column.name)));
     expect((await models.Node.findByPk(node.get('id') as number))?.get('name')).toBe('pve-1');
     await node.destroy();
-  });
+  }, 60_000);
 
   it('adds only the columns a table lacks, and removes only those it has', async () => {
     const calls: string[] = [];

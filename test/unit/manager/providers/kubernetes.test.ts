@@ -70,6 +70,7 @@ describe('kubernetesNodeConfig: the cluster comes from the node record only', ()
       kubeContext: undefined,
       kubeNamespace: 'default',
       tlsVerify: true,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
     expect(kubernetesNodeConfig(kubeNode)).toMatchObject({ kubeContext: 'east-admin', kubeNamespace: 'team-a' });
   });
@@ -81,6 +82,7 @@ describe('kubernetesNodeConfig: the cluster comes from the node record only', ()
       apiUrl: 'https://west.example:6443',
       kubeNamespace: 'default',
       tlsVerify: true,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
     expect(JSON.stringify(kubernetesNodeConfig(node))).not.toContain('s3cr3t');
   });
@@ -143,6 +145,9 @@ describe('workloadInput', () => {
       },
       entrypoint: ['python', '-m', 'http.server', '8080'],
       namespace: 'team-a',
+      // nvidiaRequested: one GPU of the node's resource (kubeGpuResource unset: the default).
+      gpus: 1,
+      gpuResource: 'nvidia.com/gpu',
     });
   });
 
