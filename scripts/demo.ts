@@ -5,9 +5,17 @@
 // `npm run demo -- --ui` also serves the live page (kube-provision ui's) on 127.0.0.1 and
 // prints its URL: each provisioning runs once, as an operation of the page, and the
 // terminal prints the same events. The page stays up until Ctrl-C.
+//
+// `npm run demo -- --real-node` runs both on a real node instead of KWOK (root only; see
+// scripts/control-plane/README.md): a real httpd that answers over HTTP, then an image the
+// local registry does not have, which is a real pull failure.
 import type { Observable } from 'rxjs';
 import { startCluster } from './control-plane/cluster.js';
 import { faultImage } from './control-plane/stages.js';
+import { HTTPD_PORT, MISSING_IMAGE, REAL_NODE_IMAGES } from './control-plane/real-node/images.js';
+import { REAL_NODE_NAMESPACE } from './control-plane/real-node/node.js';
+import { httpGet } from './control-plane/http.js';
+import { status } from '../src/workload/status.js';
 import { runCli } from '../src/cli/run.js';
 import { describeEvent, formatErrorLine, formatEventLine } from '../src/cli/format.js';
 import { exitCodeFor, EXIT } from '../src/cli/exit-codes.js';
@@ -17,10 +25,9 @@ import type { OperationEvent } from '../src/ui/backend.js';
 import { libraryBackend } from '../src/ui/library-backend.js';
 import { LiveHub } from '../src/ui/live-hub.js';
 import { startUiServer } from '../src/ui/server.js';
-// STAND-IN until the library's statuses$ (lifecycle issue) is merged: then drop this import
-// and the override below, and libraryBackend() alone serves the page.
 
 const withUi = process.argv.includes('--ui');
+const onRealNode = process.argv.includes('--real-node');
 const controller = new AbortController();
 process.once('SIGINT', () => controller.abort(new Error('interrupted')));
 
@@ -42,14 +49,33 @@ const WEB: DemoWorkload = {
 };
 const BROKEN: DemoWorkload = { containerId: '102', hostname: 'demo-broken', image: faultImage('image-not-found'), extra: [] };
 
+// On the real node: our busybox httpd image, and one the local registry never had.
+const REAL_WEB: DemoWorkload = { containerId: '101', hostname: 'demo-web', image: REAL_NODE_IMAGES.httpd, extra: [] };
+const REAL_BROKEN: DemoWorkload = { containerId: '102', hostname: 'demo-broken', image: MISSING_IMAGE, extra: [] };
+
 async function demo(): Promise<number> {
-  say('Starting a local Kubernetes control plane (etcd, kube-apiserver, controller manager, scheduler, KWOK)...');
-  const cluster = await startCluster({ podReadyDelayMs: 2000, log: (line) => say(`  ${line}`) });
+  say(
+    `Starting a local Kubernetes control plane (etcd, kube-apiserver, controller manager, scheduler, KWOK${onRealNode ? ', and a real node' : ''})...`,
+  );
+  const cluster = await startCluster({ podReadyDelayMs: 2000, log: (line) => say(`  ${line}`), realNode: onRealNode });
   say(`Control plane ready in ${(cluster.startedInMs / 1000).toFixed(1)} s at ${cluster.server}`);
   let hub: LiveHub | undefined;
   let server: Awaited<ReturnType<typeof startUiServer>> | undefined;
+  const [web, broken] = onRealNode ? [REAL_WEB, REAL_BROKEN] : [WEB, BROKEN];
   try {
-    const common = ['--kubeconfig', cluster.kubeconfigPath, '--node-id', '1', '--cpus', '0.5', '--memory-mb', '512', '--timeout', '2m'];
+    const common = [
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+      ...(onRealNode ? ['--namespace', REAL_NODE_NAMESPACE] : []),
+      '--node-id',
+      '1',
+      '--cpus',
+      '0.5',
+      '--memory-mb',
+      '512',
+      '--timeout',
+      '2m',
+    ];
     let run = (workload: DemoWorkload): Promise<number> =>
       runCli(
         [
@@ -67,7 +93,10 @@ async function demo(): Promise<number> {
       );
 
     if (withUi) {
-      const api = KubernetesApi.fromConfig({ kubeconfigPath: cluster.kubeconfigPath });
+      const api = KubernetesApi.fromConfig({
+        kubeconfigPath: cluster.kubeconfigPath,
+        namespace: onRealNode ? REAL_NODE_NAMESPACE : undefined,
+      });
       hub = new LiveHub({ api, namespace: api.namespace, backend: libraryBackend() });
       server = await startUiServer({ hub, port: 0 });
       say(`\nLive page: ${server.url}  (open it in a browser; no authentication, 127.0.0.1 only)`);
@@ -91,13 +120,14 @@ async function demo(): Promise<number> {
       };
     }
 
-    say(`\n$ kube-provision create --container-id ${WEB.containerId} --hostname ${WEB.hostname} --image ${WEB.image} ...`);
-    const ok = await run(WEB);
+    say(`\n$ kube-provision create --container-id ${web.containerId} --hostname ${web.hostname} --image ${web.image} ...`);
+    const ok = await run(web);
     say(`exit code ${ok}`);
+    if (onRealNode && ok === EXIT.ok) await showItAnswers(cluster.kubeconfigPath, `${REAL_NODE_NAMESPACE}/${web.hostname}`);
 
-    say(`\n$ kube-provision create --container-id ${BROKEN.containerId} --hostname ${BROKEN.hostname} --image ${BROKEN.image} ...`);
-    const broken = await run(BROKEN);
-    say(`exit code ${broken} (3 = rollout failed, named by the kubelet's reason)`);
+    say(`\n$ kube-provision create --container-id ${broken.containerId} --hostname ${broken.hostname} --image ${broken.image} ...`);
+    const failed = await run(broken);
+    say(`exit code ${failed} (3 = rollout failed, named by the kubelet's reason)`);
 
     if (server) {
       say(`\nThe live page stays up at ${server.url}: press Ctrl-C to stop.`);
@@ -113,6 +143,14 @@ async function demo(): Promise<number> {
     await cluster.stop();
     say('\nControl plane stopped.');
   }
+}
+
+/** On the real node the container really runs: one HTTP request to its Pod IP, from this machine. */
+async function showItAnswers(kubeconfigPath: string, providerId: string): Promise<void> {
+  const { podIp } = await status(KubernetesApi.fromConfig({ kubeconfigPath }), providerId);
+  const url = `http://${podIp ?? '?'}:${HTTPD_PORT}/`;
+  const response = await httpGet(url);
+  say(`\n$ curl ${url}\n${response.body.trimEnd()}   (HTTP ${response.status}, from the container's httpd)`);
 }
 
 /** The CLI's human lines for an operation's events; resolves with the CLI's exit code. */

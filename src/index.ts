@@ -38,6 +38,7 @@ export type {
   KubernetesClient,
   ListRequestOptions,
   ObjectList,
+  PodLogParams,
   RequestOptions,
   WatchEventType,
   WatchHandle,
@@ -107,10 +108,13 @@ export { sameWorkloadStatus } from './rollout/same-workload-status.js';
 // Lines for people: the CLI's output and Manager's job log, one line per event or error.
 export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './workload/event-lines.js';
 export { escapeControlCharacters } from './text.js';
+// Masking credentials (their shapes: JWTs, Bearer values, token=, PEM bodies, ...) in any text that leaves the process.
+export { maskCredentials } from './mask.js';
 
 // Operations on one workload.
 export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
+export { DEFAULT_CLEANUP_TIMEOUT_MS } from './workload/cleanup.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
 export { start, start$, type StartOptions, type StartResult } from './workload/start.js';
 export { stop, stop$, type StopOptions, type StopResult } from './workload/stop.js';
@@ -196,11 +200,13 @@ export {
   ApiTimeoutError,
   ApiUnreachableError,
   ConflictError,
+  ExpansionRefusedError,
   ForbiddenError,
   InvalidObjectError,
   MalformedObjectError,
   MalformedResponseError,
   NotFoundError,
+  QuotaExceededError,
   ResourceExpiredError,
   TlsError,
   TooManyRequestsError,
@@ -216,3 +222,5 @@ export { WorkloadSupersededError, type Supersession } from './workload/guard-gen
 export { WorkloadDriftError, type DriftField } from './workload/drift.js';
 export type { WorkloadCleanup } from './workload/cleanup.js';
 export { ReconfigureFailedError } from './workload/reconfigure.js';
+export { StorageResizeError, type StorageResizeRefusal } from './workload/resize-claim.js';
+export { NoDefaultStorageClassError, StorageClassNotFoundError } from './workload/storage-class-choice.js';

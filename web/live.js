@@ -9,6 +9,10 @@ const ACTION_LABELS = { start: 'Start', stop: 'Stop', restart: 'Restart', remove
 
 const state = {
   namespace: '',
+  // The event stream ('connecting', 'open', 'reconnecting', 'ended') and the cluster behind it
+  // (null: the server cannot tell; else { state: 'connecting' | 'connected' | 'unreachable', message }).
+  stream: 'connecting',
+  cluster: null,
   actions: [],
   statuses: new Map(), // providerId -> status event
   operations: new Map(), // operationId -> { id, kind, providerId, state, events, omitted, error }
@@ -27,7 +31,7 @@ let renderScheduled = false;
 function connect() {
   const url = state.lastEventId ? `/api/events?lastEventId=${encodeURIComponent(state.lastEventId)}` : '/api/events';
   source = new EventSource(url);
-  source.addEventListener('open', () => setConnection('live'));
+  source.addEventListener('open', () => setConnection('open'));
   source.addEventListener('error', () => {
     setConnection('reconnecting');
     // EventSource retries network errors by itself; after a refusal it gives up (CLOSED),
@@ -38,6 +42,10 @@ function connect() {
     }
   });
   on('snapshot', applySnapshot);
+  on('connection', (event) => {
+    state.cluster = { state: event.state, message: event.message };
+    showConnection();
+  });
   on('status', (event) => {
     if (event.status.state === 'missing') state.statuses.delete(event.providerId);
     else state.statuses.set(event.providerId, event);
@@ -98,6 +106,8 @@ function applySnapshot(snapshot) {
   state.snapshots += 1;
   state.namespace = snapshot.namespace;
   state.actions = snapshot.actions;
+  state.cluster = snapshot.connection ?? null;
+  showConnection();
   state.statuses = new Map(snapshot.statuses.map((event) => [event.providerId, event]));
   state.operations = new Map(snapshot.operations.map((operation) => [operation.id, { ...operation, events: [...operation.events] }]));
   state.rebuild = true;
@@ -137,7 +147,10 @@ function render() {
   for (const providerId of state.dirtyRows) renderRow(tbody, providerId);
   state.dirtyRows.clear();
   document.getElementById('workload-count').textContent = String(state.statuses.size);
-  document.getElementById('no-workloads').hidden = state.statuses.size > 0;
+  // "No workloads" only once the server's state has arrived and the cluster has answered
+  // (or the server cannot tell): an unreachable one has nothing to say.
+  document.getElementById('no-workloads').hidden =
+    state.statuses.size > 0 || state.snapshots === 0 || (state.cluster !== null && state.cluster.state !== 'connected');
   document.getElementById('no-operations').hidden = state.operations.size > 0;
   document.body.dataset.lastEventId = state.lastEventId ?? '';
   document.body.dataset.appliedEvents = String(state.applied);
@@ -268,9 +281,28 @@ function setBadge(badge, value) {
 }
 
 function setConnection(value) {
+  state.stream = value;
+  showConnection();
+}
+
+/** "live" only while the stream is open and the cluster answers; else what is wrong, as the CLI would say it. */
+function showConnection() {
+  const label = document.getElementById('connection');
+  let value = state.stream;
+  let text = { connecting: 'connecting…', reconnecting: 'reconnecting…', ended: 'disconnected' }[value] ?? value;
+  if (value === 'open') {
+    const cluster = state.cluster?.state ?? 'connected';
+    value = cluster === 'connected' ? 'live' : cluster === 'unreachable' ? 'unreachable' : 'connecting';
+    text =
+      value === 'live'
+        ? 'live'
+        : value === 'unreachable'
+          ? `cannot reach the cluster: ${state.cluster.message ?? 'no answer'} (retrying)`
+          : 'connecting to the cluster…';
+  }
   document.body.dataset.connection = value;
-  const labels = { live: 'live', reconnecting: 'reconnecting…', ended: 'disconnected' };
-  document.getElementById('connection').textContent = labels[value] ?? value;
+  label.textContent = text;
+  scheduleRender();
 }
 
 function showNotice(text) {

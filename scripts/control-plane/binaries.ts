@@ -36,8 +36,16 @@ export function pinnedVersions(): PinnedVersions {
  * directory. Its progress lines ("[build] kwok v0.8.0 built in 80s") go to `log`.
  */
 export function ensureBinaries(log: (line: string) => void): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [BUILD_SCRIPT], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return runBuild('control-plane', log);
+}
+
+/** The real node's programs: kubelet, kube-proxy, our registry and pause. */
+export const REAL_NODE_BINARIES = ['kubelet', 'kube-proxy', 'registry', 'pause'] as const;
+
+/** Runs build.sh for `target` and returns the directory it printed, once every binary of the target is there. */
+export async function runBuild(target: 'control-plane' | 'real-node', log: (line: string) => void): Promise<string> {
+  const dir = await new Promise<string>((resolve, reject) => {
+    const child = spawn('bash', [BUILD_SCRIPT, target], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     const stderrTail: string[] = [];
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -55,22 +63,27 @@ export function ensureBinaries(log: (line: string) => void): Promise<string> {
     child.once('close', (code) => {
       const binDir = stdout.trim().split('\n').at(-1) ?? '';
       if (code !== 0 || binDir === '') {
-        reject(new Error(`${BUILD_SCRIPT} failed (exit ${String(code)}):\n${stderrTail.join('\n')}`));
+        reject(new Error(`${BUILD_SCRIPT} ${target} failed (exit ${String(code)}):\n${stderrTail.join('\n')}`));
         return;
       }
-      resolve(checkBinDir(binDir));
+      resolve(binDir);
     });
   });
+  return target === 'control-plane' ? checkBinDir(dir) : checkBinDir(dir, REAL_NODE_BINARIES, 'real-node');
 }
 
 /** Throws unless every required binary is an executable file in `binDir`. */
-export function checkBinDir(binDir: string): string {
-  const missing = REQUIRED_BINARIES.filter((name) => !isExecutable(join(binDir, name)));
-  if (missing.length > 0) throw new Error(`missing control-plane binaries in ${binDir}: ${missing.join(', ')} (run ${BUILD_SCRIPT})`);
+export function checkBinDir(
+  binDir: string,
+  required: readonly string[] = REQUIRED_BINARIES,
+  target: 'control-plane' | 'real-node' = 'control-plane',
+): string {
+  const missing = required.filter((name) => !isExecutable(join(binDir, name)));
+  if (missing.length > 0) throw new Error(`missing ${target} binaries in ${binDir}: ${missing.join(', ')} (run ${BUILD_SCRIPT} ${target})`);
   return binDir;
 }
 
-function isExecutable(path: string): boolean {
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;

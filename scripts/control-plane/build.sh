@@ -4,7 +4,10 @@
 # is already there. Each component is built in its own throw-away module so that their
 # dependency graphs are never merged.
 #
-#   scripts/control-plane/build.sh          # prints the bin directory on the last line
+#   scripts/control-plane/build.sh            # prints the bin directory on the last line
+#   scripts/control-plane/build.sh real-node  # the real node's programs instead: kubelet and
+#                                             # kube-proxy (the same Kubernetes module), our
+#                                             # image registry and pause program (real-node/)
 #
 # Environment: KUBE_PROVISIONER_CACHE (default ~/.cache/kube-provisioner).
 set -euo pipefail
@@ -13,9 +16,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=versions.env
 source "$here/versions.env"
 
+target=${1:-control-plane}
+case "$target" in
+  control-plane | real-node) ;;
+  *) echo "usage: build.sh [control-plane|real-node]" >&2; exit 2 ;;
+esac
+
 cache=${KUBE_PROVISIONER_CACHE:-$HOME/.cache/kube-provisioner}
-bin="$cache/bin-k8s-$KUBERNETES_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
-mkdir -p "$bin"
+mkdir -p "$cache"
 
 # Two clusters starting at once must not build the same cache twice: serialize runs.
 exec 9>"$cache/.build.lock"
@@ -40,7 +48,9 @@ scratch_module() {
   echo "$dir"
 }
 
+# build_kubernetes <out dir> <command>...: commands of k8s.io/kubernetes/cmd.
 build_kubernetes() {
+  local out=$1; shift
   local dir version=$KUBERNETES_VERSION staging=${KUBERNETES_VERSION/v1./v0.}
   dir=$(scratch_module kubernetes)
   # k8s.io/kubernetes requires its staging modules at v0.0.0 and relies on replace
@@ -55,11 +65,11 @@ build_kubernetes() {
   major=$(echo "$version" | sed -E 's/^v([0-9]+)\..*/\1/')
   minor=$(echo "$version" | sed -E 's/^v[0-9]+\.([0-9]+)\..*/\1/')
   local pkg=k8s.io/component-base/version
-  (cd "$dir" && go build -trimpath -o "$bin/" \
+  local packages=()
+  for command in "$@"; do packages+=("k8s.io/kubernetes/cmd/$command"); done
+  (cd "$dir" && go build -trimpath -o "$out/" \
     -ldflags "-s -w -X $pkg.gitVersion=$version -X $pkg.gitMajor=$major -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean" \
-    k8s.io/kubernetes/cmd/kube-apiserver \
-    k8s.io/kubernetes/cmd/kube-controller-manager \
-    k8s.io/kubernetes/cmd/kube-scheduler)
+    "${packages[@]}")
   rm -rf "$dir"
 }
 
@@ -79,12 +89,53 @@ build_kwok() {
   rm -rf "$dir"
 }
 
-missing() { for f in "$@"; do [ -x "$bin/$f" ] || return 0; done; return 1; }
+# build_ours <out dir> <name> [requirement]: one of our programs in real-node/<name>/,
+# rebuilt whenever its source (or the requirement) changes: a stamp file records both.
+build_ours() {
+  local out=$1 name=$2 requirement=${3:-}
+  local source="$here/real-node/$name/main.go"
+  local stamp
+  stamp=$( (cat "$source"; echo "$requirement") | sha256sum | cut -c1-16)
+  if [ -x "$out/$name" ] && [ "$(cat "$out/$name.stamp" 2>/dev/null)" = "$stamp" ]; then
+    log "$name cached"
+    return
+  fi
+  local dir start=$SECONDS
+  dir=$(scratch_module "$name")
+  cp "$source" "$dir/main.go"
+  [ -z "$requirement" ] || printf 'require %s\n' "$requirement" >> "$dir/go.mod"
+  (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$out/$name" .)
+  rm -rf "$dir"
+  echo "$stamp" > "$out/$name.stamp"
+  log "$name built in $((SECONDS - start))s"
+}
 
-if missing etcd; then timed "etcd $ETCD_VERSION" build_etcd; else log "etcd $ETCD_VERSION cached"; fi
-if missing kwok; then timed "kwok $KWOK_VERSION" build_kwok; else log "kwok $KWOK_VERSION cached"; fi
-if missing kube-apiserver kube-controller-manager kube-scheduler; then
-  timed "kubernetes $KUBERNETES_VERSION" build_kubernetes
+missing() {
+  local dir=$1; shift
+  for f in "$@"; do [ -x "$dir/$f" ] || return 0; done
+  return 1
+}
+
+if [ "$target" = real-node ]; then
+  bin="$cache/real-node-k8s-$KUBERNETES_VERSION-ggcr-$GO_CONTAINERREGISTRY_VERSION"
+  mkdir -p "$bin"
+  if missing "$bin" kubelet kube-proxy; then
+    timed "kubelet and kube-proxy $KUBERNETES_VERSION" build_kubernetes "$bin" kubelet kube-proxy
+  else
+    log "kubelet and kube-proxy $KUBERNETES_VERSION cached"
+  fi
+  build_ours "$bin" registry "github.com/google/go-containerregistry $GO_CONTAINERREGISTRY_VERSION"
+  build_ours "$bin" pause
+  echo "$bin"
+  exit 0
+fi
+
+bin="$cache/bin-k8s-$KUBERNETES_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
+mkdir -p "$bin"
+if missing "$bin" etcd; then timed "etcd $ETCD_VERSION" build_etcd; else log "etcd $ETCD_VERSION cached"; fi
+if missing "$bin" kwok; then timed "kwok $KWOK_VERSION" build_kwok; else log "kwok $KWOK_VERSION cached"; fi
+if missing "$bin" kube-apiserver kube-controller-manager kube-scheduler; then
+  timed "kubernetes $KUBERNETES_VERSION" build_kubernetes "$bin" kube-apiserver kube-controller-manager kube-scheduler
 else
   log "kubernetes $KUBERNETES_VERSION cached"
 fi

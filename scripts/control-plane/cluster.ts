@@ -1,10 +1,11 @@
 // A real Kubernetes control plane on loopback for tests and demos: etcd, kube-apiserver,
-// kube-controller-manager, kube-scheduler, and KWOK simulating one node's kubelet.
+// kube-controller-manager, kube-scheduler, and KWOK simulating one node's kubelet; on
+// request also a real node (real-node/node.ts: kubelet, containerd, kube-proxy).
 // Every port is free-chosen and every file lives in a fresh temp dir, so several clusters
 // can run at once. All processes are ours: stop() ends them by pid, exit hooks cover a
 // normal exit or a signal, and a detached reaper covers our own sudden death.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { checkBinDir, ensureBinaries, pinnedVersions } from './binaries.js';
@@ -27,11 +28,15 @@ import type { ComponentProcess } from './processes.js';
 import { startReaper } from './reaper.js';
 import { toYaml } from './yaml.js';
 import type { Reaper } from './reaper.js';
-import { DEFAULT_KWOK_CONFIG, DEFAULT_NODE_CAPACITY, renderKwokConfig } from './stages.js';
+import { DEFAULT_KWOK_CONFIG, DEFAULT_NODE_CAPACITY, KWOK_NODE_SELECTOR, renderKwokConfig } from './stages.js';
 import type { NodeCapacity } from './stages.js';
+import { prepareRealNode } from './real-node/node.js';
+import type { PreparedRealNode, RealNode, RealNodeOptions } from './real-node/node.js';
+import { machineAddress } from './real-node/preflight.js';
 
 export { CLUSTER_NAME } from './kubeconfig.js';
 export { ADMIN_USER, UNPRIVILEGED_USERS } from './credentials.js';
+export type { RealNode, RealNodeOptions } from './real-node/node.js';
 export type { ClusterUser, UnprivilegedUser } from './credentials.js';
 
 export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'] as const;
@@ -57,6 +62,11 @@ export interface ClusterOptions {
   readonly handleSignals?: boolean;
   /** Progress lines (build cache, start steps); default: stderr. */
   readonly log?: (line: string) => void;
+  /**
+   * Also start one real node (kubelet, containerd, kube-proxy, a local registry) beside the
+   * KWOK node; root only, one per machine (it waits for the machine-wide lock).
+   */
+  readonly realNode?: boolean | RealNodeOptions;
 }
 
 export interface LocalCluster {
@@ -71,6 +81,8 @@ export interface LocalCluster {
   readonly workDir: string;
   readonly binDir: string;
   readonly nodeName: string;
+  /** The real node, when `realNode` asked for one. */
+  readonly realNode: RealNode | undefined;
   readonly versions: PinnedVersions;
   /** Current pids (the apiserver's changes across stopApiserver/startApiserver). */
   readonly pids: Readonly<Partial<Record<ComponentName | 'reaper', number>>>;
@@ -96,8 +108,17 @@ export async function startCluster(options: ClusterOptions = {}): Promise<LocalC
   const startedAt = Date.now();
   const log = options.log ?? ((line: string) => process.stderr.write(`[cluster] ${line}\n`));
   const binDir = options.binDir !== undefined ? checkBinDir(options.binDir) : await ensureBinaries(log);
+  // Before the control plane: the machine is checked (and locked) and the API server needs the kubelet's CA.
+  const realNode =
+    options.realNode === undefined || options.realNode === false
+      ? undefined
+      : await prepareRealNode({ keepWorkDir: options.keepWorkDir, ...(options.realNode === true ? {} : options.realNode) }, log).catch(
+          (error: unknown) => {
+            throw new Error(`local cluster failed to start: ${(error as Error).message}`, { cause: error });
+          },
+        );
   const workDir = mkdtempSync(join(tmpdir(), 'kube-provisioner-cluster-'));
-  const cluster = new RunningCluster(binDir, workDir, options, log);
+  const cluster = new RunningCluster(binDir, workDir, options, log, realNode);
   try {
     await cluster.boot();
   } catch (error) {
@@ -143,7 +164,8 @@ class RunningCluster {
   readonly versions = pinnedVersions();
   readonly nodeName: string;
   private readonly processes = new Map<ComponentName, ComponentProcess>();
-  private readonly users: StaticTokenUser[] = clusterTokenUsers();
+  private readonly users: StaticTokenUser[];
+  private realNode: RealNode | undefined;
   private ports: Ports | undefined;
   private caPem = '';
   private reaper: Reaper | undefined;
@@ -154,9 +176,11 @@ class RunningCluster {
     readonly workDir: string,
     private readonly options: ClusterOptions,
     private readonly log: (line: string) => void,
+    private readonly preparedRealNode: PreparedRealNode | undefined,
   ) {
     this.paths = layout(workDir);
     this.nodeName = options.nodeName ?? DEFAULT_NODE_NAME;
+    this.users = [...clusterTokenUsers(), ...(preparedRealNode?.tokenUsers ?? [])];
   }
 
   get server(): string {
@@ -183,6 +207,7 @@ class RunningCluster {
     this.startKwok();
     await this.registerNode();
     await Promise.all([this.waitForDefaultServiceAccount(), this.waitForNodeReady()]);
+    this.realNode = await this.preparedRealNode?.start({ admin: this.adminTarget(), kubeconfigFor: (user) => this.kubeconfigFile(user) });
   }
 
   private prepareWorkDir(): void {
@@ -275,7 +300,8 @@ class RunningCluster {
 
   private apiserverArgs(): string[] {
     const { etcdClient, apiserver } = this.requirePorts();
-    const advertiseAddress = nonLoopbackAddress();
+    const advertiseAddress = machineAddress();
+    const realNode = this.preparedRealNode;
     return [
       `--etcd-servers=http://${LOOPBACK}:${etcdClient}`,
       `--bind-address=${LOOPBACK}`,
@@ -288,9 +314,10 @@ class RunningCluster {
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${this.paths.serviceAccountPub}`,
       `--service-account-signing-key-file=${this.paths.serviceAccountKey}`,
-      '--authorization-mode=RBAC',
+      `--authorization-mode=${[...(realNode?.authorizationModes ?? []), 'RBAC'].join(',')}`,
       `--token-auth-file=${this.paths.tokenFile}`,
       '--profiling=false',
+      ...(realNode?.apiserverArgs ?? []),
     ];
   }
 
@@ -382,7 +409,9 @@ class RunningCluster {
       'kwok',
       [
         `--kubeconfig=${this.kubeconfigFile('kwok-controller')}`,
-        '--manage-all-nodes=true',
+        // Only the nodes annotated as KWOK's: a real kubelet's node is left to its kubelet.
+        '--manage-all-nodes=false',
+        `--manage-nodes-with-annotation-selector=${KWOK_NODE_SELECTOR}`,
         `--config=${this.paths.kwokConfig}`,
         `--node-lease-duration-seconds=${DEFAULT_KWOK_CONFIG.nodeLeaseDurationSeconds}`,
       ],
@@ -415,7 +444,7 @@ class RunningCluster {
       metadata: {
         name: this.nodeName,
         labels: { type: 'kwok', 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': this.nodeName },
-        // KWOK's own convention for nodes it simulates (we manage all nodes anyway).
+        // KWOK's own convention for nodes it simulates, which its node selector matches.
         annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
       },
       spec: { podCIDR: DEFAULT_KWOK_CONFIG.podCidr, podCIDRs: [DEFAULT_KWOK_CONFIG.podCidr] },
@@ -496,6 +525,9 @@ class RunningCluster {
   }
 
   private async stopAll(): Promise<void> {
+    // The real node first, while the API server can still take its pods' deletion.
+    if (this.realNode !== undefined) await this.realNode.stop();
+    else await this.preparedRealNode?.release();
     const stopGroup = (names: readonly ComponentName[]) =>
       Promise.all(names.map((name) => this.processes.get(name)?.stop(STOP_GRACE_MS) ?? Promise.resolve()));
     await stopGroup(['kwok', 'kube-scheduler', 'kube-controller-manager']);
@@ -508,6 +540,7 @@ class RunningCluster {
 
   /** process 'exit' hook: synchronous only. */
   killNowSync(): void {
+    this.realNode?.killNowSync();
     for (const component of this.processes.values()) component.killNow();
     this.reaper?.dismiss();
     if (this.options.keepWorkDir !== true) rmSync(this.workDir, { recursive: true, force: true });
@@ -531,6 +564,7 @@ class RunningCluster {
       string
     >;
     const currentPids = () => this.currentPids();
+    const realNode = this.realNode;
     return {
       kubeconfigPath: kubeconfigs[ADMIN_USER],
       kubeconfigs,
@@ -540,6 +574,7 @@ class RunningCluster {
       workDir: this.workDir,
       binDir: this.binDir,
       nodeName: this.nodeName,
+      realNode,
       versions: this.versions,
       get pids() {
         return currentPids();
@@ -555,14 +590,6 @@ class RunningCluster {
 interface NodeLike {
   readonly spec?: { readonly taints?: readonly { readonly key: string }[] };
   readonly status?: { readonly conditions?: readonly { readonly type: string; readonly status: string }[] };
-}
-
-function nonLoopbackAddress(): string | undefined {
-  for (const addresses of Object.values(networkInterfaces())) {
-    const found = addresses?.find((address) => address.family === 'IPv4' && !address.internal);
-    if (found !== undefined) return found.address;
-  }
-  return undefined;
 }
 
 function lastLines(text: string, count: number): string {

@@ -1,11 +1,13 @@
 // Just enough HTTP to bring the cluster up: health checks and a few JSON calls. The
 // library under test is not used here, so a bug in it cannot hide a broken cluster.
 import { request as httpRequest } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
 export interface HttpResponse {
   readonly status: number;
   readonly body: string;
+  readonly headers: IncomingHttpHeaders;
 }
 
 export interface ApiTarget {
@@ -20,7 +22,13 @@ export function httpGet(url: string): Promise<HttpResponse> {
   return send(url, { method: 'GET' });
 }
 
-export function apiCall(target: ApiTarget, method: string, path: string, body?: unknown): Promise<HttpResponse> {
+export function apiCall(
+  target: ApiTarget,
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType = 'application/json',
+): Promise<HttpResponse> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return send(new URL(path, target.server).toString(), {
     method,
@@ -28,7 +36,7 @@ export function apiCall(target: ApiTarget, method: string, path: string, body?: 
     headers: {
       Authorization: `Bearer ${target.token}`,
       Accept: 'application/json',
-      ...(payload === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...(payload === undefined ? {} : { 'Content-Type': contentType }),
     },
     payload,
   });
@@ -43,14 +51,15 @@ export async function apiJson<T>(target: ApiTarget, method: string, path: string
   return JSON.parse(response.body) as T;
 }
 
-interface SendOptions {
+export interface SendOptions {
   readonly method: string;
   readonly ca?: string;
   readonly headers?: Record<string, string>;
-  readonly payload?: string;
+  readonly payload?: string | Buffer;
 }
 
-function send(url: string, options: SendOptions): Promise<HttpResponse> {
+/** One request, bounded in time, on a connection of its own. */
+export function send(url: string, options: SendOptions): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
     const makeRequest = url.startsWith('https:') ? httpsRequest : httpRequest;
     // agent: false: one connection per call, closed with it; no pooled socket outlives us.
@@ -60,7 +69,7 @@ function send(url: string, options: SendOptions): Promise<HttpResponse> {
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
         res.on('error', reject);
       },
     );

@@ -73,6 +73,24 @@ export function startComponent(spec: ComponentSpec): ComponentProcess {
   }
 }
 
+/** A process counts as gone when it no longer exists or is a zombie nobody reaped yet. */
+export function isAlive(pid: number): boolean {
+  const state = procStat(pid)?.state;
+  return state !== undefined && state !== 'Z';
+}
+
+/** From /proc/<pid>/stat: the state letter and the process group; undefined once the process is gone. */
+export function procStat(pid: number): { readonly state: string; readonly processGroup: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "(comm) " (comm may hold spaces and parentheses): state, ppid, pgrp, ...
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', processGroup: Number(fields[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The last lines of a component's log, for error messages. */
 export function tailLog(logFile: string, lineCount = 40): string {
   try {

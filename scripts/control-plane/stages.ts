@@ -14,6 +14,8 @@ import type { YamlValue } from './yaml.js';
 import { toYamlDocuments } from './yaml.js';
 
 export const FAULT_LABEL = 'kwok.kube-provisioner.dev/fault';
+/** KWOK manages only the nodes with this annotation (its own convention), never a real kubelet's. */
+export const KWOK_NODE_SELECTOR = 'kwok.x-k8s.io/node=fake';
 export const FAULT_IMAGE_REGISTRY = 'faults.kwok.test';
 
 export const FAULT_MODES = [
@@ -83,7 +85,9 @@ function kwokConfiguration(options: KwokConfigOptions): YamlValue {
     options: {
       cidr: options.podCidr,
       nodeIP: options.nodeIp,
-      manageAllNodes: true,
+      // With the --manage-nodes-with-annotation-selector flag, which must agree with it.
+      manageAllNodes: false,
+      manageNodesWithAnnotationSelector: KWOK_NODE_SELECTOR,
       nodeLeaseDurationSeconds: options.nodeLeaseDurationSeconds,
       nodeLeaseParallelism: 4,
       podPlayStageParallelism: 16,

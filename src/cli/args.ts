@@ -3,13 +3,13 @@
 // path as a library caller's object, and its issues are then named by the flag (or the
 // spec file field) the value came from. Durations follow the library's one rule
 // (src/input/duration.ts). Nothing is rounded, dropped or merged without a word.
-import { readFileSync } from 'node:fs';
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
+import { FILE_RULE, readRegularFile } from '../kube/read-file.js';
 import { DEFAULT_TIMEOUT_MS } from '../workload/operation.js';
 import { durationFlag, parseDuration } from './duration.js';
 import { InvalidSpecError, UsageError, type SpecIssue } from '../errors/input.js';
 import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';
-import { namespaceFlag, parseFlags } from './commands/cluster-flags.js';
+import { apiOptionsFrom, parseFlags } from './commands/cluster-flags.js';
 
 /** Where each spec value came from: a flag, or the spec file. */
 export interface InputSources {
@@ -50,6 +50,14 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   runtimeClass: '--runtime-class',
 };
 
+/** The flag of each storage field (`storage.sizeGb`). */
+export const STORAGE_FLAGS: Readonly<Record<string, string>> = {
+  sizeGb: '--storage-gb',
+  storageClass: '--storage-class',
+  paths: '--persist',
+  seed: '--storage-seed',
+};
+
 export const CREATE_USAGE = `Usage: kube-provision create [flags]
 
 Provision a Manager container as a Kubernetes Deployment and wait for its rollout.
@@ -69,6 +77,12 @@ Spec:
       --gpus N                 GPUs to request (whole number; request = limit)
       --gpu-resource NAME      the extended resource --gpus counts (default nvidia.com/gpu)
       --runtime-class NAME     the Pod's RuntimeClass (e.g. nvidia; default: the cluster's)
+Storage (a volume that keeps the container's files through stop, start, restart and reconfigure):
+      --storage-gb N           its size in GiB; without it the files live as long as the Pod
+      --storage-class NAME     its StorageClass (default: the cluster's default class; none is an error)
+      --persist PATH           a directory kept on it (repeatable; default /etc /home /opt /root /srv /usr /var)
+      --storage-seed image|empty  image (default): copy each path from the image on the first start;
+                               empty: start the named paths empty (an image without /bin/sh and cp)
   -f, --spec-file PATH         JSON spec (fields as in the API); flags override it; - reads stdin
 Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
@@ -91,34 +105,52 @@ Output:
 Exit codes: 0 ready, 2 invalid input, 3 rollout failed, 4 timeout, 5 API or kubeconfig error,
 6 conflict (name taken by another container, or drift), 130 interrupted.`;
 
-export function parseCreateArgs(argv: readonly string[], readStdin: () => string = () => readFileSync(0, 'utf8')): CreateCommand | 'help' {
-  const parsed = parseFlags(argv, {
-    'container-id': { type: 'string' },
-    'node-id': { type: 'string' },
-    hostname: { type: 'string' },
-    image: { type: 'string' },
-    cpus: { type: 'string' },
-    'memory-mb': { type: 'string' },
-    env: { type: 'string', multiple: true },
-    entrypoint: { type: 'string' },
-    arg: { type: 'string', multiple: true },
-    instance: { type: 'string' },
-    gpus: { type: 'string' },
-    'gpu-resource': { type: 'string' },
-    'runtime-class': { type: 'string' },
-    'spec-file': { type: 'string', short: 'f' },
-    kubeconfig: { type: 'string' },
-    context: { type: 'string' },
-    namespace: { type: 'string', short: 'n' },
-    'insecure-skip-tls-verify': { type: 'boolean' },
-    'request-timeout': { type: 'string' },
-    timeout: { type: 'string' },
-    'progress-deadline': { type: 'string' },
-    'on-drift': { type: 'string' },
-    'keep-on-failure': { type: 'boolean' },
-    output: { type: 'string', short: 'o' },
-    help: { type: 'boolean', short: 'h' },
-  });
+const CREATE_FLAG_OPTIONS = {
+  'container-id': { type: 'string' },
+  'node-id': { type: 'string' },
+  hostname: { type: 'string' },
+  image: { type: 'string' },
+  cpus: { type: 'string' },
+  'memory-mb': { type: 'string' },
+  env: { type: 'string', multiple: true },
+  entrypoint: { type: 'string' },
+  arg: { type: 'string', multiple: true },
+  instance: { type: 'string' },
+  gpus: { type: 'string' },
+  'gpu-resource': { type: 'string' },
+  'runtime-class': { type: 'string' },
+  'storage-gb': { type: 'string' },
+  'storage-class': { type: 'string' },
+  persist: { type: 'string', multiple: true },
+  'storage-seed': { type: 'string' },
+  'spec-file': { type: 'string', short: 'f' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+  'insecure-skip-tls-verify': { type: 'boolean' },
+  'request-timeout': { type: 'string' },
+  timeout: { type: 'string' },
+  'progress-deadline': { type: 'string' },
+  'on-drift': { type: 'string' },
+  'keep-on-failure': { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/**
+ * The spec file is stdin (`-f -`): the caller reads it first, without blocking the process
+ * (runCli does), and hands the text to parseCreateArgs.
+ */
+export function specFromStdin(argv: readonly string[]): boolean {
+  try {
+    return parseFlags(argv, CREATE_FLAG_OPTIONS).values['spec-file'] === '-';
+  } catch {
+    return false; // parseCreateArgs reports the flags' problem
+  }
+}
+
+export function parseCreateArgs(argv: readonly string[], readStdin: () => string = noStdin): CreateCommand | 'help' {
+  const parsed = parseFlags(argv, CREATE_FLAG_OPTIONS);
   const flags = parsed.values;
   if (flags.help) return 'help';
 
@@ -142,6 +174,7 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('gpuResource', flags['gpu-resource']);
   set('runtimeClass', flags['runtime-class']);
   set('args', flags.arg);
+  storageFromFlags(spec, fromFlags, flags);
   const envFromFlags = new Set<string>();
   if (flags.env) {
     const fromFile = spec.env;
@@ -159,23 +192,9 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   }
   const output = flags.output ?? 'text';
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
-  const requestTimeoutMs =
-    flags['request-timeout'] !== undefined
-      ? durationFlag('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
-      : undefined;
-  for (const flag of ['kubeconfig', 'context', 'namespace'] as const) {
-    if (flags[flag] === '') throw new UsageError(`--${flag} must not be empty`);
-  }
-  namespaceFlag(flags.namespace);
 
   return {
-    api: {
-      ...(flags.kubeconfig !== undefined ? { kubeconfigPath: flags.kubeconfig } : {}),
-      ...(flags.context !== undefined ? { context: flags.context } : {}),
-      ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
-      ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
-      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
-    },
+    api: apiOptionsFrom(flags),
     spec,
     sources: { fromFlags, envFromFlags, ...(specFile !== undefined ? { specFile } : {}) },
     timeoutMs: flags.timeout !== undefined ? durationFlag('--timeout', flags.timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
@@ -184,6 +203,35 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
     output,
     ...(onDrift !== undefined ? { onDrift } : {}),
   };
+}
+
+/**
+ * The storage flags into `spec.storage`, over the spec file's: --storage-gb makes the
+ * volume; the others refine one (the file's, or the flag's).
+ */
+function storageFromFlags(
+  spec: Record<string, unknown>,
+  fromFlags: Set<string>,
+  flags: { 'storage-gb'?: string; 'storage-class'?: string; persist?: string[]; 'storage-seed'?: string },
+): void {
+  const given = {
+    sizeGb: numberOrText(flags['storage-gb']),
+    storageClass: flags['storage-class'],
+    paths: flags.persist,
+    seed: flags['storage-seed'],
+  };
+  const named = Object.entries(given).filter(([, value]) => value !== undefined);
+  if (named.length === 0) return;
+  const fromFile = spec.storage;
+  if (given.sizeGb === undefined && (fromFile === undefined || fromFile === null)) {
+    throw new UsageError(`${named.map(([field]) => STORAGE_FLAGS[field]).join(' and ')} need --storage-gb: the volume's size in GiB`);
+  }
+  const storage = fromFile && typeof fromFile === 'object' && !Array.isArray(fromFile) ? copyOwn(fromFile) : {};
+  for (const [field, value] of named) {
+    storage[field] = value;
+    fromFlags.add(`storage.${field}`);
+  }
+  spec.storage = storage;
 }
 
 function progressDeadline(text: string): number {
@@ -227,12 +275,19 @@ export function numberOrText(text: string | undefined): number | string | undefi
   return /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : text;
 }
 
+function noStdin(): never {
+  throw new UsageError('--spec-file - reads stdin, which was not read');
+}
+
 function readSpecFile(path: string, readStdin: () => string): Record<string, unknown> {
   let text: string;
-  try {
-    text = path === '-' ? readStdin() : readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--spec-file ${path} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  if (path === '-') {
+    text = readStdin();
+  } else {
+    const file = readRegularFile(path);
+    if (!file.ok)
+      throw new UsageError(`--spec-file ${path} ${file.problem}${file.code === undefined ? `: a spec file must be ${FILE_RULE}` : ''}`);
+    text = file.bytes.toString('utf8');
   }
   let value: unknown;
   try {
@@ -249,12 +304,23 @@ function readSpecFile(path: string, readStdin: () => string): Record<string, unk
  * `--env NAME`, `--arg #2`) or the spec file field (`--spec-file field memoryMb`).
  */
 export function withFlags(error: InvalidSpecError, sources: InputSources): InvalidSpecError {
-  return new InvalidSpecError(error.issues.map((issue) => ({ ...issue, flag: flagFor(issue, sources) })));
+  return new InvalidSpecError(
+    error.issues.map((issue) => ({ ...issue, flag: flagFor(issue, sources) })),
+    error.omittedIssues,
+  );
 }
 
 function flagFor(issue: SpecIssue, sources: InputSources): string {
   const [field = '', ...rest] = issue.path.split('.');
   const variable = rest.join('.');
+  if (field === 'storage') {
+    const [storageField = '', index] = rest;
+    const storageFlag = STORAGE_FLAGS[storageField];
+    if (storageFlag === undefined || !sources.fromFlags.has(`storage.${storageField}`)) return `--spec-file field ${issue.path}`;
+    return storageField === 'paths' && index !== undefined && Number.isInteger(Number(index))
+      ? `--persist #${Number(index) + 1}`
+      : storageFlag;
+  }
   if (field === 'env' && rest.length > 0 && sources.envFromFlags.has(variable)) return `--env ${variable}`;
   const flag = FIELD_FLAGS[field];
   if (flag === undefined || field === 'env' || !sources.fromFlags.has(field)) return `--spec-file field ${issue.path || '(root)'}`;

@@ -5,4 +5,6 @@ export interface CliIo {
   readonly stderr: (line: string) => void;
   /** Aborts the provisioning (main.ts connects SIGINT and SIGTERM). */
   readonly signal?: AbortSignal;
+  /** What `-f -` reads; default: the process's stdin. */
+  readonly stdin?: NodeJS.ReadableStream;
 }

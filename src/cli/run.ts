@@ -5,11 +5,13 @@ import { KubernetesApi } from '../kube/kubernetes-api.js';
 import { provision$ } from '../workload/provision.js';
 import { parseWorkloadSpec } from '../input/workload-spec.js';
 import type { ProvisionEvent } from '../rollout/events.js';
-import { CREATE_USAGE, parseCreateArgs, withFlags, type InputSources } from './args.js';
-import { InvalidSpecError, UsageError } from '../errors/input.js';
-import { escapeControlCharacters, jsonLine } from '../text.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
-import { describeEvent, errorRecord, formatErrorLine, formatEventLine } from './format.js';
+import { CREATE_USAGE, parseCreateArgs, specFromStdin, withFlags, type InputSources } from './args.js';
+import { readStdin } from './stdin.js';
+import { InvalidSpecError } from '../errors/input.js';
+import { escapeControlCharacters } from '../text.js';
+import { EXIT } from './exit-codes.js';
+import { describeEvent, formatEventLine } from './format.js';
+import { Output, asksForJson } from './output.js';
 import { runCheck } from './commands/check.js';
 import { runNodes } from './commands/nodes.js';
 import { runGet } from './commands/get.js';
@@ -45,47 +47,6 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   ui: runUiCommand,
 };
 
-/**
- * Every line goes out through here: credentials the client knows are masked (a last check:
- * what the client relays is scrubbed already), and control characters are escaped, so one
- * event is one line. JSON lines are scrubbed as values, then written as one safe line.
- */
-class Output {
-  private scrub: ((text: string) => string) | undefined;
-
-  constructor(private readonly io: CliIo) {}
-
-  useScrubber(api: KubernetesApi): void {
-    this.scrub = (text) => api.scrub(text);
-  }
-
-  out(line: string): void {
-    this.io.stdout(this.clean(line));
-  }
-
-  err(line: string): void {
-    this.io.stderr(this.clean(line));
-  }
-
-  json(value: unknown): void {
-    const scrub = this.scrub;
-    this.io.stdout(jsonLine(scrub ? scrubStrings(value, scrub) : value));
-  }
-
-  private clean(line: string): string {
-    return escapeControlCharacters(this.scrub ? this.scrub(line) : line);
-  }
-}
-
-function scrubStrings(value: unknown, scrub: (text: string) => string): unknown {
-  if (typeof value === 'string') return scrub(value);
-  if (Array.isArray(value)) return value.map((item) => scrubStrings(item, scrub));
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubStrings(item, scrub)]));
-  }
-  return value;
-}
-
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
@@ -101,25 +62,21 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stderr(TOP_USAGE);
     return EXIT.invalidInput;
   }
-  const output = new Output(io);
-
-  let json =
-    rest.some((arg, i) => (arg === '-o' || arg === '--output') && rest[i + 1] === 'json') ||
-    rest.includes('--output=json') ||
-    rest.includes('-ojson');
+  const output = new Output(io, asksForJson(rest));
   let sources: InputSources | undefined;
   try {
-    const parsed = parseCreateArgs(rest);
+    const stdin = specFromStdin(rest) ? await readStdin(io.stdin ?? process.stdin, io.signal) : undefined;
+    const parsed = parseCreateArgs(rest, stdin === undefined ? undefined : () => stdin);
     if (parsed === 'help') {
       io.stdout(CREATE_USAGE);
       return EXIT.ok;
     }
-    json = parsed.output === 'json';
+    output.json = parsed.output === 'json';
     sources = parsed.sources;
     // Input errors first: exit 2 without reading a kubeconfig or touching a cluster.
     parseWorkloadSpec(parsed.spec);
     const api = KubernetesApi.fromConfig(parsed.api);
-    output.useScrubber(api);
+    output.useClient(api);
     const events$ = provision$(api, parsed.spec, {
       timeoutMs: parsed.timeoutMs,
       keepOnFailure: parsed.keepOnFailure,
@@ -133,8 +90,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       events$.subscribe({
         next: (event) => {
           last = event;
-          if (json) {
-            output.json(event);
+          if (output.json) {
+            output.value(event);
             return;
           }
           // A status change that reads the same in words is one line for a human.
@@ -146,14 +103,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         complete: () => resolve(last?.providerId ?? ''),
       });
     });
-    if (!json) output.out(providerId);
+    if (!output.json) output.out(providerId);
     return EXIT.ok;
   } catch (caught) {
     // Spec problems name the flag (or spec file field) the user typed, not the API field.
-    const error = caught instanceof InvalidSpecError && sources ? withFlags(caught, sources) : caught;
-    if (json) output.json(errorRecord(error));
-    output.err(formatErrorLine(error));
-    if (error instanceof UsageError) output.err('Run "kube-provision create --help" for the flags.');
-    return exitCodeFor(error);
+    return output.fail(caught instanceof InvalidSpecError && sources ? withFlags(caught, sources) : caught, 'create');
   }
 }

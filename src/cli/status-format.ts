@@ -6,11 +6,12 @@ import type { StatusEvent } from '../workload/status-board.js';
 
 const NONE = '<none>';
 
-/** `17:07:35.361 default/web running: 1/1 ready (pod IP 10.0.0.5 on node-1)` */
+/** `17:07:35.361 default/web running: 1/1 ready (pod IP 10.0.0.5 on node-1); volume web bound to pv-1: 50Gi of fast` */
 export function formatStatusLine(event: StatusEvent): string {
   const { status } = event;
   const where = status.podIp ? ` (pod IP ${status.podIp}${status.nodeName ? ` on ${status.nodeName}` : ''})` : '';
-  return `${event.at.slice(11, 23)} ${event.providerId} ${status.state}: ${status.message}${where}`;
+  const storage = status.storage ? `; volume ${status.storage.name} ${status.storage.message}` : '';
+  return `${event.at.slice(11, 23)} ${event.providerId} ${status.state}: ${status.message}${where}${storage}`;
 }
 
 /** The rows of `get`, header first, columns padded; -o wide adds the detail columns. */

@@ -12,6 +12,7 @@ import type {
 } from '../kube/objects.js';
 import { ApiTimeoutError, ApiUnreachableError, ForbiddenError, NotFoundError, TlsError, UnauthorizedError } from '../errors/api.js';
 import { KubeProvisionerError } from '../errors/base.js';
+import { ExecPluginError, KubeconfigInvalidError } from '../errors/kubeconfig.js';
 import type { ConnectionInfo } from '../kube/client.js';
 import { oneLine } from '../text.js';
 import { formatBytes, formatMillicores } from '../input/parse-quantity.js';
@@ -134,7 +135,16 @@ function rootCauseOf(outcome: Outcome<unknown>, timeoutMs: number): RootCause | 
   if (error instanceof ApiUnreachableError) return { item: 'api', why: 'the API server is unreachable' };
   if (error instanceof ApiTimeoutError) return { item: 'api', why: 'the API server did not answer in time' };
   if (error instanceof UnauthorizedError) return { item: 'identity', why: 'the credentials were rejected' };
+  if (sentNothing(outcome)) return { item: 'identity', why: 'no credentials to send, so no request was sent' };
   return undefined;
+}
+
+/**
+ * The credentials could not be had (the exec plugin failed, the TLS material was refused):
+ * the request never left, so nothing can be said of the server.
+ */
+function sentNothing(outcome: Outcome<unknown>): boolean {
+  return outcome.kind === 'error' && (outcome.error instanceof ExecPluginError || outcome.error instanceof KubeconfigInvalidError);
 }
 
 function errorName(error: unknown): string {
@@ -248,6 +258,14 @@ function tlsItem(
     };
   }
   const against = connection.customCa ? "the kubeconfig's certificate authority" : "the system's certificate authorities";
+  if (sentNothing(outcome))
+    return {
+      id: 'tls',
+      status: 'skip',
+      needed: true,
+      message: `on, not tried: ${rootCause?.why ?? ''} (see identity)`,
+      durationMs: elapsed(outcome),
+    };
   if (rootCause?.item === 'api') {
     return { id: 'tls', status: 'skip', needed: true, message: `on, not tried: ${rootCause.why}`, durationMs: elapsed(outcome) };
   }
@@ -272,10 +290,17 @@ function apiItem(
     return { ...base, status: 'pass', message: `Kubernetes ${version} answers at ${context.server}`, serverVersion: version };
   }
   if (outcome.kind === 'timeout')
-    return { ...base, status: 'fail', message: `${context.server} gave no answer within ${context.timeoutMs} ms` };
+    return {
+      ...base,
+      status: 'fail',
+      message: `${context.server} gave no answer within ${context.timeoutMs} ms`,
+      error: 'DiscoveryTimeoutError',
+    };
   const error = outcome.error;
   if (rootCause?.item === 'tls') return { ...base, status: 'skip', message: `no TLS connection to ${context.server} (see tls)` };
   if (rootCause?.item === 'api') return { ...base, status: 'fail', message: errorMessage(error), error: errorName(error) };
+  if (sentNothing(outcome))
+    return { ...base, status: 'skip', message: `not checked: ${rootCause?.why ?? 'no request was sent'} (see identity)` };
   if (error instanceof UnauthorizedError) {
     return {
       ...base,
@@ -306,7 +331,8 @@ function identityItem(outcome: Outcome<V1SelfSubjectReview>, context: ReportCont
   }
   if (outcome.kind === 'timeout') return { ...base, status: 'warn', message: `no answer within ${context.timeoutMs} ms` };
   const error = outcome.error;
-  if (error instanceof UnauthorizedError) return { ...base, status: 'fail', message: error.message, error: error.name };
+  if (error instanceof UnauthorizedError || sentNothing(outcome))
+    return { ...base, status: 'fail', message: errorMessage(error), error: errorName(error) };
   if (error instanceof NotFoundError) {
     return { ...base, status: 'skip', message: 'SelfSubjectReview is not served (Kubernetes before 1.28): identity not shown' };
   }

@@ -23,6 +23,8 @@ import type { KubernetesClient } from '../kube/client.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { resolveKubeconfigPath } from '../kube/kubeconfig.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { isoTime } from '../rx/clock-time.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { DURATION_RULES } from '../input/duration.js';
@@ -151,6 +153,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
       }),
     ),
     abortOn(options.signal, (reason) => new OperationAbortedError('check', undefined, reason)),
+    maskOutput(maskOf(api)),
   );
   return lastValueFrom(report$);
 }

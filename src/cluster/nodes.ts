@@ -30,6 +30,8 @@ import { DURATION_RULES, requireDuration } from '../input/duration.js';
 import { defaultInformerRegistry, type InformerRegistry, type InformerRequest } from '../informers/registry.js';
 import { ALL_NAMESPACES, type KubernetesClient } from '../kube/client.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { deadline } from '../rx/deadline.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { cachedNodeFields, cachedPodRequestFields, nodeInfo, requestedBy, type NodeInfo, type NodeResources } from './node-info.js';
@@ -116,7 +118,7 @@ export function nodes$(api: KubernetesClient, options: NodesLiveOptions = {}): O
     // While switchMap renews the per-node subscriptions, this one keeps the Pod informer (and its watch) open.
     const holdPods$ = podInformer.observe(NO_NODE_KEY).pipe(ignoreElements());
     return merge(holdPods$, infos$);
-  });
+  }).pipe(maskOutput(maskOf(api)));
 }
 
 /** The nodes now, from one list of nodes and one field-selected list of Pods. */
@@ -145,6 +147,7 @@ export function nodes(api: KubernetesClient, options: NodesOptions = {}): Promis
     }).pipe(
       deadline(timeoutMs, () => new DiscoveryTimeoutError('nodes', timeoutMs), options.scheduler ?? asyncScheduler),
       abortOn(options.signal, (reason) => new OperationAbortedError('nodes', undefined, reason)),
+      maskOutput(maskOf(api)),
     ),
   );
 }

@@ -91,6 +91,29 @@ export class ForbiddenError extends ApiError {
   }
 }
 
+/**
+ * 403 from admission, not RBAC: the API server refused to grow a claim whose StorageClass
+ * does not allow expansion (or a statically provisioned one). No verb is missing.
+ */
+export class ExpansionRefusedError extends ApiError {
+  override readonly name = 'ExpansionRefusedError';
+  constructor(serverMessage: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(`the API server refused to grow the claim: ${serverMessage}`, { ...options, statusCode: 403 });
+  }
+}
+
+/**
+ * 403 from the ResourceQuota admission, not RBAC: the object (a claim asking for more storage
+ * than the namespace has left, say) would exceed a quota. No verb is missing; the server's
+ * words say which quota and by how much.
+ */
+export class QuotaExceededError extends ApiError {
+  override readonly name = 'QuotaExceededError';
+  constructor(serverMessage: string, options: { target?: RequestTarget; cause?: unknown } = {}) {
+    super(`the namespace's quota refused it: ${serverMessage}`, { ...options, statusCode: 403 });
+  }
+}
+
 export class NotFoundError extends ApiError {
   // Typed as string: subclasses (Workload*Error, ReconfigureFailedError) name themselves.
   override readonly name: string = 'NotFoundError';

@@ -1,8 +1,8 @@
 // The root of the project's error hierarchy. Each class has a const `name`, a short message
 // with context (namespace/name, verb, resource) and the original error in `cause`. Messages
 // never contain a token, client key or certificate: the client's own error (which embeds
-// response bodies and headers) is only ever attached as `cause`, after the client's
-// scrubber (src/kube/scrub.ts) has masked every credential in it. Every message is one
+// response bodies and headers) is only ever attached as `cause`, and every error leaving
+// the library is masked (src/mask.ts) on its way out. Every message is one
 // line: control characters in echoed or relayed text are escaped here, once for all.
 //
 // The errors are grouped by concern beside this file (input, kubeconfig, api, rollout,

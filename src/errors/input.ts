@@ -40,12 +40,24 @@ export interface SpecIssue {
   readonly flag?: string;
 }
 
+/** An invalid spec lists this many problems; the rest are counted, so a huge bad input makes a small error. */
+export const MAX_LISTED_ISSUES = 50;
+
 export class InvalidSpecError extends KubeProvisionerError {
   override readonly name = 'InvalidSpecError';
+  /** The first MAX_LISTED_ISSUES problems, each with its field. */
   readonly issues: readonly SpecIssue[];
-  constructor(issues: readonly SpecIssue[]) {
-    super(`Invalid workload spec: ${issues.map((issue) => `${issue.flag ?? (issue.path || '(root)')}: ${issue.message}`).join('; ')}`);
-    this.issues = issues.map((issue) => ({
+  /** How many more problems there were. */
+  readonly omittedIssues: number;
+  constructor(issues: readonly SpecIssue[], omitted = 0) {
+    const listed = issues.slice(0, MAX_LISTED_ISSUES);
+    const more = omitted + issues.length - listed.length;
+    super(
+      `Invalid workload spec: ${listed.map((issue) => `${issue.flag ?? (issue.path || '(root)')}: ${issue.message}`).join('; ')}` +
+        (more > 0 ? `; and ${more} more problem${more === 1 ? '' : 's'}` : ''),
+    );
+    this.omittedIssues = more;
+    this.issues = listed.map((issue) => ({
       ...issue,
       path: escapeControlCharacters(issue.path),
       ...(issue.flag !== undefined ? { flag: escapeControlCharacters(issue.flag) } : {}),

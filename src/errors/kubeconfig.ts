@@ -21,8 +21,9 @@ export class KubeconfigInvalidError extends KubeProvisionerError {
 
 /**
  * The kubeconfig's exec credential plugin failed: it could not be started, exited non-zero,
- * or printed something other than an ExecCredential. `detail` is its output, scrubbed of
- * every credential the kubeconfig holds and cut to a few hundred characters.
+ * or printed something other than an ExecCredential. `detail` is its output, masked (every
+ * credential the kubeconfig holds, and every credential shape) and cut to a few hundred
+ * characters.
  */
 export class ExecPluginError extends KubeProvisionerError {
   override readonly name = 'ExecPluginError';

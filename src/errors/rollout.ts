@@ -32,15 +32,25 @@ export class RolloutFailedError extends KubeProvisionerError {
   readonly detail: string;
   readonly pod: string | undefined;
   readonly container: string | undefined;
-  constructor(where: FailureContext, reason: string, detail: string, options: { pod?: string; container?: string; cause?: unknown } = {}) {
+  /** A crashed container's last log lines (bounded, scrubbed, one line each); empty when none were read. */
+  readonly logs: readonly string[];
+  constructor(
+    where: FailureContext,
+    reason: string,
+    detail: string,
+    options: { pod?: string; container?: string; cause?: unknown; logs?: readonly string[] } = {},
+  ) {
     const who = options.container
       ? ` (container ${options.container}${options.pod ? ` in pod ${options.pod}` : ''})`
       : options.pod
         ? ` (pod ${options.pod})`
         : '';
-    super(`Rollout of ${where.namespace}/${where.name} failed: ${reason}${who}${detail ? `: ${detail}` : ''}`, {
+    const logs = options.logs ?? [];
+    const lastLines = logs.length > 0 ? `; its last log lines: ${logs.join(' | ')}` : '';
+    super(`Rollout of ${where.namespace}/${where.name} failed: ${reason}${who}${detail ? `: ${detail}` : ''}${lastLines}`, {
       cause: options.cause,
     });
+    this.logs = logs;
     this.namespace = where.namespace;
     this.kind = where.kind ?? WORKLOAD_KIND;
     this.object = where.name;
@@ -56,17 +66,35 @@ export class RolloutFailedError extends KubeProvisionerError {
   }
 }
 
+/** What a provisioning still waited for when its time ran out. */
+export const WAITING_FOR_CREATE = 'the API server to answer the create of the Deployment';
+export const WAITING_FOR_ROLLOUT = 'the rollout to complete';
+
 export class RolloutTimeoutError extends KubeProvisionerError {
   override readonly name = 'RolloutTimeoutError';
   readonly timeoutMs: number;
   readonly lastStatus: RolloutStatusLike | undefined;
-  constructor(where: FailureContext, timeoutMs: number, lastStatus: RolloutStatusLike | undefined) {
+  /** What it still waited for: the create's answer (WAITING_FOR_CREATE), or the rollout. */
+  readonly waitingFor: string;
+  constructor(
+    where: FailureContext,
+    timeoutMs: number,
+    lastStatus: RolloutStatusLike | undefined,
+    waitingFor: string = WAITING_FOR_ROLLOUT,
+  ) {
+    const id = `${where.namespace}/${where.name}`;
     super(
-      `Rollout of ${where.namespace}/${where.name} did not complete within ${timeoutMs} ms` +
-        (lastStatus ? `; last status: ${lastStatus.state} (${lastStatus.reason}) ${lastStatus.message}` : ''),
+      waitingFor === WAITING_FOR_ROLLOUT
+        ? `Rollout of ${id} did not complete within ${timeoutMs} ms` +
+            (lastStatus
+              ? `; last status: ${lastStatus.state} (${lastStatus.reason}) ${lastStatus.message}`
+              : '; no status of it was seen yet')
+        : `Provisioning of ${id} did not complete within ${timeoutMs} ms: still waiting for ${waitingFor}` +
+            (waitingFor === WAITING_FOR_CREATE ? ' (the request was sent: the Deployment may exist, and a retry adopts it)' : ''),
     );
     this.timeoutMs = timeoutMs;
     this.lastStatus = lastStatus;
+    this.waitingFor = waitingFor;
   }
 }
 

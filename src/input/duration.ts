@@ -38,6 +38,8 @@ export const DURATION_RULES = {
   inactivityMs: { min: 1 },
   /** Informers: restart delays. */
   backoffMs: { min: 1 },
+  /** provision(): the deletion after a failure; 0 sends the delete and waits for nothing. Always bounded. */
+  cleanupTimeoutMs: { min: 0 },
 } as const satisfies Record<string, DurationRule>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -73,14 +75,23 @@ export function requireDuration(option: string, value: unknown, rule: DurationRu
 
 /**
  * The problem with `value` as a Deployment's progressDeadlineSeconds, or undefined: the API
- * server holds it as an int32 that must exceed minReadySeconds (0 here), so 1 to 2^31-1.
- * The deployment controller reads 2^31-1 as "no deadline" (see rollout-status.ts).
+ * server holds it as an int32, so 1 to 2^31-1 (and it must exceed minReadySeconds, which
+ * buildDeployment checks with both in hand). The deployment controller reads 2^31-1 as
+ * "no deadline" (see rollout-status.ts).
  */
 export function progressDeadlineProblem(value: unknown): string | undefined {
   if (typeof value !== 'number' || Number.isNaN(value)) return `must be a whole number of seconds (got ${describeValue(value)})`;
   if (!Number.isInteger(value)) return `must be a whole number of seconds (got ${value})`;
   if (value < 1) return `must be at least 1 second (got ${value})`;
   if (value > MAX_INT32) return `must be at most ${MAX_INT32} seconds, the largest value Kubernetes holds (got ${value})`;
+  return undefined;
+}
+
+/** The problem with `value` as a Deployment's minReadySeconds, or undefined: an int32 from 0. */
+export function minReadySecondsProblem(value: unknown): string | undefined {
+  if (typeof value !== 'number' || !Number.isInteger(value)) return `must be a whole number of seconds (got ${describeValue(value)})`;
+  if (value < 0) return `must be at least 0 seconds (got ${value})`;
+  if (value >= MAX_INT32) return `must be less than ${MAX_INT32} seconds (got ${value})`;
   return undefined;
 }
 

@@ -11,6 +11,7 @@ import { imageReferenceProblem } from './image-reference.js';
 import { instanceProblem, labelId, labelIdProblem, namespaceProblem } from './fields.js';
 import { DEFAULT_GPU_RESOURCE, dns1123SubdomainProblem, gpuResourceProblem, gpusProblem } from './gpus.js';
 import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName } from './names.js';
+import { SEED_CONTAINER_NAME, STORAGE_FIELDS, storageSchema, type StorageSpec } from './storage.js';
 
 /** A validated, normalised request to provision one Manager container. */
 export interface WorkloadSpec {
@@ -47,6 +48,11 @@ export interface WorkloadSpec {
   gpuResource?: string;
   /** The Pod's RuntimeClass (e.g. `nvidia`); absent: the cluster's default. */
   runtimeClass?: string;
+  /**
+   * The container's volume: one PersistentVolumeClaim that keeps the persisted paths through
+   * its whole life (docs/storage.md). Absent: no volume, the files live as long as the Pod.
+   */
+  storage?: StorageSpec;
 }
 
 // ---- limits --------------------------------------------------------------------------
@@ -298,6 +304,7 @@ export const workloadSpecSchema = z.strictObject(
     gpus,
     gpuResource,
     runtimeClass,
+    storage: storageSchema.optional(),
   },
   {
     error: (issue) => (issue.code === 'invalid_type' ? "must be an object with the workload's fields" : undefined),
@@ -315,9 +322,10 @@ function formatPath(path: readonly PropertyKey[]): string {
 function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
   return issues.flatMap((issue): SpecIssue[] => {
     if (issue.code === 'unrecognized_keys') {
+      const allowed = issue.path[0] === 'storage' ? STORAGE_FIELDS.join(', ') : ALLOWED_FIELDS;
       return issue.keys.map((key) => ({
         path: formatPath([...issue.path, key]),
-        message: `is not a known field (allowed: ${ALLOWED_FIELDS})`,
+        message: `is not a known field (allowed: ${allowed})`,
       }));
     }
     if (issue.code === 'invalid_key') {
@@ -336,9 +344,17 @@ export const GPU_RESOURCE_WITHOUT_GPUS: SpecIssue = { path: 'gpuResource', messa
 export function parseWorkloadSpec(input: unknown): WorkloadSpec {
   const result = workloadSpecSchema.safeParse(input);
   if (!result.success) throw new InvalidSpecError(toSpecIssues(result.error.issues));
-  const { entrypoint, args, namespace, instance, env, gpus, gpuResource, runtimeClass, ...required } = result.data;
+  const { entrypoint, args, namespace, instance, env, gpus, gpuResource, runtimeClass, storage, ...required } = result.data;
   // A resource with no count would be dropped without a word: refused instead.
   if (gpuResource !== undefined && gpus === undefined) throw new InvalidSpecError([GPU_RESOURCE_WITHOUT_GPUS]);
+  if (storage?.seed === 'image' && required.hostname === SEED_CONTAINER_NAME) {
+    throw new InvalidSpecError([
+      {
+        path: 'hostname',
+        message: `must not be ${SEED_CONTAINER_NAME} with storage seeded from the image: the seeding init container has that name`,
+      },
+    ]);
+  }
   // Optional fields are left out rather than set to undefined.
   return {
     ...required,
@@ -349,5 +365,6 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
     ...(instance !== undefined ? { instance } : {}),
     ...(gpus !== undefined ? { gpus, gpuResource: gpuResource ?? DEFAULT_GPU_RESOURCE } : {}),
     ...(runtimeClass !== undefined ? { runtimeClass } : {}),
+    ...(storage !== undefined ? { storage } : {}),
   };
 }

@@ -113,8 +113,30 @@ export interface KubernetesClient {
   readNamespace(name: string, options?: RequestOptions): Promise<V1Namespace>;
   listLimitRanges(namespace: string, options?: RequestOptions): Promise<readonly V1LimitRange[]>;
   listResourceQuotas(namespace: string, options?: RequestOptions): Promise<readonly V1ResourceQuota[]>;
+
+  // ---- diagnosis ------------------------------------------------------------------------
+  /**
+   * The text a container wrote, from the kubelet through the API server (GET
+   * pods/{name}/log), scrubbed. Optional: without it, failures carry no log lines.
+   */
+  readPodLog?(namespace: string, name: string, params: PodLogParams, options?: RequestOptions): Promise<string>;
   /** Where this client's settings came from, for reports; never a credential. Absent on fakes. */
   readonly connection?: ConnectionInfo;
+  /**
+   * Masks this client's credentials (and every credential shape) in text. The operations
+   * mask every event and error they emit with it; without it (a fake), the shapes alone.
+   */
+  scrub?(text: string): string;
+}
+
+export interface PodLogParams {
+  readonly container: string;
+  /** Only the last lines. */
+  readonly tailLines?: number;
+  /** At most this many bytes (the server cuts the text there). */
+  readonly limitBytes?: number;
+  /** The previous run of a restarted container instead of the current one. */
+  readonly previous?: boolean;
 }
 
 export interface ConnectionInfo {

@@ -6,9 +6,9 @@
 // (client-node sets no timeout), and a watch must be abortable at any moment, also before
 // the server answers (client-node's Watch returns its AbortController only after that).
 //
-// Everything the server sends passes the scrubber (scrub.ts) before anyone reads it, and
-// every error leaving here is typed and scrubbed: a credential echoed by the server, printed
-// by an exec plugin or carried in a client error never gets out. A response that does not
+// The objects the server sends are handed on as they are. Every error leaving here is
+// typed and masked (src/mask.ts): a credential echoed by the server, printed by an exec
+// plugin or carried in a client error never gets out in one. A response that does not
 // decode is a MalformedResponseError: a watch with a junk line ends with it (the reflector
 // restarts the watch); nothing the server sends can throw out of a socket callback.
 import http from 'node:http';
@@ -19,7 +19,8 @@ import { ExecPluginError, KubeconfigInvalidError } from '../errors/kubeconfig.js
 import { setLongTimeout, type LongTimeout } from '../rx/long-timer.js';
 import { oneLine } from '../text.js';
 import type { WatchEventType, WatchHandle } from './client.js';
-import { preparedCredentials, Scrubber } from './scrub.js';
+import { Masker } from '../mask.js';
+import { preparedCredentials } from './credential-values.js';
 import { errorFromNetwork, errorFromResponse, parseStatus } from './translate-error.js';
 import { WatchStreamReader } from './watch-stream.js';
 
@@ -46,8 +47,8 @@ export interface TransportOptions {
   readonly maxConnections?: number;
   /** Called once per request sent (benchmarks count API calls with it). */
   readonly onRequest?: (info: RequestInfo) => void;
-  /** Masks credentials in everything relayed; default: one that knows none. */
-  readonly scrubber?: Scrubber;
+  /** Masks credentials in every error; default: one that knows only credential shapes. */
+  readonly masker?: Masker;
   /** The kubeconfig's path, for messages about its files. */
   readonly kubeconfigPath?: string;
 }
@@ -96,7 +97,7 @@ export class HttpTransport {
   // A watch holds its connection for minutes: its own uncapped pool, so watches never queue
   // behind requests or starve them; new connections still resume TLS sessions.
   private readonly watchAgent = new https.Agent({ keepAlive: false });
-  readonly scrubber: Scrubber;
+  readonly masker: Masker;
   private lastCredentials: unknown[] = [];
 
   constructor(
@@ -109,22 +110,36 @@ export class HttpTransport {
       timeout: IDLE_CONNECTION_MS,
       maxSockets: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     });
-    this.scrubber = options.scrubber ?? new Scrubber();
+    this.masker = options.masker ?? new Masker();
   }
 
   /**
-   * Sends one request and resolves with the decoded JSON of a 2xx answer (scrubbed), or
-   * rejects with a typed, scrubbed error; an abort rejects with the signal's reason.
+   * Sends one request and resolves with the decoded JSON of a 2xx answer, or rejects with a
+   * typed, masked error; an abort rejects with the signal's reason.
    */
   async requestJson<T>(request: JsonRequest): Promise<T> {
     try {
-      return await this.sendJson<T>(request);
+      return await this.send(request, 'application/json', (text, statusCode) => {
+        const decoded = decodeJson(text);
+        if (decoded === undefined)
+          throw new MalformedResponseError(this.server, `the ${statusCode} answer is not JSON`, { target: request.target });
+        return decoded as T;
+      });
     } catch (error) {
-      throw this.scrubber.scrubError(error);
+      throw this.masker.maskError(error);
     }
   }
 
-  private async sendJson<T>(request: JsonRequest): Promise<T> {
+  /** As requestJson, for an answer that is text (a container's log), masked: it is read only to be shown. */
+  async requestText(request: JsonRequest): Promise<string> {
+    try {
+      return await this.send(request, 'text/plain, */*', (text) => this.masker.mask(text));
+    } catch (error) {
+      throw this.masker.maskError(error);
+    }
+  }
+
+  private async send<T>(request: JsonRequest, accept: string, decode: (text: string, statusCode: number) => T): Promise<T> {
     request.signal?.throwIfAborted();
     const { transportOptions, url } = await this.prepare(request.path, request.query, this.requestAgent);
     this.options.onRequest?.({ method: request.method, path: request.path, watch: false });
@@ -134,7 +149,7 @@ export class HttpTransport {
       method: request.method,
       headers: {
         ...transportOptions.headers,
-        Accept: 'application/json',
+        Accept: accept,
         ...(payload !== undefined
           ? { 'Content-Type': request.contentType ?? 'application/json', 'Content-Length': Buffer.byteLength(payload) }
           : {}),
@@ -147,19 +162,14 @@ export class HttpTransport {
           .then((text) => {
             const statusCode = res.statusCode ?? 0;
             if (statusCode >= 200 && statusCode < 300) {
-              const decoded = this.decodeJson(text);
-              if (decoded === undefined) {
-                reject(new MalformedResponseError(this.server, `the ${statusCode} answer is not JSON`, { target: request.target }));
-                return;
-              }
-              resolve(decoded as T);
+              resolve(decode(text, statusCode));
               return;
             }
             reject(
               errorFromResponse({
                 server: this.server,
                 statusCode,
-                status: parseStatus(this.scrubber.scrub(text)),
+                status: parseStatus(text),
                 retryAfterHeader: headerValue(res.headers['retry-after']),
                 target: request.target,
               }),
@@ -177,17 +187,6 @@ export class HttpTransport {
       customTimers: LONG_TIMERS,
       ...(request.signal ? { signal: request.signal } : {}),
     }).finally(() => req.destroy());
-  }
-
-  /** JSON.parse, scrubbed when the text holds a credential; undefined when it is not JSON. */
-  private decodeJson(text: string): unknown {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-    return this.scrubber.mayContain(text) ? this.scrubber.scrubValue(value) : value;
   }
 
   /**
@@ -209,7 +208,7 @@ export class HttpTransport {
       closed = true;
       connectTimer?.clear();
       req?.destroy();
-      handlers.onClose(error === undefined ? undefined : this.scrubber.scrubError(error));
+      handlers.onClose(error === undefined ? undefined : this.masker.maskError(error));
     };
 
     this.prepare(path, { ...query, watch: true }, this.watchAgent)
@@ -236,7 +235,7 @@ export class HttpTransport {
                   errorFromResponse({
                     server: this.server,
                     statusCode,
-                    status: parseStatus(this.scrubber.scrub(text)),
+                    status: parseStatus(text),
                     retryAfterHeader: headerValue(res.headers['retry-after']),
                     target,
                   }),
@@ -246,7 +245,7 @@ export class HttpTransport {
             return;
           }
           handlers.onOpen?.();
-          const reader = new WatchStreamReader(this.server, target, this.scrubber, {
+          const reader = new WatchStreamReader(this.server, target, {
             onEvent: (type, object) => {
               if (!aborted && !closed) handlers.onEvent(type, object);
             },
@@ -286,7 +285,7 @@ export class HttpTransport {
     }
   }
 
-  /** Why applying the credentials failed, as a typed error with the plugin's output scrubbed. */
+  /** Why applying the credentials failed, as a typed error with the plugin's output masked. */
   private credentialError(error: unknown): Error {
     const user = this.credentials.getCurrentUser?.();
     const exec = (user?.exec ?? (user?.authProvider as { config?: { exec?: unknown } } | undefined)?.config?.exec) as
@@ -299,7 +298,7 @@ export class HttpTransport {
       else if (error instanceof SyntaxError) detail = 'it did not print an ExecCredential (its output is not JSON)';
       else if (error instanceof TypeError) detail = 'it did not print a valid ExecCredential (no status)';
       else {
-        const output = oneLine(this.scrubber.scrub(error instanceof Error ? error.message : String(error)));
+        const output = oneLine(this.masker.mask(error instanceof Error ? error.message : String(error)));
         detail = `it exited with an error${output ? `: ${output.length > MAX_PLUGIN_OUTPUT ? `${output.slice(0, MAX_PLUGIN_OUTPUT)}...` : output}` : ''}`;
       }
       return new ExecPluginError(command, detail);
@@ -335,18 +334,27 @@ export class HttpTransport {
     return { transportOptions: { ...transportOptions, headers: { ...headers } }, url };
   }
 
-  /** Credentials an exec plugin minted are known only now: the scrubber learns them. */
+  /** Credentials an exec plugin minted are known only now: the masker learns them. */
   private learnCredentials(options: https.RequestOptions): void {
     const headers = options.headers as http.OutgoingHttpHeaders | undefined;
     const authorization = headers?.Authorization;
     const current = [authorization, options.key, options.auth];
     if (current.every((value, index) => value === this.lastCredentials[index])) return;
     this.lastCredentials = current;
-    this.scrubber.add(...preparedCredentials(options));
+    this.masker.learn(preparedCredentials(options));
   }
 
   private module(url: URL): typeof https | typeof http {
     return url.protocol === 'http:' ? http : https;
+  }
+}
+
+/** JSON.parse, or undefined when the text is not JSON. */
+function decodeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
   }
 }
 

@@ -3,16 +3,19 @@
 // The client's generic requests (create, read, patch, delete, list, watch), the informers
 // and the test fake all go by this table, so a new kind is one entry here (with its line
 // in KindMap and its wire type in objects.ts), not an edit in every band.
-import type { V1Deployment, V1Node, V1Pod } from './objects.js';
+import type { CoreV1Event, V1Deployment, V1Node, V1PersistentVolumeClaim, V1Pod, V1StorageClass } from './objects.js';
 
 /** Each resource (the plural the URL, RBAC and messages use) and the object type the API server sends for it. */
 export interface KindMap {
   deployments: V1Deployment;
   pods: V1Pod;
   nodes: V1Node;
+  persistentvolumeclaims: V1PersistentVolumeClaim;
+  storageclasses: V1StorageClass;
+  events: CoreV1Event;
 }
 
-/** The resources of the table: `deployments`, `pods`, `nodes`. */
+/** The resources of the table: `deployments`, `pods`, `nodes`, `persistentvolumeclaims`, `storageclasses`, `events`. */
 export type WatchedKind = keyof KindMap;
 
 /** One kind of object. */
@@ -30,6 +33,9 @@ export const KINDS: { readonly [K in WatchedKind]: KindInfo } = {
   deployments: { kind: 'Deployment', group: 'apps', version: 'v1', namespaced: true },
   pods: { kind: 'Pod', group: '', version: 'v1', namespaced: true },
   nodes: { kind: 'Node', group: '', version: 'v1', namespaced: false },
+  persistentvolumeclaims: { kind: 'PersistentVolumeClaim', group: '', version: 'v1', namespaced: true },
+  storageclasses: { kind: 'StorageClass', group: 'storage.k8s.io', version: 'v1', namespaced: false },
+  events: { kind: 'Event', group: '', version: 'v1', namespaced: true },
 };
 
 /** `apps/v1`, or `v1` for the core group. */

@@ -3,17 +3,21 @@
 // 1) at the first request or a value quietly passed on:
 //   - the document's shape: a number where a string belongs (`namespace: 123` would reach
 //     the manifest; `namespace: 0` would be dropped for "default"), a list that is not one;
-//   - files it names (certificate-authority, client-certificate, client-key, token-file)
-//     that cannot be read;
+//   - files its context names (certificate-authority, client-certificate, client-key,
+//     token-file) that cannot be read, or are not regular files within the bound: they are
+//     read here, once (read-file.ts), and handed to client-node as data, so that it never
+//     reads a file itself (it would block: token-file of every user at load, the CA,
+//     certificate and key at every request);
 //   - TLS material that Node cannot use: an invalid client-key-data, a certificate and key
 //     that do not match, a CA that is not PEM.
 // Messages name fields, files and error codes only, never a value: values may be secrets.
-import { readFileSync } from 'node:fs';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { dirname, isAbsolute, join } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import yaml from 'js-yaml';
 import { KubeconfigInvalidError } from '../errors/kubeconfig.js';
 import { namespaceProblem } from '../input/fields.js';
+import { FILE_RULE, readRegularFile } from './read-file.js';
 
 type FieldType = 'string' | 'boolean' | 'list' | 'object';
 
@@ -118,86 +122,130 @@ function authProviderProblem(provider: unknown, at: string): string | undefined 
   return undefined;
 }
 
-/** Files client-node reads while loading (token-file of every user): each must be readable. */
-export function kubeconfigLoadFileProblem(document: unknown): string | undefined {
-  if (!isRecord(document) || !Array.isArray(document.users)) return undefined;
-  for (const [index, entry] of (document.users as unknown[]).entries()) {
-    const file = isRecord(entry) && isRecord(entry.user) ? entry.user['token-file'] : undefined;
-    if (typeof file === 'string' && file !== '') {
-      const problem = unreadable(file);
-      if (problem) return `users[${index}].user.token-file ${file} cannot be read (${problem})`;
-    }
-  }
-  return undefined;
+/** One piece of TLS material of the current context: where it came from, and its bytes. */
+export interface Material {
+  /** `cluster "c"` or `user "u"`, for messages. */
+  readonly owner: string;
+  /** The field it came from: `certificate-authority` (a file) or `certificate-authority-data`. */
+  readonly field: string;
+  readonly bytes: Buffer;
 }
 
-/** What client-node resolved for the current context (its Cluster and User objects). */
-export interface TlsSource {
-  readonly cluster: { readonly name: string; readonly caData?: string; readonly caFile?: string };
-  readonly user:
-    | {
-        readonly name: string;
-        readonly certData?: string;
-        readonly certFile?: string;
-        readonly keyData?: string;
-        readonly keyFile?: string;
-      }
-    | undefined;
+export interface ContextMaterial {
+  readonly ca?: Material;
+  readonly cert?: Material;
+  readonly key?: Material;
+}
+
+export interface ReadContext {
+  /** The document, the context's files turned into data, the other users' token files left out. */
+  readonly document: Record<string, unknown>;
+  readonly material: ContextMaterial;
 }
 
 /**
- * Reads and checks the TLS material of the current context, as client-node will hand it to
- * Node at the first request: a file that cannot be read, a CA, certificate or key that is
- * not valid PEM, or a certificate and key that do not match, is reported now.
+ * Reads the files the context names (the context given, else current-context): its
+ * cluster's certificate-authority, its user's client-certificate, client-key and token-file
+ * (a token-file is used only when there is no token, as client-node does), and checks an
+ * auth-provider's tokenFile. Each must be a regular file within the bound; relative paths
+ * are relative to the kubeconfig's folder, as kubectl reads them. The other users'
+ * token-files are left out unread: no one uses them. A context that does not resolve is
+ * left to the caller to report.
  */
-export function checkTlsMaterial(path: string, source: TlsSource): void {
-  const { cluster, user } = source;
+export function readContextFiles(path: string, document: Record<string, unknown>, contextOption: string | undefined): ReadContext {
+  const copy = structuredClone(document);
+  const folder = dirname(path);
+  const entries = (section: string): Record<string, unknown>[] =>
+    Array.isArray(copy[section]) ? (copy[section] as unknown[]).filter(isRecord) : [];
+  const named = (section: string, name: unknown) => entries(section).findIndex((entry) => entry.name === name);
+  const contextName = contextOption ?? copy['current-context'];
+  const context = entries('contexts')[named('contexts', contextName)]?.context;
+  const clusterIndex = isRecord(context) ? named('clusters', context.cluster) : -1;
+  const userIndex = isRecord(context) ? named('users', context.user) : -1;
+  const read = (file: string, at: string): Buffer => {
+    const result = readRegularFile(isAbsolute(file) ? file : join(folder, file));
+    if (result.ok) return result.bytes;
+    const rule = result.code === undefined ? `: every file a kubeconfig names must be ${FILE_RULE}` : '';
+    throw new KubeconfigInvalidError(path, `${at} ${file} ${result.problem}${rule}`);
+  };
+  const material: { ca?: Material; cert?: Material; key?: Material } = {};
+  const inline = (body: Record<string, unknown>, owner: string, field: string): Material | undefined => {
+    const file = body[field];
+    const data = body[`${field}-data`];
+    delete body[field];
+    if (typeof file === 'string' && file !== '') {
+      const bytes = read(file, `${owner} ${field} file`);
+      body[`${field}-data`] = bytes.toString('base64');
+      return { owner, field, bytes };
+    }
+    return typeof data === 'string' && data !== '' ? { owner, field: `${field}-data`, bytes: Buffer.from(data, 'base64') } : undefined;
+  };
+
+  const cluster = entries('clusters')[clusterIndex];
+  if (cluster && isRecord(cluster.cluster)) {
+    const ca = inline(cluster.cluster, `cluster "${String(cluster.name)}"`, 'certificate-authority');
+    if (ca) material.ca = ca;
+  }
+  entries('users').forEach((entry, index) => {
+    const user = entry.user;
+    if (!isRecord(user)) return;
+    const tokenFile = user['token-file'];
+    delete user['token-file'];
+    if (index !== userIndex) return;
+    if (typeof tokenFile === 'string' && tokenFile !== '' && (typeof user.token !== 'string' || user.token === '')) {
+      const token = read(tokenFile, `users[${index}].user.token-file`).toString('utf8').trim();
+      if (token === '') throw new KubeconfigInvalidError(path, `users[${index}].user.token-file ${tokenFile} is empty`);
+      user.token = token;
+    }
+    const owner = `user "${String(entry.name)}"`;
+    const cert = inline(user, owner, 'client-certificate');
+    const key = inline(user, owner, 'client-key');
+    if (cert) material.cert = cert;
+    if (key) material.key = key;
+    const provider = user['auth-provider'];
+    const tokenFileOfProvider = isRecord(provider) && isRecord(provider.config) ? provider.config.tokenFile : undefined;
+    if (typeof tokenFileOfProvider === 'string' && tokenFileOfProvider !== '') {
+      read(tokenFileOfProvider, `users[${index}].user.auth-provider.config.tokenFile`);
+    }
+  });
+  return { document: copy, material };
+}
+
+/**
+ * Checks the TLS material of the current context as client-node will hand it to Node at
+ * the first request: a CA, certificate or key that is not valid PEM, or a certificate and
+ * key that do not match, is reported now.
+ */
+export function checkTlsMaterial(path: string, material: ContextMaterial): void {
   const fail = (detail: string): never => {
     throw new KubeconfigInvalidError(path, detail);
   };
-  const material = (owner: string, fileField: string, file: string | undefined, data: string | undefined): Buffer | undefined => {
-    if (file) {
-      try {
-        return readFileSync(file);
-      } catch (error) {
-        return fail(`${owner} ${fileField} file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-      }
-    }
-    return data ? Buffer.from(data, 'base64') : undefined;
-  };
-  const clusterName = `cluster "${cluster.name}"`;
-  const ca = material(clusterName, 'certificate-authority', cluster.caFile, cluster.caData);
+  const { ca, cert, key } = material;
   if (ca) {
     try {
-      createSecureContext({ ca });
-      new X509Certificate(ca);
+      createSecureContext({ ca: ca.bytes });
+      new X509Certificate(ca.bytes);
     } catch {
-      fail(`${clusterName} certificate-authority${cluster.caFile ? '' : '-data'} is not a PEM certificate`);
+      fail(`${ca.owner} ${ca.field} is not a PEM certificate`);
     }
   }
-  if (!user) return;
-  const userName = `user "${user.name}"`;
-  const cert = material(userName, 'client-certificate', user.certFile, user.certData);
-  const key = material(userName, 'client-key', user.keyFile, user.keyData);
-  const keyField = `client-key${user.keyFile ? '' : '-data'}`;
-  const certField = `client-certificate${user.certFile ? '' : '-data'}`;
-  if (cert && !key) fail(`${userName} has a ${certField} but no client-key`);
-  if (key && !cert) fail(`${userName} has a ${keyField} but no client-certificate`);
+  if (cert && !key) fail(`${cert.owner} has a ${cert.field} but no client-key`);
+  if (key && !cert) fail(`${key.owner} has a ${key.field} but no client-certificate`);
   if (!cert || !key) return;
   try {
-    createPrivateKey(key);
+    createPrivateKey(key.bytes);
   } catch {
-    fail(`${userName} ${keyField} is not a PEM private key`);
+    fail(`${key.owner} ${key.field} is not a PEM private key`);
   }
   try {
-    new X509Certificate(cert);
+    new X509Certificate(cert.bytes);
   } catch {
-    fail(`${userName} ${certField} is not a PEM certificate`);
+    fail(`${cert.owner} ${cert.field} is not a PEM certificate`);
   }
   try {
-    createSecureContext({ cert, key });
+    createSecureContext({ cert: cert.bytes, key: key.bytes });
   } catch {
-    fail(`${userName} ${certField} and ${keyField} do not belong together`);
+    fail(`${cert.owner} ${cert.field} and ${key.field} do not belong together`);
   }
 }
 
@@ -207,15 +255,6 @@ export function contextNamespaceProblem(contextName: string, namespace: unknown)
   if (typeof namespace !== 'string') return `context "${contextName}" namespace ${typeRule('string', namespace)}`;
   const problem = namespaceProblem(namespace);
   return problem ? `context "${contextName}" namespace ${problem}` : undefined;
-}
-
-function unreadable(file: string): string | undefined {
-  try {
-    readFileSync(file);
-    return undefined;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? 'error';
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

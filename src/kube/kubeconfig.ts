@@ -1,7 +1,9 @@
 // Loads and validates a kubeconfig up front, so a wrong path, broken YAML or unknown
 // context is reported before any request, with the project's error types. Unlike
-// client-node's loadFromDefault() this never falls back to http://localhost:8080.
-import { existsSync, readFileSync } from 'node:fs';
+// client-node's loadFromDefault() this never falls back to http://localhost:8080. The
+// kubeconfig and every file its context names are read here, once, within bounds and
+// without blocking on a pipe or a device (read-file.ts); client-node gets them as data.
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -11,9 +13,10 @@ import {
   checkTlsMaterial,
   contextNamespaceProblem,
   kubeconfigDocumentProblem,
-  kubeconfigLoadFileProblem,
   parseKubeconfigText,
+  readContextFiles,
 } from './kubeconfig-check.js';
+import { FILE_RULE, readRegularFile } from './read-file.js';
 
 export interface KubeconfigOptions {
   /** Path to a kubeconfig; default: $KUBECONFIG (first existing of its list), then ~/.kube/config. */
@@ -48,32 +51,30 @@ export function resolveKubeconfigPath(explicit: string | undefined, env = proces
 /** @internal */
 export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfig {
   const path = resolveKubeconfigPath(options.kubeconfigPath);
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new KubeconfigNotFoundError(path, { cause: error });
-    throw new KubeconfigInvalidError(path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, {
-      cause: error,
-    });
+  const file = readRegularFile(path);
+  if (!file.ok) {
+    if (file.code === 'ENOENT') throw new KubeconfigNotFoundError(path);
+    const rule = file.code === undefined ? `: a kubeconfig must be ${FILE_RULE}` : '';
+    throw new KubeconfigInvalidError(path, `the file ${file.problem}${rule}`);
   }
+  const text = file.bytes.toString('utf8');
   if (!text.trim()) throw new KubeconfigInvalidError(path, 'the file is empty');
 
   // Types and files first: client-node would pass a number on, or fail with a raw error.
   const document = parseKubeconfigText(path, text);
-  const shapeProblem = kubeconfigDocumentProblem(document) ?? kubeconfigLoadFileProblem(document);
+  const shapeProblem = kubeconfigDocumentProblem(document);
   if (shapeProblem) throw new KubeconfigInvalidError(path, shapeProblem);
+  const { document: withData, material } = readContextFiles(path, document as Record<string, unknown>, options.context);
 
   const config = new KubeConfig();
   try {
-    config.loadFromString(text);
+    // JSON is YAML: the document as read, its files as data.
+    config.loadFromString(JSON.stringify(withData));
   } catch (error) {
     // js-yaml's message and reason quote the offending text, which may hold a token or a
     // password: keep only the position, and attach no cause that could be logged.
     throw new KubeconfigInvalidError(path, yamlProblem(error));
   }
-  // Relative certificate and key paths are relative to the kubeconfig's folder (as kubectl does).
-  config.makePathsAbsolute(join(path, '..'));
 
   const contextNames = config.getContexts().map((context) => context.name);
   const contextName = options.context ?? config.getCurrentContext();
@@ -111,7 +112,7 @@ export function loadKubeconfig(options: KubeconfigOptions = {}): LoadedKubeconfi
 
   const namespaceProblem = options.namespace === undefined ? contextNamespaceProblem(contextName, context.namespace) : undefined;
   if (namespaceProblem) throw new KubeconfigInvalidError(path, namespaceProblem);
-  checkTlsMaterial(path, { cluster, user: config.getCurrentUser() ?? undefined });
+  checkTlsMaterial(path, material);
 
   const skipTlsVerify = options.tlsVerify === false;
   if (server.protocol === 'http:' && !skipTlsVerify) {

@@ -14,6 +14,7 @@ import type {
   DeleteOptions,
   KubernetesClient,
   ListRequestOptions,
+  PodLogParams,
   MergePatch,
   ObjectList,
   RequestOptions,
@@ -22,14 +23,14 @@ import type {
   WatchParams,
 } from './client.js';
 import { collectionPath, objectPath, type KindMap, type WatchedKind } from './kinds.js';
-import { readFileSync } from 'node:fs';
 import { MalformedResponseError, type RequestTarget } from '../errors/api.js';
 import { DURATION_RULES } from '../input/duration.js';
 import { namespaceProblem, type FieldRule } from '../input/fields.js';
 import { aFunction, checkOptions, duration, type OptionTable } from '../input/options.js';
 import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
-import { Scrubber, credentialValues } from './scrub.js';
+import { Masker } from '../mask.js';
+import { credentialValues } from './credential-values.js';
 import { serverCredentials, type ServerOptions } from './server-credentials.js';
 import { describe as describeValue, isRecord } from './watch-decoder.js';
 
@@ -79,10 +80,10 @@ export class KubernetesApi implements KubernetesClient {
   static fromConfig(options: KubernetesApiOptions = {}): KubernetesApi {
     checkOptions(options, KUBECONFIG_OPTIONS, { noun: 'KubernetesApi options' });
     const loaded = loadKubeconfig(options);
-    const scrubber = new Scrubber(credentialValues(loaded.config, readIfPossible));
+    const masker = new Masker(credentialValues(loaded.config));
     const transport = new HttpTransport(loaded.config, loaded.server, {
       ...transportOptions(options),
-      scrubber,
+      masker,
       kubeconfigPath: loaded.path,
     });
     const cluster = loaded.config.getCurrentCluster();
@@ -111,8 +112,8 @@ export class KubernetesApi implements KubernetesClient {
       tlsVerify: options.tlsVerify !== false,
       customCa: Boolean(options.caData),
     };
-    const scrubber = new Scrubber([options.token]);
-    return new KubernetesApi(new HttpTransport(credentials, server, { ...transportOptions(options), scrubber }), namespace, '', connection);
+    const masker = new Masker([options.token]);
+    return new KubernetesApi(new HttpTransport(credentials, server, { ...transportOptions(options), masker }), namespace, '', connection);
   }
 
   private constructor(
@@ -128,11 +129,12 @@ export class KubernetesApi implements KubernetesClient {
 
   /**
    * `text` with every credential this client knows masked (those of the kubeconfig, and
-   * those an exec plugin returned so far). Errors and events from this client are already
-   * scrubbed; this is for text a caller relays from elsewhere, and for a last check.
+   * those an exec plugin returned lately), in any encoding, and every credential shape
+   * (src/mask.ts). The library's errors and events are masked with it already; this is for
+   * text a caller relays from elsewhere.
    */
   scrub(text: string): string {
-    return this.transport.scrubber.scrub(text);
+    return this.transport.masker.mask(text);
   }
 
   async create<K extends WatchedKind>(kind: K, namespace: string, body: KindMap[K], options: CreateOptions = {}): Promise<KindMap[K]> {
@@ -313,6 +315,16 @@ export class KubernetesApi implements KubernetesClient {
     return list.items;
   }
 
+  readPodLog(namespace: string, name: string, params: PodLogParams, options: RequestOptions = {}): Promise<string> {
+    return this.transport.requestText({
+      method: 'GET',
+      path: `${objectPath('pods', namespace, name)}/log`,
+      query: { container: params.container, tailLines: params.tailLines, limitBytes: params.limitBytes, previous: params.previous },
+      target: { verb: 'get', resource: 'pods/log', namespace, name },
+      signal: options.signal,
+    });
+  }
+
   async listResourceQuotas(namespace: string, options: RequestOptions = {}): Promise<readonly V1ResourceQuota[]> {
     const list = await this.listPages<V1ResourceQuota>(
       coreCollectionPath('resourcequotas', namespace),
@@ -375,11 +387,3 @@ const KUBECONFIG_OPTIONS: OptionTable = {
   namespace: namespaceProblem,
   tlsVerify,
 };
-
-function readIfPossible(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}

@@ -6,6 +6,8 @@ import {
   ApiError,
   ApiUnreachableError,
   ConflictError,
+  ExpansionRefusedError,
+  QuotaExceededError,
   ForbiddenError,
   InvalidObjectError,
   NotFoundError,
@@ -96,6 +98,11 @@ export function errorFromResponse(facts: ResponseFacts): ApiError {
     case 401:
       return new UnauthorizedError(server, { target, cause });
     case 403:
+      // Admission's refusal of a resize reads like RBAC's 403 but is about the claim's class.
+      if (/only dynamically provisioned pvc can be resized|must support resize/i.test(serverMessage)) {
+        return new ExpansionRefusedError(serverMessage, { target, cause });
+      }
+      if (/exceeded quota/i.test(serverMessage)) return new QuotaExceededError(serverMessage, { target, cause });
       return new ForbiddenError(target, { cause });
     case 404:
       return new NotFoundError(serverMessage || describeTarget(target), { target, reason, cause });

@@ -1,11 +1,10 @@
-// The body of one watch response, read as it arrives: lines are decoded (watch-decoder.ts),
-// scrubbed, and handed on one by one, until the first fault. Kept apart from the socket so
+// The body of one watch response, read as it arrives: lines are decoded (watch-decoder.ts)
+// and handed on one by one, as the server sent them, until the first fault. Kept apart from the socket so
 // the same code can be driven by a test with any text at all: the transport feeds it a
 // response's chunks and its end, a property test feeds it generated junk.
 import { KubeProvisionerError } from '../errors/base.js';
 import { MalformedResponseError, type RequestTarget } from '../errors/api.js';
 import type { WatchEventType } from './client.js';
-import type { Scrubber } from './scrub.js';
 import { errorFromNetwork, errorFromWatchStatus } from './translate-error.js';
 import { LineSplitter, decodeWatchLine } from './watch-decoder.js';
 
@@ -22,7 +21,6 @@ export class WatchStreamReader {
   constructor(
     private readonly server: string,
     private readonly target: RequestTarget,
-    private readonly scrubber: Scrubber,
     private readonly sink: WatchStreamSink,
   ) {}
 
@@ -70,7 +68,7 @@ export class WatchStreamReader {
       this.close(new MalformedResponseError(this.server, decoded.problem, { target: this.target }));
       return;
     }
-    const object = this.scrubber.mayContain(line) ? this.scrubber.scrubValue(decoded.object) : decoded.object;
+    const object = decoded.object;
     if (decoded.type === 'ERROR') {
       // The server reports e.g. 410 Expired in-band and then ends the stream.
       this.close(errorFromWatchStatus(this.server, object, this.target));

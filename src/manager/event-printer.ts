@@ -2,8 +2,9 @@
 // runner stores whatever chunks a job writes and streams them to the browser, so each event
 // is written as ONE complete line in ONE write: a stored chunk then holds whole lines, never
 // half of one. Lines for people by default (the same words as the kube-provision CLI); JSON
-// lines on request.
-import { InvalidOptionError, clockTime, describeEvent, escapeControlCharacters } from '../index.js';
+// lines on request. Every line is masked (credential shapes): a provider's step may relay
+// what a node said.
+import { InvalidOptionError, clockTime, describeEvent, escapeControlCharacters, maskCredentials } from '../index.js';
 import type { LifecycleEvent } from '../index.js';
 import type { CreateFlowEvent } from './create-flow.js';
 import type { ContainerOperationEvent } from './lifecycle.js';
@@ -29,7 +30,7 @@ export interface EventPrinterOptions {
  */
 export function eventPrinter(options: EventPrinterOptions = {}): (event: JobEvent) => void {
   const write = options.write ?? ((line: string) => void process.stdout.write(line));
-  if (options.output === 'json') return (event) => write(`${JSON.stringify(event)}\n`);
+  if (options.output === 'json') return (event) => write(`${JSON.stringify(maskCredentials(event))}\n`);
   if (options.output !== undefined && options.output !== 'text') {
     throw new InvalidOptionError('output', `eventPrinter output must be "text" or "json", not ${JSON.stringify(options.output)}`);
   }
@@ -38,7 +39,7 @@ export function eventPrinter(options: EventPrinterOptions = {}): (event: JobEven
     const words = describeFlowEvent(event);
     if (words === previous) return;
     previous = words;
-    write(`${clockTime(event.at)} ${words}\n`);
+    write(`${clockTime(event.at)} ${maskCredentials(words)}\n`);
   };
 }
 
@@ -97,7 +98,13 @@ function lifecycleWords(event: Exclude<LifecycleEvent, { type: 'progress' }>): s
     case 'rollback':
       return `${id} rollout failed (${event.reason}): restoring the previous pod template (generation ${event.generation})`;
     case 'deleted':
-      return `${id} Deployment deleted; waiting for it and its pods to be gone`;
+      return event.kind === 'PersistentVolumeClaim'
+        ? `${id} PersistentVolumeClaim ${event.object} deleted (its data goes with it); waiting for it to be gone`
+        : `${id} ${event.kind} deleted; waiting for it and its pods to be gone`;
+    case 'resized':
+      return `${id} PersistentVolumeClaim ${event.object} grown from ${event.previous} to ${event.requested}: ${event.message}`;
+    case 'kept':
+      return `${id} PersistentVolumeClaim ${event.object} kept, with its data: a create for the same container re-attaches it`;
     case 'started':
       return event.changed ? `${id} running: started in ${seconds(event.durationMs)}` : `${id} already running: nothing to do`;
     case 'stopped':
@@ -109,6 +116,7 @@ function lifecycleWords(event: Exclude<LifecycleEvent, { type: 'progress' }>): s
         ? `${id} reconfigured (${event.fields.join(', ')}) in ${seconds(event.durationMs)}`
         : `${id} already as requested`;
     case 'removed':
-      return event.changed ? `${id} deleted in ${seconds(event.durationMs)}` : `${id} already gone: nothing to delete`;
+      if (!event.changed) return `${id} already gone: nothing to delete${event.storage === 'kept' ? ' (its claim is kept)' : ''}`;
+      return `${id} deleted in ${seconds(event.durationMs)}${event.storage === 'kept' ? '; its claim is kept' : ''}`;
   }
 }

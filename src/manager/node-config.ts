@@ -8,7 +8,7 @@
 import { isAbsolute } from 'node:path';
 import { DEFAULT_GPU_RESOURCE, DEFAULT_NAMESPACE, dns1123LabelProblem, dns1123SubdomainProblem, gpuResourceProblem } from '../index.js';
 import { KubernetesNodeConfigError, type NodeConfigIssue } from './errors.js';
-import { MAX_DNS_SUBDOMAIN_LENGTH, MAX_KUBECONFIG_PATH_LENGTH } from './kit/node-columns.js';
+import { MAX_DNS_SUBDOMAIN_LENGTH, MAX_KUBECONFIG_PATH_LENGTH, MAX_PERSIST_PATHS_LENGTH } from './kit/node-columns.js';
 
 /** How a node reaches its cluster, validated; never the kubeconfig's contents or the token. */
 export type KubernetesNodeConfig =
@@ -62,6 +62,10 @@ export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
   }
   if (byToken) {
     if (typeof apiUrl !== 'string') issues.push({ field: 'apiUrl', message: 'must be a string (the API server URL)' });
+    else {
+      const problem = apiUrlProblem(apiUrl);
+      if (problem) issues.push({ field: 'apiUrl', message: problem });
+    }
     if (isSet(kubeContext)) issues.push({ field: 'kubeContext', message: 'applies only with kubeconfigPath' });
     if (!isSet(secret)) {
       issues.push({ field: 'secret', message: 'is missing: apiUrl needs the bearer token (a ServiceAccount token) in secret' });
@@ -90,6 +94,7 @@ export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
   }
 
   issues.push(...gpuIssues(record));
+  issues.push(...storageIssues(record));
 
   if (issues.length > 0) throw new KubernetesNodeConfigError(record, issues);
   const common = {
@@ -131,6 +136,28 @@ function gpuIssues(record: Record<string, unknown>): NodeConfigIssue[] {
   return issues;
 }
 
+/** The storage columns by their rules, so a saved value always fits its column. */
+function storageIssues(record: Record<string, unknown>): NodeConfigIssue[] {
+  const issues: NodeConfigIssue[] = [];
+  const { kubePersistence, kubeStorageClass, kubePersistPaths } = record;
+  if (isSet(kubePersistence) && kubePersistence !== 'on' && kubePersistence !== 'off') {
+    issues.push({ field: 'kubePersistence', message: 'must be "on" or "off" (empty means on: every container gets a volume)' });
+  }
+  if (isSet(kubeStorageClass)) {
+    const problem =
+      typeof kubeStorageClass === 'string' ? dns1123SubdomainProblem(kubeStorageClass) : 'must be a string (a StorageClass name)';
+    if (problem) issues.push({ field: 'kubeStorageClass', message: problem });
+  }
+  if (isSet(kubePersistPaths)) {
+    if (typeof kubePersistPaths !== 'string')
+      issues.push({ field: 'kubePersistPaths', message: 'must be a string (absolute directories separated by spaces)' });
+    else if (kubePersistPaths.length > MAX_PERSIST_PATHS_LENGTH) {
+      issues.push({ field: 'kubePersistPaths', message: `must be at most ${MAX_PERSIST_PATHS_LENGTH} characters` });
+    }
+  }
+  return issues;
+}
+
 function gpuOf(record: Record<string, unknown>): GpuSettings {
   return {
     resource: (record.kubeGpuResource as string | null | undefined) || DEFAULT_GPU_RESOURCE,
@@ -150,6 +177,18 @@ function kubeconfigPathProblem(path: unknown): string | undefined {
   if (CONTROL_CHARACTER.test(path)) return 'must not contain control characters';
   if (path.length > MAX_KUBECONFIG_PATH_LENGTH) return `must be at most ${MAX_KUBECONFIG_PATH_LENGTH} characters`;
   if (!isAbsolute(path)) return "must be an absolute path (Manager's working directory is no stable base; ~ is not expanded)";
+  return undefined;
+}
+
+/** A URL that cannot be one, or that carries credentials (they belong in `secret`); never quoted back. */
+function apiUrlProblem(apiUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(apiUrl);
+  } catch {
+    return 'must be an absolute URL such as https://10.0.0.1:6443';
+  }
+  if (url.username || url.password) return 'must not hold credentials (user:password@): put the bearer token in secret';
   return undefined;
 }
 

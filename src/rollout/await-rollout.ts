@@ -7,15 +7,21 @@
 // read as ours. Each snapshot is judged as it arrives, by the tracker's one step
 // (tracker.ts); the only timer is the grace window it names, armed through the long-timer
 // helper, and only while a Pod problem or a create failure is open.
+//
+// When the step names a crash, its last log lines are read (readCrashLog, at most once per
+// crash): a progress event says the crash at once and again with the lines once they are
+// in; a failure is decided at once and ends the wait when its lines are in (the read is
+// bounded), its RolloutFailedError carrying them.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';
 import { RolloutFailedError } from '../errors/rollout.js';
+import { CrashLogReads, withCrashLines, type CrashLogReader } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
-import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from './tracker.js';
+import { INITIAL_TRACKER_STATE, trackRollout, type TrackedGate, type TrackerState } from './tracker.js';
 
 export interface RolloutTarget {
   readonly namespace: string;
@@ -27,6 +33,10 @@ export interface RolloutTarget {
 export interface AwaitRolloutOptions {
   readonly scheduler?: SchedulerLike;
   readonly failurePolicy?: FailurePolicy;
+  /** The readiness gates of the workload's other objects (its claim), per change: each must be Complete too. */
+  readonly gates$?: Observable<readonly TrackedGate[]>;
+  /** Reads a crashed container's last lines; without it, failures carry none. */
+  readonly readCrashLog?: CrashLogReader;
 }
 
 /**
@@ -44,14 +54,16 @@ export function awaitRollout(
   const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
 
   return new Observable<ProgressEvent>((subscriber) => {
-    const watch = new RolloutWatch(target, scheduler, policy, subscriber);
+    const watch = new RolloutWatch(target, scheduler, policy, subscriber, options.readCrashLog);
     // The watch is the Deployment stream's observer itself: no per-waiter closures.
     const deploymentSubscription = deployments$.subscribe(watch);
     const podSubscription = pods$.subscribe(new PodObserver(watch));
+    const gateSubscription = options.gates$?.subscribe({ next: (gates) => watch.onGates(gates), error: (error) => watch.error(error) });
     return () => {
       watch.close();
       deploymentSubscription.unsubscribe();
       podSubscription.unsubscribe();
+      gateSubscription?.unsubscribe();
     };
   });
 }
@@ -65,6 +77,7 @@ export function awaitRollout(
 class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private deployment: V1Deployment | undefined;
   private currentPods: readonly V1Pod[] = [];
+  private gates: readonly TrackedGate[] | undefined;
   private state: TrackerState = INITIAL_TRACKER_STATE;
   private recheck: Subscription | undefined;
   private recheckAt: number | undefined;
@@ -72,16 +85,22 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private lastState: string | undefined;
   private lastReason: string | undefined;
   private lastMessage: string | undefined;
+  private readonly crashLogs: CrashLogReads | undefined;
+  /** A failure is decided; its crash's lines are being read. */
+  private ending = false;
 
   constructor(
     private readonly target: RolloutTarget,
     private readonly scheduler: SchedulerLike,
     private readonly policy: FailurePolicy,
     private readonly subscriber: Subscriber<ProgressEvent>,
-  ) {}
+    readCrashLog: CrashLogReader | undefined,
+  ) {
+    this.crashLogs = readCrashLog && new CrashLogReads(readCrashLog);
+  }
 
   next(objects: readonly V1Deployment[]): void {
-    if (this.subscriber.closed) return;
+    if (this.subscriber.closed || this.ending) return;
     const ours = findByUid(objects, this.target.uid);
     if (ours) {
       this.deployment = ours;
@@ -109,8 +128,14 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     this.evaluate();
   }
 
+  onGates(gates: readonly TrackedGate[]): void {
+    this.gates = gates;
+    this.evaluate();
+  }
+
   close(): void {
     this.recheck?.unsubscribe();
+    this.crashLogs?.stop();
   }
 
   private fail(reason: string, detail: string, pod?: PodDiagnosis): void {
@@ -119,7 +144,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
         this.target,
         reason,
         detail,
-        pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}) } : {},
+        pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}), ...(pod.logs ? { logs: pod.logs } : {}) } : {},
       ),
     );
   }
@@ -172,11 +197,27 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
 
   private evaluateNow(): void {
     const deployment = this.deployment;
-    if (!deployment || this.subscriber.closed) return;
-    const step = trackRollout(this.policy, this.state, { deployment, pods: this.currentPods, now: this.scheduler.now() });
+    if (!deployment || this.subscriber.closed || this.ending) return;
+    const step = trackRollout(this.policy, this.state, {
+      deployment,
+      pods: this.currentPods,
+      now: this.scheduler.now(),
+      ...(this.gates ? { gates: this.gates } : {}),
+      ...(this.crashLogs?.lines ? { logs: this.crashLogs.lines } : {}),
+    });
     this.state = step.state;
-    if (step.failure) {
-      this.fail(step.failure.reason, step.failure.detail, step.failure.pod);
+    const { failure, crash } = step;
+    if (failure) {
+      if (crash && this.crashLogs && failure.pod) {
+        // The verdict stands as it is now (the Pod may look fine a moment later); only its
+        // lines are awaited, within the read's bound.
+        const pod = failure.pod;
+        const logs = this.crashLogs;
+        this.ending = true;
+        logs.request(crash, deployment, () => this.fail(failure.reason, failure.detail, withCrashLines(pod, logs.lines)));
+        return;
+      }
+      this.fail(failure.reason, failure.detail, failure.pod);
       return;
     }
     if (step.complete) {
@@ -188,6 +229,8 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     const gate = step.waitingFor;
     if (gate) this.emit(step.rollout, undefined, false, `waiting for the ${gate.kind} ${gate.name}: ${gate.status.message}`);
     else this.emit(step.rollout, step.pod, step.podsReady);
+    // Said at once; once the crash's lines are in, said again with them (if still so).
+    if (crash && this.crashLogs) this.crashLogs.request(crash, deployment, () => this.evaluate());
   }
 }
 

@@ -14,6 +14,8 @@
 // a restart count that is a string) throws MalformedObjectError, and the informer skips
 // the object instead of letting a reader throw on it. A JSON null counts as absent.
 import type {
+  CoreV1Event,
+  V1PersistentVolumeClaim,
   V1Container,
   V1ContainerState,
   V1ContainerStatus,
@@ -296,6 +298,79 @@ function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerS
       reason: f.string(terminated.reason, at.terminatedReason),
       message: f.string(terminated.message, at.terminatedMessage),
     },
+  };
+}
+
+/** Set by the scheduler on a WaitForFirstConsumer claim: the node its volume must be provisioned for. */
+export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
+
+const CLAIM_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
+
+/**
+ * A claim's fields that claimStatus() and the storage diagnosis read: its identity and
+ * labels, the class, the request and the bound volume, and the status a resize shows.
+ */
+export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentVolumeClaim {
+  const f = new Fields('PersistentVolumeClaim', claim);
+  const root = f.object(claim, '(object)') ?? f.fail('(object)', 'must be an object');
+  const metadata = f.object(root.metadata, 'metadata');
+  const spec = f.object(root.spec, 'spec');
+  const status = f.object(root.status, 'status');
+  const requests = f.strings(f.object(spec?.resources, 'spec.resources')?.requests, 'spec.resources.requests');
+  const capacity = f.strings(status?.capacity, 'status.capacity');
+  const allocated = f.strings(status?.allocatedResourceStatuses, 'status.allocatedResourceStatuses');
+  const selectedNode = f.strings(metadata?.annotations, 'metadata.annotations')?.[SELECTED_NODE_ANNOTATION];
+  return {
+    metadata: {
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
+      deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
+      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      annotations: selectedNode === undefined ? undefined : { [SELECTED_NODE_ANNOTATION]: selectedNode },
+    },
+    spec: spec && {
+      storageClassName: f.string(spec.storageClassName, 'spec.storageClassName'),
+      volumeName: f.string(spec.volumeName, 'spec.volumeName'),
+      resources: { requests: requests?.storage === undefined ? undefined : { storage: requests.storage } },
+    },
+    status: status && {
+      phase: f.string(status.phase, 'status.phase'),
+      capacity: capacity?.storage === undefined ? undefined : { storage: capacity.storage },
+      conditions: f.each(status.conditions, 'status.conditions', (condition) => deploymentCondition(f, condition, CLAIM_CONDITION)),
+      allocatedResourceStatuses: allocated?.storage === undefined ? undefined : { storage: allocated.storage },
+    },
+  };
+}
+
+const INVOLVED_OBJECT = ['kind', 'name', 'uid'] as const;
+
+/** An Event's fields the storage diagnosis reads: what it is about, why, and when it was last seen. */
+export function cachedEventFields(event: CoreV1Event): CoreV1Event {
+  const f = new Fields('Event', event);
+  const root = f.object(event, '(object)') ?? f.fail('(object)', 'must be an object');
+  const metadata = f.object(root.metadata, 'metadata');
+  const involved = f.object(root.involvedObject, 'involvedObject');
+  const series = f.object(root.series, 'series');
+  const time = (value: unknown, field: string): string | undefined =>
+    value instanceof Date ? value.toISOString() : f.string(value, field);
+  return {
+    metadata: {
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
+      creationTimestamp: time(metadata?.creationTimestamp, 'metadata.creationTimestamp'),
+    },
+    involvedObject: involved && Object.fromEntries(INVOLVED_OBJECT.map((key) => [key, f.string(involved[key], `involvedObject.${key}`)])),
+    reason: f.string(root.reason, 'reason'),
+    message: f.string(root.message, 'message'),
+    type: f.string(root.type, 'type'),
+    lastTimestamp: time(root.lastTimestamp, 'lastTimestamp'),
+    eventTime: time(root.eventTime, 'eventTime'),
+    firstTimestamp: time(root.firstTimestamp, 'firstTimestamp'),
+    series: series && { lastObservedTime: time(series.lastObservedTime, 'series.lastObservedTime') },
   };
 }
 

@@ -1,6 +1,7 @@
 // describeProgress(): one line in plain words for a UI or a job log, from the rollout
 // status and, when a Pod of the rollout has something to say, the kubelet's or
-// scheduler's own reason and message.
+// scheduler's own reason and message, and a crashed container's last log line.
+import { lastLogLine } from './crash-lines.js';
 import type { PodDiagnosis, RolloutStatus } from './events.js';
 
 export interface ProgressContext {
@@ -16,6 +17,11 @@ export function describeProgress(status: RolloutStatus, pod: PodDiagnosis | unde
       ? 'container ready, waiting for the Deployment to count it available'
       : status.message;
   }
+  return `${describePod(status, pod)}${lastLogLine(pod)}`;
+}
+
+function describePod(status: RolloutStatus, pod: PodDiagnosis): string {
+  const { ready, desired } = status.replicas;
   const detail = pod.message && pod.message !== pod.reason ? `: ${pod.message}` : '';
   switch (pod.reason) {
     case 'Pending':

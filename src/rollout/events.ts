@@ -42,6 +42,11 @@ export interface PodDiagnosis {
   readonly container?: string;
   /** Restart count of that container, for back-off policies. */
   readonly restartCount?: number;
+  /**
+   * A crashed container's last log lines, when they could be read (bounded, scrubbed, one
+   * line each): added by the operation that waits, never by diagnosePod().
+   */
+  readonly logs?: readonly string[];
 }
 
 interface EventBase {
@@ -52,14 +57,31 @@ interface EventBase {
   readonly providerId: string;
 }
 
+/** The container's claim, as a provisioning created or adopted it (created/adopted events). */
+export interface ClaimSummary {
+  readonly name: string;
+  readonly uid: string;
+  /** It existed before this run (kept data of the same container): re-attached. */
+  readonly adopted: boolean;
+  readonly storageClass: string | null;
+  /** "50Gi". */
+  readonly requested: string | null;
+  /** How the class was chosen: named by the spec, or the cluster's default. */
+  readonly classSource: 'spec' | 'default';
+}
+
 export interface CreatedEvent extends EventBase {
   readonly type: 'created';
   readonly uid: string;
+  /** With storage: the claim, created before the Deployment (or re-attached). */
+  readonly claim?: ClaimSummary;
 }
 
 export interface AdoptedEvent extends EventBase {
   readonly type: 'adopted';
   readonly uid: string;
+  /** With storage: the claim (re-attached, or created for the adopted Deployment). */
+  readonly claim?: ClaimSummary;
   /**
    * Set when the adopted Deployment differed from the request and `onDrift: 'reconfigure'`
    * rewrote it: the fields written (`image`, `cpus`, `env.NAME`, `replicas`, ...).

@@ -18,14 +18,18 @@
 //                     good (quota, LimitRange, PodSecurity, an admission webhook's denial,
 //                     an invalid object), after `graceMs` otherwise: controllers retry, and
 //                     a restarting control plane or an unreachable webhook heals.
+//   storage          a claim that cannot bind, a volume that cannot attach or mount, a seed
+//                    that cannot run: storage-policy.ts has each rule and its grace.
 // A failed Pod (evicted, say) is reported but not fatal: its ReplicaSet replaces it, and
 // if that cannot work the Deployment's own progress deadline says so.
 import { DURATION_RULES, countProblem } from '../input/duration.js';
 import type { FieldRule } from '../input/fields.js';
 import { aRegExp, checkOptions, duration, nested, type OptionTable } from '../input/options.js';
 import type { PodDiagnosis } from './events.js';
+import { DEFAULT_STORAGE_POLICY, storageTrackKind, type StorageFailurePolicy, type StorageTrackKind } from './storage-policy.js';
+import { STORAGE_REASONS } from './storage-diagnosis.js';
 
-export interface FailurePolicy {
+export interface FailurePolicy extends StorageFailurePolicy {
   readonly imagePull: { readonly maxBackOffs: number; readonly graceMs: number };
   readonly crashLoop: { readonly maxRestarts: number; readonly graceMs: number };
   readonly unschedulable: { readonly graceMs: number };
@@ -49,6 +53,7 @@ export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
   },
   failAtOnceReasons: ['InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError'],
   imageNotFound: /not found|manifest unknown|name unknown|repository does not exist|no such host/i,
+  ...DEFAULT_STORAGE_POLICY,
 };
 
 export interface FailurePolicyOverrides {
@@ -59,6 +64,10 @@ export interface FailurePolicyOverrides {
   readonly createFailure?: Partial<FailurePolicy['createFailure']>;
   readonly failAtOnceReasons?: readonly string[];
   readonly imageNotFound?: RegExp;
+  readonly volumeBinding?: Partial<FailurePolicy['volumeBinding']>;
+  readonly provisioning?: Partial<FailurePolicy['provisioning']>;
+  readonly volumeAttach?: Partial<FailurePolicy['volumeAttach']>;
+  readonly volumeMount?: Partial<FailurePolicy['volumeMount']>;
 }
 
 /**
@@ -78,6 +87,10 @@ export function resolveFailurePolicy(overrides: FailurePolicyOverrides = {}): Fa
     createFailure: { ...d.createFailure, ...overrides.createFailure },
     failAtOnceReasons: overrides.failAtOnceReasons ?? d.failAtOnceReasons,
     imageNotFound: overrides.imageNotFound ?? d.imageNotFound,
+    volumeBinding: { ...d.volumeBinding, ...overrides.volumeBinding },
+    provisioning: { ...d.provisioning, ...overrides.provisioning },
+    volumeAttach: { ...d.volumeAttach, ...overrides.volumeAttach },
+    volumeMount: { ...d.volumeMount, ...overrides.volumeMount },
   };
 }
 
@@ -93,13 +106,17 @@ const OVERRIDES: OptionTable = {
   createFailure: nested({ graceMs: grace, failAtOnce: aRegExp }),
   failAtOnceReasons: reasons,
   imageNotFound: aRegExp,
+  volumeBinding: nested({ graceMs: grace }),
+  provisioning: nested({ graceMs: grace, failAtOnce: aRegExp }),
+  volumeAttach: nested({ graceMs: grace }),
+  volumeMount: nested({ graceMs: grace }),
 };
 
 function checkOverrides(overrides: unknown): void {
   checkOptions(overrides, OVERRIDES, { noun: 'failurePolicy', path: 'failurePolicy.', known: 'a failure policy field' });
 }
 
-type TrackKind = 'imagePull' | 'crashLoop' | 'unschedulable' | 'containerError';
+type TrackKind = 'imagePull' | 'crashLoop' | 'unschedulable' | 'containerError' | StorageTrackKind;
 
 interface Track {
   readonly kind: TrackKind;
@@ -166,6 +183,8 @@ export function applyFailurePolicy(
 function trackKind(policy: FailurePolicy, diagnosis: PodDiagnosis): TrackKind | 'failAtOnce' | undefined {
   const { reason, message } = diagnosis;
   if (policy.failAtOnceReasons.includes(reason)) return 'failAtOnce';
+  const storage = storageTrackKind(policy, diagnosis);
+  if (storage) return storage;
   if (reason === 'ErrImagePull' || reason === 'ImagePullBackOff') {
     return policy.imageNotFound.test(message) ? 'failAtOnce' : 'imagePull';
   }
@@ -186,7 +205,8 @@ function graceMs(policy: FailurePolicy, kind: TrackKind): number {
 function exceedsCount(policy: FailurePolicy, track: Track, diagnosis: PodDiagnosis): boolean {
   if (track.kind === 'imagePull') return track.backOffs >= policy.imagePull.maxBackOffs;
   if (track.kind === 'crashLoop') {
-    return diagnosis.reason === 'CrashLoopBackOff' && (diagnosis.restartCount ?? 0) >= policy.crashLoop.maxRestarts;
+    const restarting = diagnosis.reason === 'CrashLoopBackOff' || diagnosis.reason === STORAGE_REASONS.seedFailed;
+    return restarting && (diagnosis.restartCount ?? 0) >= policy.crashLoop.maxRestarts;
   }
   return false;
 }

@@ -4,6 +4,7 @@
 import type { V1ContainerStatus, V1Pod } from '../kube/objects.js';
 import { oneLine } from '../text.js';
 import type { PodDiagnosis } from './events.js';
+import { diagnoseStorage } from './storage-diagnosis.js';
 
 /** Waiting reasons that mean Kubernetes failed to start the container (the policy decides when to give up). */
 export const FAILURE_WAITING_REASONS: ReadonlySet<string> = new Set([
@@ -19,7 +20,16 @@ export const FAILURE_WAITING_REASONS: ReadonlySet<string> = new Set([
   'PostStartHookError',
 ]);
 
+/**
+ * What the Pod is doing or why it cannot run, in the kubelet's or scheduler's words; a
+ * volume the scheduler cannot bind and a seed that cannot run are named as storage reasons
+ * (storage-diagnosis.ts).
+ */
 export function diagnosePod(pod: V1Pod): PodDiagnosis | undefined {
+  return diagnoseStorage(pod, podDiagnosis(pod));
+}
+
+function podDiagnosis(pod: V1Pod): PodDiagnosis | undefined {
   const name = pod.metadata?.name ?? '';
   const status = pod.status;
   const diagnosis = (severity: PodDiagnosis['severity'], reason: string, message: string, container?: V1ContainerStatus): PodDiagnosis => ({

@@ -34,6 +34,13 @@ function samePod(a: PodDiagnosis | undefined, b: PodDiagnosis | undefined): bool
     a.message === b.message &&
     a.pod === b.pod &&
     a.container === b.container &&
-    a.restartCount === b.restartCount
+    a.restartCount === b.restartCount &&
+    sameLines(a.logs, b.logs)
   );
+}
+
+function sameLines(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  return a.every((line, index) => line === b[index]);
 }

@@ -11,7 +11,12 @@
 // (a Service's endpoints, a claim's binding) comes in as `gates`: statuses from the
 // status table (object-status.ts), each of which must be Complete as well; a Failed gate
 // ends the rollout with its reason.
+//
+// A crash (the most telling Pod problem is a container that crashed) is named as `crash`
+// until its last log lines come in as `logs`; then they ride on its diagnosis (`pod`, and
+// the failure's), so the progress line, the status and the error all carry them.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import { crashOf, withCrashLines, type CrashLines, type CrashRef } from './crash-lines.js';
 import type { PodDiagnosis, RolloutStatus } from './events.js';
 import {
   INITIAL_POLICY_STATE,
@@ -41,6 +46,12 @@ export interface TrackedGate {
   readonly kind: string;
   readonly name: string;
   readonly status: ObjectStatus;
+  /**
+   * What the object's controllers keep saying is wrong while it is not ready (a claim the
+   * provisioner fails on, a volume that will not mount): timed by the failure policy as a
+   * Pod's problems are, and a final one ends the rollout as this gate's failure.
+   */
+  readonly problems?: readonly PodDiagnosis[];
 }
 
 export interface TrackerInput {
@@ -50,6 +61,8 @@ export interface TrackerInput {
   /** Scheduler time, in ms. */
   readonly now: number;
   readonly gates?: readonly TrackedGate[];
+  /** The last crash's log lines the caller read (see `crash`). */
+  readonly logs?: CrashLines;
 }
 
 /** What ends a rollout. */
@@ -82,18 +95,25 @@ export interface TrackerStep {
   readonly state: TrackerState;
   /** When a grace window ends, so a step is due though nothing changed; undefined: none. */
   readonly recheckAt: number | undefined;
+  /** The crash shown (`failure.pod`, else `pod`) whose log lines `logs` does not hold yet. */
+  readonly crash: CrashRef | undefined;
 }
 
 const NO_DIAGNOSES: readonly PodDiagnosis[] = Object.freeze([]);
 const NO_GATES: readonly TrackedGate[] = Object.freeze([]);
 
 export function trackRollout(policy: FailurePolicy, state: TrackerState, input: TrackerInput): TrackerStep {
+  return withLogs(judge(policy, state, input), input.logs);
+}
+
+function judge(policy: FailurePolicy, state: TrackerState, input: TrackerInput): Omit<TrackerStep, 'crash'> {
   const { deployment, pods, now } = input;
   const gates = input.gates ?? NO_GATES;
   const rollout = rolloutStatus(deployment);
   const current = currentRolloutPods(deployment, pods);
   const diagnoses = rollout.state === 'Complete' || current.length === 0 ? NO_DIAGNOSES : diagnosesOf(current);
-  const pod = mostTelling(diagnoses);
+  const gateProblems = rollout.state === 'Complete' ? NO_GATE_PROBLEMS : problemsOf(gates);
+  const pod = mostTelling(diagnoses) ?? mostTelling([...gateProblems.keys()]);
   const podsReady = current.length > 0 && diagnoses.length === 0;
   const failedGate = gates.find((gate) => gate.status.state === 'Failed');
   const waitingFor = rollout.state === 'Complete' ? gates.find((gate) => gate.status.state !== 'Complete') : undefined;
@@ -117,18 +137,39 @@ export function trackRollout(policy: FailurePolicy, state: TrackerState, input: 
   }
 
   const create = applyCreateFailurePolicy(policy, state.createFailureSince, rollout.createFailure, now);
-  const verdict = applyFailurePolicy(policy, state.policy, diagnoses, now);
+  const timed = gateProblems.size === 0 ? diagnoses : [...diagnoses, ...gateProblems.keys()];
+  const verdict = applyFailurePolicy(policy, state.policy, timed, now);
+  const failedGateProblem = verdict.failure && gateProblems.get(verdict.failure);
   const failure: TrackedFailure | undefined =
     create.fatal && rollout.createFailure
       ? { source: 'create', reason: rollout.createFailure.reason, detail: rollout.createFailure.message }
-      : verdict.failure
-        ? { source: 'pod', reason: verdict.failure.reason, detail: verdict.failure.message, pod: verdict.failure }
-        : failedGate && gateFailure(failedGate);
+      : verdict.failure && failedGateProblem
+        ? {
+            source: 'gate',
+            reason: verdict.failure.reason,
+            detail: `${failedGateProblem.kind} ${failedGateProblem.name}: ${verdict.failure.message}`,
+          }
+        : verdict.failure
+          ? { source: 'pod', reason: verdict.failure.reason, detail: verdict.failure.message, pod: verdict.failure }
+          : failedGate && gateFailure(failedGate);
   const nextState =
     verdict.state === state.policy && create.since === state.createFailureSince
       ? state
       : { policy: verdict.state, createFailureSince: create.since };
   return { ...step, failure, state: nextState, recheckAt: finite(earliest(verdict.recheckAt, create.recheckAt)) };
+}
+
+/** The shown crash's lines on its diagnoses, or the crash named for the caller to read. */
+function withLogs(step: Omit<TrackerStep, 'crash'>, logs: CrashLines | undefined): TrackerStep {
+  const crash = crashOf(step.failure?.pod ?? step.pod);
+  if (crash === undefined || logs?.key !== crash.key) return { ...step, crash };
+  const { pod, failure } = step;
+  return {
+    ...step,
+    pod: pod && withCrashLines(pod, logs),
+    failure: failure?.pod ? { ...failure, pod: withCrashLines(failure.pod, logs) } : failure,
+    crash: undefined,
+  };
 }
 
 function diagnosesOf(pods: readonly V1Pod[]): readonly PodDiagnosis[] {
@@ -138,6 +179,16 @@ function diagnosesOf(pods: readonly V1Pod[]): readonly PodDiagnosis[] {
     if (diagnosis) diagnoses.push(diagnosis);
   }
   return diagnoses.length === 0 ? NO_DIAGNOSES : diagnoses;
+}
+
+const NO_GATE_PROBLEMS: ReadonlyMap<PodDiagnosis, TrackedGate> = new Map();
+
+/** Each gate's problems, and the gate each one is of. */
+function problemsOf(gates: readonly TrackedGate[]): ReadonlyMap<PodDiagnosis, TrackedGate> {
+  if (!gates.some((gate) => gate.problems?.length)) return NO_GATE_PROBLEMS;
+  const problems = new Map<PodDiagnosis, TrackedGate>();
+  for (const gate of gates) for (const problem of gate.problems ?? []) problems.set(problem, gate);
+  return problems;
 }
 
 function gateFailure(gate: TrackedGate): TrackedFailure {

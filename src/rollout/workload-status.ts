@@ -21,9 +21,11 @@
 // means the template never changed, so the replicas did (starting); else updating.
 //
 // API unreachable (`unknown`) is not a fact about objects: see unknownStatus().
+import type { ClaimStatusValue } from './claim-status.js';
 import type { V1Container, V1Deployment, V1Pod } from '../kube/objects.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { oneLine } from '../text.js';
+import { lastLogLine } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ReplicaCounts, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
@@ -68,6 +70,11 @@ export interface WorkloadStatusValue {
   readonly replicas: ReplicaCounts;
   /** What a Pod is doing or why it cannot run, in the kubelet's or scheduler's words. */
   readonly pod?: PodDiagnosis;
+  /**
+   * The container's volume, read by status() when its Pods mount one: the claim's phase,
+   * class, requested and actual capacity, and whether a resize is pending or not supported.
+   */
+  readonly storage?: ClaimStatusValue;
 }
 
 /** What the failure policy concluded over time (statuses$ tracks it per workload). */
@@ -261,5 +268,5 @@ function quantity(value: unknown): string | null {
 
 function describeFailure(pod: PodDiagnosis): string {
   const where = pod.container ? `container ${pod.container} in pod ${pod.pod}` : `pod ${pod.pod}`;
-  return `${pod.reason} (${where})${pod.message && pod.message !== pod.reason ? `: ${pod.message}` : ''}`;
+  return `${pod.reason} (${where})${pod.message && pod.message !== pod.reason ? `: ${pod.message}` : ''}${lastLogLine(pod)}`;
 }

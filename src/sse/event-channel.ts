@@ -76,6 +76,8 @@ export class EventChannel<T = unknown> {
   private readonly subscription: Subscription;
   private readonly eventName: (value: T) => string;
   private readonly snapshot: (() => unknown) | undefined;
+  /** The snapshot as of the last event, serialized once for every viewer that starts with it. */
+  private snapshotFrame: ChannelFrame | undefined;
 
   constructor(source$: Observable<T>, options: EventChannelOptions<T> = {}) {
     const replay = options.replay ?? DEFAULT_REPLAY;
@@ -210,12 +212,12 @@ export class EventChannel<T = unknown> {
 
   private snapshotStart(): ViewerStart {
     const last = this.nextSequence - 1;
-    const data = serialize(this.snapshot!());
-    return {
-      kind: 'snapshot',
-      frame: { sequence: last, text: `id: ${this.idOf(last)}\nevent: ${SNAPSHOT_EVENT}\ndata: ${data}\n\n` },
-      from: this.nextSequence,
-    };
+    // The state changes only with an event: until the next one, every new viewer shares this frame.
+    if (this.snapshotFrame?.sequence !== last) {
+      const data = serialize(this.snapshot!());
+      this.snapshotFrame = { sequence: last, text: `id: ${this.idOf(last)}\nevent: ${SNAPSHOT_EVENT}\ndata: ${data}\n\n` };
+    }
+    return { kind: 'snapshot', frame: this.snapshotFrame, from: this.nextSequence };
   }
 
   private gapFrame(missed: number | null): ChannelFrame {

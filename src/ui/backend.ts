@@ -47,6 +47,22 @@ export interface OperationEvent {
 export interface OperationOptions {
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
+  /** The Manager installation (instance label) the workload belongs to. */
+  readonly instance?: string;
+}
+
+/** What the page shows of the cluster itself: can it be reached? */
+export interface ClusterConnection {
+  /** `connecting` until the first list has answered, `unreachable` while it cannot be reached. */
+  readonly state: 'connecting' | 'connected' | 'unreachable';
+  /** Why it cannot be reached, in the client's words. */
+  readonly message?: string;
+}
+
+/** The namespace (and installation) a page shows. */
+export interface PageScope {
+  readonly namespace: string;
+  readonly instance?: string;
 }
 
 export type LifecycleAction = 'start' | 'stop' | 'restart' | 'remove';
@@ -57,7 +73,9 @@ export type LifecycleOperation = (api: KubernetesClient, providerId: string, opt
 
 export interface UiBackend {
   /** Every managed workload's status, live, each change once. Required. */
-  readonly statuses$: (api: KubernetesClient, options: { readonly namespace: string }) => Observable<WorkloadStatusEvent>;
+  readonly statuses$: (api: KubernetesClient, options: PageScope) => Observable<WorkloadStatusEvent>;
+  /** Whether the cluster can be reached, each change once. Optional: without it the page cannot tell. */
+  readonly connection$?: (api: KubernetesClient, options: PageScope) => Observable<ClusterConnection>;
   /** Creates a workload from a spec (the library's provision$). */
   readonly provision$?: (api: KubernetesClient, spec: unknown, options?: OperationOptions) => Observable<OperationEvent>;
   readonly start$?: LifecycleOperation;

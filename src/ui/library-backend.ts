@@ -3,6 +3,7 @@
 import { defer, from, switchMap } from 'rxjs';
 import { CONTAINER_ID_LABEL } from '../input/labels.js';
 import { parseProviderId } from '../input/provider-id.js';
+import { connection$ } from '../workload/connection.js';
 import { provision$ } from '../workload/provision.js';
 import { remove$ } from '../workload/remove.js';
 import { restart$ } from '../workload/restart.js';
@@ -30,5 +31,5 @@ const provisionKeepingFailures: NonNullable<UiBackend['provision$']> = (api, spe
   provision$(api, spec, { ...options, keepOnFailure: true });
 
 export function libraryBackend(): UiBackend {
-  return { statuses$, provision$: provisionKeepingFailures, start$, stop$, restart$, remove$: removeListed };
+  return { statuses$, connection$, provision$: provisionKeepingFailures, start$, stop$, restart$, remove$: removeListed };
 }

@@ -11,7 +11,8 @@ import type { KubernetesClient } from '../kube/client.js';
 import { KINDS } from '../kube/kinds.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import type { DriftField } from './drift.js';
-import { ownedBy, ownerOf, rulesOf, type WorkloadMember, type WorkloadSet } from './workload-set.js';
+import type { KindMap } from '../kube/kinds.js';
+import { ownedBy, ownerOf, rulesOf, type MemberKind, type WorkloadMember, type WorkloadSet } from './workload-set.js';
 
 /** One member as this run found or made it. */
 export type MemberOutcome = WorkloadMember & {
@@ -32,17 +33,29 @@ export function createOrAdopt(client: KubernetesClient, set: WorkloadSet, outcom
   });
 }
 
-async function createOrAdoptMember(
+function createOrAdoptMember(
   client: KubernetesClient,
   set: WorkloadSet,
   member: WorkloadMember,
   signal: AbortSignal,
 ): Promise<MemberOutcome> {
-  const { kind, object } = member;
+  // One call per kind keeps each member's kind and object typed together.
+  return member.kind === 'deployments'
+    ? createOrAdoptOne(client, set, member.kind, member.object, signal)
+    : createOrAdoptOne(client, set, member.kind, member.object, signal);
+}
+
+async function createOrAdoptOne<K extends MemberKind>(
+  client: KubernetesClient,
+  set: WorkloadSet,
+  kind: K,
+  object: KindMap[K],
+  signal: AbortSignal,
+): Promise<MemberOutcome> {
   const { namespace } = set;
   const name = object.metadata?.name ?? '';
   try {
-    return { kind, object: await client.create(kind, namespace, object, { signal }), adopted: false, drift: [] };
+    return { kind, object: await client.create(kind, namespace, object, { signal }), adopted: false, drift: [] } as MemberOutcome;
   } catch (error) {
     if (!(error instanceof ConflictError) || error.reason !== 'AlreadyExists') throw error;
     const existing = await client.read(kind, namespace, name, { signal });
@@ -64,6 +77,6 @@ async function createOrAdoptMember(
         { reason: 'AlreadyExists', target, cause: error },
       );
     }
-    return { kind, object: existing, adopted: true, drift: rulesOf(kind).drift(object, existing) };
+    return { kind, object: existing, adopted: true, drift: rulesOf(kind).drift(object, existing) } as MemberOutcome;
   }
 }

@@ -7,12 +7,13 @@ import { KubeProvisionerError } from '../errors/base.js';
 import { WORKLOAD_KIND, type FailureContext } from '../errors/rollout.js';
 import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { workloadContainer } from './workload-container.js';
+import { SEED_CONTAINER_NAME, STORAGE_VOLUME_NAME } from '../input/storage.js';
 
 const NONE = '(none)';
 
 /** One field where a live workload differs from the requested spec. */
 export interface DriftField {
-  /** In the spec's words: `image`, `cpus`, `memoryMb`, `gpus.RESOURCE`, `runtimeClass`, `entrypoint`, `args`, `env.NAME`, `replicas`, `labels.KEY`. */
+  /** In the spec's words: `image`, `cpus`, `memoryMb`, `gpus.RESOURCE`, `runtimeClass`, `storage.paths`, `storage.seed`, `entrypoint`, `args`, `env.NAME`, `replicas`, `labels.KEY`. */
   readonly field: string;
   /** The live value, as text (`(none)` when absent). */
   readonly live: string;
@@ -77,6 +78,8 @@ export function workloadDrift(desired: V1Deployment, live: V1Deployment): DriftF
     differ(`gpus.${resource}`, amount(found, resource, wholeUnits), amount(wanted, resource, wholeUnits));
   }
   differ('runtimeClass', live.spec?.template.spec?.runtimeClassName ?? NONE, desired.spec?.template.spec?.runtimeClassName ?? NONE);
+  differ('storage.paths', mountedPaths(found), mountedPaths(wanted));
+  differ('storage.seed', seedOf(live), seedOf(desired));
   const liveEnv = envMap(found.env);
   const desiredEnv = envMap(wanted.env);
   for (const name of [...new Set([...liveEnv.keys(), ...desiredEnv.keys()])].sort()) {
@@ -92,6 +95,7 @@ export function isReconfigurable(field: DriftField): boolean {
     !field.field.startsWith('template.labels.') &&
     !field.field.startsWith('gpus.') &&
     field.field !== 'runtimeClass' &&
+    !field.field.startsWith('storage.') &&
     field.field !== 'container'
   );
 }
@@ -111,6 +115,17 @@ function wholeUnits(quantity: string | undefined): number | undefined {
   if (quantity === undefined) return undefined;
   const units = Number(quantity);
   return Number.isFinite(units) ? units : undefined;
+}
+
+/** The paths mounted from the workload's claim, sorted ("(none)": no storage). */
+function mountedPaths(container: V1Container): string {
+  const paths = (container.volumeMounts ?? []).filter((mount) => mount.name === STORAGE_VOLUME_NAME).map((mount) => mount.mountPath);
+  return paths.length > 0 ? paths.sort().join(', ') : NONE;
+}
+
+/** How the pod template seeds its volume: `image` (the seeding init container), else none. */
+function seedOf(deployment: V1Deployment): string {
+  return deployment.spec?.template.spec?.initContainers?.some((container) => container.name === SEED_CONTAINER_NAME) ? 'image' : NONE;
 }
 
 function labelDrift(

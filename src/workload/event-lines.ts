@@ -8,6 +8,7 @@ import { ReconfigureFailedError } from './reconfigure.js';
 import { RolloutFailedError, RolloutTimeoutError } from '../errors/rollout.js';
 import { WorkloadDriftError } from './drift.js';
 import { WorkloadSupersededError } from './guard-generation.js';
+import { maskCredentials, maskValueWith } from '../mask.js';
 import { escapeControlCharacters } from '../text.js';
 import type { ProvisionEvent } from '../rollout/events.js';
 
@@ -42,14 +43,22 @@ export function clockTime(at: string): string {
   return at.slice(11, 23);
 }
 
-/** The error as plain JSON: name, message and the fields a UI can act on (no cause). */
+/** The error as plain JSON: name, message and the fields a UI can act on (no cause), credential shapes masked. */
 export function errorRecord(error: unknown): Record<string, unknown> {
+  return maskValueWith(errorFields(error), maskCredentials);
+}
+
+function errorFields(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { type: 'error', name: 'Error', message: String(error) };
   const record: Record<string, unknown> = { type: 'error', name: error.name, message: error.message };
-  if (error instanceof InvalidSpecError) record['issues'] = error.issues;
+  if (error instanceof InvalidSpecError) {
+    record['issues'] = error.issues;
+    if (error.omittedIssues > 0) record['omittedIssues'] = error.omittedIssues;
+  }
   if (error instanceof RolloutFailedError)
     Object.assign(record, { reason: error.reason, detail: error.detail, pod: error.pod, container: error.container });
-  if (error instanceof RolloutTimeoutError) Object.assign(record, { timeoutMs: error.timeoutMs, lastStatus: error.lastStatus });
+  if (error instanceof RolloutTimeoutError)
+    Object.assign(record, { timeoutMs: error.timeoutMs, waitingFor: error.waitingFor, lastStatus: error.lastStatus });
   if (error instanceof ReconfigureFailedError)
     Object.assign(record, { restored: error.restored, ...(error.restoreError ? { restoreError: error.restoreError.message } : {}) });
   if (error instanceof OperationTimeoutError)
@@ -58,14 +67,14 @@ export function errorRecord(error: unknown): Record<string, unknown> {
     Object.assign(record, { expectedGeneration: error.expectedGeneration, supersededBy: error.supersededBy });
   if (error instanceof WorkloadDriftError) record['fields'] = error.fields;
   if (error instanceof KubeProvisionerError && error.cleanup) {
-    const { outcome, providerId, uid } = error.cleanup;
-    record['cleanup'] = { outcome, providerId, uid };
+    const { outcome, providerId, uid, timeoutMs } = error.cleanup;
+    record['cleanup'] = { outcome, providerId, uid, ...(timeoutMs !== undefined ? { timeoutMs } : {}) };
   }
   return record;
 }
 
-/** `error: <name>: <message>` on one line. */
+/** `error: <name>: <message>` on one line, credential shapes masked. */
 export function formatErrorLine(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return `error: ${escapeControlCharacters(text)}`;
+  return `error: ${escapeControlCharacters(maskCredentials(text))}`;
 }

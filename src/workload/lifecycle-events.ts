@@ -2,6 +2,7 @@
 // reconfigure, remove). Same shape as creation's: plain JSON, discriminated by `type`,
 // stamped with `at`, and naming `namespace`, `name` and `providerId`. Waiting on a rollout
 // emits creation's own `progress` events.
+import type { ClaimStatusValue } from '../rollout/claim-status.js';
 import type { PodDiagnosis, ProgressEvent } from '../rollout/events.js';
 
 interface LifecycleEventBase {
@@ -47,9 +48,35 @@ export interface RollbackEvent extends LifecycleEventBase {
   readonly generation: number;
 }
 
-/** The Deployment's deletion was accepted (remove). */
+/** The deletion of one of the workload's objects was accepted (remove). */
 export interface DeletedEvent extends LifecycleEventBase {
   readonly type: 'deleted';
+  readonly uid: string;
+  /** The object's kind: `Deployment`, `PersistentVolumeClaim`. */
+  readonly kind: string;
+  /** The object's name. */
+  readonly object: string;
+}
+
+/** reconfigure with storageGb: the claim's request was grown (the volume grows when its resizer acts). */
+export interface ResizedEvent extends LifecycleEventBase {
+  readonly type: 'resized';
+  readonly object: string;
+  /** The request before ("50Gi") and now ("80Gi"). */
+  readonly previous: string;
+  readonly requested: string;
+  /** What the volume has now; null until bound. */
+  readonly capacity: string | null;
+  /** The claim's resize state right after the write (docs/status.md). */
+  readonly resize: ClaimStatusValue['resize'];
+  readonly message: string;
+}
+
+/** remove with keepData: the container's claim stays, with the data on it; a later create for the same container re-attaches it. */
+export interface KeptEvent extends LifecycleEventBase {
+  readonly type: 'kept';
+  readonly kind: 'PersistentVolumeClaim';
+  readonly object: string;
   readonly uid: string;
 }
 
@@ -97,9 +124,20 @@ export interface ReconfiguredEvent extends OutcomeBase {
 /** remove's last event: the Deployment and its Pods are gone (changed: false, it was already). */
 export interface RemovedEvent extends OutcomeBase {
   readonly type: 'removed';
+  /** The container's claim: deleted and gone, kept (keepData), or there was none. */
+  readonly storage: 'deleted' | 'kept' | 'none';
 }
 
 export type OutcomeEvent = StartedEvent | StoppedEvent | RestartedEvent | ReconfiguredEvent | RemovedEvent;
 
 export type LifecycleEvent =
-  ProgressEvent | DiagnosedEvent | ScaledEvent | PatchedEvent | RollbackEvent | DeletedEvent | WaitingEvent | OutcomeEvent;
+  | ProgressEvent
+  | DiagnosedEvent
+  | ScaledEvent
+  | PatchedEvent
+  | RollbackEvent
+  | DeletedEvent
+  | KeptEvent
+  | ResizedEvent
+  | WaitingEvent
+  | OutcomeEvent;

@@ -13,6 +13,8 @@ import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { NODE_ID_LABEL, containerIdOf, managedSelector } from '../input/labels.js';
 import { asyncScheduler, lastValueFrom, map, type SchedulerLike } from 'rxjs';
@@ -102,6 +104,7 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
         options.scheduler ?? asyncScheduler,
       ),
       abortOn(options.signal, (reason) => new OperationAbortedError('list', `namespace ${namespace}`, reason)),
+      maskOutput(maskOf(client)),
     ),
   );
 }

@@ -2,17 +2,27 @@
 // deep-equal output (no clock, no randomness), and no undefined fields, so the object
 // equals its own JSON round trip.
 
-import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
+import type { V1Container, V1Deployment, V1EnvVar, V1PodSpec } from '../kube/objects.js';
 import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
 import { namespaceProblem } from '../input/fields.js';
 import { DEFAULT_NAMESPACE } from '../input/names.js';
 import type { WorkloadSpec } from '../input/workload-spec.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../input/labels.js';
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
-import { progressDeadlineProblem } from '../input/duration.js';
+import { minReadySecondsProblem, progressDeadlineProblem } from '../input/duration.js';
+import { withStorage } from './storage-manifest.js';
 
 /** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
+
+/**
+ * A new Pod counts as available only after it has been Ready this long without a crash. A
+ * container without a readiness probe is Ready the moment it starts: one that exits at
+ * once (a bad config, an OOM kill) is reported Ready until the kubelet reports the exit,
+ * and with 0 (Kubernetes' default) the rollout completes in that moment. On a real kubelet
+ * that window lasted about a second; 0 and 1 let such a container count as rolled out.
+ */
+export const DEFAULT_MIN_READY_SECONDS = 2;
 
 export const MANAGED_BY = 'kube-provisioner';
 
@@ -27,6 +37,8 @@ export interface BuildDeploymentOptions {
   /** Used when the spec names no namespace (e.g. the node's configured namespace). */
   namespace?: string;
   progressDeadlineSeconds?: number;
+  /** Default DEFAULT_MIN_READY_SECONDS; less than progressDeadlineSeconds. */
+  minReadySeconds?: number;
 }
 
 /** The spec's namespace wins over the configured one; `default` is the last resort. */
@@ -78,6 +90,20 @@ function progressDeadline(options: BuildDeploymentOptions): number {
   return seconds;
 }
 
+/** The API server requires progressDeadlineSeconds > minReadySeconds. */
+function minReady(options: BuildDeploymentOptions, deadlineSeconds: number): number {
+  const seconds = options.minReadySeconds ?? Math.min(DEFAULT_MIN_READY_SECONDS, deadlineSeconds - 1);
+  const problem = minReadySecondsProblem(seconds);
+  if (problem) throw new InvalidOptionError('minReadySeconds', `minReadySeconds ${problem}`);
+  if (seconds >= deadlineSeconds) {
+    throw new InvalidOptionError(
+      'minReadySeconds',
+      `minReadySeconds must be less than progressDeadlineSeconds (${seconds} >= ${deadlineSeconds})`,
+    );
+  }
+  return seconds;
+}
+
 /** The Deployment's pod selector: the workload's identity. */
 export function selectorLabels(spec: Pick<WorkloadSpec, 'containerId' | 'instance'>): Record<string, string> {
   return {
@@ -112,6 +138,7 @@ export function checkManifestSize(manifest: V1Deployment, spec: WorkloadSpec): v
 /** The apps/v1 Deployment that runs one Manager container as a single "pet" replica. */
 export function buildDeployment(spec: WorkloadSpec, options: BuildDeploymentOptions = {}): V1Deployment {
   const namespace = effectiveNamespace(spec, options);
+  const progressDeadlineSeconds = progressDeadline(options);
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -128,20 +155,28 @@ export function buildDeployment(spec: WorkloadSpec, options: BuildDeploymentOpti
       // Only one replica ever runs; a couple of old ReplicaSets are enough to see what
       // changed without piling up empty ReplicaSets on every reconfiguration.
       revisionHistoryLimit: 2,
-      progressDeadlineSeconds: progressDeadline(options),
+      progressDeadlineSeconds,
+      // Ready for a moment is not running: see DEFAULT_MIN_READY_SECONDS.
+      minReadySeconds: minReady(options, progressDeadlineSeconds),
       template: {
         metadata: { labels: workloadLabels(spec) },
-        spec: {
-          // Same hostname inside the container as the LXC had.
-          hostname: spec.hostname,
-          // No surprise *_SERVICE_HOST variables from other Services in the namespace.
-          enableServiceLinks: false,
-          // The user's workload gets no credentials for the Kubernetes API.
-          automountServiceAccountToken: false,
-          ...(spec.runtimeClass !== undefined ? { runtimeClassName: spec.runtimeClass } : {}),
-          containers: [container(spec)],
-        },
+        spec: podSpec(spec),
       },
     },
   };
+}
+
+function podSpec(spec: WorkloadSpec): V1PodSpec {
+  const pod: V1PodSpec = {
+    // Same hostname inside the container as the LXC had.
+    hostname: spec.hostname,
+    // No surprise *_SERVICE_HOST variables from other Services in the namespace.
+    enableServiceLinks: false,
+    // The user's workload gets no credentials for the Kubernetes API.
+    automountServiceAccountToken: false,
+    ...(spec.runtimeClass !== undefined ? { runtimeClassName: spec.runtimeClass } : {}),
+    containers: [container(spec)],
+  };
+  // The claim as a volume, the persisted paths mounted, and their seeding (docs/storage.md).
+  return spec.storage ? withStorage(pod, { ...spec, storage: spec.storage }) : pod;
 }

@@ -20,6 +20,8 @@ import { resolveFailurePolicy, type FailurePolicy, type FailurePolicyOverrides }
 import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { deadline } from '../rx/deadline.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import type { LifecycleEvent, OutcomeEvent } from './lifecycle-events.js';
 
 /** Bound on a whole operation (and a provisioning) when the caller gives none: 5 minutes. */
@@ -161,7 +163,7 @@ export function runOperation(
       deadline(timeoutMs, () => new OperationTimeoutError(operation, where, timeoutMs, { waitingFor, lastStatus }), scheduler),
       abortOn(options.signal, (reason) => new OperationAbortedError(operation, where, reason, operationNoun(operation))),
     );
-  });
+  }).pipe(maskOutput(maskOf(client)));
 }
 
 const OPERATION_OPTIONS: OptionTable = {
@@ -176,7 +178,10 @@ const OPERATION_OPTIONS: OptionTable = {
 };
 
 /** Options only some operations take. */
-const EXTRA_OPTIONS: Partial<Record<WorkloadOperation, OptionTable>> = { reconfigure: { rollbackOnFailure: trueOrFalse } };
+const EXTRA_OPTIONS: Partial<Record<WorkloadOperation, OptionTable>> = {
+  reconfigure: { rollbackOnFailure: trueOrFalse },
+  remove: { keepData: trueOrFalse },
+};
 
 /** Every option, checked before anything is sent: an unknown key is a typo, never ignored. */
 function checkOperationOptions(operation: WorkloadOperation, options: WorkloadOperationOptions): void {

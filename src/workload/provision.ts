@@ -8,8 +8,9 @@
 // The whole of it, the create included, races one deadline (`timeoutMs`) and the caller's
 // AbortSignal; on every way out the informer subscriptions, timers and any request in
 // flight are released. When it fails after creating members, the error (with its
-// diagnosis) is held while those are deleted (cleanup.ts), unless the caller keeps them;
-// `error.cleanup` and the message say which happened. An abort deletes nothing.
+// diagnosis) is held while those are deleted (cleanup.ts), for at most `cleanupTimeoutMs`,
+// unless the caller keeps them; `error.cleanup` and the message say which happened. So the
+// whole call settles within timeoutMs + cleanupTimeoutMs. An abort deletes nothing.
 import {
   asyncScheduler,
   catchError,
@@ -26,23 +27,29 @@ import {
   type SchedulerLike,
 } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
-import { ProvisionAbortedError, RolloutTimeoutError } from '../errors/rollout.js';
+import { ProvisionAbortedError, RolloutTimeoutError, WAITING_FOR_CREATE, WAITING_FOR_ROLLOUT } from '../errors/rollout.js';
 import { WorkloadDriftError } from './drift.js';
-import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';
+import { DURATION_RULES, minReadySecondsProblem, progressDeadlineProblem } from '../input/duration.js';
 import { abortSignal, checkOptions, checkedLater, duration, oneOf, trueOrFalse, type OptionTable } from '../input/options.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { parseWorkloadSpec } from '../input/workload-spec.js';
 import { abortOn } from '../rx/abort-on.js';
 import { awaitRollout } from '../rollout/await-rollout.js';
+import { crashLogOption } from './crash-logs.js';
 import { deadline } from '../rx/deadline.js';
-import type { ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
+import type { ClaimSummary, ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { deleteCreated, withCleanup } from './cleanup.js';
 import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
 import { checkManifestSize } from './manifest.js';
 import { buildWorkload, deploymentOf } from './workload-set.js';
-import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { claimGates, deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { chooseStorageClass, type StorageClassChoice } from './storage-class-choice.js';
+import { CLASS_SOURCE_ANNOTATION } from './storage-manifest.js';
+import { fromAbortable } from '../rx/from-abortable.js';
 import { isReconfigurable } from './drift.js';
 import { DEFAULT_TIMEOUT_MS, operationContext } from './operation.js';
 import { reconfigureAdopted } from './reconfigure.js';
@@ -60,6 +67,12 @@ export interface ProvisionOptions {
    * deployment controller reads as "no deadline"); default 600 s (Kubernetes' default).
    */
   readonly progressDeadlineSeconds?: number;
+  /**
+   * How long a new Pod must be Ready without a crash to count as running, in whole seconds
+   * from 0, less than progressDeadlineSeconds; default 2 (DEFAULT_MIN_READY_SECONDS in
+   * manifest.ts says why). 0 is Kubernetes' default: the first moment of readiness counts.
+   */
+  readonly minReadySeconds?: number;
   /** When a Pod problem fails the provisioning (see failure-policy.ts). */
   readonly failurePolicy?: FailurePolicyOverrides;
   /** Clock and timers (tests inject a TestScheduler or a virtual-time scheduler). */
@@ -71,6 +84,13 @@ export interface ProvisionOptions {
    * deleted with its Pods once the failure is diagnosed (an adopted one is never deleted).
    */
   readonly keepOnFailure?: boolean;
+  /**
+   * Bound on that deletion, its delete request included, in whole milliseconds from 0 to 365
+   * days; past it `error.cleanup` says how far it got (`deleting`: accepted, not confirmed
+   * gone; `unconfirmed`: sent, not answered). Default 5000. The whole call settles within
+   * `timeoutMs` plus this.
+   */
+  readonly cleanupTimeoutMs?: number;
   /**
    * When a Deployment of this container-id exists already but differs from the request
    * (image, resources, env, entrypoint, args, replicas, labels): `fail` (default) with
@@ -93,11 +113,13 @@ const PROVISION_OPTIONS: OptionTable = {
   timeoutMs: duration(DURATION_RULES.timeoutMs),
   signal: abortSignal,
   progressDeadlineSeconds: progressDeadlineProblem,
+  minReadySeconds: minReadySecondsProblem,
   failurePolicy: checkedLater,
   scheduler: checkedLater,
   informers: checkedLater,
   onDrift: oneOf('fail', 'reconfigure'),
   keepOnFailure: trueOrFalse,
+  cleanupTimeoutMs: duration(DURATION_RULES.cleanupTimeoutMs),
 };
 
 /** Cold: nothing happens until subscribed; each subscription provisions once. */
@@ -112,6 +134,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const set = buildWorkload(spec, {
       namespace: client.namespace,
       ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
+      ...(options.minReadySeconds !== undefined ? { minReadySeconds: options.minReadySeconds } : {}),
     });
     // Before any request: the API server (or etcd behind it) would refuse it after.
     checkManifestSize(deploymentOf(set), spec);
@@ -120,14 +143,36 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const startedAt = scheduler.now();
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
+    let waitingFor = WAITING_FOR_CREATE;
     // What this run found or made, member by member; a failure before any leaves nothing to clean up.
     const outcomes: MemberOutcome[] = [];
 
     const onDrift = options.onDrift ?? 'fail';
 
-    const work$ = createOrAdopt(client, set, outcomes).pipe(
+    // The claim's class, found before anything is created: the spec's (it must exist), or
+    // the cluster's default (there must be one).
+    const storage = spec.storage;
+    const chosen$: Observable<StorageClassChoice | undefined> = storage
+      ? fromAbortable((signal) => chooseStorageClass(client, storage, signal))
+      : of(undefined);
+    const work$ = chosen$.pipe(
+      switchMap((choice) =>
+        createOrAdopt(
+          client,
+          choice
+            ? buildWorkload(spec, {
+                namespace: client.namespace,
+                storageClass: choice.name,
+                ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
+              })
+            : set,
+          outcomes,
+        ),
+      ),
       switchMap((members) => {
+        waitingFor = WAITING_FOR_ROLLOUT;
         const { object: deployment, adopted } = deploymentOutcome(members);
+        const claim = claimOutcome(members);
         const uid = deployment.metadata?.uid ?? '';
         const drift = members.flatMap((member) => member.drift);
         if (drift.length > 0) {
@@ -162,14 +207,24 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             ),
           );
         }
+        const pods$ = podSnapshots(registry, client, namespace, spec.containerId, spec.instance);
         return concat(
-          of<ProvisionEvent>({ type: adopted ? 'adopted' : 'created', at: at(), namespace, name, providerId, uid }),
-          awaitRollout(
-            { namespace, name, uid, providerId },
-            deploymentSnapshots(registry, client, namespace, name, spec.instance),
-            podSnapshots(registry, client, namespace, spec.containerId, spec.instance),
-            { scheduler, failurePolicy },
-          ).pipe(tap((event) => (lastStatus = event.status))),
+          of<ProvisionEvent>({
+            type: adopted ? 'adopted' : 'created',
+            at: at(),
+            namespace,
+            name,
+            providerId,
+            uid,
+            ...(claim ? { claim: claimSummary(claim) } : {}),
+          }),
+          awaitRollout({ namespace, name, uid, providerId }, deploymentSnapshots(registry, client, namespace, name, spec.instance), pods$, {
+            scheduler,
+            failurePolicy,
+            ...crashLogOption(client, namespace, scheduler, deploymentOf(set)),
+            // Never waiting for the claim to bind before the Pod: the claim is a readiness gate.
+            ...(claim ? { gates$: claimGates(registry, client, namespace, claim.object, spec.instance, pods$) } : {}),
+          }).pipe(tap((event) => (lastStatus = event.status))),
           defer(() =>
             of<ReadyEvent>({ type: 'ready', at: at(), namespace, name, providerId, adopted, durationMs: scheduler.now() - startedAt }),
           ),
@@ -178,23 +233,34 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     );
 
     return work$.pipe(
-      deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus), scheduler),
+      deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus, waitingFor), scheduler),
       catchError((error: unknown) => {
         if (outcomes.length === 0) return throwError(() => error);
         const uid = outcomes.find((member) => member.kind === 'deployments')?.object.metadata?.uid ?? '';
-        const created = outcomes.filter((member) => !member.adopted);
+        // A claim is deleted only with the Deployment this run created: an adopted Deployment's Pods may use it.
+        const deploymentAdopted = outcomes.some((member) => member.kind === 'deployments' && member.adopted);
+        const created = outcomes.filter((member) => !member.adopted && !(deploymentAdopted && member.kind === 'persistentvolumeclaims'));
+        const claimMember = outcomes.find((member) => member.kind === 'persistentvolumeclaims');
+        const claimKept =
+          claimMember === undefined ? {} : { claim: claimMember.adopted || deploymentAdopted ? ('adopted' as const) : ('kept' as const) };
         if (created.length === 0 || options.keepOnFailure) {
           const outcome = created.length === 0 ? 'adopted' : 'kept';
-          return throwError(() => withCleanup(error, { outcome, providerId, uid }));
+          return throwError(() => withCleanup(error, { outcome, providerId, uid, ...claimKept }));
         }
         const members = created.map(({ kind, object }) => ({ kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '' }));
-        return deleteCreated(client, { namespace, providerId, instance: spec.instance, members }, { registry, scheduler }).pipe(
+        return deleteCreated(
+          client,
+          { namespace, providerId, instance: spec.instance, members },
+          { registry, scheduler, ...(options.cleanupTimeoutMs !== undefined ? { timeoutMs: options.cleanupTimeoutMs } : {}) },
+        ).pipe(
+          // A re-attached claim (kept data) is never deleted by a failed create.
+          map((cleanup) => (claimMember?.adopted && cleanup.claim === undefined ? { ...cleanup, claim: 'adopted' as const } : cleanup)),
           switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))),
         );
       }),
       abortOn(options.signal, (reason) => new ProvisionAbortedError(target, reason)),
     );
-  });
+  }).pipe(maskOutput(maskOf(client)));
 }
 
 /** The Deployment as this run found or made it: its rollout is the provisioning's. */
@@ -202,6 +268,25 @@ function deploymentOutcome(members: readonly MemberOutcome[]): MemberOutcome & {
   const member = members.find((each): each is MemberOutcome & { readonly kind: 'deployments' } => each.kind === 'deployments');
   if (!member) throw new Error('a workload set without its Deployment');
   return member;
+}
+
+/** The claim as this run found or made it, when the workload has storage. */
+function claimOutcome(members: readonly MemberOutcome[]): (MemberOutcome & { readonly kind: 'persistentvolumeclaims' }) | undefined {
+  return members.find(
+    (each): each is MemberOutcome & { readonly kind: 'persistentvolumeclaims' } => each.kind === 'persistentvolumeclaims',
+  );
+}
+
+function claimSummary(claim: MemberOutcome & { readonly kind: 'persistentvolumeclaims' }): ClaimSummary {
+  const { object } = claim;
+  return {
+    name: object.metadata?.name ?? '',
+    uid: object.metadata?.uid ?? '',
+    adopted: claim.adopted,
+    storageClass: object.spec?.storageClassName ?? null,
+    requested: object.spec?.resources?.requests?.storage ?? null,
+    classSource: object.metadata?.annotations?.[CLASS_SOURCE_ANNOTATION] === 'spec' ? 'spec' : 'default',
+  };
 }
 
 /** The Promise form: resolves with the provider ID once the rollout is complete. */

@@ -14,7 +14,7 @@
 // written back (what `kubectl rollout undo` restores from the previous ReplicaSet) and
 // their rollout awaited; the error, a ReconfigureFailedError, says whether that worked.
 import type { V1Container, V1Deployment } from '../kube/objects.js';
-import { catchError, concat, concatMap, defer, map, of, switchMap, throwError, type Observable } from 'rxjs';
+import { EMPTY, catchError, concat, concatMap, defer, map, of, switchMap, throwError, type Observable } from 'rxjs';
 import { ConflictError } from '../errors/api.js';
 import { RolloutFailedError } from '../errors/rollout.js';
 import type { KubernetesClient } from '../kube/client.js';
@@ -37,6 +37,8 @@ import { ownedWorkload, readOwned, type OwnedWorkload } from './ownership.js';
 import { patchLive } from './patch-live.js';
 import { applyChanges, parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload-changes.js';
 import { workloadContainer } from './workload-container.js';
+import { planResize, writeResize, type ResizePlan } from './resize-claim.js';
+import { SEED_CONTAINER_NAME } from '../input/storage.js';
 
 /**
  * A reconfiguration's rollout failed and `rollbackOnFailure` was asked for: says whether
@@ -89,14 +91,50 @@ export function reconfigure$(
 ): Observable<LifecycleEvent> {
   return runOperation('reconfigure', client, providerId, options, (context) => {
     const parsed = parseWorkloadChanges(changes);
+    const { storageGb } = parsed;
     return fromAbortable((signal) => readOwned(context, signal)).pipe(
       switchMap((owned) => {
-        if (plannedContainers(context, owned, parsed).fields.length === 0) return of(reconfigured(context, [], owned.replicas, false));
-        return withWorkloadStreams(context, owned.containerId, (streams) =>
-          rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
-            rollbackOnFailure: options.rollbackOnFailure === true,
-            scaleUp: false,
-            awaitWhenUnchanged: false,
+        // Every refusal (no claim, a smaller size, a class without expansion) comes before any write.
+        const plan$: Observable<ResizePlan | undefined> =
+          storageGb === undefined ? of(undefined) : fromAbortable((signal) => planResize(context, owned.containerId, storageGb, signal));
+        return plan$.pipe(
+          switchMap((resize) => {
+            const grown = resize?.grow === true && storageGb !== undefined;
+            const resized$: Observable<LifecycleEvent> = grown
+              ? fromAbortable((signal) => writeResize(context, resize, storageGb, signal)).pipe(
+                  map(({ claim, status }): LifecycleEvent => ({
+                    type: 'resized',
+                    ...context.base(),
+                    object: status.name,
+                    previous: resize.claim.spec?.resources?.requests?.storage ?? '',
+                    requested: claim.spec?.resources?.requests?.storage ?? status.requested ?? '',
+                    capacity: status.capacity,
+                    resize: status.resize,
+                    message: status.message,
+                  })),
+                )
+              : EMPTY;
+            const storageFields = grown ? ['storage.sizeGb'] : [];
+            if (plannedContainers(context, owned, parsed).fields.length === 0) {
+              return concat(
+                resized$,
+                defer(() => of(reconfigured(context, storageFields, owned.replicas, grown))),
+              );
+            }
+            return concat(
+              resized$,
+              withWorkloadStreams(context, owned.containerId, (streams) =>
+                rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
+                  rollbackOnFailure: options.rollbackOnFailure === true,
+                  scaleUp: false,
+                  awaitWhenUnchanged: false,
+                }),
+              ).pipe(
+                map((event) =>
+                  event.type === 'reconfigured' && grown ? { ...event, changed: true, fields: [...storageFields, ...event.fields] } : event,
+                ),
+              ),
+            );
           }),
         );
       }),
@@ -120,7 +158,17 @@ export function reconfigure(
 
 interface PlannedContainers {
   readonly containers: V1Container[];
+  /** Written with the containers when the seeding init container follows a new image or resources. */
+  readonly initContainers?: V1Container[];
   readonly fields: readonly string[];
+}
+
+/** The template part a plan writes: the containers, and the init containers when they change. */
+function templateSpec(planned: {
+  readonly containers: readonly V1Container[];
+  readonly initContainers?: readonly V1Container[] | undefined;
+}) {
+  return { containers: planned.containers, ...(planned.initContainers ? { initContainers: planned.initContainers } : {}) };
 }
 
 type Plan = (live: OwnedWorkload) => PlannedContainers;
@@ -154,7 +202,7 @@ export function rewriteTemplate(
             planned = plan(live);
             const scaleUp = options.scaleUp && live.replicas === 0;
             if (planned.fields.length === 0 && !scaleUp) return undefined;
-            return { spec: { ...(scaleUp ? { replicas: 1 } : {}), template: { spec: { containers: planned.containers } } } };
+            return { spec: { ...(scaleUp ? { replicas: 1 } : {}), template: { spec: templateSpec(planned) } } };
           },
           signal,
           { exact: true },
@@ -169,7 +217,10 @@ export function rewriteTemplate(
       }
       const target = { generation: written.metadata?.generation ?? live.generation, replicas: written.spec?.replicas ?? live.replicas };
       const fields = [...planned.fields, ...(target.replicas !== live.replicas ? ['replicas'] : [])];
-      const previous = live.deployment.spec?.template.spec?.containers ?? [];
+      const previous = {
+        containers: live.deployment.spec?.template.spec?.containers ?? [],
+        ...(planned.initContainers ? { initContainers: live.deployment.spec?.template.spec?.initContainers ?? [] } : {}),
+      };
       return concat(
         of<LifecycleEvent>({ type: 'patched', ...context.base(), fields, ...target }),
         awaitTemplate(context, live, target, streams, olderPods).pipe(
@@ -208,7 +259,7 @@ function awaitTemplate(
 function rollback(
   context: OperationContext,
   failed: { readonly generation: number; readonly replicas: number },
-  previous: readonly V1Container[],
+  previous: { readonly containers: readonly V1Container[]; readonly initContainers?: readonly V1Container[] },
   failure: RolloutFailedError,
   streams: WorkloadStreams,
 ): Observable<LifecycleEvent> {
@@ -223,7 +274,7 @@ function rollback(
             if (live.generation !== failed.generation || live.deployment.metadata?.deletionTimestamp) {
               throw new WorkloadSupersededError(context.operation, context, failed.generation, supersessionOf(live, failed.replicas));
             }
-            return { spec: { template: { spec: { containers: previous } } } };
+            return { spec: { template: { spec: templateSpec(previous) } } };
           },
           signal,
           { exact: true },
@@ -261,7 +312,33 @@ function plannedContainers(context: OperationContext, owned: OwnedWorkload, chan
   const container = workloadContainer(owned.deployment);
   if (!container) throw noContainer(context.operation, context, owned.deployment);
   const applied = applyChanges(container, changes);
-  return { containers: containers.map((each) => (each === container ? applied.container : each)), fields: applied.fields };
+  const initContainers = followingSeed(owned.deployment.spec?.template.spec?.initContainers, applied.container);
+  return {
+    containers: containers.map((each) => (each === container ? applied.container : each)),
+    ...(initContainers ? { initContainers } : {}),
+    fields: applied.fields,
+  };
+}
+
+/**
+ * The init containers with the seeding one on the container's image and resources (a path
+ * added later is seeded from the image the container runs, and the Pod's requests stay the
+ * container's), or undefined when nothing changes.
+ */
+function followingSeed(initContainers: readonly V1Container[] | undefined, container: V1Container): V1Container[] | undefined {
+  const seed = initContainers?.find((each) => each.name === SEED_CONTAINER_NAME);
+  if (!initContainers || !seed) return undefined;
+  const same = seed.image === container.image && JSON.stringify(seed.resources ?? {}) === JSON.stringify(container.resources ?? {});
+  if (same) return undefined;
+  return initContainers.map((each) =>
+    each === seed
+      ? {
+          ...structuredClone(seed),
+          image: container.image,
+          ...(container.resources ? { resources: structuredClone(container.resources) } : {}),
+        }
+      : each,
+  );
 }
 
 function noContainer(operation: WorkloadOperation, where: { namespace: string; name: string }, deployment: V1Deployment): ConflictError {

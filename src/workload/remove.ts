@@ -12,12 +12,12 @@
 //
 // Nothing waits for a Pod to become ready or to start: a Pending Pod is deleted like any
 // other, and the wait ends as soon as it is gone.
-import { concat, defer, from, of, switchMap, type Observable } from 'rxjs';
+import { EMPTY, concat, defer, from, of, switchMap, type Observable } from 'rxjs';
 import { ConflictError, NotFoundError } from '../errors/api.js';
 import type { KubeObject } from '../informers/reflector.js';
 import { KINDS } from '../kube/kinds.js';
 import { ownedContainerId } from './ownership.js';
-import { MEMBER_KINDS, rulesOf, type MemberKind } from './workload-set.js';
+import { MEMBER_KINDS, ownedBy, rulesOf, type MemberKind } from './workload-set.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { awaitRemoved } from './await-workload.js';
@@ -36,9 +36,17 @@ import { diagnoseBeforeTheyGo } from './stop.js';
 export interface RemoveOptions extends WorkloadOperationOptions {
   /** Required: the container-id label the Deployment must carry to be deleted. */
   readonly containerId: string | number;
+  /**
+   * Keep the container's PersistentVolumeClaim, and the data on it; a later create for the
+   * same container id re-attaches it. Default false: the claim is deleted and waited gone.
+   */
+  readonly keepData?: boolean;
 }
 
-export type RemoveResult = OperationResult;
+export interface RemoveResult extends OperationResult {
+  /** The container's claim: deleted and gone, kept (keepData), or there was none. */
+  readonly storage: 'deleted' | 'kept' | 'none';
+}
 
 /** A delete refused because another object took the name is checked again this often. */
 const MAX_DELETE_ATTEMPTS = 3;
@@ -47,23 +55,47 @@ const MAX_DELETE_ATTEMPTS = 3;
 export function remove$(client: KubernetesClient, providerId: string, options: RemoveOptions): Observable<LifecycleEvent> {
   return runOperation('remove', client, providerId, options, (context) =>
     fromAbortable((signal) => readMembers(context, signal)).pipe(
-      switchMap((present) => {
-        if (present.length === 0) return of(removed(context, false));
+      switchMap((found) => {
+        const claim = found.find((member) => member.kind === 'persistentvolumeclaims');
+        const keep = options.keepData === true && claim !== undefined;
+        const storage = claim === undefined ? 'none' : keep ? 'kept' : 'deleted';
+        const present = keep ? found.filter((member) => member !== claim) : found;
+        const keptEvent$ = keep
+          ? of<LifecycleEvent>({ type: 'kept', ...context.base(), kind: 'PersistentVolumeClaim', object: claim.name, uid: claim.uid })
+          : EMPTY;
+        if (present.length === 0)
+          return concat(
+            keptEvent$,
+            defer(() => of(removed(context, false, storage))),
+          );
         return withWorkloadStreams(context, present[0]!.containerId, (streams) =>
           concat(
             diagnoseBeforeTheyGo(context, streams),
             fromAbortable((signal) => deleteMembers(context, present, signal)).pipe(
               switchMap((deleted) => {
-                if (deleted.length === 0) return of(removed(context, false));
+                if (deleted.length === 0)
+                  return concat(
+                    keptEvent$,
+                    defer(() => of(removed(context, false, storage))),
+                  );
                 const gone = deleted.map((member) => ({
                   kind: KINDS[member.kind].kind,
                   uid: member.uid,
                   snapshots$: member.kind === 'deployments' ? streams.deployments$ : snapshotsOf(context, member),
                 }));
                 return concat(
-                  from(deleted.map((member): LifecycleEvent => ({ type: 'deleted', ...context.base(), uid: member.uid }))),
+                  from(
+                    deleted.map((member): LifecycleEvent => ({
+                      type: 'deleted',
+                      ...context.base(),
+                      uid: member.uid,
+                      kind: KINDS[member.kind].kind,
+                      object: member.name,
+                    })),
+                  ),
+                  keptEvent$,
                   awaitRemoved(context, gone, streams.pods$, context),
-                  defer(() => of(removed(context, true))),
+                  defer(() => of(removed(context, true, storage))),
                 );
               }),
             ),
@@ -76,7 +108,10 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
 
 /** Resolves once every object of the workload and its Pods are gone (at once when they were already). */
 export function remove(client: KubernetesClient, providerId: string, options: RemoveOptions): Promise<RemoveResult> {
-  return outcomeOf(remove$(client, providerId, options), 'removed', (event: RemovedEvent) => resultBase(event));
+  return outcomeOf(remove$(client, providerId, options), 'removed', (event: RemovedEvent) => ({
+    ...resultBase(event),
+    storage: event.storage,
+  }));
 }
 
 /** A member of the workload as read, found to be the expected container's. */
@@ -105,6 +140,12 @@ async function readMember(
 ): Promise<PresentMember | undefined> {
   try {
     const object = await context.client.read(kind, context.namespace, name, { signal });
+    // A claim of that name that is not this container's is not part of it: left untouched.
+    if (
+      kind === 'persistentvolumeclaims' &&
+      !ownedBy(object, { containerId: context.expectedContainerId ?? '', instance: context.instance })
+    )
+      return undefined;
     return { kind, name, uid: object.metadata?.uid ?? '', containerId: ownedContainerId(context, kind, object) };
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
@@ -150,6 +191,6 @@ function snapshotsOf(context: OperationContext, member: PresentMember): Observab
   return rulesOf(member.kind).snapshots(context.informers, context.client, context.namespace, member.name, context.instance);
 }
 
-function removed(context: OperationContext, changed: boolean): RemovedEvent {
-  return { type: 'removed', ...context.base(), changed, durationMs: context.elapsed() };
+function removed(context: OperationContext, changed: boolean, storage: RemovedEvent['storage']): RemovedEvent {
+  return { type: 'removed', ...context.base(), changed, durationMs: context.elapsed(), storage };
 }

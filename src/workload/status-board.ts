@@ -13,10 +13,15 @@
 // off that one judgement, and a grace window ending is a timer of that workload alone. While either
 // informer is disconnected (the API server is unreachable), every workload is `unknown`
 // with the reason; when both are connected again, every workload is evaluated afresh.
+//
+// When a workload's step names a crash, its status is shown at once and the container's
+// last log lines are read (readCrashLog, once per crash, one read per workload at a time);
+// when they are in, the workload is evaluated again and its status carries them.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { channel } from 'node:diagnostics_channel';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerNotice } from '../informers/shared-informer.js';
+import { CrashLogReads, type CrashLogReader, type CrashRef } from '../rollout/crash-lines.js';
 import type { FailurePolicy } from '../rollout/failure-policy.js';
 import { sameWorkloadStatus } from '../rollout/same-workload-status.js';
 import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from '../rollout/tracker.js';
@@ -51,6 +56,8 @@ export interface StatusBoardOptions {
   readonly emit: (event: StatusEvent) => void;
   /** Follow this Deployment only (status$); it is reported `missing` while absent. */
   readonly only?: { readonly name: string; readonly containerId?: string };
+  /** Reads a crashed container's last lines; without it, statuses carry none. */
+  readonly readCrashLog?: CrashLogReader;
 }
 
 type Kind = 'deployments' | 'pods';
@@ -78,6 +85,8 @@ class Workload {
   tracker: TrackerState = INITIAL_TRACKER_STATE;
   recheck: Subscription | undefined;
   recheckAt: number | undefined;
+  /** Made at the first crash. */
+  crashLogs: CrashLogReads | undefined;
 
   constructor(
     readonly name: string,
@@ -90,6 +99,8 @@ class Workload {
   forget(): void {
     this.lastKnown = undefined;
     this.tracker = INITIAL_TRACKER_STATE;
+    this.crashLogs?.stop();
+    this.crashLogs = undefined;
   }
 }
 
@@ -122,7 +133,10 @@ export class StatusBoard {
 
   /** Cancels every pending grace-window timer. */
   close(): void {
-    for (const workload of this.workloads.values()) workload.recheck?.unsubscribe();
+    for (const workload of this.workloads.values()) {
+      workload.recheck?.unsubscribe();
+      workload.crashLogs?.stop();
+    }
   }
 
   private onConnectionNotice(kind: Kind, notice: Exclude<InformerNotice<unknown>, { type: 'changed' }>): void {
@@ -189,6 +203,7 @@ export class StatusBoard {
   /** The Deployment is gone (or no longer ours): one final `missing`, if it was ever reported. */
   private remove(workload: Workload): void {
     workload.recheck?.unsubscribe();
+    workload.crashLogs?.stop();
     this.workloads.delete(workload.name);
     const names = this.namesByContainerId.get(workload.containerId)?.filter((name) => name !== workload.name);
     if (names?.length) this.namesByContainerId.set(workload.containerId, names);
@@ -220,18 +235,27 @@ export class StatusBoard {
     const pods = this.podsByContainerId.get(workload.containerId) ?? NO_PODS;
     const { deployment } = workload;
     let status = ownershipStatus(deployment, this.options.only?.containerId);
+    let crash: CrashRef | undefined;
     if (status) {
       workload.tracker = INITIAL_TRACKER_STATE;
       this.scheduleRecheck(workload, undefined);
     } else {
       // The one judgement of this event: the policy over time, and the status read off it.
-      const step = trackRollout(this.options.policy, workload.tracker, { deployment, pods, now: this.options.scheduler.now() });
+      const step = trackRollout(this.options.policy, workload.tracker, {
+        deployment,
+        pods,
+        now: this.options.scheduler.now(),
+        ...(workload.crashLogs?.lines ? { logs: workload.crashLogs.lines } : {}),
+      });
       workload.tracker = step.state;
       this.scheduleRecheck(workload, step.recheckAt);
+      crash = step.crash;
       status = trackedStatus(deployment, pods, step, workload.lastKnown);
     }
     workload.lastKnown = status;
     this.show(workload, status);
+    // After the status is shown: a reader that answers at once shows its lines next.
+    if (crash) this.readCrashLines(workload, crash);
   }
 
   /** One timer per workload at most, through the long-timer helper; none while no window is open. */
@@ -248,6 +272,16 @@ export class StatusBoard {
             workload.recheck = undefined;
             if (this.workloads.get(workload.name) === workload) this.evaluate(workload);
           });
+  }
+
+  /** The crash's lines; once they are in, the workload is evaluated again and shows them. */
+  private readCrashLines(workload: Workload, crash: CrashRef): void {
+    const read = this.options.readCrashLog;
+    if (read === undefined) return;
+    workload.crashLogs ??= new CrashLogReads(read);
+    workload.crashLogs.request(crash, workload.deployment, () => {
+      if (this.workloads.get(workload.name) === workload) this.evaluate(workload);
+    });
   }
 
   private show(workload: Workload, status: WorkloadStatusValue): void {

@@ -1,6 +1,7 @@
 // status(): one workload's status now, by provider ID, in Manager's words (see
 // workloadStatus). Two requests: the Deployment, then its Pods by container-id (both at
-// once when the caller names the expected container id). Point-in-time, so the failure
+// once when the caller names the expected container id); a third for its claim, when its
+// Pods mount one (`storage`). Point-in-time, so the failure
 // policy judges this one snapshot: the reasons that fail at once and a crash loop's
 // restart count; statuses$ and status$ also apply the grace windows over time.
 //
@@ -10,13 +11,17 @@
 // error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { asyncScheduler, catchError, lastValueFrom, map, of, race, throwError, type SchedulerLike } from 'rxjs';
-import { NotFoundError } from '../errors/api.js';
+import { ForbiddenError, NotFoundError } from '../errors/api.js';
 import { OperationAbortedError } from '../errors/operation.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { unknownStatus } from '../rollout/unknown-status.js';
+import { claimStatus, type ClaimStatusValue } from '../rollout/claim-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
+import { claimNameOf } from './storage-manifest.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { longTimer } from '../rx/long-timer.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL, belongsToInstance, containerIdOf, managedSelector } from '../input/labels.js';
@@ -87,16 +92,18 @@ export async function readStatus(client: KubernetesClient, providerId: string, o
     const containerId = deployment && deployment.metadata?.labels?.[MANAGED_LABEL] === 'true' ? containerIdOf(deployment) : undefined;
     const pods =
       podsOfExpected ?? (containerId !== undefined ? await podsOf(client, target.namespace, containerId, options.instance, signal) : []);
-    return { deployment, pods };
+    const storage = deployment && containerId !== undefined ? await storageOf(client, target.namespace, deployment, signal) : undefined;
+    return { deployment, pods, storage };
   });
 
   const read = read$.pipe(
-    map(({ deployment, pods }) =>
-      reading(
-        deployment,
-        workloadStatus(deployment, pods, { failurePolicy: policy, ...(expected !== undefined ? { containerId: expected } : {}) }),
-      ),
-    ),
+    map(({ deployment, pods, storage }) => {
+      const status = workloadStatus(deployment, pods, {
+        failurePolicy: policy,
+        ...(expected !== undefined ? { containerId: expected } : {}),
+      });
+      return reading(deployment, storage && status.state !== 'missing' ? { ...status, storage } : status);
+    }),
   );
   // No answer within the bound is a status too; the read still in flight is aborted.
   const silence = longTimer(timeoutMs, options.scheduler ?? asyncScheduler).pipe(
@@ -106,6 +113,7 @@ export async function readStatus(client: KubernetesClient, providerId: string, o
     race(read, silence).pipe(
       catchError((error: unknown) => (isUnreachable(error) ? of(reading(undefined, unreachableStatus(error))) : throwError(() => error))),
       abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
+      maskOutput(maskOf(client)),
     ),
   );
 }
@@ -119,6 +127,24 @@ async function readDeploymentIfAny(
     return await client.read('deployments', target.namespace, target.name, { signal });
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/** The claim the Deployment's Pods mount, as a status; undefined without one, or when the caller may not read claims. */
+async function storageOf(
+  client: KubernetesClient,
+  namespace: string,
+  deployment: V1Deployment,
+  signal: AbortSignal,
+): Promise<ClaimStatusValue | undefined> {
+  const name = claimNameOf(deployment);
+  if (name === undefined) return undefined;
+  try {
+    return claimStatus(await client.read('persistentvolumeclaims', namespace, name, { signal }), name);
+  } catch (error) {
+    if (error instanceof NotFoundError) return claimStatus(undefined, name);
+    if (error instanceof ForbiddenError) return undefined;
     throw error;
   }
 }

@@ -14,7 +14,10 @@ import { defaultInformerRegistry, type InformerRegistry } from '../informers/reg
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { abortOn } from '../rx/abort-on.js';
+import { maskOutput } from '../rx/mask-output.js';
+import { maskOf } from '../mask.js';
 import { parseProviderId } from '../input/provider-id.js';
+import { crashLogOption } from './crash-logs.js';
 import { checkReadOptions, containerIdOption, namespaceOption } from './read-options.js';
 import { namespaceInformers } from './rollout-sources.js';
 import { StatusBoard, type StatusBoardOptions, type StatusEvent } from './status-board.js';
@@ -46,6 +49,7 @@ export function statuses$(client: KubernetesClient, options: StatusesOptions = {
     const namespace = namespaceOption(options.namespace, client);
     return board$(client, namespace, options, undefined).pipe(
       abortOn(options.signal, (reason) => new OperationAbortedError('statuses', `namespace ${namespace}`, reason)),
+      maskOutput(maskOf(client)),
     );
   });
 }
@@ -58,6 +62,7 @@ export function status$(client: KubernetesClient, providerId: string, options: S
     const containerId = containerIdOption(options.containerId);
     return board$(client, target.namespace, options, { name: target.name, ...(containerId !== undefined ? { containerId } : {}) }).pipe(
       abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
+      maskOutput(maskOf(client)),
     );
   });
 }
@@ -70,11 +75,13 @@ function board$(
 ): Observable<StatusEvent> {
   return new Observable<StatusEvent>((subscriber) => {
     const informers = namespaceInformers(options.informers ?? defaultInformerRegistry, client, namespace, options.instance);
+    const scheduler = options.scheduler ?? asyncScheduler;
     const board = new StatusBoard({
       namespace,
-      scheduler: options.scheduler ?? asyncScheduler,
+      scheduler,
       policy: resolveFailurePolicy(options.failurePolicy),
       emit: (event) => subscriber.next(event),
+      ...crashLogOption(client, namespace, scheduler),
       ...(only ? { only } : {}),
     });
     const subscription = new Subscription(() => board.close());

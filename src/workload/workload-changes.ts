@@ -8,6 +8,7 @@ import { InvalidSpecError, type SpecIssue } from '../errors/input.js';
 import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
 import { workloadSpecSchema } from '../input/workload-spec.js';
+import { storageSizeSchema } from '../input/storage.js';
 
 /** The input of reconfigure(): every field optional; absent means "leave as it is". */
 export interface WorkloadChanges {
@@ -22,6 +23,12 @@ export interface WorkloadChanges {
   readonly cpus?: number;
   readonly memoryMb?: number;
   readonly image?: string;
+  /**
+   * The claim's new size in GiB: only larger (a claim cannot shrink), and only on a
+   * StorageClass that allows expansion. The container keeps running; the volume grows
+   * when its resizer acts (docs/storage.md).
+   */
+  readonly storageGb?: number;
 }
 
 /** Validated changes: entrypoint and args are argv arrays, or null to reset them. */
@@ -33,6 +40,7 @@ export interface ParsedChanges {
   readonly cpus?: number;
   readonly memoryMb?: number;
   readonly image?: string;
+  readonly storageGb?: number;
 }
 
 const fields = workloadSpecSchema.shape;
@@ -64,6 +72,7 @@ const changesSchema = z.strictObject(
     cpus: fields.cpus.optional(),
     memoryMb: fields.memoryMb.optional(),
     image: fields.image.optional(),
+    storageGb: storageSizeSchema.optional(),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of the fields to change' : undefined) },
 );
@@ -81,7 +90,7 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
   const resetArgs = record?.args === null;
   const result = changesSchema.safeParse(record ? withoutNull(record, ['entrypoint', 'args']) : input);
   if (!result.success) throw new InvalidSpecError(issuesOf(result.error.issues));
-  const { env = {}, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image } = result.data;
+  const { env = {}, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image, storageGb } = result.data;
   const both = unset.flatMap((name, index) =>
     Object.hasOwn(env, name) ? [{ path: `unsetEnv.${index}`, message: `${name} is also set in env` }] : [],
   );
@@ -94,6 +103,7 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
     ...(cpus !== undefined ? { cpus } : {}),
     ...(memoryMb !== undefined ? { memoryMb } : {}),
     ...(image !== undefined ? { image } : {}),
+    ...(storageGb !== undefined ? { storageGb } : {}),
   };
 }
 

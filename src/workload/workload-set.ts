@@ -13,10 +13,11 @@ import type { KubernetesClient } from '../kube/client.js';
 import type { KindMap } from '../kube/kinds.js';
 import { workloadDrift, type DriftField } from './drift.js';
 import { buildDeployment, workloadLabels, type BuildDeploymentOptions } from './manifest.js';
-import { deploymentSnapshots } from './rollout-sources.js';
+import { claimSnapshots, deploymentSnapshots } from './rollout-sources.js';
+import { buildClaim, claimDrift } from './storage-manifest.js';
 
 /** The kinds a workload's objects are of. */
-export type MemberKind = 'deployments';
+export type MemberKind = 'persistentvolumeclaims' | 'deployments';
 
 /** One object of a workload. */
 export type WorkloadMember = { readonly [K in MemberKind]: { readonly kind: K; readonly object: KindMap[K] } }[MemberKind];
@@ -61,6 +62,16 @@ export interface MemberRules<K extends MemberKind> {
 }
 
 export const MEMBER_RULES: { readonly [K in MemberKind]: MemberRules<K> } = {
+  // The claim: before the Deployment, so its Pod finds it; no owner reference (a
+  // Deployment deleted by hand never takes the data with it). A failed provisioning
+  // deletes the claim it created (no user has written to it), unless asked to keep it.
+  persistentvolumeclaims: {
+    nameIn: (workload) => workload,
+    drift: claimDrift,
+    propagationPolicy: 'Background',
+    deleteOnFailure: true,
+    snapshots: claimSnapshots,
+  },
   deployments: {
     nameIn: (workload) => workload,
     drift: workloadDrift,
@@ -71,7 +82,7 @@ export const MEMBER_RULES: { readonly [K in MemberKind]: MemberRules<K> } = {
 };
 
 /** The kinds of a workload in creation order. */
-export const MEMBER_KINDS: readonly MemberKind[] = ['deployments'];
+export const MEMBER_KINDS: readonly MemberKind[] = ['persistentvolumeclaims', 'deployments'];
 
 /** The rules of `kind`, typed for it. */
 export function rulesOf<K extends MemberKind>(kind: K): MemberRules<K> {
@@ -79,16 +90,26 @@ export function rulesOf<K extends MemberKind>(kind: K): MemberRules<K> {
 }
 
 /** The set of objects one Manager container is made of, as a pure function of its spec. */
-export function buildWorkload(spec: WorkloadSpec, options: BuildDeploymentOptions = {}): WorkloadSet {
-  const deployment = buildDeployment(spec, options);
+export interface BuildWorkloadOptions extends BuildDeploymentOptions {
+  /** The claim's class when the spec names none: the cluster's default, found before the create. */
+  readonly storageClass?: string;
+}
+
+export function buildWorkload(spec: WorkloadSpec, options: BuildWorkloadOptions = {}): WorkloadSet {
+  const { storageClass, ...deploymentOptions } = options;
+  const deployment = buildDeployment(spec, deploymentOptions);
   const namespace = deployment.metadata!.namespace!;
+  const labels = workloadLabels(spec);
+  const claim = spec.storage
+    ? buildClaim({ ...spec, storage: spec.storage }, { namespace, labels, ...(storageClass !== undefined ? { storageClass } : {}) })
+    : undefined;
   return {
     namespace,
     name: spec.hostname,
     providerId: formatProviderId(namespace, spec.hostname),
-    labels: workloadLabels(spec),
+    labels,
     owner: { containerId: spec.containerId, instance: spec.instance },
-    members: [{ kind: 'deployments', object: deployment }],
+    members: [...(claim ? [{ kind: 'persistentvolumeclaims' as const, object: claim }] : []), { kind: 'deployments', object: deployment }],
   };
 }
 

@@ -5,11 +5,13 @@
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { ReplaySubject, connectable, defer, map, take, using, type Connectable, type Observable } from 'rxjs';
 import { awaitRollout } from '../rollout/await-rollout.js';
+import { crashLogOption } from './crash-logs.js';
 import { guardGeneration } from './guard-generation.js';
 import type { LifecycleEvent } from './lifecycle-events.js';
 import type { OperationContext } from './operation.js';
 import type { OwnedWorkload } from './ownership.js';
-import { deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { claimGates, deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { claimNameOf } from './storage-manifest.js';
 
 export interface WorkloadStreams {
   /** The informer's snapshots of the Deployment (by name), the latest replayed. */
@@ -72,13 +74,31 @@ export function awaitGenerationRollout(
   streams: WorkloadStreams,
   olderPods: ReadonlySet<string> = NO_PODS,
 ): Observable<LifecycleEvent> {
+  const claim = claimNameOf(owned.deployment);
   const pods$ =
     olderPods.size === 0 ? streams.pods$ : streams.pods$.pipe(map((pods) => pods.filter((pod) => !olderPods.has(pod.metadata?.uid ?? ''))));
   return awaitRollout(
     { namespace: context.namespace, name: context.name, uid: owned.uid, providerId: context.providerId },
     streams.deployments$.pipe(guardGeneration(context.operation, { ...context, uid: owned.uid, ...target })),
     pods$,
-    { scheduler: context.scheduler, failurePolicy: context.failurePolicy },
+    {
+      scheduler: context.scheduler,
+      failurePolicy: context.failurePolicy,
+      // The container's claim stays a readiness gate of every new Pod (a volume still attached elsewhere, say).
+      ...(claim
+        ? {
+            gates$: claimGates(
+              context.informers,
+              context.client,
+              context.namespace,
+              { metadata: { name: claim } },
+              context.instance,
+              pods$,
+            ),
+          }
+        : {}),
+      ...crashLogOption(context.client, context.namespace, context.scheduler),
+    },
   );
 }
 

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { pinnedVersions, CONTROL_PLANE_DIR } from '../../scripts/control-plane/binaries.js';
 import { startCluster } from '../../scripts/control-plane/cluster.js';
+import { isAlive } from '../../scripts/control-plane/processes.js';
 import { FAULT_LABEL, MISSING_SECRET_MESSAGE, faultImage } from '../../scripts/control-plane/stages.js';
 import type { FaultMode } from '../../scripts/control-plane/stages.js';
 import { clusterEnv } from '../support/cluster-env.js';
@@ -51,16 +52,6 @@ async function kubectlOk(args: readonly string[], kubeconfig = env.kubeconfigPat
 
 async function kubectlJson<T>(args: readonly string[]): Promise<T> {
   return JSON.parse(await kubectlOk([...args, '-o', 'json'])) as T;
-}
-
-/** A process counts as gone when it no longer exists or is a zombie nobody reaped yet. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterEnv } from '../support/cluster-env.js';
+import { writeExecKubeconfig } from '../support/exec-kubeconfig.js';
 import { createNamespace, kubectl, kubectlJson, uniqueName } from '../support/kube.js';
 import { runNode as runProcess, type ProcessRun } from '../support/run-process.js';
 
@@ -22,36 +23,7 @@ function runNode(args: string[]): Promise<ProcessRun> {
 
 /** A kubeconfig for the test cluster whose user runs `plugin` for its credentials. */
 function execKubeconfig(name: string, plugin: string): string {
-  const admin = new KubeConfig();
-  admin.loadFromFile(clusterEnv().kubeconfigPath);
-  const cluster = admin.getCurrentCluster()!;
-  const ca = cluster.caData ?? readFileSync(cluster.caFile!).toString('base64');
-  const path = join(dir, `${name}.yaml`);
-  writeFileSync(
-    path,
-    `apiVersion: v1
-kind: Config
-current-context: exec
-clusters:
-- name: local
-  cluster:
-    server: ${cluster.server}
-    certificate-authority-data: ${ca}
-contexts:
-- name: exec
-  context: { cluster: local, user: exec-user, namespace: ${namespace} }
-users:
-- name: exec-user
-  user:
-    exec:
-      apiVersion: client.authentication.k8s.io/v1
-      command: ${JSON.stringify(process.execPath)}
-      args: [${JSON.stringify(plugin)}]
-      env: [{ name: TOKEN_FILE, value: ${JSON.stringify(join(dir, 'token'))} }]
-      interactiveMode: Never
-`,
-  );
-  return path;
+  return writeExecKubeconfig(join(dir, `${name}.yaml`), { namespace, args: [plugin], tokenFile: join(dir, 'token') });
 }
 
 beforeAll(() => {

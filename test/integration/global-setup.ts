@@ -6,7 +6,7 @@
 import type { TestProject } from 'vitest/node';
 
 import { startCluster } from '../../scripts/control-plane/cluster.js';
-import { clusterEnvToVars } from '../support/cluster-env.js';
+import { clusterEnvOf, clusterEnvToVars } from '../support/cluster-env.js';
 import type { ClusterEnv } from '../support/cluster-env.js';
 
 const POD_READY_DELAY_MS = 1000;
@@ -14,15 +14,7 @@ const POD_READY_DELAY_MS = 1000;
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const keepWorkDir = process.env.KUBE_PROVISIONER_TEST_KEEP_WORK_DIR === '1';
   const cluster = await startCluster({ podReadyDelayMs: POD_READY_DELAY_MS, keepWorkDir });
-  const env: ClusterEnv = {
-    kubeconfigPath: cluster.kubeconfigPath,
-    kubeconfigs: cluster.kubeconfigs,
-    server: cluster.server,
-    binDir: cluster.binDir,
-    workDir: cluster.workDir,
-    nodeName: cluster.nodeName,
-    podReadyDelayMs: POD_READY_DELAY_MS,
-  };
+  const env: ClusterEnv = clusterEnvOf(cluster, POD_READY_DELAY_MS);
   project.provide('cluster', env);
   const vars = clusterEnvToVars(env);
   Object.assign(process.env, vars);

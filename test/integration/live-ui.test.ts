@@ -3,7 +3,7 @@
 // against the real control plane: the UI server, its LiveHub and the page's script as they
 // ship. Statuses come from the library's statuses$; operations are the real provision$
 // (the action-button test uses recording stand-ins, so it checks the page's wiring only).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { AppsV1Api, KubeConfig, type V1Deployment as ClientNodeDeployment } from '@kubernetes/client-node';
@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { concat, lastValueFrom, map, of, timer, toArray, type Observable } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
-import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
+import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { OperationEvent, UiBackend } from '../../src/ui/backend.js';
 import { LiveHub } from '../../src/ui/live-hub.js';
@@ -19,6 +19,7 @@ import { startUiServer, type UiServer } from '../../src/ui/server.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { libraryBackend } from '../../src/ui/library-backend.js';
 import { launchBrowser } from '../support/browser.js';
+import { unreachableKubeconfig } from '../support/unreachable-kubeconfig.js';
 import { clusterEnv } from '../support/cluster-env.js';
 
 const kubeConfig = new KubeConfig();
@@ -35,8 +36,8 @@ const screenshotPath =
     ? `${root}docs/ui-screenshot.png`
     : `${tmpdir()}/kube-provisioner-ui-screenshot.png`;
 
-// STAND-IN statuses (see the file); operations from the library.
-const backend: UiBackend = { statuses$, provision$: libraryBackend().provision$! };
+// Statuses, the cluster's reachability and provisioning from the library.
+const backend: UiBackend = { statuses$, connection$: libraryBackend().connection$!, provision$: libraryBackend().provision$! };
 
 /** The page's words for an event: the same mapping web/live.js uses. */
 function describeForPage(event: OperationEvent & { message?: string; durationMs?: number }): string {
@@ -94,6 +95,46 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await browser?.close();
+});
+
+describe('live page: a cluster that cannot be reached (issue 26, item 9)', () => {
+  it('says so in the client words within seconds, and never "live" nor "No managed workloads"', async () => {
+    const { dir, path: kubeconfigPath } = unreachableKubeconfig({ token: 'kq7ZtW2xVb9LmN4pRs8e', namespace: 'nowhere' });
+    const api = KubernetesApi.fromConfig({ kubeconfigPath });
+    const hub = new LiveHub({ api, namespace: 'nowhere', backend: libraryBackend() });
+    const server = await startUiServer({ hub, port: 0 });
+    const page = await browser.newPage();
+    try {
+      // From the first script on: was "No managed workloads" or "live" ever shown?
+      await page.addInitScript(() => {
+        const seen = { noWorkloads: false, live: false };
+        (window as unknown as { seen: typeof seen }).seen = seen;
+        setInterval(() => {
+          const empty = document.getElementById('no-workloads');
+          if (empty && !empty.hidden) seen.noWorkloads = true;
+          if (document.body?.dataset.connection === 'live') seen.live = true;
+        }, 10);
+      });
+      const started = Date.now();
+      await page.goto(server.url);
+      await page.waitForSelector('body[data-connection="unreachable"]', { timeout: 15_000 });
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(await page.textContent('#connection')).toMatch(/^cannot reach the cluster: .*127\.0\.0\.1:1.*unreachable.*\(retrying\)$/);
+      expect(await page.isHidden('#no-workloads')).toBe(true);
+      // A second, to be sure it stays so while the informers retry.
+      await page.waitForTimeout(1_000);
+      expect(await page.getAttribute('body', 'data-connection')).toBe('unreachable');
+      expect(await page.evaluate(() => (window as unknown as { seen: { noWorkloads: boolean; live: boolean } }).seen)).toEqual({
+        noWorkloads: false,
+        live: false,
+      });
+    } finally {
+      await page.close();
+      await server.close();
+      hub.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('live page: one namespace, one page', () => {

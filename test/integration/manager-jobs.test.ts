@@ -133,6 +133,8 @@ describe("docs/manager.md's path: a kubernetes node in Manager, and a container'
       nodeType: 'kubernetes',
       kubeconfigPath: clusterEnv().kubeconfigPath,
       kubeNamespace: namespace,
+      // The KWOK cluster has no StorageClass: this path is about the jobs, storage.test.ts about the volume.
+      kubePersistence: 'off',
       nvidiaAvailable: false,
     });
     expect(saved.status, JSON.stringify(saved)).toBe(201);

@@ -35,7 +35,14 @@ function kubeRecord(id: number, environment: Record<string, string> = {}): Conta
     defaultEnvironment: {},
     entrypoint: null,
     resources: { cpus: 1, memoryMb: 256, swapMb: 0, rootfsGb: 1 },
-    node: { id: 1, name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: clusterEnv().kubeconfigPath, kubeNamespace: namespace },
+    node: {
+      id: 1,
+      name: 'k8s',
+      nodeType: 'kubernetes',
+      kubeconfigPath: clusterEnv().kubeconfigPath,
+      kubeNamespace: namespace,
+      kubePersistence: 'off',
+    },
     site: null,
   };
 }

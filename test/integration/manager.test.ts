@@ -79,7 +79,7 @@ afterAll(async () => {
 });
 
 async function createNode(fields: Record<string, unknown>): Promise<number> {
-  const node = await models.Node.create({ nodeType: 'kubernetes', siteId, ...fields });
+  const node = await models.Node.create({ nodeType: 'kubernetes', siteId, kubePersistence: 'off', ...fields });
   return node.get('id') as number;
 }
 
@@ -271,7 +271,14 @@ describe('two Manager installations in one namespace, the same container id', ()
     defaultEnvironment: {},
     entrypoint: null,
     resources: { cpus: 0.25, memoryMb: 128, swapMb: 0, rootfsGb: 8 },
-    node: { id: 1, name: 'k8s-local', nodeType: 'kubernetes', kubeconfigPath: clusterEnv().kubeconfigPath, kubeNamespace: namespace },
+    node: {
+      id: 1,
+      name: 'k8s-local',
+      nodeType: 'kubernetes',
+      kubeconfigPath: clusterEnv().kubeconfigPath,
+      kubeNamespace: namespace,
+      kubePersistence: 'off',
+    },
     site: null,
   });
 

@@ -1,7 +1,10 @@
-// How integration tests find the cluster that test/integration/global-setup.ts started:
-// through vitest's provide/inject (`inject('cluster')`), and, for child processes such as
-// the CLI, through KUBE_PROVISIONER_TEST_* environment variables.
+// How integration tests find the cluster that test/integration/global-setup.ts (or, with a
+// real node, test/realnode/global-setup.ts) started: through vitest's provide/inject
+// (`inject('cluster')`), and, for child processes such as the CLI, through
+// KUBE_PROVISIONER_TEST_* environment variables.
 import { inject } from 'vitest';
+
+import type { LocalCluster } from '../../scripts/control-plane/cluster.js';
 
 export type ClusterUserName = 'admin' | 'restricted' | 'viewer';
 
@@ -20,9 +23,24 @@ export interface ClusterEnv {
   readonly podReadyDelayMs: number;
 }
 
+/** The real node of the `realnode` project's cluster. */
+export interface RealNodeEnv {
+  readonly nodeName: string;
+  /** The node's InternalIP (this machine's own address). */
+  readonly nodeIp: string;
+  readonly podSubnet: string;
+  /** host:port of the local registry. */
+  readonly registryAddress: string;
+  /** The kubelet's and containerd's logs, for a failing test's message. */
+  readonly logDir: string;
+  /** Where local PersistentVolumes' directories go (offerLocalVolume in test/support/real-node.ts). */
+  readonly volumesDir: string;
+}
+
 declare module 'vitest' {
   export interface ProvidedContext {
     cluster: ClusterEnv;
+    realNode: RealNodeEnv | undefined;
   }
 }
 
@@ -35,6 +53,15 @@ export const CLUSTER_ENV_VARS = {
   nodeName: 'KUBE_PROVISIONER_TEST_NODE_NAME',
   podReadyDelayMs: 'KUBE_PROVISIONER_TEST_POD_READY_DELAY_MS',
 } as const satisfies Record<keyof ClusterEnv, string>;
+
+/** What the tests read of a started cluster (global setups). */
+export function clusterEnvOf(cluster: LocalCluster, podReadyDelayMs: number): ClusterEnv {
+  const { kubeconfigPath, kubeconfigs, server, binDir, workDir, nodeName } = cluster;
+  return { kubeconfigPath, kubeconfigs, server, binDir, workDir, nodeName, podReadyDelayMs };
+}
+
+/** The real node, as JSON, for child processes. */
+export const REAL_NODE_ENV_VAR = 'KUBE_PROVISIONER_TEST_REAL_NODE';
 
 /** The environment variables that describe `env` (kubeconfigs as JSON). */
 export function clusterEnvToVars(env: ClusterEnv): Record<string, string> {

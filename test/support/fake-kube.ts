@@ -15,7 +15,7 @@ import type {
   V1SelfSubjectReview,
   VersionInfo,
 } from '../../src/kube/objects.js';
-import { ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors/api.js';
+import { ApiError, ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors/api.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { KINDS } from '../../src/kube/kinds.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';
@@ -28,6 +28,7 @@ import type {
   KubernetesClient,
   ListRequestOptions,
   ObjectList,
+  PodLogParams,
   RequestOptions,
   WatchHandle,
   WatchHandlers,
@@ -35,7 +36,8 @@ import type {
   WatchedKind,
 } from '../../src/kube/client.js';
 
-type AnyObject = KindMap[WatchedKind];
+/** Any object of the table; kinds without a spec or status (StorageClass, Event) get none. */
+type AnyObject = KindMap[WatchedKind] & { spec?: unknown; status?: unknown };
 
 interface LoggedEvent {
   readonly kind: WatchedKind;
@@ -65,7 +67,8 @@ type Method =
   | 'selfSubjectAccessReview'
   | 'readNamespace'
   | 'listLimitRanges'
-  | 'listResourceQuotas';
+  | 'listResourceQuotas'
+  | 'readPodLog';
 
 export class FakeKubernetes implements KubernetesClient {
   readonly server = 'https://fake.invalid:6443';
@@ -461,6 +464,37 @@ export class FakeKubernetes implements KubernetesClient {
     return structuredClone(this.resourceQuotas.filter((item) => item.metadata?.namespace === namespace));
   }
 
+  /** What readPodLog() answers, by `namespace/pod/container` (see servePodLogs). */
+  readonly podLogs = new Map<string, string>();
+  /** The parameters of every readPodLog() call. */
+  readonly podLogReads: (PodLogParams & { namespace: string; pod: string })[] = [];
+  /**
+   * Absent until servePodLogs(), like a client without the log subresource: reading a log
+   * is a promise, which virtual-time (marble) tests cannot wait for.
+   */
+  readPodLog: KubernetesClient['readPodLog'] = undefined;
+
+  /** From now on readPodLog() answers from podLogs; a pod without an entry answers 400, as the kubelet does for a container that never ran. */
+  servePodLogs(): void {
+    this.readPodLog = async (namespace, name, params, options = {}) => {
+      this.calls.push({ method: 'readPodLog', namespace, name });
+      this.podLogReads.push({ namespace, pod: name, ...params });
+      await this.answer('readPodLog', options.signal);
+      const text = this.podLogs.get(`${namespace}/${name}/${params.container}`);
+      if (text === undefined) {
+        throw new ApiError(`Bad request (400): container "${params.container}" in pod "${name}" is waiting to start: ContainerCreating`, {
+          statusCode: 400,
+          reason: 'BadRequest',
+          target: { verb: 'get', resource: 'pods/log', namespace, name },
+        });
+      }
+      const lines = text.split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      const tail = params.tailLines === undefined ? lines : lines.slice(-params.tailLines);
+      return tail.map((line) => `${line}\n`).join('');
+    };
+  }
+
   /** Adds or replaces a Node (cluster-scoped), emitting ADDED or MODIFIED. */
   addNode(node: V1Node): V1Node {
     const stored = structuredClone(node);
@@ -487,13 +521,14 @@ function inScope(storeKey: string, kind: WatchedKind, namespace: string): boolea
   return storeKey.startsWith(namespace === '' ? `${kind}/` : `${kind}/${namespace}/`);
 }
 
-/** `field=value` and `field!=value` terms on the fields the project selects by (spec.nodeName, status.phase). */
+/** `field=value` and `field!=value` terms on the fields the project selects by (spec.nodeName, status.phase, an Event's type). */
 function matchesFields(object: AnyObject, selector: string | undefined): boolean {
   if (!selector) return true;
   const fields: Record<string, string> = {
     'spec.nodeName': (object as V1Pod).spec?.nodeName ?? '',
     'status.phase': (object as V1Pod).status?.phase ?? '',
     'metadata.name': object.metadata?.name ?? '',
+    type: (object as { type?: string }).type ?? '',
   };
   return selector.split(',').every((term) => {
     const negated = term.includes('!=');

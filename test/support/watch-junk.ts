@@ -6,7 +6,6 @@
 import fc from 'fast-check';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { KindMap, KubernetesClient, ObjectList, WatchHandle, WatchHandlers, WatchParams, WatchedKind } from '../../src/kube/client.js';
-import { Scrubber } from '../../src/kube/scrub.js';
 import { WatchStreamReader } from '../../src/kube/watch-stream.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
@@ -273,9 +272,23 @@ const splits = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength:
 
 export const watchStreams: fc.Arbitrary<GeneratedStream> = fc.record({
   lines: fc.array(line, { minLength: 1, maxLength: 12 }),
-  // Nodes are never watched by provision: their entries are fixed.
-  ending: fc.record({ deployments: ending, pods: ending, nodes: fc.constant('clean' as const) }),
-  splits: fc.record({ deployments: splits, pods: splits, nodes: fc.constant<readonly number[]>([]) }),
+  // Nodes, claims, classes and events are never watched by these provisionings (no storage): their entries are fixed.
+  ending: fc.record({
+    deployments: ending,
+    pods: ending,
+    nodes: fc.constant('clean' as const),
+    persistentvolumeclaims: fc.constant('clean' as const),
+    storageclasses: fc.constant('clean' as const),
+    events: fc.constant('clean' as const),
+  }),
+  splits: fc.record({
+    deployments: splits,
+    pods: splits,
+    nodes: fc.constant<readonly number[]>([]),
+    persistentvolumeclaims: fc.constant<readonly number[]>([]),
+    storageclasses: fc.constant<readonly number[]>([]),
+    events: fc.constant<readonly number[]>([]),
+  }),
 });
 
 /** One watch's body as chunks, per the stream's ending and split points. */
@@ -318,10 +331,16 @@ const notUsed = (): Promise<never> => Promise.reject(new Error('not used'));
 export class ScriptedWatchClient implements KubernetesClient {
   readonly namespace = 'default';
   readonly server = 'https://scripted.invalid';
-  readonly watches: Record<WatchedKind, number> = { deployments: 0, pods: 0, nodes: 0 };
+  readonly watches: Record<WatchedKind, number> = {
+    deployments: 0,
+    pods: 0,
+    nodes: 0,
+    persistentvolumeclaims: 0,
+    storageclasses: 0,
+    events: 0,
+  };
   /** Watches the reader ended with an error while their consumer still listened. */
   faultsRaised = 0;
-  private readonly scrubber = new Scrubber();
 
   constructor(
     private readonly stream: GeneratedStream,
@@ -350,14 +369,18 @@ export class ScriptedWatchClient implements KubernetesClient {
     this.watches[kind] += 1;
     const first = this.watches[kind] === 1;
     const chunks = first ? bodyChunks(this.stream, kind) : recoveryLines(kind, params).map((text) => `${text}\n`);
-    const reader = new WatchStreamReader(this.server, { verb: 'watch', resource: kind, namespace: this.namespace }, this.scrubber, {
-      onEvent: (type, object) => handlers.onEvent(type, object),
-      onClose: (error) => {
-        if (aborted) return;
-        if (error) this.faultsRaised += 1;
-        handlers.onClose(error);
+    const reader = new WatchStreamReader(
+      this.server,
+      { verb: 'watch', resource: kind, namespace: this.namespace },
+      {
+        onEvent: (type, object) => handlers.onEvent(type, object),
+        onClose: (error) => {
+          if (aborted) return;
+          if (error) this.faultsRaised += 1;
+          handlers.onClose(error);
+        },
       },
-    });
+    );
     const pending: Subscription[] = [];
     let aborted = false;
     chunks.forEach((chunk, index) => {

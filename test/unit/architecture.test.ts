@@ -19,6 +19,7 @@ const BANDS: readonly (readonly string[])[] = [
   ['kube'],
   ['input', 'sse'],
   ['rx'],
+  ['mask.ts'],
   ['errors'],
   ['text.ts'],
 ];

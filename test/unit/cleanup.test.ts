@@ -6,13 +6,14 @@ import { asyncScheduler } from 'rxjs';
 import { lastValueFrom } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import type { KubeProvisionerError } from '../../src/errors/base.js';
-import { ConflictError, ForbiddenError } from '../../src/errors/api.js';
+import { ConflictError, ForbiddenError, MalformedResponseError } from '../../src/errors/api.js';
+import { InvalidOptionError } from '../../src/errors/input.js';
 import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { errorRecord } from '../../src/workload/event-lines.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
-import { deleteCreated } from '../../src/workload/cleanup.js';
+import { DEFAULT_CLEANUP_TIMEOUT_MS, deleteCreated } from '../../src/workload/cleanup.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
@@ -199,7 +200,7 @@ describe('deleteCreated', () => {
     const cleanup = await lastValueFrom(
       deleteCreated(fake, deployment(uid), { registry: informers(), scheduler: asyncScheduler, timeoutMs: 50 }),
     );
-    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid });
+    expect(cleanup).toEqual({ outcome: 'deleting', providerId: 'default/web', uid, timeoutMs: 50 });
     expect(fake.activeWatches).toBe(0);
   });
 
@@ -210,5 +211,95 @@ describe('deleteCreated', () => {
     await fake.create('deployments', 'default', buildDeployment(parseWorkloadSpec(input)));
     expect(await lastValueFrom(deleteCreated(fake, deployment('uid-older'), options))).toMatchObject({ outcome: 'deleted' });
     expect(fake.get('deployments', 'web')).toBeDefined();
+  });
+});
+
+describe('bounded means bounded: the whole call settles within timeoutMs plus the cleanup bound', () => {
+  /** Every watch ends at once with a junk line (a server streaming `null`): the informers never sync. */
+  function junkWatches(fake: FakeKubernetes): void {
+    fake.watch = (_kind, _namespace, _params, handlers) => {
+      const timer = setTimeout(() => handlers.onClose(new MalformedResponseError(fake.server, 'the line is null, not a watch event')), 5);
+      return { abort: () => clearTimeout(timer) };
+    };
+  }
+
+  it('a watch streaming junk: the cleanup waits cleanupTimeoutMs for a gone it never sees, and says the deletion is under way', async () => {
+    const fake = new FakeKubernetes();
+    junkWatches(fake);
+    const started = Date.now();
+    const error = await run(fake, { timeoutMs: 300, cleanupTimeoutMs: 300 }).settled;
+    const elapsed = Date.now() - started;
+    expect(error).toBeInstanceOf(RolloutTimeoutError);
+    expect(error).toMatchObject({ cleanup: { outcome: 'deleting', providerId: 'default/web' } });
+    expect((error as Error).message).toMatch(/this run created was asked to be deleted; the deletion was not confirmed within 300 ms/);
+    expect(deletes(fake)).toHaveLength(1);
+    // Before, it waited 60 s for the informer to see the Deployment go.
+    expect(elapsed).toBeLessThan(300 + 300 + 2_000);
+  });
+
+  it('the same with the default bound: settled a few seconds after timeoutMs (it was 60 s)', async () => {
+    const fake = new FakeKubernetes();
+    junkWatches(fake);
+    const started = Date.now();
+    const error = await run(fake, { timeoutMs: 300 }).settled;
+    const elapsed = Date.now() - started;
+    expect(error).toMatchObject({ cleanup: { outcome: 'deleting', timeoutMs: DEFAULT_CLEANUP_TIMEOUT_MS } });
+    expect(elapsed).toBeGreaterThanOrEqual(300 + DEFAULT_CLEANUP_TIMEOUT_MS - 50);
+    expect(elapsed).toBeLessThan(300 + DEFAULT_CLEANUP_TIMEOUT_MS + 3_000);
+  }, 20_000);
+
+  it('a DELETE that is never answered: the error says the deletion was sent but not confirmed', async () => {
+    const fake = new FakeKubernetes();
+    junkWatches(fake);
+    let aborted = false;
+    fake.delete = (_kind, _namespace, _name, options = {}) =>
+      new Promise<void>((_resolve, reject) =>
+        options.signal?.addEventListener('abort', () => {
+          aborted = true;
+          reject(options.signal?.reason as Error);
+        }),
+      );
+    const error = await run(fake, { timeoutMs: 200, cleanupTimeoutMs: 200 }).settled;
+    expect(error).toMatchObject({ cleanup: { outcome: 'unconfirmed', providerId: 'default/web' } });
+    expect((error as Error).message).toMatch(
+      /the delete of the Deployment default\/web this run created was sent but not answered within 200 ms: it may still exist/,
+    );
+    expect(errorRecord(error)).toMatchObject({ cleanup: { outcome: 'unconfirmed' } });
+    // The request is not left running after the bound.
+    expect(aborted).toBe(true);
+  });
+
+  it('the default bound is a few seconds, and the option follows the duration rule', async () => {
+    expect(DEFAULT_CLEANUP_TIMEOUT_MS).toBe(5_000);
+    const fake = new FakeKubernetes();
+    for (const bad of [-1, 1.5, Infinity, Number.NaN, '5s']) {
+      const error = await run(fake, { cleanupTimeoutMs: bad as number }).settled;
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect(error).toMatchObject({ option: 'cleanupTimeoutMs' });
+    }
+    expect(fake.calls).toEqual([]);
+  });
+});
+
+describe('a timeout says what was waited for', () => {
+  it('a create the API server never answers: not "Rollout ... did not complete", but the create it waited for', async () => {
+    const fake = new FakeKubernetes();
+    fake.create = (_kind, _namespace, _body, options = {}) =>
+      new Promise((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(options.signal?.reason as Error)));
+    const error = await run(fake, { timeoutMs: 200 }).settled;
+    expect(error).toBeInstanceOf(RolloutTimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 200, waitingFor: 'the API server to answer the create of the Deployment' });
+    expect((error as Error).message).toBe(
+      'Provisioning of default/web did not complete within 200 ms: still waiting for the API server to answer the create of the Deployment ' +
+        '(the request was sent: the Deployment may exist, and a retry adopts it)',
+    );
+    expect((error as KubeProvisionerError).cleanup).toBeUndefined();
+  });
+
+  it('a rollout that does not complete: what it waited for, and the last status', async () => {
+    const fake = new FakeKubernetes();
+    const error = await run(fake, { timeoutMs: 300 }).settled;
+    expect(error).toMatchObject({ waitingFor: 'the rollout to complete' });
+    expect((error as Error).message).toMatch(/^Rollout of default\/web did not complete within 300 ms; last status: InProgress/);
   });
 });

@@ -1,5 +1,5 @@
 // The duration table: 0, negative, NaN, 2^31, 2^53 and Infinity for every duration option,
-// in the library (timeoutMs, requestTimeoutMs, the five grace windows, inactivityMs, the
+// in the library (timeoutMs, cleanupTimeoutMs, requestTimeoutMs, the five grace windows, inactivityMs, the
 // backoff delays, progressDeadlineSeconds) and on the command line (--timeout,
 // --request-timeout, --progress-deadline). One rule decides (src/input/duration.ts); this
 // checks every entry point applies it. Then the timers: a long bound fires when it says,
@@ -49,6 +49,8 @@ const TIMEOUT: Record<Row, Outcome> = {
 };
 const BOUNDED: Record<Row, Outcome> = { ...TIMEOUT, '0': /must be at least 1 ms \(got 0\)$/, Infinity: /must be finite \(got Infinity\)/ };
 const GRACE: Record<Row, Outcome> = { ...TIMEOUT, '0': 'accepted' };
+/** From 0 and always bounded. */
+const CLEANUP: Record<Row, Outcome> = { ...BOUNDED, '0': 'accepted' };
 const SECONDS: Record<Row, Outcome> = {
   '0': /must be at least 1 second \(got 0\)/,
   negative: /must be at least 1 second \(got -1\)/,
@@ -116,6 +118,9 @@ function expectOutcome(result: 'accepted' | Error, expected: Outcome, option: st
 describe('the duration table, library options', () => {
   describe.each(TABLE)('%s', (row, value) => {
     it('provision timeoutMs', async () => expectOutcome(await provisionWith({ timeoutMs: value }), TIMEOUT[row], 'timeoutMs'));
+
+    it('provision cleanupTimeoutMs', async () =>
+      expectOutcome(await provisionWith({ cleanupTimeoutMs: value }), CLEANUP[row], 'cleanupTimeoutMs'));
 
     it('provision progressDeadlineSeconds', async () =>
       expectOutcome(await provisionWith({ progressDeadlineSeconds: value }), SECONDS[row], 'progressDeadlineSeconds'));

@@ -377,7 +377,7 @@ describe('TLS verification default', () => {
 });
 
 describe('file references', () => {
-  it('resolves relative client-certificate and client-key paths against the kubeconfig folder', () => {
+  it('resolves relative client-certificate and client-key paths against the kubeconfig folder, and reads them once, as data', () => {
     const sub = join(dir, 'relative');
     mkdirSync(sub, { recursive: true });
     const text = kubeconfigText()
@@ -385,7 +385,10 @@ describe('file references', () => {
       .replace(`    client-key-data: ${b64(keyPem)}`, '    client-key: ../client.key');
     const path = writeConfig(text, 'relative/config');
     const user = load(path).config.getCurrentUser();
-    expect(user?.certFile).toBe(join(dir, 'client.crt'));
-    expect(user?.keyFile).toBe(join(dir, 'client.key'));
+    // client-node gets the files' contents: it never reads a file itself.
+    expect(user?.certFile).toBeUndefined();
+    expect(user?.keyFile).toBeUndefined();
+    expect(Buffer.from(user?.certData ?? '', 'base64').toString()).toBe(readFileSync(join(dir, 'client.crt'), 'utf8'));
+    expect(Buffer.from(user?.keyData ?? '', 'base64').toString()).toBe(readFileSync(join(dir, 'client.key'), 'utf8'));
   });
 });

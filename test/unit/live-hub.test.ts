@@ -136,7 +136,7 @@ describe('LiveHub', () => {
     expect(hub.snapshot().operations[0]).toMatchObject({ omitted: 7, events: [{ type: 'e7' }, { type: 'e8' }, { type: 'e9' }] });
     op.subject.complete();
     const others = [1, 2, 3].map(() => counted());
-    const ids = others.map((other) => hub.run('start', `${NS}/web`, other.events$).id);
+    const ids = others.map((other, index) => hub.run('start', `${NS}/web-${index}`, other.events$).id);
     for (const other of others) other.subject.complete();
     expect(hub.snapshot().operations.map((o) => o.id)).toEqual(ids.slice(1));
     expect(hub.snapshot().operations.map((o) => o.id)).not.toContain(first.id);

@@ -142,6 +142,28 @@ describe('buildDeployment: a Manager Container maps to a Deployment', () => {
     }
   });
 
+  it('minReadySeconds defaults to 2 (a Pod must stay Ready that long to count) and can be set; a bad value throws naming it', () => {
+    expect(buildDeployment(spec()).spec?.minReadySeconds).toBe(2);
+    expect(buildDeployment(spec(), { minReadySeconds: 0 }).spec?.minReadySeconds).toBe(0);
+    expect(buildDeployment(spec(), { minReadySeconds: 30 }).spec?.minReadySeconds).toBe(30);
+    // The API server wants the progress deadline above it: a 1 s deadline gets 0 by default.
+    expect(buildDeployment(spec(), { progressDeadlineSeconds: 1 }).spec?.minReadySeconds).toBe(0);
+    for (const bad of [-1, 1.5, Number.NaN, 2 ** 31]) {
+      expect(() => buildDeployment(spec(), { minReadySeconds: bad })).toThrow(/^minReadySeconds must be/);
+    }
+    const error = (() => {
+      try {
+        buildDeployment(spec(), { minReadySeconds: 120, progressDeadlineSeconds: 120 });
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(InvalidOptionError);
+    expect((error as InvalidOptionError).option).toBe('minReadySeconds');
+    expect((error as Error).message).toBe('minReadySeconds must be less than progressDeadlineSeconds (120 >= 120)');
+  });
+
   it('keeps the workload away from Service env vars and API credentials', () => {
     const podSpec = buildDeployment(spec()).spec?.template.spec;
     expect(podSpec?.enableServiceLinks).toBe(false);

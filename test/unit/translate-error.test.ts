@@ -81,6 +81,16 @@ describe('errorFromResponse: status code to class', () => {
     expect(error.message).toContain('grant the "create" verb on "deployments"');
   });
 
+  it("403 from the quota admission -> QuotaExceededError in the server's words, not an RBAC hint", () => {
+    const message =
+      'persistentvolumeclaims "web" is forbidden: exceeded quota: storage, requested: requests.storage=50Gi, used: requests.storage=0, limited: requests.storage=10Gi';
+    const error = respond(403, status(403, 'Forbidden', message));
+    expect(error.name).toBe('QuotaExceededError');
+    expect(error.statusCode).toBe(403);
+    expect(error.message).toContain('limited: requests.storage=10Gi');
+    expect(error.message).not.toContain('RBAC');
+  });
+
   it('403 on a watch names the watch verb (the missing RBAC rule)', () => {
     const error = errorFromResponse({ server: SERVER, statusCode: 403, status: undefined, target: WATCH }) as ForbiddenError;
     expect(error.verb).toBe('watch');

@@ -69,6 +69,18 @@ function config(parts: Parts): string {
   return path;
 }
 
+/** BASE_FLAGS with these flags in place of its own (a flag given twice is refused). */
+function withOverrides(overrides: readonly string[]): string[] {
+  const names = new Set(overrides.filter((arg) => arg.startsWith('-')).map((arg) => arg.split('=')[0]!));
+  const kept: string[] = [];
+  for (let index = 0; index < BASE_FLAGS.length; index += 1) {
+    const arg = BASE_FLAGS[index]!;
+    if (names.has(arg)) index += 1;
+    else kept.push(arg);
+  }
+  return [...kept, ...overrides];
+}
+
 const BASE_FLAGS = [
   'create',
   '--container-id',
@@ -202,7 +214,7 @@ describe('the command line names the flag the user typed', () => {
     [['--arg=ok', '--arg=\uD800'], '--arg #2: must be valid Unicode text'],
     [['--container-id=-1'], '--container-id: must be a Kubernetes label value'],
   ])('%j', async (flags, message) => {
-    const { code, err } = await cli([...BASE_FLAGS, ...flags, '--kubeconfig', '/nonexistent']);
+    const { code, err } = await cli([...withOverrides(flags), '--kubeconfig', '/nonexistent']);
     expect(code).toBe(EXIT.invalidInput);
     expect(err[0]).toContain(message);
     expect(err[0]).not.toMatch(/memoryMb|containerId/);
@@ -249,7 +261,7 @@ describe('the command line names the flag the user typed', () => {
   });
 
   it('echoes control characters escaped: one error, one line', async () => {
-    const { err } = await cli([...BASE_FLAGS, '--hostname', 'we\nb', '--env', 'A\r\nB=1']);
+    const { err } = await cli(withOverrides(['--hostname', 'we\nb', '--env', 'A\r\nB=1']));
     expect(err[0]).toContain('--hostname: ');
     for (const line of err) expect(line).not.toMatch(/[\n\r]/);
   });

@@ -3,7 +3,7 @@ import { check, DEFAULT_CHECK_TIMEOUT_MS } from '../../cluster/check.js';
 import type { CheckReport } from '../../cluster/check-report.js';
 import { OPERATION_NAMES, type OperationName } from '../../cluster/permissions.js';
 import { InvalidSpecError, UsageError } from '../../errors/input.js';
-import { EXIT } from '../exit-codes.js';
+import { EXIT, exitCodeForCheck } from '../exit-codes.js';
 import { formatTable } from '../table.js';
 import type { CliIo } from '../io.js';
 import {
@@ -34,17 +34,17 @@ Output:
   -o, --output text|json       json: the report as one JSON object
   -h, --help
 
-Exit codes: 0 every needed item passed (warnings allowed), 2 invalid flags,
-5 a needed item failed.`;
+Exit codes: 0 every needed item passed (warnings allowed), 2 invalid flags, 4 the API server
+gave no answer in time, 5 a needed item failed.`;
 
 export async function runCheck(argv: readonly string[], io: CliIo): Promise<number> {
-  return runCommand('check', argv, io, async (json) => {
+  return runCommand('check', argv, io, async (output) => {
     const parsed = parseCheckArgs(argv);
     if (parsed === 'help') {
       io.stdout(CHECK_USAGE);
       return EXIT.ok;
     }
-    json(parsed.output === 'json');
+    output.json = parsed.output === 'json';
     const report = await check(parsed.api, {
       ...(parsed.spec ? { spec: parsed.spec } : {}),
       needs: parsed.needs,
@@ -53,9 +53,9 @@ export async function runCheck(argv: readonly string[], io: CliIo): Promise<numb
     }).catch((error: unknown) => {
       throw flagNamedSpecError(error);
     });
-    if (parsed.output === 'json') io.stdout(JSON.stringify(report));
-    else for (const line of formatCheckReport(report)) io.stdout(line);
-    return report.ok ? EXIT.ok : EXIT.apiError;
+    if (output.json) output.value(report);
+    else for (const line of formatCheckReport(report)) output.out(line);
+    return exitCodeForCheck(report);
   });
 }
 

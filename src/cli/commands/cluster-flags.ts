@@ -5,20 +5,52 @@ import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { UsageError } from '../../errors/input.js';
 import { durationFlag } from '../duration.js';
 import { DURATION_RULES } from '../../input/duration.js';
-import { namespaceProblem } from '../../input/fields.js';
+import { instanceProblem, namespaceProblem } from '../../input/fields.js';
 
 type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 type ParsedFlags<T extends FlagOptions> = ReturnType<
   typeof parseArgs<{ args: string[]; strict: true; allowPositionals: boolean; options: T }>
 >;
 
-/** node:util parseArgs, strict (an unknown flag is an error), its errors as UsageError (exit 2). */
+/**
+ * node:util parseArgs, strict (an unknown flag is an error), its errors as UsageError (exit
+ * 2) on one line. A flag that takes one value and is given twice is refused too: parseArgs
+ * would keep the last one without a word.
+ */
 export function parseFlags<const T extends FlagOptions>(argv: readonly string[], options: T, allowPositionals = false): ParsedFlags<T> {
+  let parsed: ParsedFlags<T> & { tokens?: readonly { kind: string; name?: string }[] };
   try {
-    return parseArgs({ args: [...argv], strict: true, allowPositionals, options });
+    parsed = parseArgs({ args: [...argv], strict: true, allowPositionals, options, tokens: true });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(parseArgsProblem(error as Error, argv, options));
   }
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    if (seen.has(token.name) && !(options[token.name] as { multiple?: boolean } | undefined)?.multiple) {
+      throw new UsageError(`--${token.name} is given more than once; give it once`);
+    }
+    seen.add(token.name);
+  }
+  const { values, positionals } = parsed;
+  return { values, positionals };
+}
+
+/** parseArgs' message, on one line (it writes some on three). */
+function parseArgsProblem(error: Error, argv: readonly string[], options: FlagOptions): string {
+  const ambiguous = /^Option '(?:-\w, )?--([\w-]+)' argument is ambiguous/.exec(error.message);
+  if (ambiguous) {
+    const name = ambiguous[1]!;
+    const spellings = new Set([`--${name}`, ...(options[name]?.short ? [`-${options[name].short}`] : [])]);
+    const at = argv.findIndex((arg, index) => spellings.has(arg) && argv[index + 1]?.startsWith('-'));
+    const value = at >= 0 ? argv[at + 1]! : '-XYZ';
+    return `--${name} needs a value, and "${value}" looks like a flag. To give a value that starts with a dash, write --${name}=${value}.`;
+  }
+  return error.message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ');
 }
 
 export const CLUSTER_FLAG_OPTIONS = {
@@ -30,6 +62,20 @@ export const CLUSTER_FLAG_OPTIONS = {
   output: { type: 'string', short: 'o' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** `--instance`: the Manager installation whose workloads a command addresses (a label value). */
+export const INSTANCE_FLAG_OPTION = { instance: { type: 'string' } } as const;
+
+export const INSTANCE_FLAG_USAGE =
+  '      --instance ID            the Manager installation whose workloads these are (its instance label; Managers sharing a namespace)';
+
+/** The --instance value, checked: a label value, or undefined when not given. */
+export function instanceFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = instanceProblem(value);
+  if (problem) throw new UsageError(`--instance ${problem}`);
+  return value;
+}
 
 export const CLUSTER_FLAGS_USAGE = `Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
@@ -52,7 +98,11 @@ export function namespaceFlag(value: string | undefined): void {
   if (problem) throw new UsageError(`--namespace ${problem}`);
 }
 
+/** The cluster flags as KubernetesApi options, each checked the same way for every command. */
 export function apiOptionsFrom(flags: ClusterFlags): KubernetesApiOptions {
+  for (const flag of ['kubeconfig', 'context', 'namespace'] as const) {
+    if (flags[flag] === '') throw new UsageError(`--${flag} must not be empty`);
+  }
   namespaceFlag(flags.namespace);
   const requestTimeoutMs =
     flags['request-timeout'] !== undefined

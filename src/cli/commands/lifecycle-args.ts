@@ -9,7 +9,7 @@ import { DEFAULT_TIMEOUT_MS } from '../../workload/operation.js';
 import { DURATION_RULES } from '../../input/duration.js';
 import { numberOrText, parseEnv } from '../args.js';
 import { durationFlag } from '../duration.js';
-import { parseFlags } from './cluster-flags.js';
+import { apiOptionsFrom, INSTANCE_FLAG_USAGE, instanceFlag, parseFlags } from './cluster-flags.js';
 
 export type LifecycleCommandName = 'start' | 'stop' | 'restart' | 'reconfigure' | 'delete';
 
@@ -21,10 +21,14 @@ export interface LifecycleCommand {
   readonly api: KubernetesApiOptions;
   readonly timeoutMs: number;
   readonly containerId?: string;
+  /** The Manager installation (instance label) the workload belongs to. */
+  readonly instance?: string;
   readonly output: 'text' | 'json';
   /** reconfigure only: the changes, as the library takes them (validated later). */
   readonly changes?: Record<string, unknown>;
   readonly rollbackOnFailure?: boolean;
+  /** delete only: keep the container's claim and its data (--keep-data). */
+  readonly keepData?: boolean;
 }
 
 const WHAT: Record<LifecycleCommandName, string> = {
@@ -36,7 +40,7 @@ const WHAT: Record<LifecycleCommandName, string> = {
   reconfigure:
     'Change the pod template of the same Deployment (same provider ID) and wait for its rollout.\nThe replica count is untouched: a stopped workload stays stopped.',
   delete:
-    'Delete the Deployment (only if it carries --container-id and managed=true) and wait until it\nand its Pods are gone. A missing workload succeeds at once.',
+    'Delete the Deployment and its PersistentVolumeClaim, with the data on it (only if they carry\n--container-id and managed=true), and wait until they and the Pods are gone. A missing workload\nsucceeds at once. --keep-data keeps the claim: a later create of the same container re-attaches it.',
 };
 
 const CHANGE_FLAGS = `Changes (at least one):
@@ -47,6 +51,8 @@ const CHANGE_FLAGS = `Changes (at least one):
       --entrypoint "CMD ARGS"  command, split like shell words (quotes respected)
       --arg VALUE              argument after the command (repeatable; replaces the old ones)
       --image REF              OCI image reference, passed to Kubernetes as is
+      --storage-gb N           grow the container's volume to N GiB (never shrinks; its StorageClass
+                               must allow expansion; the container keeps running)
       --rollback-on-failure    if the new rollout fails, restore the previous pod template and wait for it
 `;
 
@@ -58,7 +64,8 @@ PROVIDER_ID is "namespace/name", as create printed it.
 
 ${command === 'reconfigure' ? CHANGE_FLAGS : ''}Workload:
       --container-id ID        the Manager container id the Deployment must carry${command === 'delete' ? ' (required)' : ''}
-Cluster:
+${INSTANCE_FLAG_USAGE}
+${command === 'delete' ? '      --keep-data              keep the PersistentVolumeClaim and its data (default: delete it)\n' : ''}Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
       --context NAME           kubeconfig context (default: current-context)
   -n, --namespace NAME         must match the provider ID's namespace when given
@@ -81,6 +88,7 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
     argv,
     {
       'container-id': { type: 'string' },
+      instance: { type: 'string' },
       kubeconfig: { type: 'string' },
       context: { type: 'string' },
       namespace: { type: 'string', short: 'n' },
@@ -98,9 +106,11 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
             entrypoint: { type: 'string' },
             arg: { type: 'string', multiple: true },
             image: { type: 'string' },
+            'storage-gb': { type: 'string' },
             'rollback-on-failure': { type: 'boolean' },
           }
         : {}),
+      ...(command === 'delete' ? { 'keep-data': { type: 'boolean' } } : {}),
     },
     true,
   );
@@ -126,27 +136,20 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
   }
   const output = text(flags.output) ?? 'text';
   if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
-  const requestTimeout = text(flags['request-timeout']);
   const timeout = text(flags.timeout);
-  const requestTimeoutMs =
-    requestTimeout !== undefined ? durationFlag('--request-timeout', requestTimeout, DURATION_RULES.requestTimeoutMs) : undefined;
-  const kubeconfig = text(flags.kubeconfig);
-  const context = text(flags.context);
+  const instance = instanceFlag(text(flags.instance));
 
   return {
     command,
     providerId,
-    api: {
-      ...(kubeconfig !== undefined ? { kubeconfigPath: kubeconfig } : {}),
-      ...(context !== undefined ? { context } : {}),
-      namespace,
-      ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
-      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
-    },
+    // The namespace is the provider ID's (-n, when given, must agree with it).
+    api: { ...apiOptionsFrom(parsed.values), namespace },
     timeoutMs: timeout !== undefined ? durationFlag('--timeout', timeout, DURATION_RULES.timeoutMs) : DEFAULT_TIMEOUT_MS,
     ...(containerId !== undefined ? { containerId } : {}),
+    ...(instance !== undefined ? { instance } : {}),
     output,
     ...(reconfigure ? { changes: changesFrom(flags), rollbackOnFailure: flags['rollback-on-failure'] === true } : {}),
+    ...(command === 'delete' ? { keepData: flags['keep-data'] === true } : {}),
   };
 }
 
@@ -165,8 +168,12 @@ function changesFrom(flags: Record<string, string | string[] | boolean | undefin
   if (flags.arg) changes.args = flags.arg;
   const image = text(flags.image);
   if (image !== undefined) changes.image = image;
+  const storageGb = text(flags['storage-gb']);
+  if (storageGb !== undefined) changes.storageGb = numberOrText(storageGb);
   if (Object.keys(changes).length === 0) {
-    throw new UsageError('reconfigure needs at least one change: --env, --unset-env, --cpus, --memory-mb, --entrypoint, --arg or --image');
+    throw new UsageError(
+      'reconfigure needs at least one change: --env, --unset-env, --cpus, --memory-mb, --entrypoint, --arg, --image or --storage-gb',
+    );
   }
   return changes;
 }

@@ -2,7 +2,6 @@
 // operations, printed like create: one human line per event (or one JSON object per line
 // with -o json), the provider ID alone on the last line, and create's exit codes.
 import type { Observable } from 'rxjs';
-import { UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
 import type { LifecycleEvent } from '../../workload/lifecycle-events.js';
 import { parseWorkloadChanges } from '../../workload/workload-changes.js';
@@ -11,51 +10,43 @@ import { remove$ } from '../../workload/remove.js';
 import { restart$ } from '../../workload/restart.js';
 import { start$ } from '../../workload/start.js';
 import { stop$ } from '../../workload/stop.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { errorRecord, formatErrorLine } from '../format.js';
+import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
+import { runCommand } from './run-command.js';
 import { lifecycleUsage, parseLifecycleArgs, type LifecycleCommand, type LifecycleCommandName } from './lifecycle-args.js';
 
 export async function runLifecycleCommand(command: LifecycleCommandName, argv: readonly string[], io: CliIo): Promise<number> {
-  let json =
-    argv.some((arg, i) => (arg === '-o' || arg === '--output') && argv[i + 1] === 'json') ||
-    argv.includes('--output=json') ||
-    argv.includes('-ojson');
-  try {
+  return runCommand(command, argv, io, async (output) => {
     const parsed = parseLifecycleArgs(command, argv);
     if (parsed === 'help') {
       io.stdout(lifecycleUsage(command));
       return EXIT.ok;
     }
-    json = parsed.output === 'json';
+    output.json = parsed.output === 'json';
     // Input errors first: exit 2 without reading a kubeconfig or touching a cluster.
     if (parsed.changes) parseWorkloadChanges(parsed.changes);
     const api = KubernetesApi.fromConfig(parsed.api);
+    output.useClient(api);
     await new Promise<void>((resolve, reject) => {
       let lastText = '';
       operation$(api, parsed, io.signal).subscribe({
         next: (event) => {
-          if (json) {
-            io.stdout(JSON.stringify(event));
+          if (output.json) {
+            output.value(event);
             return;
           }
           // A status change that reads the same in words is one line for a human.
           const text = describeLifecycleEvent(event);
-          if (text !== lastText) io.stdout(`${event.at.slice(11, 23)} ${text}`);
+          if (text !== lastText) output.out(`${event.at.slice(11, 23)} ${text}`);
           lastText = text;
         },
         error: reject,
         complete: resolve,
       });
     });
-    if (!json) io.stdout(parsed.providerId);
+    if (!output.json) output.out(parsed.providerId);
     return EXIT.ok;
-  } catch (error) {
-    if (json) io.stdout(JSON.stringify(errorRecord(error)));
-    io.stderr(formatErrorLine(error));
-    if (error instanceof UsageError) io.stderr(`Run "kube-provision ${command} --help" for the flags.`);
-    return exitCodeFor(error);
-  }
+  });
 }
 
 function operation$(api: KubernetesApi, parsed: LifecycleCommand, signal: AbortSignal | undefined): Observable<LifecycleEvent> {
@@ -63,6 +54,7 @@ function operation$(api: KubernetesApi, parsed: LifecycleCommand, signal: AbortS
     timeoutMs: parsed.timeoutMs,
     ...(signal ? { signal } : {}),
     ...(parsed.containerId !== undefined ? { containerId: parsed.containerId } : {}),
+    ...(parsed.instance !== undefined ? { instance: parsed.instance } : {}),
   };
   switch (parsed.command) {
     case 'start':
@@ -77,7 +69,11 @@ function operation$(api: KubernetesApi, parsed: LifecycleCommand, signal: AbortS
         rollbackOnFailure: parsed.rollbackOnFailure === true,
       });
     case 'delete':
-      return remove$(api, parsed.providerId, { ...options, containerId: parsed.containerId ?? '' });
+      return remove$(api, parsed.providerId, {
+        ...options,
+        containerId: parsed.containerId ?? '',
+        ...(parsed.keepData ? { keepData: true } : {}),
+      });
   }
 }
 
@@ -104,7 +100,13 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
     case 'rollback':
       return `${id} rollout failed (${event.reason}): restoring the previous pod template (generation ${event.generation})`;
     case 'deleted':
-      return `${id} Deployment deleted; waiting for it and its pods to be gone`;
+      return event.kind === 'PersistentVolumeClaim'
+        ? `${id} PersistentVolumeClaim ${event.object} deleted (its data goes with it); waiting for it to be gone`
+        : `${id} ${event.kind} deleted; waiting for it and its pods to be gone`;
+    case 'resized':
+      return `${id} PersistentVolumeClaim ${event.object} grown from ${event.previous} to ${event.requested}: ${event.message}`;
+    case 'kept':
+      return `${id} PersistentVolumeClaim ${event.object} kept, with its data (--keep-data): a create for the same container re-attaches it`;
     case 'started':
       return event.changed ? `${id} running: started in ${seconds(event.durationMs)}` : `${id} already running: nothing to do`;
     case 'stopped':
@@ -119,6 +121,7 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
         (event.replicas === 0 ? '; stopped, it stays stopped' : '')
       );
     case 'removed':
-      return event.changed ? `${id} deleted in ${seconds(event.durationMs)}` : `${id} already gone: nothing to delete`;
+      if (!event.changed) return `${id} already gone: nothing to delete${event.storage === 'kept' ? ' (its claim is kept)' : ''}`;
+      return `${id} deleted in ${seconds(event.durationMs)}${event.storage === 'kept' ? '; its claim is kept' : ''}`;
   }
 }

@@ -42,19 +42,20 @@ Exit codes: 0 listed, 2 invalid flags, 4 no answer in time, 5 kubeconfig or API 
 (403: the user may not list nodes or pods), 130 interrupted (a listing; --watch exits 0).`;
 
 export async function runNodes(argv: readonly string[], io: CliIo): Promise<number> {
-  return runCommand('nodes', argv, io, async (json) => {
+  return runCommand('nodes', argv, io, async (output) => {
     const parsed = parseNodesArgs(argv);
     if (parsed === 'help') {
       io.stdout(NODES_USAGE);
       return EXIT.ok;
     }
-    json(parsed.output === 'json');
+    output.json = parsed.output === 'json';
     const print = (infos: readonly NodeInfo[]): void => {
       const fit = parsed.request ? fitsOnNodes(infos, parsed.request) : undefined;
-      if (parsed.output === 'json') io.stdout(JSON.stringify({ nodes: infos, ...(fit ? { fits: fit } : {}) }));
-      else for (const line of formatNodes(infos, fit)) io.stdout(line);
+      if (output.json) output.value({ nodes: infos, ...(fit ? { fits: fit } : {}) });
+      else for (const line of formatNodes(infos, fit)) output.out(line);
     };
     const api = KubernetesApi.fromConfig(parsed.api);
+    output.useClient(api);
     if (!parsed.watch) {
       print(await nodes(api, { timeoutMs: parsed.timeoutMs, ...(io.signal ? { signal: io.signal } : {}) }));
       return EXIT.ok;

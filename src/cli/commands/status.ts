@@ -10,10 +10,19 @@ import { readStatus } from '../../workload/status.js';
 import { status$ } from '../../workload/statuses.js';
 import { isoTime } from '../../rx/clock-time.js';
 import { asyncScheduler } from 'rxjs';
-import { apiOptionsFrom, asksForJson, CLUSTER_FLAG_OPTIONS, CLUSTER_FLAGS_USAGE, durationFlag, parseFlags } from './cluster-flags.js';
-import { EXIT, exitCodeFor } from '../exit-codes.js';
-import { errorRecord, formatErrorLine } from '../format.js';
+import {
+  apiOptionsFrom,
+  CLUSTER_FLAG_OPTIONS,
+  CLUSTER_FLAGS_USAGE,
+  durationFlag,
+  INSTANCE_FLAG_OPTION,
+  INSTANCE_FLAG_USAGE,
+  instanceFlag,
+  parseFlags,
+} from './cluster-flags.js';
+import { EXIT, exitCodeForStatus } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
+import { runCommand } from './run-command.js';
 import { formatStatusLine } from '../status-format.js';
 import { earlyAddress, workloadAddress } from './workload-address.js';
 
@@ -25,45 +34,48 @@ words. PROVIDER_ID is namespace/name, or a name in the namespace of -n.
 
   -w, --watch                  keep printing a line per change until interrupted (Ctrl-C)
       --container-id ID        Manager's container id: a Deployment with another one is "missing"
+${INSTANCE_FLAG_USAGE}
       --timeout DUR            bound on the read without --watch (default 30s)
 ${CLUSTER_FLAGS_USAGE}
 Output:
   -o, --output text|json       json: one status event per line
   -h, --help
 
-Exit codes: 0 read (whatever the status, missing included), 2 invalid input, 5 API or
-kubeconfig error (without --watch the status is printed as unknown, with the reason),
-130 interrupted (the way a --watch ends).`;
+Exit codes: 0 read (whatever the status, missing included), 2 invalid input, 4 no answer from
+the API server in time, 5 API or kubeconfig error (without --watch the status is printed as
+unknown, with the reason), 130 interrupted (the way a --watch ends).`;
 
 export async function runStatus(argv: readonly string[], io: CliIo): Promise<number> {
-  let json = asksForJson(argv);
-  try {
+  return runCommand('status', argv, io, async (output) => {
     const { values, positionals } = parse(argv);
     if (values.help) {
       io.stdout(STATUS_USAGE);
       return EXIT.ok;
     }
-    const output = values.output ?? 'text';
-    if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be "text" or "json", not "${output}"`);
-    json = output === 'json';
+    const format = values.output ?? 'text';
+    if (format !== 'text' && format !== 'json') throw new UsageError(`--output must be "text" or "json", not "${format}"`);
+    output.json = format === 'json';
     if (positionals.length !== 1) throw new UsageError('status takes exactly one PROVIDER_ID (namespace/name)');
     if (values.watch && values.timeout !== undefined)
       throw new UsageError('--timeout bounds a single read; --watch runs until interrupted');
     const timeoutMs = values.timeout !== undefined ? durationFlag('--timeout', values.timeout) : undefined;
     const containerId = containerIdOption(values['container-id']);
+    const instance = instanceFlag(values.instance);
     const early = earlyAddress(positionals[0], values.namespace);
     const api = KubernetesApi.fromConfig(apiOptionsFrom(values));
+    output.useClient(api);
     const providerId = early ?? workloadAddress(positionals[0]!, values.namespace, api.namespace);
-    const print = (event: StatusEvent): void => io.stdout(json ? JSON.stringify(event) : formatStatusLine(event));
+    const print = (event: StatusEvent): void => (output.json ? output.value(event) : output.out(formatStatusLine(event)));
     const common = {
       ...(containerId !== undefined ? { containerId } : {}),
+      ...(instance !== undefined ? { instance } : {}),
       ...(io.signal ? { signal: io.signal } : {}),
     };
 
     if (!values.watch) {
       const reading = await readStatus(api, providerId, { ...common, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
       print({ type: 'status', at: isoTime(asyncScheduler), ...reading });
-      return reading.status.state === 'unknown' ? EXIT.apiError : EXIT.ok;
+      return exitCodeForStatus(reading.status);
     }
     try {
       await new Promise<void>((resolve, reject) => {
@@ -75,12 +87,7 @@ export async function runStatus(argv: readonly string[], io: CliIo): Promise<num
       throw error;
     }
     return EXIT.ok;
-  } catch (error) {
-    if (json) io.stdout(JSON.stringify(errorRecord(error)));
-    io.stderr(formatErrorLine(error));
-    if (error instanceof UsageError) io.stderr('Run "kube-provision status --help" for the flags.');
-    return exitCodeFor(error);
-  }
+  });
 }
 
 function parse(argv: readonly string[]) {
@@ -88,6 +95,7 @@ function parse(argv: readonly string[]) {
     argv,
     {
       ...CLUSTER_FLAG_OPTIONS,
+      ...INSTANCE_FLAG_OPTION,
       watch: { type: 'boolean', short: 'w' },
       'container-id': { type: 'string' },
       timeout: { type: 'string' },

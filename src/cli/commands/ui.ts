@@ -5,12 +5,10 @@ import type { UiBackend } from '../../ui/backend.js';
 import { libraryBackend } from '../../ui/library-backend.js';
 import { LiveHub } from '../../ui/live-hub.js';
 import { DEFAULT_UI_PORT, startUiServer } from '../../ui/server.js';
-import { durationFlag } from '../duration.js';
-import { DURATION_RULES } from '../../input/duration.js';
 import { EXIT, exitCodeFor } from '../exit-codes.js';
 import { formatErrorLine } from '../format.js';
 import type { CliIo } from '../io.js';
-import { namespaceFlag, parseFlags } from './cluster-flags.js';
+import { apiOptionsFrom, INSTANCE_FLAG_OPTION, INSTANCE_FLAG_USAGE, instanceFlag, parseFlags } from './cluster-flags.js';
 
 export const UI_USAGE = `Usage: kube-provision ui [flags]
 
@@ -20,6 +18,7 @@ Listens on 127.0.0.1 only, without authentication: anyone who can open the page 
 machine can act on the workloads. Runs until interrupted (Ctrl-C).
 
       --port N                 port on 127.0.0.1 (default ${DEFAULT_UI_PORT}; 0 picks a free one)
+${INSTANCE_FLAG_USAGE}
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
       --context NAME           kubeconfig context (default: current-context)
   -n, --namespace NAME         namespace (default: the context's, else "default")
@@ -44,7 +43,12 @@ export async function runUiCommand(argv: readonly string[], io: CliIo, deps: UiC
       return EXIT.ok;
     }
     const api = KubernetesApi.fromConfig(parsed.api);
-    hub = new LiveHub({ api, namespace: api.namespace, backend: deps.backend ?? libraryBackend() });
+    hub = new LiveHub({
+      api,
+      namespace: api.namespace,
+      backend: deps.backend ?? libraryBackend(),
+      ...(parsed.instance !== undefined ? { instance: parsed.instance } : {}),
+    });
     server = await startUiServer({ hub, port: parsed.port }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new UsageError(`port ${parsed.port} on 127.0.0.1 is in use: choose another with --port`);
       throw error;
@@ -68,11 +72,13 @@ export async function runUiCommand(argv: readonly string[], io: CliIo, deps: UiC
 interface UiCommand {
   readonly api: KubernetesApiOptions;
   readonly port: number;
+  readonly instance: string | undefined;
 }
 
 function parseUiArgs(argv: readonly string[]): UiCommand | 'help' {
   const parsed = parseFlags(argv, {
     port: { type: 'string' },
+    ...INSTANCE_FLAG_OPTION,
     kubeconfig: { type: 'string' },
     context: { type: 'string' },
     namespace: { type: 'string', short: 'n' },
@@ -86,21 +92,7 @@ function parseUiArgs(argv: readonly string[]): UiCommand | 'help' {
   if (!/^\d{1,5}$/.test(flags.port ?? '0') || port > 65535) {
     throw new UsageError(`--port must be a whole number from 0 to 65535, not "${flags.port}"`);
   }
-  namespaceFlag(flags.namespace);
-  const requestTimeoutMs =
-    flags['request-timeout'] !== undefined
-      ? durationFlag('--request-timeout', flags['request-timeout'], DURATION_RULES.requestTimeoutMs)
-      : undefined;
-  return {
-    api: {
-      ...(flags.kubeconfig !== undefined ? { kubeconfigPath: flags.kubeconfig } : {}),
-      ...(flags.context !== undefined ? { context: flags.context } : {}),
-      ...(flags.namespace !== undefined ? { namespace: flags.namespace } : {}),
-      ...(flags['insecure-skip-tls-verify'] ? { tlsVerify: false } : {}),
-      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
-    },
-    port,
-  };
+  return { api: apiOptionsFrom(flags), port, instance: instanceFlag(flags.instance) };
 }
 
 function untilAborted(signal: AbortSignal | undefined): Promise<void> {

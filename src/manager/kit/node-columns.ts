@@ -10,6 +10,10 @@ export const MAX_KUBECONFIG_PATH_LENGTH = 4096;
 export const MAX_DNS_SUBDOMAIN_LENGTH = 253;
 /** A namespace: a DNS label. */
 export const MAX_NAMESPACE_LENGTH = 63;
+/** The persisted paths: absolute directories separated by spaces (data's rule). */
+export const MAX_PERSIST_PATHS_LENGTH = 4096;
+/** `on` or `off`. */
+export const MAX_PERSISTENCE_LENGTH = 3;
 /** An extended resource name: a DNS subdomain prefix, `/`, and a name of up to 63 characters. */
 export const MAX_RESOURCE_NAME_LENGTH = 253 + 1 + 63;
 
@@ -53,6 +57,24 @@ export const NODE_COLUMNS: readonly NodeColumn[] = Object.freeze([
     type: 'string',
     length: MAX_DNS_SUBDOMAIN_LENGTH,
     description: 'kubernetes: the RuntimeClass of a GPU container (e.g. nvidia); empty: the cluster default',
+  },
+  {
+    name: 'kubeStorageClass',
+    type: 'string',
+    length: MAX_DNS_SUBDOMAIN_LENGTH,
+    description: "kubernetes: the StorageClass of each container's volume; empty: the cluster's default class",
+  },
+  {
+    name: 'kubePersistPaths',
+    type: 'string',
+    length: MAX_PERSIST_PATHS_LENGTH,
+    description: 'kubernetes: the persisted directories, absolute, separated by spaces; empty: /etc /home /opt /root /srv /usr /var',
+  },
+  {
+    name: 'kubePersistence',
+    type: 'string',
+    length: MAX_PERSISTENCE_LENGTH,
+    description: 'kubernetes: off turns the volume off (files live as long as the Pod); empty or on: a volume',
   },
 ]);
 

@@ -65,6 +65,25 @@ export function workloadInput(record: ContainerRecord, instance?: string): Recor
     ...(record.node.kubeNamespace ? { namespace: record.node.kubeNamespace } : {}),
     ...(instance !== undefined ? { instance } : {}),
     ...(record.nvidiaRequested ? gpuRequest(record.node) : {}),
+    ...storageInput(record),
+  };
+}
+
+/**
+ * The container's volume, as its node configures it: sized by the approved rootfs (a
+ * Proxmox LXC's root filesystem), on the node's class or the cluster's default, keeping
+ * the node's paths or the default set. Only a node that says `kubePersistence: off` gets none.
+ */
+function storageInput(record: ContainerRecord): { storage?: Record<string, unknown> } {
+  const { kubePersistence, kubeStorageClass, kubePersistPaths } = record.node;
+  if (kubePersistence === 'off') return {};
+  const paths = kubePersistPaths?.trim() ? kubePersistPaths.trim().split(/\s+/) : undefined;
+  return {
+    storage: {
+      sizeGb: record.resources.rootfsGb,
+      ...(kubeStorageClass ? { storageClass: kubeStorageClass } : {}),
+      ...(paths ? { paths } : {}),
+    },
   };
 }
 

@@ -34,6 +34,13 @@ export interface NodeRecord {
   // (default nvidia.com/gpu) and the RuntimeClass it runs with (default: none).
   readonly kubeGpuResource?: string | null;
   readonly kubeGpuRuntimeClass?: string | null;
+  // Kubernetes storage: each container's volume, sized by the approved rootfs.
+  /** The claim's StorageClass; empty: the cluster's default class. */
+  readonly kubeStorageClass?: string | null;
+  /** The persisted paths, absolute directories separated by spaces; empty: the default set. */
+  readonly kubePersistPaths?: string | null;
+  /** `off` turns the volume off, explicitly (the files then live as long as the Pod); empty or `on`: a volume. */
+  readonly kubePersistence?: string | null;
 }
 
 export interface SiteRecord {

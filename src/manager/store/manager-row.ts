@@ -28,6 +28,9 @@ const nodeRow = z.looseObject({
   nodeType: z.string(),
   ...Object.fromEntries(NODE_TEXT_COLUMNS.map((column) => [column, optionalText])),
   tlsVerify: flag,
+  kubeStorageClass: optionalText,
+  kubePersistPaths: optionalText,
+  kubePersistence: optionalText,
   site: siteRow.nullish(),
 });
 
@@ -130,6 +133,9 @@ export function recordFromManagerRow(
       nodeType: node.nodeType,
       ...(Object.fromEntries(NODE_TEXT_COLUMNS.map((column) => [column, nodeColumns[column] ?? null])) as Partial<NodeRecord>),
       tlsVerify: node.tlsVerify,
+      kubeStorageClass: node.kubeStorageClass ?? null,
+      kubePersistPaths: node.kubePersistPaths ?? null,
+      kubePersistence: node.kubePersistence ?? null,
     },
     site: site ? { name: site.name, internalDomain: site.internalDomain ?? null } : null,
   };

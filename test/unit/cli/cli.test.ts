@@ -195,7 +195,8 @@ describe('runCli', () => {
   });
 
   it('-o json prints errors as one JSON line on stdout', async () => {
-    const result = await run(['create', ...base, '--cpus', 'many', '-o', 'json']);
+    const withoutCpus = base.filter((arg, index) => arg !== '--cpus' && base[index - 1] !== '--cpus');
+    const result = await run(['create', ...withoutCpus, '--cpus', 'many', '-o', 'json']);
     expect(result.code).toBe(EXIT.invalidInput);
     const record = JSON.parse(result.out[0]!);
     expect(record).toMatchObject({ type: 'error', name: 'InvalidSpecError', issues: [{ path: 'cpus' }] });

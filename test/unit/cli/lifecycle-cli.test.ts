@@ -186,6 +186,19 @@ describe('describeLifecycleEvent', () => {
       { ...base, type: 'restarted', changed: false, running: false, durationMs: 3 },
       'team-a/web not running (stopped): it stays stopped, nothing was restarted',
     ],
-    [{ ...base, type: 'removed', changed: false, durationMs: 3 }, 'team-a/web already gone: nothing to delete'],
+    [{ ...base, type: 'removed', changed: false, durationMs: 3, storage: 'none' }, 'team-a/web already gone: nothing to delete'],
+    [{ ...base, type: 'removed', changed: true, durationMs: 1500, storage: 'kept' }, 'team-a/web deleted in 1.5s; its claim is kept'],
+    [
+      { ...base, type: 'deleted', uid: 'u1', kind: 'PersistentVolumeClaim', object: 'web' },
+      'team-a/web PersistentVolumeClaim web deleted (its data goes with it); waiting for it to be gone',
+    ],
+    [
+      { ...base, type: 'deleted', uid: 'u2', kind: 'Deployment', object: 'web' },
+      'team-a/web Deployment deleted; waiting for it and its pods to be gone',
+    ],
+    [
+      { ...base, type: 'kept', uid: 'u1', kind: 'PersistentVolumeClaim', object: 'web' },
+      'team-a/web PersistentVolumeClaim web kept, with its data (--keep-data): a create for the same container re-attaches it',
+    ],
   ])('%j', (event, line) => expect(describeLifecycleEvent(event)).toBe(line));
 });

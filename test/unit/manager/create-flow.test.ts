@@ -30,7 +30,7 @@ import type { ProvisionEvent } from '../../../src/rollout/events.js';
 import { containerRecord, recordingClient, recordingOperations } from './providers/fixtures.js';
 import type { RecordedCall } from './providers/fixtures.js';
 
-const kubeNode = { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a' };
+const kubeNode = { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a', kubePersistence: 'off' };
 const fakeApi = { namespace: 'team-a', server: 'https://east.example:6443' } as KubernetesClient;
 
 function rolloutEvents(): ProvisionEvent[] {

@@ -93,7 +93,24 @@ const everyEvent: { readonly [Type in JobEvent['type']]: readonly Extract<JobEve
   scaled: [{ type: 'scaled', at: at(8), replicas: 0, previousReplicas: 1, generation: 3, ...base }],
   patched: [{ type: 'patched', at: at(9), fields: ['env.PORT', 'cpus'], generation: 4, replicas: 1, ...base }],
   rollback: [{ type: 'rollback', at: at(10), reason: 'Unschedulable', generation: 5, ...base }],
-  deleted: [{ type: 'deleted', at: at(11), uid: 'uid-1', ...base }],
+  deleted: [
+    { type: 'deleted', at: at(11), uid: 'uid-1', kind: 'Deployment', object: 'web', ...base },
+    { type: 'deleted', at: at(11), uid: 'uid-2', kind: 'PersistentVolumeClaim', object: 'web-storage', ...base },
+  ],
+  resized: [
+    {
+      type: 'resized',
+      at: at(11),
+      object: 'web-storage',
+      previous: '50Gi',
+      requested: '80Gi',
+      capacity: '50Gi',
+      resize: 'pending',
+      message: 'the volume grows when its resizer acts',
+      ...base,
+    },
+  ],
+  kept: [{ type: 'kept', at: at(11), kind: 'PersistentVolumeClaim', object: 'web-storage', uid: 'uid-3', ...base }],
   waiting: [
     { type: 'waiting', at: at(12), message: 'waiting for 1 pod to go (web-7c9f5d-x1: Terminating)', pods: ['web-7c9f5d-x1'], ...base },
   ],
@@ -114,8 +131,9 @@ const everyEvent: { readonly [Type in JobEvent['type']]: readonly Extract<JobEve
     { type: 'reconfigured', at: at(16), fields: [], replicas: 1, ...outcome, changed: false },
   ],
   removed: [
-    { type: 'removed', at: at(17), ...outcome },
-    { type: 'removed', at: at(17), ...outcome, changed: false },
+    { type: 'removed', at: at(17), storage: 'deleted', ...outcome },
+    { type: 'removed', at: at(17), storage: 'kept', ...outcome },
+    { type: 'removed', at: at(17), storage: 'none', ...outcome, changed: false },
   ],
   completed: [
     {

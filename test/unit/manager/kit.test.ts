@@ -56,11 +56,15 @@ function nodesTable(): Promise<Record<string, { type: string; allowNull: boolean
   return models.sequelize.getQueryInterface().describeTable('Nodes');
 }
 
+/** The columns of the kit's second migration (20261202000000-add-kubernetes-storage-columns.js). */
+const STORAGE_COLUMNS = ['kubeStorageClass', 'kubePersistPaths', 'kubePersistence'];
+
 const expectedType = (column: (typeof NODE_COLUMNS)[number]): string => (column.type === 'text' ? 'TEXT' : `VARCHAR(${column.length})`);
 
 describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQLite)", () => {
   it("runs after Manager's migrations and adds every kit column, nullable, with the rules' lengths", async () => {
     expect(database.migrateOutput).toContain('20261201000000-add-kubernetes-node-columns: migrated');
+    expect(database.migrateOutput).toContain('20261202000000-add-kubernetes-storage-columns: migrated');
     const table = await nodesTable();
     for (const column of NODE_COLUMNS)
       expect(table[column.name], column.name).toMatchObject({ type: expectedType(column), allowNull: true });
@@ -70,8 +74,14 @@ describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQ
     expect(table).toMatchObject({ apiUrl: { type: 'VARCHAR(255)' }, secret: { type: 'VARCHAR(255)' }, nodeType: { type: 'VARCHAR(50)' } });
   });
 
-  it('undoes (db:migrate:undo removes exactly the kit columns, the nodes stay) and runs again', async () => {
+  it("undoes (each db:migrate:undo removes exactly its migration's columns, the nodes stay) and runs again", async () => {
     const node = await models.Node.create({ name: 'pve-1', nodeType: 'proxmox', siteId });
+    sequelizeCli(database.project, database.dbPath, 'db:migrate:undo');
+    const storageUndone = await nodesTable();
+    for (const column of STORAGE_COLUMNS) expect(storageUndone).not.toHaveProperty(column);
+    for (const column of NODE_COLUMNS.filter((column) => !STORAGE_COLUMNS.includes(column.name))) {
+      expect(storageUndone).toHaveProperty(column.name);
+    }
     sequelizeCli(database.project, database.dbPath, 'db:migrate:undo');
     const undone = await nodesTable();
     for (const column of NODE_COLUMNS) expect(undone).not.toHaveProperty(column.name);
@@ -80,7 +90,7 @@ describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQ
     expect(Object.keys(await nodesTable())).toEqual(expect.arrayContaining(NODE_COLUMNS.map((column) => column.name)));
     expect((await models.Node.findByPk(node.get('id') as number))?.get('name')).toBe('pve-1');
     await node.destroy();
-  }, 60_000);
+  }, 120_000);
 
   it('adds only the columns a table lacks, and removes only those it has', async () => {
     const calls: string[] = [];
@@ -92,6 +102,20 @@ describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQ
     const added = await addNodeColumns(queryInterface, DataTypes);
     expect(added).toEqual(NODE_COLUMNS.map((column) => column.name).filter((name) => name !== 'kubeconfigPath'));
     expect(await removeNodeColumns(queryInterface)).toEqual(['kubeconfigPath']);
+  });
+
+  it('takes the columns a migration names, and refuses a name that is not a kit column', async () => {
+    const calls: string[] = [];
+    const queryInterface = {
+      describeTable: async () => ({ id: {}, kubeconfigPath: {}, kubeStorageClass: {} }),
+      addColumn: async (_table: string, column: string) => void calls.push(`add ${column}`),
+      removeColumn: async (_table: string, column: string) => void calls.push(`remove ${column}`),
+    };
+    expect(await addNodeColumns(queryInterface, DataTypes, STORAGE_COLUMNS)).toEqual(['kubePersistPaths', 'kubePersistence']);
+    expect(await removeNodeColumns(queryInterface, STORAGE_COLUMNS)).toEqual(['kubeStorageClass']);
+    expect(calls).toEqual(['add kubePersistPaths', 'add kubePersistence', 'remove kubeStorageClass']);
+    await expect(removeNodeColumns(queryInterface, ['kubeStorage'])).rejects.toThrow(/kubeStorage is not a kit node column/);
+    expect(calls).toHaveLength(3);
   });
 });
 
@@ -324,8 +348,17 @@ describe("Manager's node routes with the kubernetes node type (Express, the Mana
       kubeNamespace: null,
       kubeGpuResource: null,
       kubeGpuRuntimeClass: null,
+      kubeStorageClass: null,
+      kubePersistPaths: null,
+      kubePersistence: null,
     });
     expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', tlsVerify: 'false' })).toBeUndefined();
+    expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubeStorageClass: 'Fast_SSD', kubePersistence: 'yes' })).toMatch(
+      /kubePersistence must be "on" or "off".*; kubeStorageClass must be a DNS-1123 subdomain/,
+    );
+    expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubePersistPaths: `/${'p'.repeat(4096)}` })).toMatch(
+      /kubePersistPaths must be at most 4096 characters/,
+    );
     expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', tlsVerify: 'maybe' })).toMatch(/tlsVerify must be true or false/);
   });
 });

@@ -19,7 +19,7 @@ const kubeRecord = containerRecord({
   providerId: 'team-a/web-42',
   environment: { APP_MODE: 'staging' },
   defaultEnvironment: {},
-  node: { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a' },
+  node: { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a', kubePersistence: 'off' },
 });
 
 /** A stand-in client: reconfigure reads the live Deployment's env from it. */

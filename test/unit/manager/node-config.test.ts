@@ -151,6 +151,29 @@ describe('kubernetesNodeConfig', () => {
     expect(`${JSON.stringify(error)} ${String(error)} ${error.stack ?? ''}`).not.toContain(token);
   });
 
+  it('an apiUrl holding user:password@ is refused here, naming the column, never quoting the value', () => {
+    for (const apiUrl of [
+      'https://admin:hunter2-pw@west.example:6443',
+      'https://hunter2-pw@west.example:6443',
+      'https://:hunter2-pw@west.example',
+    ]) {
+      let error: KubernetesNodeConfigError | undefined;
+      try {
+        kubernetesNodeConfig({ id: 9, apiUrl, secret: token });
+      } catch (caught) {
+        error = caught as KubernetesNodeConfigError;
+      }
+      expect(error).toBeInstanceOf(KubernetesNodeConfigError);
+      expect(error?.issues).toEqual([
+        { field: 'apiUrl', message: 'must not hold credentials (user:password@): put the bearer token in secret' },
+      ]);
+      expect(`${JSON.stringify(error)} ${String(error)} ${error?.stack ?? ''}`).not.toMatch(/hunter2|admin/);
+    }
+    expect(issuesOf({ apiUrl: 'not a url', secret: token })).toEqual([
+      { field: 'apiUrl', message: 'must be an absolute URL such as https://10.0.0.1:6443' },
+    ]);
+  });
+
   it('not an object: one issue, no throw of another kind', () => {
     expect(issuesOf(null).map((issue) => issue.field)).toEqual(['(node)', 'kubeconfigPath']);
   });

@@ -26,6 +26,7 @@ const kubeNode = {
   kubeconfigPath: '/etc/manager/east.kubeconfig',
   kubeContext: 'east-admin',
   kubeNamespace: 'team-a',
+  kubePersistence: 'off',
 };
 
 const status: RolloutStatus = {
@@ -162,6 +163,26 @@ describe('workloadInput', () => {
     expect(parseWorkloadSpec(workloadInput(record))).not.toHaveProperty('namespace');
     expect(parseWorkloadSpec(workloadInput(record))).not.toHaveProperty('instance');
   });
+
+  it("gives every container a volume sized by the approved rootfs, on the node's class and paths; only kubePersistence off turns it off", () => {
+    const on = containerRecord({ node: { ...kubeNode, kubePersistence: null } });
+    expect(parseWorkloadSpec(workloadInput(on)).storage).toEqual({
+      sizeGb: on.resources.rootfsGb,
+      paths: ['/etc', '/home', '/opt', '/root', '/srv', '/usr', '/var'],
+      seed: 'image',
+    });
+    const configured = containerRecord({
+      node: { ...kubeNode, kubePersistence: 'on', kubeStorageClass: 'fast-ssd', kubePersistPaths: ' /home  /var/lib ' },
+    });
+    expect(parseWorkloadSpec(workloadInput(configured)).storage).toEqual({
+      sizeGb: configured.resources.rootfsGb,
+      storageClass: 'fast-ssd',
+      paths: ['/home', '/var/lib'],
+      seed: 'image',
+    });
+    expect(parseWorkloadSpec(workloadInput(containerRecord({ node: kubeNode }))).storage).toBeUndefined();
+    expect(() => kubernetesNodeConfig({ ...kubeNode, kubePersistence: 'maybe' })).toThrow(/kubePersistence must be "on" or "off"/);
+  });
 });
 
 describe('kubernetes provider', () => {
@@ -243,15 +264,19 @@ describe('kubernetes provider', () => {
   });
 
   it("uses the library's provision$ by default: a record without an image fails validation, no request sent", async () => {
-    // A client whose every method throws: validation must fail before any request.
-    const untouchable = new Proxy({ namespace: 'team-a', server: 'https://east.example:6443' } as KubernetesClient, {
-      get(target, property) {
-        if (property in target || property === 'then') return Reflect.get(target, property);
-        return () => {
-          throw new Error(`unexpected request: ${String(property)}`);
-        };
+    // A client whose every method throws: validation must fail before any request. (Its
+    // masking, `scrub`, is no request: the error is masked on its way out.)
+    const untouchable = new Proxy(
+      { namespace: 'team-a', server: 'https://east.example:6443', scrub: (text: string) => text } as KubernetesClient,
+      {
+        get(target, property) {
+          if (property in target || property === 'then') return Reflect.get(target, property);
+          return () => {
+            throw new Error(`unexpected request: ${String(property)}`);
+          };
+        },
       },
-    });
+    );
     const provider = createKubernetesProvider({ clientFor: () => untouchable });
     const failure = lastValueFrom(provider.provision$(containerRecord({ node: kubeNode, template: null }), { clock: asyncScheduler }));
     await expect(failure).rejects.toBeInstanceOf(InvalidSpecError);

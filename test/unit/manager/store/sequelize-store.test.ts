@@ -80,6 +80,7 @@ beforeEach(async () => {
     nodeType: 'kubernetes',
     kubeconfigPath: '/etc/manager/east.kubeconfig',
     kubeNamespace: 'team-a',
+    kubePersistence: 'off',
     siteId: site.get('id'),
   });
   const container = await models.Container.create({

@@ -1,0 +1,39 @@
+// What the live page refuses, as typed errors the server answers with their own status:
+// an action outside the page's one namespace (403), a second operation on a workload that
+// has one running (409), more running operations or viewers than the page serves (429,
+// 503). Each says what to do instead; none names anything but the workload and the bound.
+import { KubeProvisionerError } from '../errors/base.js';
+
+/** The page serves one namespace (and one Manager installation, when it has an instance). */
+export class OtherNamespaceError extends KubeProvisionerError {
+  override readonly name = 'OtherNamespaceError';
+  readonly status = 403;
+  constructor(namespace: string, target: string) {
+    super(`this page serves namespace ${namespace} only: ${target} is refused`);
+  }
+}
+
+/** One running operation per workload: a different one is refused until it ends. */
+export class OperationInProgressError extends KubeProvisionerError {
+  override readonly name = 'OperationInProgressError';
+  readonly status = 409;
+  readonly operationId: string;
+  constructor(running: { readonly id: string; readonly kind: string; readonly providerId: string }, kind: string) {
+    super(`${running.kind} of ${running.providerId} is running (${running.id}): the ${kind} is refused until it ends`);
+    this.operationId = running.id;
+  }
+}
+
+/** The bound on operations running at once, or on viewers, is reached. */
+export class PageBusyError extends KubeProvisionerError {
+  override readonly name = 'PageBusyError';
+  readonly status: 429 | 503;
+  constructor(what: 'operations' | 'viewers', limit: number) {
+    super(
+      what === 'operations'
+        ? `${limit} operations are running, the most this page runs at once: try again when one has ended`
+        : `${limit} viewers are connected, the most this page serves at once: close a tab and reload`,
+    );
+    this.status = what === 'operations' ? 429 : 503;
+  }
+}

@@ -1,0 +1,78 @@
+// Which StorageClass a container's claim gets, decided before anything is created: the one
+// the spec names (it must exist), or the cluster's default (there must be one). A claim
+// that names no class on a cluster without a default would stay Pending forever; here that
+// is a typed error naming the option, and nothing is created.
+import { KubeProvisionerError } from '../errors/base.js';
+import { ForbiddenError, NotFoundError } from '../errors/api.js';
+import type { StorageSpec } from '../input/storage.js';
+import type { KubernetesClient } from '../kube/client.js';
+import type { V1StorageClass } from '../kube/objects.js';
+import { defaultStorageClass } from '../rollout/storage-class.js';
+
+/** The cluster has no default StorageClass and the spec names none: nothing was created. */
+export class NoDefaultStorageClassError extends KubeProvisionerError {
+  override readonly name = 'NoDefaultStorageClassError';
+  /** The option that names a class: `storage.storageClass` (CLI `--storage-class`). */
+  readonly option = 'storage.storageClass';
+  constructor(classes: readonly string[]) {
+    super(
+      'the cluster has no default StorageClass, so a claim naming none would stay Pending forever: name one with storage.storageClass ' +
+        `(kube-provision create --storage-class NAME)${classes.length > 0 ? `; the cluster has ${classes.join(', ')}` : '; the cluster has no StorageClass at all'}` +
+        '; nothing was created',
+    );
+  }
+}
+
+/** The StorageClass the spec names does not exist: nothing was created. */
+export class StorageClassNotFoundError extends KubeProvisionerError {
+  override readonly name = 'StorageClassNotFoundError';
+  readonly option = 'storage.storageClass';
+  readonly storageClass: string;
+  constructor(storageClass: string, options: { cause?: unknown } = {}) {
+    super(`StorageClass ${storageClass} (storage.storageClass) does not exist; nothing was created`, options);
+    this.storageClass = storageClass;
+  }
+}
+
+export interface StorageClassChoice {
+  readonly name: string;
+  /** `spec`: named by the spec; `default`: the cluster's default. */
+  readonly source: 'spec' | 'default';
+  /** The class as read; undefined when the spec names one that may not be read (403). */
+  readonly storageClass?: V1StorageClass;
+  /** Several classes are marked default: the newest was chosen, as the API server's admission does. */
+  readonly otherDefaults?: readonly string[];
+}
+
+/**
+ * The class for `storage`: one request (read the named class, or list them all). A named
+ * class the caller may not read is taken as named (the caller chose it; a missing one is
+ * then named by the PV controller's ProvisioningFailed); finding the default needs `list`.
+ */
+export async function chooseStorageClass(
+  client: KubernetesClient,
+  storage: StorageSpec,
+  signal?: AbortSignal,
+): Promise<StorageClassChoice> {
+  const named = storage.storageClass;
+  if (named !== undefined) {
+    try {
+      const storageClass = await client.read('storageclasses', '', named, signal ? { signal } : {});
+      return { name: named, source: 'spec', storageClass };
+    } catch (error) {
+      if (error instanceof NotFoundError) throw new StorageClassNotFoundError(named, { cause: error });
+      if (error instanceof ForbiddenError) return { name: named, source: 'spec' };
+      throw error;
+    }
+  }
+  const { items } = await client.list('storageclasses', '', undefined, signal ? { signal } : {});
+  const { chosen, defaults } = defaultStorageClass(items);
+  if (!chosen) throw new NoDefaultStorageClassError(items.map((item) => item.metadata?.name ?? '').filter(Boolean));
+  const others = defaults.slice(1).map((item) => item.metadata?.name ?? '');
+  return {
+    name: chosen.metadata?.name ?? '',
+    source: 'default',
+    storageClass: chosen,
+    ...(others.length > 0 ? { otherDefaults: others } : {}),
+  };
+}
