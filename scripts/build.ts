@@ -3,6 +3,8 @@
 //                          CommonJS file: one copy of the module state per process
 //   dist/index.js          `kube-provisioner`: the core's exports of bundle.js
 //   dist/manager/index.js  `kube-provisioner/manager`: the adapter's exports of bundle.js
+//                          (`kube-provisioner/manager-kit` is manager-kit/index.js, the kit's
+//                          exports of bundle.js: it lives beside the migration it ships with)
 //   dist/cli/main.js       the kube-provision command: turns on Node's compile cache, then
 //                          loads dist/cli/kube-provision.js (self-contained)
 //   dist/**/*.d.ts         declarations from tsc (CommonJS, like the code: dist/package.json)
@@ -131,7 +133,8 @@ const shared = await esbuild.build({
   ...common,
   plugins: [lazyClientNode('./client-node.js'), ...common.plugins!],
   stdin: {
-    contents: "export * as core from './src/index.ts';\nexport * as manager from './src/manager/index.ts';\n",
+    contents:
+      "export * as core from './src/index.ts';\nexport * as manager from './src/manager/index.ts';\nexport * as kit from './src/manager/kit/index.ts';\n",
     resolveDir: root,
     sourcefile: 'kube-provisioner-bundle.ts',
     loader: 'ts',

@@ -50,6 +50,9 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   instance: '--instance',
   ports: '--port',
   serviceType: '--service-type',
+  gpus: '--gpus',
+  gpuResource: '--gpu-resource',
+  runtimeClass: '--runtime-class',
 };
 
 /** The flag of each storage field (`storage.sizeGb`). */
@@ -79,6 +82,9 @@ Spec:
       --port PORT[/tcp|/udp]   a port the container serves (repeatable; default tcp): a Service of the
                                same name carries them at one stable address
       --service-type TYPE      the Service's type: ${SERVICE_TYPE_FLAG_HELP}
+      --gpus N                 GPUs to request (whole number; request = limit)
+      --gpu-resource NAME      the extended resource --gpus counts (default nvidia.com/gpu)
+      --runtime-class NAME     the Pod's RuntimeClass (e.g. nvidia; default: the cluster's)
 Storage (a volume that keeps the container's files through stop, start, restart and reconfigure):
       --storage-gb N           its size in GiB; without it the files live as long as the Pod
       --storage-class NAME     its StorageClass (default: the cluster's default class; none is an error)
@@ -118,6 +124,9 @@ const CREATE_FLAG_OPTIONS = {
   entrypoint: { type: 'string' },
   arg: { type: 'string', multiple: true },
   instance: { type: 'string' },
+  gpus: { type: 'string' },
+  'gpu-resource': { type: 'string' },
+  'runtime-class': { type: 'string' },
   'storage-gb': { type: 'string' },
   'storage-class': { type: 'string' },
   persist: { type: 'string', multiple: true },
@@ -171,6 +180,9 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('memoryMb', numberOrText(flags['memory-mb']));
   set('entrypoint', flags.entrypoint);
   set('instance', flags.instance);
+  set('gpus', numberOrText(flags.gpus));
+  set('gpuResource', flags['gpu-resource']);
+  set('runtimeClass', flags['runtime-class']);
   set('args', flags.arg);
   set('ports', flags.port ? parsePortFlags(flags.port) : undefined);
   set('serviceType', flags['service-type']);

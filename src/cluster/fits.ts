@@ -2,7 +2,7 @@
 // it, so a caller can warn instead of waiting for the Unschedulable grace period. It is
 // NOT the scheduler: it knows our Pod's CPU, memory and Pod count, and the nodes' Ready
 // state, cordons and NoSchedule/NoExecute taints; not affinity, topology spread, volumes,
-// ports, extended resources, or Pods bound between this answer and the creation.
+// ports, extended resources other than the GPUs it asks, or Pods bound between this answer and the creation.
 import type { KubernetesClient } from '../kube/client.js';
 import { formatBytes, formatMillicores } from '../input/parse-quantity.js';
 import type { PodRequest } from './namespace-limits.js';
@@ -33,7 +33,9 @@ export function fitsOnNodes(nodeInfos: readonly NodeInfo[], request: PodRequest)
     return { name: node.name, fits: reasons.length === 0, reasons };
   });
   const fitting = fitsPerNode.filter((node) => node.fits).map((node) => node.name);
-  const asked = `${formatMillicores(request.cpuMillicores)} CPU and ${formatBytes(request.memoryBytes)} memory`;
+  const asked =
+    `${formatMillicores(request.cpuMillicores)} CPU${request.gpus ? ', ' : ' and '}${formatBytes(request.memoryBytes)} memory` +
+    (request.gpus ? ` and ${request.gpus.count} ${request.gpus.resource}` : '');
   const message =
     fitting.length > 0
       ? `${asked} fits on ${fitting.length} of ${fitsPerNode.length} node(s): ${fitting.join(', ')}`
@@ -67,6 +69,14 @@ function whyNot(node: NodeInfo, request: PodRequest): string[] {
     reasons.push(
       `${formatBytes(Math.max(0, freeMemory))} of ${formatBytes(node.allocatable.memoryBytes)} memory free (needs ${formatBytes(request.memoryBytes)})`,
     );
+  }
+  if (request.gpus) {
+    const { resource, count } = request.gpus;
+    const offered = node.gpus[resource];
+    if (!offered || offered.allocatable === 0) reasons.push(`offers no ${resource}`);
+    else if (offered.allocatable - offered.requested < count) {
+      reasons.push(`${Math.max(0, offered.allocatable - offered.requested)} of ${offered.allocatable} ${resource} free (needs ${count})`);
+    }
   }
   if (node.requested.pods + 1 > node.allocatable.pods) reasons.push(`already runs ${node.requested.pods} Pods, its maximum`);
   return reasons;

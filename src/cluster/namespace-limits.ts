@@ -9,6 +9,8 @@ import { cpuMillicores, formatBytes, formatMillicores, quantityUnits } from '../
 export interface PodRequest {
   readonly cpuMillicores: number;
   readonly memoryBytes: number;
+  /** GPUs of one extended resource (the spec's gpus and gpuResource); absent: none. */
+  readonly gpus?: { readonly resource: string; readonly count: number };
 }
 
 type Resource = 'cpu' | 'memory';

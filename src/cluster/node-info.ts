@@ -8,6 +8,8 @@ export interface NodeResources {
   readonly cpuMillicores: number;
   readonly memoryBytes: number;
   readonly pods: number;
+  /** GPU resources (isGpuResource) by name; absent or empty: none. */
+  readonly gpus?: Readonly<Record<string, number>>;
 }
 
 export interface NodeTaint {
@@ -34,6 +36,18 @@ export interface NodeInfo {
   readonly allocatable: NodeResources;
   /** What the non-terminated Pods bound to the node request, and how many there are. */
   readonly requested: NodeResources;
+  /** The GPU resources the node offers (`nvidia.com/gpu`, ...), each allocatable and requested; empty: none. */
+  readonly gpus: Readonly<Record<string, GpuCapacity>>;
+}
+
+export interface GpuCapacity {
+  readonly allocatable: number;
+  readonly requested: number;
+}
+
+/** An extended resource is taken for a GPU when its name says so (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915). */
+export function isGpuResource(name: string): boolean {
+  return name.includes('/') && /gpu/i.test(name);
 }
 
 const BLOCKING_EFFECTS = new Set(['NoSchedule', 'NoExecute']);
@@ -64,7 +78,25 @@ export function nodeInfo(node: V1Node, requested: NodeResources): NodeInfo {
       pods: quantityUnits(allocatable.pods ?? '0') ?? 0,
     },
     requested,
+    gpus: Object.fromEntries(
+      Object.keys(allocatable)
+        .filter(isGpuResource)
+        .sort()
+        .map((resource) => [
+          resource,
+          { allocatable: quantityUnits(allocatable[resource] ?? '0') ?? 0, requested: requested.gpus?.[resource] ?? 0 },
+        ]),
+    ),
   };
+}
+
+/** The GPUs a Pod's containers request, added into `into` by resource. */
+function addGpuRequests(pod: V1Pod, into: Record<string, number>): void {
+  for (const container of pod.spec?.containers ?? []) {
+    for (const [resource, quantity] of Object.entries(container.resources?.requests ?? {})) {
+      if (isGpuResource(resource)) into[resource] = (into[resource] ?? 0) + (quantityUnits(quantity) ?? 0);
+    }
+  }
 }
 
 /** What these Pods (the non-terminated ones bound to one node) request together. */
@@ -72,6 +104,7 @@ export function requestedBy(pods: readonly V1Pod[]): NodeResources {
   let cpu = 0;
   let memory = 0;
   let count = 0;
+  const gpus: Record<string, number> = {};
   for (const pod of pods) {
     // A finished Pod no longer holds its requests (the field selector usually drops them already).
     if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
@@ -79,8 +112,9 @@ export function requestedBy(pods: readonly V1Pod[]): NodeResources {
     cpu += requests.cpuMillicores;
     memory += requests.memoryBytes;
     count += 1;
+    addGpuRequests(pod, gpus);
   }
-  return { cpuMillicores: cpu, memoryBytes: memory, pods: count };
+  return { cpuMillicores: cpu, memoryBytes: memory, pods: count, ...(Object.keys(gpus).length > 0 ? { gpus } : {}) };
 }
 
 function taintOf(taint: V1Taint): NodeTaint {

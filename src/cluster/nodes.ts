@@ -165,5 +165,10 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
 }
 
 function sameResources(a: NodeResources, b: NodeResources): boolean {
-  return a.cpuMillicores === b.cpuMillicores && a.memoryBytes === b.memoryBytes && a.pods === b.pods;
+  return (
+    a.cpuMillicores === b.cpuMillicores &&
+    a.memoryBytes === b.memoryBytes &&
+    a.pods === b.pods &&
+    JSON.stringify(a.gpus ?? {}) === JSON.stringify(b.gpus ?? {})
+  );
 }

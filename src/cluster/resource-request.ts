@@ -1,12 +1,18 @@
 // The part of a workload spec that check() and fits() read: its CPU and memory, validated
-// by the same rules as parseWorkloadSpec (a whole spec is accepted; other fields are ignored).
+// (and GPUs), by the same rules as parseWorkloadSpec (a whole spec is accepted; other fields are ignored).
 import { z } from 'zod';
 import { InvalidSpecError } from '../errors/input.js';
-import { workloadSpecSchema } from '../input/workload-spec.js';
+import { DEFAULT_GPU_RESOURCE } from '../input/gpus.js';
+import { GPU_RESOURCE_WITHOUT_GPUS, workloadSpecSchema } from '../input/workload-spec.js';
 import type { PodRequest } from './namespace-limits.js';
 
 const resourceRequestSchema = z.object(
-  { cpus: workloadSpecSchema.shape.cpus, memoryMb: workloadSpecSchema.shape.memoryMb },
+  {
+    cpus: workloadSpecSchema.shape.cpus,
+    memoryMb: workloadSpecSchema.shape.memoryMb,
+    gpus: workloadSpecSchema.shape.gpus,
+    gpuResource: workloadSpecSchema.shape.gpuResource,
+  },
   { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object with cpus and memoryMb' : undefined) },
 );
 
@@ -18,6 +24,14 @@ export function parseResourceRequest(input: unknown): PodRequest {
   if (!result.success) {
     throw new InvalidSpecError(result.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })));
   }
+  const { cpus, memoryMb, gpus, gpuResource } = result.data;
+  if (gpuResource !== undefined && gpus === undefined) {
+    throw new InvalidSpecError([GPU_RESOURCE_WITHOUT_GPUS]);
+  }
   // Requests equal limits (buildDeployment), in whole millicores and MiB.
-  return { cpuMillicores: Math.round(result.data.cpus * 1000), memoryBytes: result.data.memoryMb * MEBIBYTE };
+  return {
+    cpuMillicores: Math.round(cpus * 1000),
+    memoryBytes: memoryMb * MEBIBYTE,
+    ...(gpus !== undefined ? { gpus: { resource: gpuResource ?? DEFAULT_GPU_RESOURCE, count: gpus } } : {}),
+  };
 }

@@ -9,6 +9,7 @@ import { ShellWordsError } from '../errors/input.js';
 import { splitShellWords } from './shell-words.js';
 import { imageReferenceProblem } from './image-reference.js';
 import { instanceProblem, labelId, labelIdProblem, namespaceProblem } from './fields.js';
+import { DEFAULT_GPU_RESOURCE, dns1123SubdomainProblem, gpuResourceProblem, gpusProblem } from './gpus.js';
 import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName } from './names.js';
 import { SEED_CONTAINER_NAME, STORAGE_FIELDS, storageSchema, type StorageSpec } from './storage.js';
 import { PORT_FIELDS, normalisePort, portListIssues, portsSchema, serviceNameProblem, serviceTypeSchema, sortPorts } from './ports.js';
@@ -43,6 +44,12 @@ export interface WorkloadSpec {
    * label on the Deployment and its Pods and added to every selector. Absent: no label.
    */
   instance?: string;
+  /** GPUs requested (request = limit) of `gpuResource`; absent or 0: none. */
+  gpus?: number;
+  /** The extended resource `gpus` counts; default nvidia.com/gpu. Only with gpus. */
+  gpuResource?: string;
+  /** The Pod's RuntimeClass (e.g. `nvidia`); absent: the cluster's default. */
+  runtimeClass?: string;
   /**
    * The container's volume: one PersistentVolumeClaim that keeps the persisted paths through
    * its whole life (docs/storage.md). Absent: no volume, the files live as long as the Pod.
@@ -268,6 +275,24 @@ const instance = z
   .nullish()
   .transform((value) => value ?? undefined);
 
+const gpus = z
+  .unknown()
+  .superRefine(refineWith((value) => (value === undefined || value === null ? undefined : gpusProblem(value))))
+  .transform((value) => (value === undefined || value === null || value === 0 ? undefined : (value as number)))
+  .optional();
+
+const gpuResource = z
+  .string({ error: missingOr('must be a string') })
+  .superRefine(refineWith(gpuResourceProblem))
+  .nullish()
+  .transform((value) => value ?? undefined);
+
+const runtimeClass = z
+  .string({ error: missingOr('must be a string') })
+  .superRefine(refineWith(dns1123SubdomainProblem))
+  .nullish()
+  .transform((value) => value ?? undefined);
+
 /**
  * The input shape. Strict: an unknown key (a typo such as `memory` for `memoryMb`) is an
  * issue, never silently ignored.
@@ -285,6 +310,9 @@ export const workloadSpecSchema = z.strictObject(
     args,
     namespace,
     instance,
+    gpus,
+    gpuResource,
+    runtimeClass,
     storage: storageSchema.optional(),
     ports: portsSchema,
     serviceType: serviceTypeSchema,
@@ -320,6 +348,8 @@ function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
   });
 }
 
+export const GPU_RESOURCE_WITHOUT_GPUS: SpecIssue = { path: 'gpuResource', message: 'needs gpus of 1 or more (it names what gpus counts)' };
+
 /**
  * Validates and normalises untrusted input into a WorkloadSpec. Throws InvalidSpecError
  * listing every problem found, each with its dotted path (e.g. `env.MY_VAR`, `args.1`).
@@ -329,7 +359,10 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
   const crossField = portRulesIssues(input);
   if (!result.success) throw new InvalidSpecError([...toSpecIssues(result.error.issues), ...crossField]);
   if (crossField.length > 0) throw new InvalidSpecError(crossField);
-  const { entrypoint, args, namespace, instance, env, storage, ports, serviceType, ...required } = result.data;
+  const { entrypoint, args, namespace, instance, env, gpus, gpuResource, runtimeClass, storage, ports, serviceType, ...required } =
+    result.data;
+  // A resource with no count would be dropped without a word: refused instead.
+  if (gpuResource !== undefined && gpus === undefined) throw new InvalidSpecError([GPU_RESOURCE_WITHOUT_GPUS]);
   if (storage?.seed === 'image' && required.hostname === SEED_CONTAINER_NAME) {
     throw new InvalidSpecError([
       {
@@ -346,6 +379,8 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
     ...(args ? { args } : {}),
     ...(namespace !== undefined ? { namespace } : {}),
     ...(instance !== undefined ? { instance } : {}),
+    ...(gpus !== undefined ? { gpus, gpuResource: gpuResource ?? DEFAULT_GPU_RESOURCE } : {}),
+    ...(runtimeClass !== undefined ? { runtimeClass } : {}),
     ...(storage !== undefined ? { storage } : {}),
     ...(ports !== undefined && ports.length > 0 ? { ports: sortPorts(ports.map(normalisePort)) } : {}),
     ...(serviceType !== undefined ? { serviceType } : {}),

@@ -96,6 +96,7 @@ export interface V1PodSpec {
   hostname?: string;
   enableServiceLinks?: boolean;
   automountServiceAccountToken?: boolean;
+  runtimeClassName?: string;
   /** Pod-level resources (the PodLevelResources feature). */
   resources?: V1ResourceRequirements;
   /** Resources the runtime class adds to each Pod. */

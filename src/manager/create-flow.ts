@@ -4,14 +4,8 @@
 // is left as it was and the provider's typed error is rethrown.
 import { asyncScheduler, concat, defer, from, switchMap, tap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
-import { KubeProvisionerError, ProvisionAbortedError, abortOn } from '../index.js';
-import {
-  AlreadyProvisionedError,
-  ContainerLoadError,
-  ContainerNotFoundError,
-  ProviderIdNotSavedError,
-  ProviderOutcomeMissingError,
-} from './errors.js';
+import { ProvisionAbortedError, abortOn } from '../index.js';
+import { AlreadyProvisionedError, ProviderIdNotSavedError, ProviderOutcomeMissingError } from './errors.js';
 import { eventTime } from './event-time.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type {
@@ -23,6 +17,7 @@ import type {
   ProvisionedIdentity,
 } from './providers/types.js';
 import type { ContainerStore } from './store/container-store.js';
+import { loadRecord } from './store/load-record.js';
 
 export interface CreateContainerOptions {
   readonly providers: ProviderRegistry;
@@ -112,14 +107,7 @@ export async function createContainer(
 export const createContainerAsync = createContainer;
 
 async function loadUnprovisioned(store: ContainerStore, containerId: ContainerId): Promise<ContainerRecord> {
-  let record: ContainerRecord | undefined;
-  try {
-    record = await store.load(containerId);
-  } catch (error) {
-    if (error instanceof KubeProvisionerError) throw error;
-    throw new ContainerLoadError(containerId, { cause: error });
-  }
-  if (!record) throw new ContainerNotFoundError(containerId);
+  const record = await loadRecord(store, containerId);
   if (record.providerId) throw new AlreadyProvisionedError(containerId, record.providerId);
   return record;
 }

@@ -37,15 +37,85 @@ export class AlreadyProvisionedError extends KubeProvisionerError {
   }
 }
 
-/** The record lacks something a provider needs, or the stored row has the wrong shape. */
+/**
+ * The record lacks something a provider needs, or the stored row holds what Manager's rules
+ * refuse (a variable name, a value): the operation stops before any call to the node, and
+ * the row is left as it is. `problems` names each column at fault.
+ */
 export class InvalidContainerRecordError extends KubeProvisionerError {
   override readonly name = 'InvalidContainerRecordError';
   readonly containerId: ContainerId;
   readonly problems: readonly string[];
   constructor(containerId: ContainerId, problems: readonly string[], options?: { cause?: unknown }) {
-    super(`Container ${containerId} cannot be provisioned: ${problems.join('; ')}`, options);
+    super(`Container ${containerId} cannot be used as it is: ${problems.join('; ')}`, options);
     this.containerId = containerId;
     this.problems = problems;
+  }
+}
+
+/** The operations a container row goes through after creation, as the errors name them. */
+export type ContainerOperationName = 'status' | 'start' | 'stop' | 'restart' | 'reconfigure' | 'remove' | 'setPorts';
+
+/** The operation as the first word of a message ("Stop of container 7 was aborted"), as the core words its own. */
+export const OPERATION_NOUNS: Readonly<Record<ContainerOperationName, string>> = {
+  status: 'Status',
+  start: 'Start',
+  stop: 'Stop',
+  restart: 'Restart',
+  reconfigure: 'Reconfiguration',
+  remove: 'Removal',
+  setPorts: 'Port change',
+};
+
+const OPERATION_WORDS: Readonly<Record<ContainerOperationName, string>> = {
+  status: 'has no status on its node',
+  start: 'cannot be started',
+  stop: 'cannot be stopped',
+  restart: 'cannot be restarted',
+  reconfigure: 'cannot be reconfigured',
+  remove: 'cannot be removed from its node',
+  setPorts: 'cannot have its ports changed',
+};
+
+/**
+ * The row has no provider ID (Manager's `containerId` column): it was never provisioned,
+ * or its create job has not finished. Nothing is asked of its node.
+ */
+export class ContainerNotProvisionedError extends KubeProvisionerError {
+  override readonly name = 'ContainerNotProvisionedError';
+  readonly containerId: ContainerId;
+  readonly operation: ContainerOperationName;
+  constructor(containerId: ContainerId, operation: ContainerOperationName) {
+    super(
+      `Container ${containerId} ${OPERATION_WORDS[operation]}: it has no provider ID (containerId), ` +
+        'so it was never provisioned or its create job has not finished',
+    );
+    this.containerId = containerId;
+    this.operation = operation;
+  }
+}
+
+/**
+ * The operation succeeded on the node but its result (provider ID, MAC, address) could not
+ * be written to the row: the row was deleted, or changed its provider ID, meanwhile, or the
+ * store failed (`cause`). `providerId` names what now runs on the node.
+ */
+export class LifecycleResultNotSavedError extends KubeProvisionerError {
+  override readonly name = 'LifecycleResultNotSavedError';
+  readonly containerId: ContainerId;
+  readonly operation: ContainerOperationName;
+  readonly providerId: string;
+  constructor(
+    containerId: ContainerId,
+    operation: ContainerOperationName,
+    providerId: string,
+    reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`Container ${containerId}: the ${operation} of ${providerId} succeeded but its result was not saved: ${reason}`, options);
+    this.containerId = containerId;
+    this.operation = operation;
+    this.providerId = providerId;
   }
 }
 
@@ -81,6 +151,25 @@ export class KubernetesNodeConfigError extends KubeProvisionerError {
     this.nodeId = nodeId;
     this.field = issues[0]?.field ?? '(node)';
     this.issues = issues;
+  }
+}
+
+/**
+ * The node has no container under the row's provider ID any more (it was removed): the
+ * operation is refused rather than bringing it back.
+ */
+export class ContainerMissingError extends KubeProvisionerError {
+  override readonly name = 'ContainerMissingError';
+  readonly containerId: ContainerId;
+  readonly operation: ContainerOperationName;
+  readonly providerId: string;
+  constructor(containerId: ContainerId, operation: ContainerOperationName, providerId: string, nodeName: string) {
+    super(
+      `Container ${containerId} ${OPERATION_WORDS[operation]}: node ${escapeControlCharacters(nodeName)} has no container ${providerId} (it was removed)`,
+    );
+    this.containerId = containerId;
+    this.operation = operation;
+    this.providerId = providerId;
   }
 }
 
@@ -139,6 +228,21 @@ export class ProviderIdNotSavedError extends KubeProvisionerError {
     super(`Container ${containerId} was provisioned as ${providerId} but the ID was not stored: ${reason}`, options);
     this.containerId = containerId;
     this.providerId = providerId;
+  }
+}
+
+/**
+ * Manager called a method of its node API (`node.api()`) that a Kubernetes node does not
+ * have: LXC templates, storages, VMIDs, tasks. `hint` says where that work happens instead.
+ */
+export class UnsupportedNodeCallError extends KubeProvisionerError {
+  override readonly name = 'UnsupportedNodeCallError';
+  readonly nodeName: string;
+  readonly method: string;
+  constructor(nodeName: string, method: string, hint: string) {
+    super(`Kubernetes node ${escapeControlCharacters(nodeName)} has no ${method}(): ${hint}`);
+    this.nodeName = nodeName;
+    this.method = method;
   }
 }
 

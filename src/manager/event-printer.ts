@@ -1,10 +1,16 @@
-// The create flow's events as job-log lines. Manager's job runner stores whatever chunks a
-// job writes and streams them to the browser, so each event is written as ONE complete
-// line in ONE write: a stored chunk then holds whole lines, never half of one. Lines for
-// people by default (the same words as the kube-provision CLI); JSON lines on request.
-// Every line is masked (credential shapes): a provider's step may relay what a node said.
+// The job-log printer for every event the create flow and the lifecycle emit. Manager's job
+// runner stores whatever chunks a job writes and streams them to the browser, so each event
+// is written as ONE complete line in ONE write: a stored chunk then holds whole lines, never
+// half of one. Lines for people by default (the same words as the kube-provision CLI); JSON
+// lines on request. Every line is masked (credential shapes): a provider's step may relay
+// what a node said.
 import { InvalidOptionError, clockTime, describeEvent, escapeControlCharacters, maskCredentials } from '../index.js';
+import type { LifecycleEvent } from '../index.js';
 import type { CreateFlowEvent } from './create-flow.js';
+import type { ContainerOperationEvent } from './lifecycle.js';
+
+/** Every event a job prints: creation's and the lifecycle's. */
+export type JobEvent = CreateFlowEvent | ContainerOperationEvent;
 
 export interface EventPrinterOptions {
   /** `text` (default): one line for a person per event; `json`: each event as one JSON line. */
@@ -14,7 +20,7 @@ export interface EventPrinterOptions {
 }
 
 /**
- * An `onEvent` for `createContainer` that prints the job log:
+ * An `onEvent` for `createContainer` and the lifecycle's Promise forms that prints the job log:
  *
  *     17:07:33.270 team-a/web created Deployment
  *     17:07:33.315 team-a/web waiting to be scheduled
@@ -22,7 +28,7 @@ export interface EventPrinterOptions {
  *
  * In text, an event that reads like the one before it is not printed again.
  */
-export function eventPrinter(options: EventPrinterOptions = {}): (event: CreateFlowEvent) => void {
+export function eventPrinter(options: EventPrinterOptions = {}): (event: JobEvent) => void {
   const write = options.write ?? ((line: string) => void process.stdout.write(line));
   if (options.output === 'json') return (event) => write(`${JSON.stringify(maskCredentials(event))}\n`);
   if (options.output !== undefined && options.output !== 'text') {
@@ -38,17 +44,86 @@ export function eventPrinter(options: EventPrinterOptions = {}): (event: CreateF
 }
 
 /** The event in words, on one line, without its time. */
-export function describeFlowEvent(event: CreateFlowEvent): string {
+export function describeFlowEvent(event: JobEvent): string {
+  return escapeControlCharacters(eventWords(event));
+}
+
+function eventWords(event: JobEvent): string {
   switch (event.type) {
     case 'step':
-      return escapeControlCharacters(`${event.provider}: ${event.severity === 'warning' ? 'warning: ' : ''}${event.message}`);
+      return `${event.provider}: ${event.severity === 'warning' ? 'warning: ' : ''}${event.message}`;
     case 'provisioned':
-      return escapeControlCharacters(
-        `${event.providerId} provisioned on ${event.provider} (MAC ${event.macAddress ?? 'none'}, IP ${event.ipAddress ?? 'none'})`,
-      );
+      return `${event.providerId} provisioned on ${event.provider} (MAC ${event.macAddress ?? 'none'}, IP ${event.ipAddress ?? 'none'})`;
     case 'saved':
-      return escapeControlCharacters(`${event.providerId} stored as container ${event.containerId}'s provider ID`);
-    default:
+      return 'operation' in event ? savedWords(event) : `${event.providerId} stored as container ${event.containerId}'s provider ID`;
+    case 'completed':
+      return (
+        `${event.providerId} ${event.operation} on ${event.provider}: ${event.changed ? 'done' : 'nothing to do'}` +
+        (event.network ? ` (MAC ${event.network.macAddress ?? 'none'}, IP ${event.network.ipAddress ?? 'none'})` : '')
+      );
+    case 'created':
+    case 'adopted':
+    case 'ready':
+    case 'progress':
       return describeEvent(event);
+    default:
+      return lifecycleWords(event);
+  }
+}
+
+function savedWords(event: Extract<ContainerOperationEvent, { type: 'saved' }>): string {
+  const written = [
+    event.providerId === null ? 'provider ID cleared' : `provider ID ${event.providerId}`,
+    ...(event.ipAddress !== undefined ? [`IP ${event.ipAddress ?? 'none'}`] : []),
+  ];
+  return `container ${event.containerId} saved after ${event.operation}: ${written.join(', ')}`;
+}
+
+// TODO(layout merge): the CLI's describeLifecycleEvent moves to the core; use it from there.
+function lifecycleWords(event: Exclude<LifecycleEvent, { type: 'progress' }>): string {
+  const id = event.providerId;
+  const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+  switch (event.type) {
+    case 'waiting':
+      return `${id} ${event.message}`;
+    case 'diagnosed': {
+      const { pod } = event;
+      const detail = pod.message && pod.message !== pod.reason ? `: ${pod.message}` : '';
+      return `${id} pod ${pod.pod}${pod.container ? ` (container ${pod.container})` : ''}: ${pod.reason}${detail}`;
+    }
+    case 'scaled':
+      return `${id} scaled from ${event.previousReplicas} to ${event.replicas} (generation ${event.generation})`;
+    case 'patched':
+      return `${id} pod template updated: ${event.fields.join(', ')} (generation ${event.generation})`;
+    case 'rollback':
+      return `${id} rollout failed (${event.reason}): restoring the previous pod template (generation ${event.generation})`;
+    case 'deleted':
+      if (event.kind === 'PersistentVolumeClaim')
+        return `${id} PersistentVolumeClaim ${event.object} deleted (its data goes with it); waiting for it to be gone`;
+      return event.kind === 'Service'
+        ? `${id} Service deleted; waiting for it to be gone`
+        : `${id} ${event.kind} deleted; waiting for it and its pods to be gone`;
+    case 'resized':
+      return `${id} PersistentVolumeClaim ${event.object} grown from ${event.previous} to ${event.requested}: ${event.message}`;
+    case 'kept':
+      return `${id} PersistentVolumeClaim ${event.object} kept, with its data: a create for the same container re-attaches it`;
+    case 'service':
+      return `${id} Service ${event.action}${event.fields.length > 0 ? ` (${event.fields.join(', ')})` : ''}`;
+    case 'portsSet':
+      if (!event.changed) return `${id} ports already as requested: nothing to change`;
+      return `${id} ports set in ${seconds(event.durationMs)}: ${event.address === null ? 'no ports, no Service, no address' : `address ${event.address}`}`;
+    case 'started':
+      return event.changed ? `${id} running: started in ${seconds(event.durationMs)}` : `${id} already running: nothing to do`;
+    case 'stopped':
+      return event.changed ? `${id} stopped in ${seconds(event.durationMs)}` : `${id} already stopped: nothing to do`;
+    case 'restarted':
+      return event.running ? `${id} restarted in ${seconds(event.durationMs)}` : `${id} not running (stopped): it stays stopped`;
+    case 'reconfigured':
+      return event.changed
+        ? `${id} reconfigured (${event.fields.join(', ')}) in ${seconds(event.durationMs)}`
+        : `${id} already as requested`;
+    case 'removed':
+      if (!event.changed) return `${id} already gone: nothing to delete${event.storage === 'kept' ? ' (its claim is kept)' : ''}`;
+      return `${id} deleted in ${seconds(event.durationMs)}${event.storage === 'kept' ? '; its claim is kept' : ''}`;
   }
 }

@@ -10,14 +10,25 @@ export {
   type CreateFlowEvent,
   type SavedEvent,
 } from './create-flow.js';
-export { containerLifecycle, type ContainerLifecycleOptions, type ContainerOperations, type LifecycleCallOptions } from './lifecycle.js';
+export {
+  containerLifecycle,
+  type ContainerLifecycleOptions,
+  type ContainerOperationEvent,
+  type ContainerOperations,
+  type ContainerTarget,
+  type LifecycleCallOptions,
+  type LifecycleSavedEvent,
+} from './lifecycle.js';
 export { describeFlowEvent, eventPrinter, type EventPrinterOptions } from './event-printer.js';
 export {
   AlreadyProvisionedError,
   ContainerLoadError,
+  ContainerMissingError,
   ContainerNotFoundError,
+  ContainerNotProvisionedError,
   DuplicateProviderError,
   InvalidContainerRecordError,
+  LifecycleResultNotSavedError,
   LifecycleUnsupportedError,
   KubernetesNodeConfigError,
   NetworkIdentityMissingError,
@@ -27,7 +38,9 @@ export {
   ProviderStepError,
   TemplateNotFoundError,
   UnknownNodeTypeError,
+  UnsupportedNodeCallError,
   UnsupportedTemplateError,
+  type ContainerOperationName,
   type NodeConfigIssue,
 } from './errors.js';
 export { kubernetesNodeConfig, type KubernetesNodeConfig } from './node-config.js';
@@ -61,7 +74,7 @@ export type {
   TemplateDefaults,
 } from './providers/types.js';
 export type { DockerCreateApi, LxcLifecycleApi, LxcStatus, NodeApi, NodeApiFactory, ProxmoxCreateApi } from './providers/node-api.js';
-export type { ContainerStore } from './store/container-store.js';
+export type { ContainerStore, OperationResult } from './store/container-store.js';
 export { MemoryContainerStore } from './store/memory-store.js';
 export {
   SequelizeContainerStore,

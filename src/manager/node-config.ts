@@ -6,8 +6,9 @@
 // kubeconfig pasted where its path belongs, a token), and nothing falls back to ambient
 // state (no $KUBECONFIG, no ~/.kube/config).
 import { isAbsolute } from 'node:path';
-import { DEFAULT_NAMESPACE, dns1123LabelProblem } from '../index.js';
+import { DEFAULT_GPU_RESOURCE, DEFAULT_NAMESPACE, dns1123LabelProblem, dns1123SubdomainProblem, gpuResourceProblem } from '../index.js';
 import { KubernetesNodeConfigError, type NodeConfigIssue } from './errors.js';
+import { MAX_DNS_SUBDOMAIN_LENGTH, MAX_KUBECONFIG_PATH_LENGTH, MAX_PERSIST_PATHS_LENGTH } from './kit/node-columns.js';
 
 /** How a node reaches its cluster, validated; never the kubeconfig's contents or the token. */
 export type KubernetesNodeConfig =
@@ -19,6 +20,7 @@ export type KubernetesNodeConfig =
       readonly kubeNamespace: string;
       /** False only when the node says so explicitly. */
       readonly tlsVerify: boolean;
+      readonly gpu: GpuSettings;
     }
   | {
       /** `apiUrl` is the API server; the node's `secret` is the bearer token. */
@@ -26,10 +28,16 @@ export type KubernetesNodeConfig =
       readonly apiUrl: string;
       readonly kubeNamespace: string;
       readonly tlsVerify: boolean;
+      readonly gpu: GpuSettings;
     };
 
-const MAX_PATH_LENGTH = 4096;
-const MAX_CONTEXT_LENGTH = 253;
+/** What a container with nvidiaRequested asks of this node's cluster (kubeGpuResource, kubeGpuRuntimeClass). */
+export interface GpuSettings {
+  readonly resource: string;
+  /** Undefined: the cluster's default RuntimeClass. */
+  readonly runtimeClass: string | undefined;
+}
+
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
@@ -85,15 +93,14 @@ export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
     issues.push({ field: 'tlsVerify', message: 'must be true or false (absent means true)' });
   }
 
-  const { kubePersistence } = record;
-  if (isSet(kubePersistence) && kubePersistence !== 'on' && kubePersistence !== 'off') {
-    issues.push({ field: 'kubePersistence', message: 'must be "on" or "off" (empty means on: every container gets a volume)' });
-  }
+  issues.push(...gpuIssues(record));
+  issues.push(...storageIssues(record));
 
   if (issues.length > 0) throw new KubernetesNodeConfigError(record, issues);
   const common = {
     kubeNamespace: (kubeNamespace as string | null | undefined) || DEFAULT_NAMESPACE,
     tlsVerify: tlsVerify !== false,
+    gpu: gpuOf(record),
   };
   if (byToken) return { credentials: 'token', apiUrl: apiUrl as string, ...common };
   return {
@@ -101,6 +108,60 @@ export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
     kubeconfigPath: kubeconfigPath as string,
     kubeContext: (kubeContext as string | null | undefined) || undefined,
     ...common,
+  };
+}
+
+/**
+ * The node's GPU settings alone (a node whose client Manager builds itself has no
+ * kubeconfigPath to check). Throws KubernetesNodeConfigError naming the column at fault.
+ */
+export function nodeGpuSettings(node: unknown): GpuSettings {
+  const record = (typeof node === 'object' && node !== null ? node : {}) as Record<string, unknown>;
+  const issues = gpuIssues(record);
+  if (issues.length > 0) throw new KubernetesNodeConfigError(record, issues);
+  return gpuOf(record);
+}
+
+function gpuIssues(record: Record<string, unknown>): NodeConfigIssue[] {
+  const issues: NodeConfigIssue[] = [];
+  for (const [field, problemOf] of [
+    ['kubeGpuResource', gpuResourceProblem],
+    ['kubeGpuRuntimeClass', dns1123SubdomainProblem],
+  ] as const) {
+    const value = record[field];
+    if (!isSet(value)) continue;
+    const problem = typeof value === 'string' ? problemOf(value) : 'must be a string';
+    if (problem) issues.push({ field, message: problem });
+  }
+  return issues;
+}
+
+/** The storage columns by their rules, so a saved value always fits its column. */
+function storageIssues(record: Record<string, unknown>): NodeConfigIssue[] {
+  const issues: NodeConfigIssue[] = [];
+  const { kubePersistence, kubeStorageClass, kubePersistPaths } = record;
+  if (isSet(kubePersistence) && kubePersistence !== 'on' && kubePersistence !== 'off') {
+    issues.push({ field: 'kubePersistence', message: 'must be "on" or "off" (empty means on: every container gets a volume)' });
+  }
+  if (isSet(kubeStorageClass)) {
+    const problem =
+      typeof kubeStorageClass === 'string' ? dns1123SubdomainProblem(kubeStorageClass) : 'must be a string (a StorageClass name)';
+    if (problem) issues.push({ field: 'kubeStorageClass', message: problem });
+  }
+  if (isSet(kubePersistPaths)) {
+    if (typeof kubePersistPaths !== 'string')
+      issues.push({ field: 'kubePersistPaths', message: 'must be a string (absolute directories separated by spaces)' });
+    else if (kubePersistPaths.length > MAX_PERSIST_PATHS_LENGTH) {
+      issues.push({ field: 'kubePersistPaths', message: `must be at most ${MAX_PERSIST_PATHS_LENGTH} characters` });
+    }
+  }
+  return issues;
+}
+
+function gpuOf(record: Record<string, unknown>): GpuSettings {
+  return {
+    resource: (record.kubeGpuResource as string | null | undefined) || DEFAULT_GPU_RESOURCE,
+    runtimeClass: (record.kubeGpuRuntimeClass as string | null | undefined) || undefined,
   };
 }
 
@@ -114,7 +175,7 @@ function kubeconfigPathProblem(path: unknown): string | undefined {
   if (typeof path !== 'string') return 'must be a string (a file path)';
   if (/[\r\n]/.test(path)) return "must be a file path, not the kubeconfig's contents (it has a line break)";
   if (CONTROL_CHARACTER.test(path)) return 'must not contain control characters';
-  if (path.length > MAX_PATH_LENGTH) return `must be at most ${MAX_PATH_LENGTH} characters`;
+  if (path.length > MAX_KUBECONFIG_PATH_LENGTH) return `must be at most ${MAX_KUBECONFIG_PATH_LENGTH} characters`;
   if (!isAbsolute(path)) return "must be an absolute path (Manager's working directory is no stable base; ~ is not expanded)";
   return undefined;
 }
@@ -136,6 +197,6 @@ function kubeContextProblem(context: unknown): string | undefined {
   if (typeof context !== 'string') return 'must be a string (a context name in the kubeconfig)';
   if (CONTROL_CHARACTER.test(context)) return 'must not contain control characters';
   if (context.trim() !== context) return 'must not start or end with spaces';
-  if (context.length > MAX_CONTEXT_LENGTH) return `must be at most ${MAX_CONTEXT_LENGTH} characters`;
+  if (context.length > MAX_DNS_SUBDOMAIN_LENGTH) return `must be at most ${MAX_DNS_SUBDOMAIN_LENGTH} characters`;
   return undefined;
 }

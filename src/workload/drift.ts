@@ -13,7 +13,7 @@ const NONE = '(none)';
 
 /** One field where a live workload differs from the requested spec. */
 export interface DriftField {
-  /** In the spec's words: `image`, `cpus`, `memoryMb`, `entrypoint`, `args`, `env.NAME`, `replicas`, `labels.KEY`. */
+  /** In the spec's words: `image`, `cpus`, `memoryMb`, `gpus.RESOURCE`, `runtimeClass`, `storage.paths`, `storage.seed`, `entrypoint`, `args`, `env.NAME`, `replicas`, `labels.KEY`. */
   readonly field: string;
   /** The live value, as text (`(none)` when absent). */
   readonly live: string;
@@ -74,6 +74,10 @@ export function workloadDrift(desired: V1Deployment, live: V1Deployment): DriftF
   differ('args', words(found.args), words(wanted.args));
   differ('cpus', amount(found, 'cpu', coresOf), amount(wanted, 'cpu', coresOf));
   differ('memoryMb', amount(found, 'memory', mebibytesOf), amount(wanted, 'memory', mebibytesOf));
+  for (const resource of extendedResources(found, wanted)) {
+    differ(`gpus.${resource}`, amount(found, resource, wholeUnits), amount(wanted, resource, wholeUnits));
+  }
+  differ('runtimeClass', live.spec?.template.spec?.runtimeClassName ?? NONE, desired.spec?.template.spec?.runtimeClassName ?? NONE);
   differ('storage.paths', mountedPaths(found), mountedPaths(wanted));
   differ('storage.seed', seedOf(live), seedOf(desired));
   const liveEnv = envMap(found.env);
@@ -84,14 +88,33 @@ export function workloadDrift(desired: V1Deployment, live: V1Deployment): DriftF
   return drift;
 }
 
-/** The fields a reconfiguration cannot change (only the pod's containers and the replica count are written). */
+/** The fields a reconfiguration can change: the container's image, command, CPU, memory and variables. */
 export function isReconfigurable(field: DriftField): boolean {
   return (
     !field.field.startsWith('labels.') &&
     !field.field.startsWith('template.labels.') &&
+    !field.field.startsWith('gpus.') &&
+    field.field !== 'runtimeClass' &&
     !field.field.startsWith('storage.') &&
     field.field !== 'container'
   );
+}
+
+/** The resources, other than CPU and memory, either side requests or limits (GPUs), sorted. */
+function extendedResources(...containers: readonly V1Container[]): string[] {
+  const names = new Set<string>();
+  for (const container of containers) {
+    for (const name of [...Object.keys(container.resources?.requests ?? {}), ...Object.keys(container.resources?.limits ?? {})]) {
+      if (name !== 'cpu' && name !== 'memory') names.add(name);
+    }
+  }
+  return [...names].sort();
+}
+
+function wholeUnits(quantity: string | undefined): number | undefined {
+  if (quantity === undefined) return undefined;
+  const units = Number(quantity);
+  return Number.isFinite(units) ? units : undefined;
 }
 
 /** The paths mounted from the workload's claim, sorted ("(none)": no storage). */
@@ -122,11 +145,7 @@ function words(argv: readonly string[] | undefined): string {
 }
 
 /** Requests and limits as one number when they agree, both otherwise. */
-function amount(
-  container: V1Container,
-  resource: 'cpu' | 'memory',
-  toNumber: (quantity: string | undefined) => number | undefined,
-): string {
+function amount(container: V1Container, resource: string, toNumber: (quantity: string | undefined) => number | undefined): string {
   const requests = toNumber(container.resources?.requests?.[resource]);
   const limits = toNumber(container.resources?.limits?.[resource]);
   if (requests === limits) return requests === undefined ? NONE : String(requests);

@@ -69,7 +69,9 @@ function container(spec: WorkloadSpec): V1Container {
   const env = envVars(spec.env);
   // Requests equal limits: the pod gets Guaranteed QoS, so the amount Manager approved is
   // both reserved on the node and the ceiling the container can use.
-  const resources = { cpu: cpuQuantity(spec.cpus), memory: memoryQuantity(spec.memoryMb) };
+  const resources: Record<string, string> = { cpu: cpuQuantity(spec.cpus), memory: memoryQuantity(spec.memoryMb) };
+  // Extended resources are whole units with the request equal to the limit.
+  if (spec.gpus !== undefined && spec.gpuResource !== undefined) resources[spec.gpuResource] = String(spec.gpus);
   return {
     name: spec.hostname,
     // Exactly as given: Kubernetes and the container runtime resolve and pull it.
@@ -172,6 +174,7 @@ function podSpec(spec: WorkloadSpec): V1PodSpec {
     enableServiceLinks: false,
     // The user's workload gets no credentials for the Kubernetes API.
     automountServiceAccountToken: false,
+    ...(spec.runtimeClass !== undefined ? { runtimeClassName: spec.runtimeClass } : {}),
     containers: [container(spec)],
   };
   // The claim as a volume, the persisted paths mounted, and their seeding (docs/storage.md).

@@ -214,7 +214,10 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
           if (!fixed) {
             const hint =
               onDrift === 'reconfigure'
-                ? 'labels cannot be reconfigured; nothing was changed'
+                ? `${drift
+                    .filter((field) => !isReconfigurable(field))
+                    .map((field) => field.field)
+                    .join(', ')} cannot be reconfigured (remove and create the container to change them); nothing was changed`
                 : "nothing was changed (onDrift: 'reconfigure', or --on-drift reconfigure, applies the requested spec)";
             throw new WorkloadDriftError(target, drift, hint);
           }

@@ -1,6 +1,7 @@
 // kube-provisioner/manager as Manager runs it, on the real control plane: the job script
 // examples/manager-create-container.cjs run as written (a child process, the built package)
-// against Sequelize models shaped like Manager's on SQLite (test/support/manager-models.cjs),
+// against Sequelize models shaped like Manager's on SQLite (test/support/manager/models/, their
+// tables made by sequelize-cli from Manager-shaped migrations and the kit's),
 // and the adapter in-process where a test needs an option the script does not set. kubectl,
 // the API proxy's request counts and the SQLite rows are the independent witnesses.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +29,8 @@ import { podSnapshots } from '../../src/workload/rollout-sources.js';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { clusterEnv } from '../support/cluster-env.js';
-import { EXAMPLES, ROOT, runExample, type ExampleRun } from '../support/examples.js';
+import { EXAMPLES, runExample, type ExampleRun } from '../support/examples.js';
+import { MANAGER_MODELS, createManagerDatabase } from '../support/manager-database.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, uniqueName } from '../support/kube.js';
 
 interface ManagerModels {
@@ -40,7 +42,7 @@ interface ManagerModels {
   readonly Site: ModelStatic<Model>;
 }
 
-const MODELS_PATH = join(ROOT, 'test/support/manager-models.cjs');
+const MODELS_PATH = MANAGER_MODELS;
 const NGINX = 'docker.io/library/nginx:1.27';
 const CONTAINER_ID_LABEL = 'org.mieweb.opensource-server.container-id';
 
@@ -54,11 +56,10 @@ let kubeNodeId: number;
 beforeAll(async () => {
   namespace = createNamespace('it-manager');
   dir = mkdtempSync(join(tmpdir(), 'kp-manager-'));
-  dbPath = join(dir, 'manager.sqlite');
+  dbPath = createManagerDatabase(dir).dbPath;
   // The models file reads MANAGER_DB when loaded, here and in each job's process.
   process.env.MANAGER_DB = dbPath;
   models = createRequire(import.meta.url)(MODELS_PATH) as ManagerModels;
-  await models.sequelize.sync();
   siteId = (await models.Site.create({ name: 'Main', internalDomain: 'main.internal' })).get('id') as number;
   kubeNodeId = await createNode({ name: 'k8s-local', kubeconfigPath: clusterEnv().kubeconfigPath, kubeNamespace: namespace });
   await models.Setting.create({
@@ -142,7 +143,11 @@ describe("the README's job script, run as written against Manager-shaped models"
       { name: 'TZ', value: 'UTC' },
     ]);
     expect(deployment?.metadata?.labels).not.toHaveProperty('org.mieweb.opensource-server.instance');
-    expect(await rowOf(id)).toMatchObject({ containerId: `${namespace}/${hostname}`, macAddress: null, ipv4Address: null });
+    // The row has the container's address from the start: Manager's agent can route to it at once.
+    const [pod] = podsOf(id);
+    expect(pod?.status?.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(await rowOf(id)).toMatchObject({ containerId: `${namespace}/${hostname}`, macAddress: null, ipv4Address: pod?.status?.podIP });
+    expect(lines.some((line) => line.endsWith(`provisioned on kubernetes (MAC none, IP ${pod?.status?.podIP})`))).toBe(true);
   });
 
   it('a node without a kubeconfig or token fails typed, naming the node and the column, with no request, even with $KUBECONFIG and ~/.kube/config set', async () => {

@@ -1,5 +1,5 @@
 // Reading workloads on the real control plane: statuses$ over 200 workloads created by
-// kubectl (each change reported once, one Deployment and one Pod watch, counted by a
+// kubectl (each change reported once, one watch per kind (Deployments, Pods, Services, EndpointSlices), counted by a
 // proxy), creating -> running, a failing image, scaling to 0 and back with kubectl, and
 // Deployments that are not ours. kubectl is the independent client that makes the changes
 // and cross-checks what we report.
@@ -101,7 +101,7 @@ async function podIps(namespace: string): Promise<Map<string, string>> {
 }
 
 describe('statuses$ on the real control plane', () => {
-  it('over 200 workloads: each reaches running, every event is a change, one Deployment and one Pod watch; a scale-down of 20 touches only those 20', async () => {
+  it('over 200 workloads: each reaches running, every event is a change, one watch per kind for the namespace; a scale-down of 20 touches only those 20', async () => {
     const namespace = freshNamespace('it-statuses');
     const proxy = await ApiProxy.start(clusterEnv().kubeconfigPath);
     try {
@@ -130,7 +130,7 @@ describe('statuses$ on the real control plane', () => {
       // What we report agrees with kubectl: every Ready Pod's IP.
       const ips = await podIps(namespace);
       for (const [index, name] of names.entries()) expect(run.last(name)?.status.podIp, name).toBe(ips.get(String(1000 + index)));
-      expect(proxy.counts.peakOpenWatches).toEqual({ deployments: 1, pods: 1 });
+      expect(proxy.counts.peakOpenWatches).toEqual({ deployments: 1, pods: 1, services: 1, endpointslices: 1 });
       expect(proxy.counts.lists).toBe(0);
 
       // Scale 20 to 0 with kubectl: those 20, and only those, go stopping -> offline.

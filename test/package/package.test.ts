@@ -16,6 +16,46 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const JEST = 'jest@30';
 /** Manager's Node line, for the consumers' Node types. */
 const NODE_TYPES = '@types/node@24';
+/**
+ * The dependencies the package declares (the bundle carries its own copies; these are for
+ * the types in our declarations), from the oldest release our declarations compile against:
+ * npm then keeps the copy the host project already has (docs/runtime.md).
+ */
+const OLDEST_TYPES = { rxjs: '^7.6.0', zod: '^4.0.0' };
+/**
+ * Manager's direct dependencies at the versions its package-lock.json holds (mieweb/
+ * opensource-server, create-a-container, ee03a1b): installing our tarball beside them must
+ * change none of their versions, nor any package below them.
+ */
+const MANAGER_DEPENDENCIES = [
+  'argon2@0.44.0',
+  'axios@1.18.1',
+  'cookie-parser@1.4.7',
+  'csrf-sync@4.2.1',
+  'dotenv@17.4.2',
+  'express@5.2.1',
+  'express-rate-limit@8.5.2',
+  'express-session@1.19.0',
+  'express-session-sequelize@2.3.0',
+  'morgan@1.11.0',
+  'nodemailer@9.0.3',
+  'openid-client@5.7.1',
+  'patch-package@8.0.1',
+  'pg@8.22.0',
+  'sequelize@6.37.8',
+  'swagger-ui-express@5.0.1',
+  'umzug@2.3.0',
+  'yamljs@0.3.0',
+  'zod@4.4.3',
+];
+const MANAGER_DEV_DEPENDENCIES = [
+  '@vscode/sqlite3@5.1.12-vscode',
+  'concurrently@9.2.4',
+  'jest@30.4.2',
+  'nodemon@3.1.14',
+  'sequelize-cli@6.6.5',
+  'supertest@7.2.2',
+];
 
 interface PackedFile {
   readonly path: string;
@@ -78,23 +118,34 @@ describe('npm pack', () => {
       'web/index.html',
       'web/live.js',
       'web/live.css',
+      'manager-kit/package.json',
+      'manager-kit/index.js',
+      'manager-kit/index.d.ts',
+      'manager-kit/README.md',
+      'manager-kit/migrations/20261201000000-add-kubernetes-node-columns.js',
     ]) {
       expect(files).toContain(expected);
     }
     expect(
-      files.filter((file) => !file.startsWith('dist/') && !file.startsWith('web/') && !['package.json', 'README.md'].includes(file)),
+      files.filter(
+        (file) =>
+          !file.startsWith('dist/') &&
+          !file.startsWith('web/') &&
+          !file.startsWith('manager-kit/') &&
+          !['package.json', 'README.md'].includes(file),
+      ),
     ).toEqual([]);
     expect(
       files.filter((file) => /(^|\/)(test|tests|bench|src|scripts|examples)\/|\.test\.|\.map$|\.ts$/.test(file) && !file.endsWith('.d.ts')),
     ).toEqual([]);
   });
 
-  it('declares only rxjs and zod as dependencies and the Node lines CI tests as engines', () => {
+  it('declares only rxjs and zod as dependencies, each as wide as the declarations allow, and the Node lines CI tests as engines', () => {
     const manifest = JSON.parse(readFileSync(join(project(), 'node_modules', 'kube-provisioner', 'package.json'), 'utf8')) as {
       dependencies: Record<string, string>;
       engines: Record<string, string>;
     };
-    expect(Object.keys(manifest.dependencies).sort()).toEqual(['rxjs', 'zod']);
+    expect(manifest.dependencies).toEqual(OLDEST_TYPES);
     expect(manifest.engines).toEqual({ node: '>=20.19' });
   });
 
@@ -166,12 +217,15 @@ test('provision resolves to namespace/name with an in-memory client', async () =
 });
 `,
     );
+    // docs/manager.md's Jest example, as written: a test in Manager's suite.
+    copyFileSync(join(root, 'examples', 'manager-jest.test.cjs'), join(project(), '__tests__', 'manager-jest.test.cjs'));
     const env = { ...process.env };
     delete env.NODE_OPTIONS;
     const jest = run(process.execPath, [join('node_modules', 'jest', 'bin', 'jest.js'), '--ci'], project(), env);
     const output = `${jest.stdout}${jest.stderr}`;
     expect(jest.status, output).toBe(0);
-    expect(output).toMatch(/Tests:\s+3 passed, 3 total/);
+    expect(output).toMatch(/Tests:\s+5 passed, 5 total/);
+    expect(output).toContain('__tests__/manager-jest.test.cjs');
     const version = run(process.execPath, [join('node_modules', 'jest', 'bin', 'jest.js'), '--version'], project(), env);
     process.stdout.write(`Jest ${version.stdout.trim()} on Node ${process.version}: ${/Tests:.*/.exec(output)?.[0] ?? ''}\n`);
     expect(version.stdout.trim()).toMatch(/^30\./);
@@ -181,6 +235,7 @@ test('provision resolves to namespace/name with an in-memory client', async () =
 describe('TypeScript consumers, without skipLibCheck', () => {
   const consumerSource = `import { KubernetesApi, provision, KubeProvisionerError, type WorkloadSpec, type V1Deployment } from 'kube-provisioner';
 import { createContainer, ProviderRegistry, createKubernetesProvider } from 'kube-provisioner/manager';
+import { managerProviders, nodeApi, type KubernetesNodeApi } from 'kube-provisioner/manager-kit';
 
 const spec: WorkloadSpec = { containerId: '42', nodeId: '7', hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 64, env: {} };
 export async function main(): Promise<string> {
@@ -188,7 +243,9 @@ export async function main(): Promise<string> {
   const result = await provision(api, spec, { timeoutMs: 60_000 });
   const providers = new ProviderRegistry([createKubernetesProvider()]);
   const deployment: V1Deployment | undefined = undefined;
-  return [result.providerId, typeof createContainer, String(providers), String(deployment), String(KubeProvisionerError.name)].join();
+  const nodes: KubernetesNodeApi = nodeApi({ name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: '/etc/manager/kubeconfig' });
+  const names = (await nodes.clusterResources('lxc')).map(({ vmid, status }) => vmid + ' ' + status);
+  return [result.providerId, typeof createContainer, String(providers), String(deployment), String(KubeProvisionerError.name), typeof managerProviders, ...names].join();
 }
 `;
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
@@ -197,8 +254,23 @@ export async function main(): Promise<string> {
     ['CommonJS, module node16', 'cjs-node16', 'commonjs', 'node16'],
     ['ESM, module nodenext', 'esm-nodenext', 'module', 'nodenext'],
   ])('%s compiles', (_, folder, type, module) => {
-    const dir = join(project(), folder);
-    write(join(dir, 'package.json'), JSON.stringify({ name: folder, private: true, type }, null, 2));
+    const result = compileConsumer(join(project(), folder), type, module);
+    expect(result.status, describeFailure(result)).toBe(0);
+  });
+
+  it('compiles against the oldest rxjs and zod the dependency ranges allow', () => {
+    const dir = join(scratch, 'oldest-types');
+    write(join(dir, 'package.json'), JSON.stringify({ name: 'oldest-types', private: true }, null, 2));
+    const oldest = Object.entries(OLDEST_TYPES).map(([name, range]) => `${name}@${range.slice(1)}`);
+    const install = run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...oldest, NODE_TYPES, tarball], dir);
+    expect(install.status, describeFailure(install)).toBe(0);
+    expect(installedVersions(dir)).toMatchObject({ 'node_modules/rxjs': '7.6.0', 'node_modules/zod': '4.0.0' });
+    const result = compileConsumer(join(dir, 'consumer'), 'commonjs', 'node16');
+    expect(result.status, describeFailure(result)).toBe(0);
+  });
+
+  function compileConsumer(dir: string, type: string, module: string): SpawnSyncReturns<string> {
+    write(join(dir, 'package.json'), JSON.stringify({ name: 'ts-consumer', private: true, type }, null, 2));
     write(
       join(dir, 'tsconfig.json'),
       JSON.stringify(
@@ -218,9 +290,44 @@ export async function main(): Promise<string> {
       ),
     );
     write(join(dir, 'main.ts'), consumerSource);
-    const result = run(process.execPath, [tsc, '-p', dir], dir);
-    expect(result.status, describeFailure(result)).toBe(0);
-  });
+    return run(process.execPath, [tsc, '-p', dir], dir);
+  }
+});
+
+/** Every installed package of a project, by its path in node_modules, with its version (npm's lockfile). */
+function installedVersions(dir: string): Record<string, string> {
+  const lock = JSON.parse(readFileSync(join(dir, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string }> };
+  return Object.fromEntries(
+    Object.entries(lock.packages)
+      .filter(([path]) => path !== '')
+      .map(([path, entry]) => [path, entry.version ?? '']),
+  );
+}
+
+describe("installing the package into a project with Manager's dependencies", () => {
+  it('changes none of their versions: the only package added is kube-provisioner itself', () => {
+    const dir = join(scratch, 'manager-dependencies');
+    write(join(dir, 'package.json'), JSON.stringify({ name: 'create-a-container', private: true }, null, 2));
+    // Install scripts are not needed to resolve versions (and two of Manager's build native code).
+    const quiet = ['--no-audit', '--no-fund', '--loglevel=error', '--ignore-scripts'];
+    const own = run('npm', ['install', ...quiet, ...MANAGER_DEPENDENCIES], dir);
+    expect(own.status, describeFailure(own)).toBe(0);
+    const ownDev = run('npm', ['install', ...quiet, '--save-dev', ...MANAGER_DEV_DEPENDENCIES], dir);
+    expect(ownDev.status, describeFailure(ownDev)).toBe(0);
+    const before = installedVersions(dir);
+    expect(before['node_modules/zod']).toBe('4.4.3');
+
+    const ours = run('npm', ['install', ...quiet, tarball], dir);
+    expect(ours.status, describeFailure(ours)).toBe(0);
+    const after = installedVersions(dir);
+    const changed = Object.keys(before).filter((path) => after[path] !== before[path]);
+    const added = Object.keys(after).filter((path) => !(path in before));
+    expect(changed).toEqual([]);
+    expect(added).toEqual(['node_modules/kube-provisioner']);
+    process.stdout.write(
+      `[package] Manager's ${Object.keys(before).length} installed packages unchanged after npm install of the tarball (zod ${after['node_modules/zod']}, rxjs ${after['node_modules/rxjs']})\n`,
+    );
+  }, 600_000);
 });
 
 describe("docs/runtime.md's examples, run from the installed tarball", () => {

@@ -14,12 +14,16 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /**
  * What each example needs: nothing (unit suite), the cluster (run by
  * test/integration/examples.test.ts), a cluster and Manager-shaped models on SQLite
- * (`manager`: test/support/manager-models.cjs, run by test/integration/manager.test.ts), or a
+ * (`manager`: test/support/manager/models/, run by test/integration/manager.test.ts), or a
  * dedicated integration test that runs it with the arguments it takes (`tested by <file>`).
  */
 export type ExampleNeeds = 'nothing' | 'cluster' | 'manager' | `tested by ${string}`;
 
 export const EXAMPLES: Readonly<Record<string, ExampleNeeds>> = {
+  'manager-reconfigure-container.cjs': 'tested by test/integration/manager-jobs.test.ts',
+  'manager-start-stop-container.cjs': 'tested by test/integration/manager-jobs.test.ts',
+  'manager-container-status.cjs': 'tested by test/integration/manager-jobs.test.ts',
+  'manager-jest.test.cjs': 'tested by test/package/package.test.ts',
   'build-deployment.mjs': 'nothing',
   'provision.mjs': 'cluster',
   'provision.cjs': 'cluster',
@@ -69,7 +73,15 @@ export interface FencedBlock {
   readonly language: string;
   /** The lines between the fences, each ending in '\n'. */
   readonly body: string;
+  /**
+   * Set when the line before the fence is `<!-- excerpt: PATH -->`: the block is lines of
+   * that file (code Manager adds to its own files, as it stands in the Manager-shaped
+   * test app that runs it), checked by test/unit/docs-quotes.test.ts.
+   */
+  readonly excerptOf?: string;
 }
+
+const EXCERPT = /^<!-- excerpt: (\S+) -->$/;
 
 /** The fenced code blocks (``` or ~~~) of a markdown file. */
 export function fencedBlocks(file: string): FencedBlock[] {
@@ -82,7 +94,14 @@ export function fencedBlocks(file: string): FencedBlock[] {
     const start = index;
     const body: string[] = [];
     for (index++; index < lines.length && !isClosingFence(lines[index] ?? '', fence); index++) body.push(`${lines[index]}\n`);
-    blocks.push({ file, line: start + 1, language: (open[2] ?? '').toLowerCase(), body: body.join('') });
+    const excerptOf = EXCERPT.exec(lines[start - 1] ?? '')?.[1];
+    blocks.push({
+      file,
+      line: start + 1,
+      language: (open[2] ?? '').toLowerCase(),
+      body: body.join(''),
+      ...(excerptOf ? { excerptOf } : {}),
+    });
   }
   return blocks;
 }

@@ -1,8 +1,12 @@
 // Code quoted in docs/ is the code that runs: every block marked `<!-- quote: PATH -->` must
-// equal the file PATH (examples/, run by the integration suite) byte for byte.
+// equal the file PATH (examples/, run by the integration suite) byte for byte, and every
+// block marked `<!-- excerpt: PATH -->` (the lines Manager adds to its own files) must be
+// consecutive lines of PATH, indentation aside: the Manager-shaped test app whose files
+// hold them is what the tests run (test/support/manager/).
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { documentationFiles, fencedBlocks } from '../support/examples.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const QUOTE = /<!-- quote: (\S+) -->\n```[a-z]*\n([\s\S]*?)```/g;
@@ -27,5 +31,41 @@ describe('docs quote the example files as they are', () => {
 
   it.each(quotes.map((quote) => [`${quote.doc}: ${quote.path}`, quote] as const))('%s', (_, quote) => {
     expect(quote.body).toBe(readFileSync(`${root}${quote.path}`, 'utf8'));
+  });
+});
+
+const excerpts = documentationFiles()
+  .flatMap(fencedBlocks)
+  .filter((block) => block.excerptOf !== undefined);
+
+/** The lines without their common indentation, and without trailing blanks. */
+function dedent(lines: readonly string[]): string[] {
+  const indent = Math.min(...lines.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)![0].length));
+  return lines.map((line) => line.slice(indent).trimEnd());
+}
+
+function containsConsecutively(file: readonly string[], block: readonly string[]): boolean {
+  for (let start = 0; start + block.length <= file.length; start++) {
+    if (dedent(file.slice(start, start + block.length)).every((line, index) => line === block[index])) return true;
+  }
+  return false;
+}
+
+describe("docs excerpt Manager's own files as the Manager-shaped test app holds them", () => {
+  it("finds the excerpts of Manager's Node model, node routes and container routes", () => {
+    expect(new Set(excerpts.map((block) => block.excerptOf))).toEqual(
+      new Set([
+        'test/support/manager/models/node.cjs',
+        'test/support/manager/routers/nodes.cjs',
+        'test/support/manager/routers/containers.cjs',
+      ]),
+    );
+  });
+
+  it.each(excerpts.map((block) => [`${block.file}:${block.line}: ${block.excerptOf!}`, block] as const))('%s', (_, block) => {
+    expect(['js', 'javascript', 'cjs']).toContain(block.language);
+    const file = readFileSync(`${root}${block.excerptOf!}`, 'utf8').split('\n');
+    const lines = dedent(block.body.replace(/\n$/, '').split('\n'));
+    expect(containsConsecutively(file, lines), `the block must be lines of ${block.excerptOf!} as written`).toBe(true);
   });
 });

@@ -478,7 +478,7 @@ describe('adoption checks what it adopts', () => {
     const { fake } = await running();
     await expect(provision(fake, { ...input, nodeId: 8 }, { onDrift: 'reconfigure' })).rejects.toMatchObject({
       name: 'WorkloadDriftError',
-      message: expect.stringMatching(/labels cannot be reconfigured/),
+      message: expect.stringMatching(/; labels\.\S+node-id, template\.labels\.\S+node-id cannot be reconfigured \(remove and create/),
     });
     expect(calls(fake, 'patch')).toEqual([]);
   });

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as core from '../../src/index.js';
 import * as manager from '../../src/manager/index.js';
+import * as kit from '../../src/manager/kit/index.js';
 
 const committed = JSON.parse(readFileSync(new URL('../public-api.json', import.meta.url), 'utf8')) as Record<string, string[]>;
 
@@ -14,6 +15,19 @@ describe('public API', () => {
 
   it('kube-provisioner/manager exports exactly the committed names', () => {
     expect(Object.keys(manager).sort()).toEqual(committed['kube-provisioner/manager']);
+  });
+
+  it('kube-provisioner/manager-kit exports exactly the committed names, and its entry file lists them for ESM', () => {
+    expect(Object.keys(kit).sort()).toEqual(committed['kube-provisioner/manager-kit']);
+    const entry = readFileSync(new URL('../../manager-kit/index.js', import.meta.url), 'utf8');
+    const listed = /0 &&\s*\(module\.exports = \{([^}]*)\}\)/.exec(entry)?.[1] ?? '';
+    expect(
+      listed
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(committed['kube-provisioner/manager-kit']);
   });
 
   it('every exported error class has a constant name equal to the class name and extends KubeProvisionerError', () => {

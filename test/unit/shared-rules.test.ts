@@ -3,7 +3,7 @@
 // the namespace default (manifest, kubeconfig, Manager's kubernetes nodes). Pure, no fakes.
 import { describe, expect, it } from 'vitest';
 import { InvalidSpecError } from '../../src/errors/input.js';
-import { normalizeEnvironment } from '../../src/manager/providers/environment.js';
+import { checkEnvironment, normalizeEnvironment } from '../../src/manager/providers/environment.js';
 import { kubernetesNodeConfig } from '../../src/manager/node-config.js';
 import { DEFAULT_NAMESPACE, isEnvVarName } from '../../src/input/names.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
@@ -27,8 +27,10 @@ describe('one env-name rule', () => {
     '%j: the spec accepts it exactly when the Manager keeps it',
     (name) => {
       const kept = Object.hasOwn(normalizeEnvironment({ [name]: 'x' }), name);
+      const accepted = checkEnvironment('environmentVars', { [name]: 'x' }).problems.length === 0 && name.trim() === name;
       expect(specAccepts(name)).toBe(isEnvVarName(name));
       expect(kept).toBe(isEnvVarName(name));
+      expect(accepted).toBe(isEnvVarName(name));
     },
   );
 });

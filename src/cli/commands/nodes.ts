@@ -101,7 +101,7 @@ export function parseNodesArgs(argv: readonly string[]): NodesCommand | 'help' {
     request = spec ? parseResourceRequest(spec) : undefined;
   } catch (error) {
     if (!(error instanceof InvalidSpecError)) throw error;
-    const flags: Record<string, string> = { cpus: '--cpus', memoryMb: '--memory-mb' };
+    const flags: Record<string, string> = { cpus: '--cpus', memoryMb: '--memory-mb', gpus: '--gpus', gpuResource: '--gpu-resource' };
     throw new UsageError(error.issues.map((issue) => `${flags[issue.path] ?? issue.path} ${issue.message}`).join('; '));
   }
   return {
@@ -124,10 +124,25 @@ export function formatNodes(infos: readonly NodeInfo[], fit: FitsResult | undefi
     `${formatMillicores(node.requested.cpuMillicores)}/${formatMillicores(node.allocatable.cpuMillicores)}`,
     `${formatBytes(node.requested.memoryBytes)}/${formatBytes(node.allocatable.memoryBytes)}`,
     `${node.requested.pods}/${node.allocatable.pods}`,
+    Object.entries(node.gpus)
+      .map(([resource, gpus]) => `${resource} ${gpus.requested}/${gpus.allocatable}`)
+      .join(',') || '-',
     node.taints.map((taint) => `${taint.key}:${taint.effect}`).join(',') || '-',
   ]);
   const lines = formatTable(
-    ['NAME', 'STATUS', 'SINCE', 'SCHEDULABLE', 'INTERNAL-IP', 'EXTERNAL-IP', 'CPU REQ/ALLOC', 'MEMORY REQ/ALLOC', 'PODS', 'TAINTS'],
+    [
+      'NAME',
+      'STATUS',
+      'SINCE',
+      'SCHEDULABLE',
+      'INTERNAL-IP',
+      'EXTERNAL-IP',
+      'CPU REQ/ALLOC',
+      'MEMORY REQ/ALLOC',
+      'PODS',
+      'GPUS REQ/ALLOC',
+      'TAINTS',
+    ],
     rows,
   );
   if (infos.length === 0) lines.push('(no nodes)');

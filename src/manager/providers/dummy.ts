@@ -2,8 +2,10 @@
 // usual steps with a delay each, taken from the injected clock (so tests run it in
 // virtual time), and derives its provider ID, MAC and IP from the container ID, so the
 // same record always yields the same result.
-import { concat, concatMap, defer, map, of, timer } from 'rxjs';
+import { concat, concatMap, defer, map, of, throwError, timer } from 'rxjs';
 import type { Observable } from 'rxjs';
+import { OperationAbortedError, ProvisionAbortedError, abortOn } from '../../index.js';
+import { ContainerMissingError, OPERATION_NOUNS } from '../errors.js';
 import { eventTime } from '../event-time.js';
 import { requireProviderId } from './lifecycle-record.js';
 import type {
@@ -47,7 +49,10 @@ export function createDummyProvider(options: DummyProviderOptions = {}): Provide
 
 /**
  * The lifecycle, simulated: each operation is one step after the delay, and the provider
- * remembers each container's state (a container it has not seen is running).
+ * remembers each container's state (a container it has not seen is running). A removed
+ * container stays removed: every operation but another remove fails with
+ * ContainerMissingError, and status answers `missing`. An aborted signal stops the
+ * operation before its step (already aborted: before anything), as on a real node.
  */
 function simulatedLifecycle(provider: string, delayMs: number): ContainerLifecycle {
   const states = new Map<string, ContainerState>();
@@ -55,23 +60,27 @@ function simulatedLifecycle(provider: string, delayMs: number): ContainerLifecyc
 
   const operate =
     (operation: LifecycleOperation, next: (current: ContainerState) => ContainerState) =>
-    (record: ContainerRecord, { clock }: ProviderContext): Observable<ContainerLifecycleEvent> =>
+    (record: ContainerRecord, { clock, signal }: ProviderContext): Observable<ContainerLifecycleEvent> =>
       defer(() => {
-        const providerId = requireProviderId(record);
+        const providerId = requireProviderId(record, operation);
         const before = stateOf(providerId);
+        if (before === 'missing' && operation !== 'remove') {
+          return throwError(() => new ContainerMissingError(record.id, operation, providerId, record.node.name));
+        }
         const after = next(before);
         return timer(delayMs, clock).pipe(
           concatMap((): ContainerLifecycleEvent[] => {
             states.set(providerId, after);
             const at = eventTime(clock);
-            const running = after === 'running' && operation !== 'stop' && operation !== 'remove';
+            const running = after === 'running';
+            const changed = operation === 'reconfigure' ? true : operation === 'restart' ? before === 'running' : before !== after;
             return [
               {
                 type: 'step',
                 at,
                 provider,
                 step: operation,
-                message: `${operation} ${record.hostname}: ${after} (simulated)`,
+                message: `${operation} ${record.hostname}: ${after}${changed ? '' : ', nothing to do'} (simulated)`,
                 severity: 'info',
               },
               {
@@ -80,19 +89,22 @@ function simulatedLifecycle(provider: string, delayMs: number): ContainerLifecyc
                 provider,
                 operation,
                 providerId,
-                changed: operation === 'reconfigure' || (operation === 'restart' ? before === 'running' : before !== after),
-                ...(running ? { network: dummyNetworkIdentity(record.id) } : {}),
+                changed,
+                ...(running && operation !== 'stop' ? { network: dummyNetworkIdentity(record.id) } : {}),
               },
             ];
           }),
         );
-      });
+      }).pipe(
+        abortOn(signal, (reason) => new OperationAbortedError(operation, `container ${record.id}`, reason, OPERATION_NOUNS[operation])),
+      );
 
   return {
     status: async (record) => {
-      const state = stateOf(requireProviderId(record));
+      const state = stateOf(requireProviderId(record, 'status'));
       const ipAddress = state === 'running' ? dummyNetworkIdentity(record.id).ipAddress : null;
-      return { state, reason: 'Simulated', message: `${record.hostname} is ${state} (simulated)`, ipAddress };
+      const message = state === 'missing' ? `${record.hostname} was removed (simulated)` : `${record.hostname} is ${state} (simulated)`;
+      return { state, reason: state === 'missing' ? 'NotFound' : 'Simulated', message, ipAddress };
     },
     start$: operate('start', () => 'running'),
     stop$: operate('stop', () => 'offline'),
@@ -102,7 +114,12 @@ function simulatedLifecycle(provider: string, delayMs: number): ContainerLifecyc
   };
 }
 
-function simulate(record: ContainerRecord, { clock }: ProviderContext, provider: string, delayMs: number): Observable<ProviderEvent> {
+function simulate(
+  record: ContainerRecord,
+  { clock, signal }: ProviderContext,
+  provider: string,
+  delayMs: number,
+): Observable<ProviderEvent> {
   const steps = SIMULATED_STEPS.map(({ step, message }) =>
     timer(delayMs, clock).pipe(
       map((): ProviderEvent => ({ type: 'step', at: eventTime(clock), provider, step, message: message(record), severity: 'info' })),
@@ -119,7 +136,7 @@ function simulate(record: ContainerRecord, { clock }: ProviderContext, provider:
       ipAddress,
     });
   });
-  return concat(...steps, outcome);
+  return concat(...steps, outcome).pipe(abortOn(signal, (reason) => new ProvisionAbortedError(undefined, reason)));
 }
 
 export function dummyProviderId(record: Pick<ContainerRecord, 'id'>): string {

@@ -92,7 +92,7 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
 
   const run = (operation: LifecycleOperation, record: ContainerRecord, context: ProviderContext, operation$: Operation$) =>
     defer(() => {
-      const providerId = requireProviderId(record);
+      const providerId = requireProviderId(record, operation);
       return from(client(record)).pipe(
         switchMap((api) =>
           operation$(api, providerId, operationOptions(record, context)).pipe(
@@ -120,7 +120,7 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
 
   return {
     async status(record, context): Promise<ContainerStatus> {
-      const providerId = requireProviderId(record);
+      const providerId = requireProviderId(record, 'status');
       const api = await client(record);
       const value = await ops.status(api, providerId, {
         containerId: String(record.id),

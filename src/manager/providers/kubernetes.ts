@@ -9,6 +9,7 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { InvalidOptionError, provision$ as libraryProvision$ } from '../../index.js';
 import { portsOfRecord } from './service-ports.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
+import { nodeGpuSettings } from '../node-config.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { nodeClientFactory, type KubernetesClientFactory } from './kubernetes-client.js';
 import { kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
@@ -76,6 +77,7 @@ export function workloadInput(record: ContainerRecord, instance?: string, servic
     ...(record.node.kubeNamespace ? { namespace: record.node.kubeNamespace } : {}),
     ...(instance !== undefined ? { instance } : {}),
     ...(ports.length > 0 ? { ports, ...(serviceType !== undefined ? { serviceType } : {}) } : {}),
+    ...(record.nvidiaRequested ? gpuRequest(record.node) : {}),
     ...storageInput(record),
   };
 }
@@ -114,6 +116,12 @@ function checkServiceType(serviceType: unknown): void {
   );
 }
 
+/** One GPU of the node's resource, with its RuntimeClass (the node's columns, checked by kubernetesNodeConfig). */
+function gpuRequest(node: ContainerRecord['node']): Record<string, unknown> {
+  const gpu = nodeGpuSettings(node);
+  return { gpus: 1, gpuResource: gpu.resource, ...(gpu.runtimeClass !== undefined ? { runtimeClass: gpu.runtimeClass } : {}) };
+}
+
 export function createKubernetesProvider(options: KubernetesProviderOptions = {}): Provider {
   checkServiceType(options.serviceType);
   const nodeType = options.nodeType ?? 'kubernetes';
@@ -149,7 +157,8 @@ function provisionDeployment(
         scheduler: context.clock,
       }),
     ),
-    // The library's events pass through unchanged; `ready` also yields the outcome.
+    // The library's events pass through unchanged; `ready` also yields the outcome, with
+    // the address Manager's agent reaches the container at from the start.
     concatMap((event): ProviderEvent[] => (event.type === 'ready' ? [event, provisionedFrom(event, nodeType)] : [event])),
   );
 }

@@ -57,7 +57,7 @@ export function lxcLifecycle(options: LxcLifecycleOptions): ContainerLifecycle {
     steps: (steps: StepRunner, client: LxcLifecycleApi, node: string, providerId: string) => Promise<Outcome>,
   ): Observable<ContainerLifecycleEvent> =>
     defer(() => {
-      const providerId = requireProviderId(record);
+      const providerId = requireProviderId(record, operation);
       return runStepsTo<Outcome, LifecycleCompletedEvent>(
         {
           provider: nodeType,
@@ -103,7 +103,7 @@ export function lxcLifecycle(options: LxcLifecycleOptions): ContainerLifecycle {
 
   return {
     async status(record): Promise<ContainerStatus> {
-      const providerId = requireProviderId(record);
+      const providerId = requireProviderId(record, 'status');
       try {
         const client = await options.clientFor(record.node);
         const current = await client.getLxcStatus(record.node.name, providerId);

@@ -4,7 +4,7 @@
 // and configure it; apply env and entrypoint; attach the NVIDIA hook script when asked;
 // grant the owner access; start; discover MAC and IP. The provider ID is the VMID.
 import { InvalidContainerRecordError, ProviderStepError, TemplateNotFoundError } from '../errors.js';
-import { InvalidSpecError } from '../../index.js';
+import { InvalidOptionError, InvalidSpecError } from '../../index.js';
 import { imageArchiveName, isImageReference, splitTemplateReference, type ImageReference } from './template-reference.js';
 import { applyEnvironment, startAndDiscover } from './lxc-steps.js';
 import { lxcLifecycle } from './lxc-lifecycle.js';
@@ -21,8 +21,12 @@ export type ImageDigestLookup = (registry: string, repository: string, reference
 export interface ProxmoxProviderOptions {
   /** The node's client; Manager passes its ProxmoxApi (`node.api()`). */
   readonly clientFor: NodeApiFactory<ProxmoxCreateApi & LxcLifecycleApi>;
-  /** Names the pulled archive after the image's digest, so a moved tag is pulled again. */
-  readonly imageDigest: ImageDigestLookup;
+  /**
+   * Names the pulled archive after the image's digest, so a moved tag is pulled again
+   * (Manager's `getImageDigest`). Needed to create a container from an image; the
+   * lifecycle and LXC templates do without it.
+   */
+  readonly imageDigest?: ImageDigestLookup;
   /**
    * Read-only shared volume bind-mounted as mp0 from the template storage (Manager's
    * interim `quick_and_dirty` volume); null mounts nothing.
@@ -62,6 +66,12 @@ async function provisionLxc(
 ): Promise<ProvisionOutcome> {
   const { template, site } = requireTemplateAndSite(record);
   const image = templateImage(record, template);
+  if (image && typeof options.imageDigest !== 'function') {
+    throw new InvalidOptionError(
+      'imageDigest',
+      "createProxmoxProvider needs imageDigest (Manager's getImageDigest) to create a container from an image",
+    );
+  }
   const nodeName = record.node.name;
   const client = await steps.call('connect', () => options.clientFor(record.node));
 
@@ -112,7 +122,7 @@ async function createFromImage(steps: StepRunner, job: LxcJob, image: ImageRefer
   const rootfsStorage = await resolveStorage(steps, client, nodeName, record.node.volumeStorage || 'local-lvm', 'rootdir');
   steps.report('resolve-storage', `Using template storage ${templateStorage}, rootfs storage ${rootfsStorage}`);
 
-  const digest = await steps.call('image-digest', () => job.options.imageDigest(image.registry, image.repository, image.reference));
+  const digest = await steps.call('image-digest', () => job.options.imageDigest!(image.registry, image.repository, image.reference));
   const filename = imageArchiveName(image, digest);
   const ostemplate = `${templateStorage}:vztmpl/${filename}.tar`;
   const contents = await steps.call('pull-image', () => client.storageContents(nodeName, templateStorage, 'vztmpl'));
@@ -181,7 +191,8 @@ function lxcSettings(job: LxcJob): Record<string, unknown> {
     features: LXC_FEATURES,
     memory: record.resources.memoryMb,
     net0: `name=eth0,ip=dhcp,bridge=${record.node.networkBridge || 'vmbr0'}`,
-    searchdomain: job.site.internalDomain,
+    // Manager allows a site without an internal domain: the LXC then keeps its own resolver settings.
+    ...(job.site.internalDomain ? { searchdomain: job.site.internalDomain } : {}),
     swap: record.resources.swapMb,
     onboot: 1,
     tags: record.username,

@@ -30,6 +30,10 @@ export interface NodeRecord {
   readonly apiUrl?: string | null;
   readonly secret?: string | null;
   readonly tlsVerify?: boolean | null;
+  // Kubernetes, for a container with nvidiaRequested: the extended resource it requests
+  // (default nvidia.com/gpu) and the RuntimeClass it runs with (default: none).
+  readonly kubeGpuResource?: string | null;
+  readonly kubeGpuRuntimeClass?: string | null;
   // Kubernetes storage: each container's volume, sized by the approved rootfs.
   /** The claim's StorageClass; empty: the cluster's default class. */
   readonly kubeStorageClass?: string | null;
@@ -41,8 +45,8 @@ export interface NodeRecord {
 
 export interface SiteRecord {
   readonly name: string;
-  /** DNS search domain of the site's internal network. */
-  readonly internalDomain: string;
+  /** DNS search domain of the site's internal network; Manager allows none (null). */
+  readonly internalDomain: string | null;
 }
 
 /** Approved resources, already defaulted (Manager: 4 cores, 4096 MB, 0 swap, 50 GB). */

@@ -4,8 +4,9 @@
 // the user's variables as a JSON object.
 import * as z from 'zod';
 import { InvalidContainerRecordError } from '../errors.js';
-import { normalizeEnvironment } from '../providers/environment.js';
-import type { ContainerId, ContainerRecord, ContainerResources } from '../providers/types.js';
+import { NODE_COLUMN_NAMES } from '../kit/node-columns.js';
+import { checkEnvironment } from '../providers/environment.js';
+import type { ContainerId, ContainerRecord, ContainerResources, NodeRecord } from '../providers/types.js';
 
 const id = z.union([z.number(), z.string()]);
 const optionalText = z.string().nullish();
@@ -15,20 +16,17 @@ const flag = z
   .nullish()
   .transform((value) => (value == null ? null : Boolean(value)));
 
-const siteRow = z.looseObject({ name: z.string(), internalDomain: z.string() });
+// Manager allows a site without an internal domain; only the Proxmox provider uses it.
+const siteRow = z.looseObject({ name: z.string(), internalDomain: optionalText });
+
+/** Manager's own text columns of a node that a provider reads, and the kit's (kit/node-columns.ts). */
+const NODE_TEXT_COLUMNS = ['imageStorage', 'volumeStorage', 'networkBridge', 'apiUrl', 'secret', ...NODE_COLUMN_NAMES] as const;
 
 const nodeRow = z.looseObject({
   id,
   name: z.string(),
   nodeType: z.string(),
-  imageStorage: optionalText,
-  volumeStorage: optionalText,
-  networkBridge: optionalText,
-  kubeconfigPath: optionalText,
-  kubeContext: optionalText,
-  kubeNamespace: optionalText,
-  apiUrl: optionalText,
-  secret: optionalText,
+  ...Object.fromEntries(NODE_TEXT_COLUMNS.map((column) => [column, optionalText])),
   tlsVerify: flag,
   kubeStorageClass: optionalText,
   kubePersistPaths: optionalText,
@@ -111,6 +109,11 @@ export function recordFromManagerRow(
 ): ContainerRecord {
   const { node } = row;
   const site = node.site ?? row.site ?? null;
+  const defaults = checkEnvironment('defaultEnvironment', defaultEnvironment);
+  const user = userEnvironment(row);
+  const problems = [...defaults.problems, ...user.problems];
+  if (problems.length > 0) throw new InvalidContainerRecordError(row.id, problems);
+  const nodeColumns = node as Record<string, unknown>;
   return {
     id: row.id,
     hostname: row.hostname,
@@ -120,39 +123,38 @@ export function recordFromManagerRow(
     macAddress: row.macAddress ?? null,
     ipAddress: row.ipv4Address ?? null,
     nvidiaRequested: row.nvidiaRequested ?? false,
-    environment: userEnvironment(row),
-    defaultEnvironment: normalizeEnvironment(defaultEnvironment),
+    environment: user.environment,
+    defaultEnvironment: defaults.environment,
     entrypoint: row.entrypoint ?? null,
     resources,
     node: {
       id: node.id,
       name: node.name,
       nodeType: node.nodeType,
-      imageStorage: node.imageStorage ?? null,
-      volumeStorage: node.volumeStorage ?? null,
-      networkBridge: node.networkBridge ?? null,
-      kubeconfigPath: node.kubeconfigPath ?? null,
-      kubeContext: node.kubeContext ?? null,
-      kubeNamespace: node.kubeNamespace ?? null,
-      apiUrl: node.apiUrl ?? null,
-      secret: node.secret ?? null,
+      ...(Object.fromEntries(NODE_TEXT_COLUMNS.map((column) => [column, nodeColumns[column] ?? null])) as Partial<NodeRecord>),
       tlsVerify: node.tlsVerify,
       kubeStorageClass: node.kubeStorageClass ?? null,
       kubePersistPaths: node.kubePersistPaths ?? null,
       kubePersistence: node.kubePersistence ?? null,
     },
-    site: site ? { name: site.name, internalDomain: site.internalDomain } : null,
+    site: site ? { name: site.name, internalDomain: site.internalDomain ?? null } : null,
   };
 }
 
-/** The JSON column; unreadable JSON fails loudly rather than dropping the user's variables. */
-function userEnvironment(row: ManagerContainerRow): Record<string, string> {
-  if (!row.environmentVars) return {};
+/**
+ * The JSON column, checked by Manager's rule: a variable it refuses, unreadable JSON, or
+ * JSON that is not an object fails loudly (naming it) rather than dropping the user's
+ * variables. Empty or NULL is no variables.
+ */
+function userEnvironment(row: ManagerContainerRow): ReturnType<typeof checkEnvironment> {
+  if (!row.environmentVars) return checkEnvironment('environmentVars', undefined);
+  let parsed: unknown;
   try {
-    return normalizeEnvironment(JSON.parse(row.environmentVars));
+    parsed = JSON.parse(row.environmentVars);
   } catch (error) {
     throw new InvalidContainerRecordError(row.id, ['environmentVars is not valid JSON'], { cause: error });
   }
+  return checkEnvironment('environmentVars', parsed);
 }
 
 /** The columns saveProvisioned writes, in Manager's names. */

@@ -1,7 +1,7 @@
 // An in-memory ContainerStore for tests and development. It hands out copies, so no
 // caller can change a stored record except through saveProvisioned.
 import type { ContainerId, ContainerRecord, ProvisionedIdentity } from '../providers/types.js';
-import type { ContainerStore } from './container-store.js';
+import type { ContainerStore, OperationResult } from './container-store.js';
 
 export class MemoryContainerStore implements ContainerStore {
   // Keyed by the ID's string form: Manager's CLI passes "42" for record 42.
@@ -32,6 +32,18 @@ export class MemoryContainerStore implements ContainerStore {
       ...(identity.templateDefaults
         ? { environment: { ...identity.templateDefaults.environment }, entrypoint: identity.templateDefaults.entrypoint }
         : {}),
+    });
+    return true;
+  }
+
+  async saveOperation(containerId: ContainerId, expectedProviderId: string, result: OperationResult): Promise<boolean> {
+    const record = this.records.get(String(containerId));
+    if (record === undefined || record.providerId !== expectedProviderId) return false;
+    this.records.set(String(containerId), {
+      ...record,
+      providerId: result.providerId,
+      ...(result.macAddress !== undefined ? { macAddress: result.macAddress } : {}),
+      ...(result.ipAddress !== undefined ? { ipAddress: result.ipAddress } : {}),
     });
     return true;
   }

@@ -1,9 +1,10 @@
 // A ContainerStore over Manager's Sequelize models, duck-typed (findByPk, update) so this
-// library never imports sequelize. Manager passes its Container model and the include
+// library never imports sequelize. It reads a row for the create flow and the lifecycle,
+// and writes what they did (provider ID, MAC, address) with compare-and-set updates. Manager passes its Container model and the include
 // that loads the node and its site, plus its resource and default-env lookups: both
 // required, so a container never silently gets amounts or variables nobody approved.
 import type { ContainerId, ContainerRecord, ProvisionedIdentity } from '../providers/types.js';
-import type { ContainerStore } from './container-store.js';
+import type { ContainerStore, OperationResult } from './container-store.js';
 import { InvalidOptionError } from '../../index.js';
 import { approvedAmounts, managerColumns, parseManagerRow, recordFromManagerRow } from './manager-row.js';
 import type { ApprovedResources, ManagerContainerRow } from './manager-row.js';
@@ -69,6 +70,14 @@ export class SequelizeContainerStore implements ContainerStore {
       where: { id: containerId, containerId: null },
     });
     return affectedCount(result) > 0;
+  }
+
+  async saveOperation(containerId: ContainerId, expectedProviderId: string, result: OperationResult): Promise<boolean> {
+    const columns: Record<string, unknown> = { containerId: result.providerId };
+    if (result.macAddress !== undefined) columns['macAddress'] = result.macAddress;
+    if (result.ipAddress !== undefined) columns['ipv4Address'] = result.ipAddress;
+    const written = await this.options.Container.update(columns, { where: { id: containerId, containerId: expectedProviderId } });
+    return affectedCount(written) > 0;
   }
 }
 

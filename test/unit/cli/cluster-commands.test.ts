@@ -143,7 +143,7 @@ describe('kube-provision nodes', () => {
     ];
     const lines = formatNodes(infos, fitsOnNodes(infos, { cpuMillicores: 1000, memoryBytes: 1024 ** 3 }));
     expect(lines[0]).toMatch(
-      /^NAME +STATUS +SINCE +SCHEDULABLE +INTERNAL-IP +EXTERNAL-IP +CPU REQ\/ALLOC +MEMORY REQ\/ALLOC +PODS +TAINTS$/,
+      /^NAME +STATUS +SINCE +SCHEDULABLE +INTERNAL-IP +EXTERNAL-IP +CPU REQ\/ALLOC +MEMORY REQ\/ALLOC +PODS +GPUS REQ\/ALLOC +TAINTS$/,
     );
     expect(lines[1]?.split(/ +/)).toEqual([
       'n1',
@@ -155,6 +155,7 @@ describe('kube-provision nodes', () => {
       '1500m/4',
       '1Gi/8Gi',
       '1/110',
+      '-',
       '-',
     ]);
     expect(lines[2]?.split(/ +/).slice(0, 4)).toEqual(['n2', 'Ready', '2026-01-01T00:00:00.000Z', 'yes']);

@@ -15,6 +15,7 @@ describe('nodeInfo', () => {
       taints: [],
       internalIP: '10.0.0.5',
       externalIP: null,
+      gpus: {},
       kubeletVersion: 'v1.36.3',
       allocatable: { cpuMillicores: 4000, memoryBytes: 8 * 1024 ** 3, pods: 110 },
       requested: { cpuMillicores: 750, memoryBytes: 1.5 * 1024 ** 3, pods: 2 },

@@ -27,7 +27,7 @@ import type { ContainerRecord, Provider } from '../../../src/manager/providers/t
 import type { ContainerStore } from '../../../src/manager/store/container-store.js';
 import { MemoryContainerStore } from '../../../src/manager/store/memory-store.js';
 import type { ProvisionEvent } from '../../../src/rollout/events.js';
-import { containerRecord, recordingClient } from './providers/fixtures.js';
+import { containerRecord, recordingClient, recordingOperations } from './providers/fixtures.js';
 import type { RecordedCall } from './providers/fixtures.js';
 
 const kubeNode = { id: 3, name: 'k8s-east', nodeType: 'kubernetes', kubeNamespace: 'team-a', kubePersistence: 'off' };
@@ -37,7 +37,7 @@ function rolloutEvents(): ProvisionEvent[] {
   const base = { namespace: 'team-a', name: 'web-42', providerId: 'team-a/web-42' };
   return [
     { type: 'created', at: '2025-01-01T00:00:00.000Z', uid: 'uid-1', ...base },
-    { type: 'ready', at: '2025-01-01T00:00:03.000Z', adopted: false, durationMs: 3000, address: null, service: null, ...base },
+    { type: 'ready', at: '2025-01-01T00:00:03.000Z', adopted: false, durationMs: 3000, address: '10.96.0.9', service: null, ...base },
   ];
 }
 
@@ -71,7 +71,7 @@ function allProviders(kubernetesRun: () => Observable<ProvisionEvent> = () => of
         return dockerClient.api;
       },
     }),
-    createKubernetesProvider({ provision$, clientFor: () => fakeApi }),
+    createKubernetesProvider({ provision$, clientFor: () => fakeApi, operations: recordingOperations([], '10.244.0.9') }),
     createDummyProvider({ stepDelayMs: 10 }),
   ]);
   return { registry, lxcCalls, provisionInputs };
@@ -99,15 +99,21 @@ function spyProvider(nodeType: string): Provider & { calls: number } {
 }
 
 describe('createContainer$ on a kubernetes node', () => {
-  it('provisions through the Kubernetes provider and stores namespace/name with a null MAC', async () => {
+  it('provisions through the Kubernetes provider and stores namespace/name with a null MAC and the address it has now', async () => {
     const { registry, provisionInputs } = allProviders();
     const store = new MemoryContainerStore([kubeRecord()]);
 
     const events = await collect(42, { providers: registry, store });
 
     expect(events.map((event) => event.type)).toEqual(['created', 'ready', 'provisioned', 'saved']);
-    expect(events.at(-1)).toMatchObject({ type: 'saved', containerId: 42, providerId: 'team-a/web-42', macAddress: null, ipAddress: null });
-    expect(await store.load(42)).toMatchObject({ providerId: 'team-a/web-42', macAddress: null, ipAddress: null });
+    expect(events.at(-1)).toMatchObject({
+      type: 'saved',
+      containerId: 42,
+      providerId: 'team-a/web-42',
+      macAddress: null,
+      ipAddress: '10.96.0.9',
+    });
+    expect(await store.load(42)).toMatchObject({ providerId: 'team-a/web-42', macAddress: null, ipAddress: '10.96.0.9' });
     expect(provisionInputs).toHaveLength(1);
     expect(provisionInputs[0]).toMatchObject({ image: 'docker.io/library/nginx:latest', namespace: 'team-a' });
   });

@@ -6,18 +6,14 @@ import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { V1Deployment } from '../../../src/kube/objects.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
-import type { LifecycleEvent } from '../../../src/workload/lifecycle-events.js';
-import type { WorkloadStatusValue } from '../../../src/rollout/workload-status.js';
-import { containerLifecycle } from '../../../src/manager/lifecycle.js';
-import { InvalidContainerRecordError, LifecycleUnsupportedError, UnknownNodeTypeError } from '../../../src/manager/errors.js';
+import { containerLifecycle, type ContainerOperationEvent } from '../../../src/manager/lifecycle.js';
+import { ContainerNotProvisionedError, LifecycleUnsupportedError, UnknownNodeTypeError } from '../../../src/manager/errors.js';
 import { ProviderRegistry } from '../../../src/manager/providers/registry.js';
 import { createKubernetesProvider } from '../../../src/manager/providers/kubernetes.js';
-import type { KubernetesOperations } from '../../../src/manager/providers/kubernetes-lifecycle.js';
 import { createProxmoxProvider } from '../../../src/manager/providers/proxmox.js';
 import { createDockerProvider } from '../../../src/manager/providers/docker.js';
 import { createDummyProvider } from '../../../src/manager/providers/dummy.js';
-import type { ContainerLifecycleEvent } from '../../../src/manager/providers/types.js';
-import { containerRecord, recordingClient, type RecordedCall } from './providers/fixtures.js';
+import { containerRecord, recordingClient, recordingOperations, type RecordedCall } from './providers/fixtures.js';
 
 const kubeRecord = containerRecord({
   providerId: 'team-a/web-42',
@@ -30,7 +26,6 @@ const kubeRecord = containerRecord({
     { id: 3, type: 'dns', internalPort: 53 },
   ],
 });
-const base = { namespace: 'team-a', name: 'web-42', providerId: 'team-a/web-42', at: '2025-01-01T00:00:00.000Z' };
 
 /** A stand-in client: reconfigure reads the live Deployment's env from it. */
 function fakeApi(liveEnv: string[]): KubernetesClient {
@@ -47,41 +42,6 @@ function fakeApi(liveEnv: string[]): KubernetesClient {
   } as unknown as KubernetesClient;
 }
 
-function recordingOperations(calls: unknown[][], address: string | null): KubernetesOperations {
-  const outcome = (type: string, changed: boolean): Observable<LifecycleEvent> =>
-    of({ ...base, type, changed, durationMs: 10 } as LifecycleEvent);
-  return {
-    status: async (_api, providerId, options) => {
-      calls.push(['status', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]);
-      const podIp = address === null ? null : '10.244.0.7';
-      return { state: 'running', reason: 'NewReplicaSetAvailable', message: '1 of 1 available', podIp, address } as WorkloadStatusValue;
-    },
-    start$: (_api, providerId, options) => (
-      calls.push(['start$', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]),
-      outcome('started', true)
-    ),
-    stop$: (_api, providerId, options) => (
-      calls.push(['stop$', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]),
-      outcome('stopped', false)
-    ),
-    restart$: (_api, providerId) => (calls.push(['restart$', providerId]), outcome('restarted', true)),
-    reconfigure$: (_api, providerId, changes, options) => (
-      calls.push([
-        'reconfigure$',
-        providerId,
-        changes,
-        ...(options?.rollbackOnFailure !== undefined ? [{ rollbackOnFailure: options.rollbackOnFailure }] : []),
-      ]),
-      outcome('reconfigured', true)
-    ),
-    remove$: (_api, providerId, options) => (calls.push(['remove$', providerId, options.containerId]), outcome('removed', true)),
-    setPorts$: (_api, providerId, ports, options) => (
-      calls.push(['setPorts$', providerId, ports, options?.containerId, ...(options?.serviceType ? [options.serviceType] : [])]),
-      outcome('portsSet', true)
-    ),
-  };
-}
-
 function kubernetesLifecycle(
   calls: unknown[][],
   address: string | null = '10.0.0.42',
@@ -96,7 +56,7 @@ function kubernetesLifecycle(
   return containerLifecycle(new ProviderRegistry([provider]));
 }
 
-const collect = (events: Observable<ContainerLifecycleEvent>) => lastValueFrom(events.pipe(toArray()));
+const collect = (events: Observable<ContainerOperationEvent>) => lastValueFrom(events.pipe(toArray()));
 
 describe('containerLifecycle on a Kubernetes node', () => {
   it('start$ runs the library start on the saved provider ID and container id, then reads the Service address (MAC null)', async () => {
@@ -131,7 +91,7 @@ describe('containerLifecycle on a Kubernetes node', () => {
     ]);
   });
 
-  it('stop reads no IP and says whether anything changed', async () => {
+  it('stop reads no IP, says whether anything changed, and leaves the address (the Service keeps it)', async () => {
     const calls: unknown[][] = [];
     const completed = await kubernetesLifecycle(calls).stop(kubeRecord);
     expect(calls).toEqual([['stop$', 'team-a/web-42', '42']]);
@@ -346,11 +306,22 @@ describe('containerLifecycle on a Docker node (recording NodeApi)', () => {
 });
 
 describe('containerLifecycle dispatch', () => {
-  it('refuses a record without a provider ID before any call', async () => {
+  it('refuses a record without a provider ID before any call, in words that fit the operation', async () => {
     const calls: RecordedCall[] = [];
     const { lifecycle } = lxcRegistry({}, calls);
-    await expect(lifecycle.start(containerRecord())).rejects.toBeInstanceOf(InvalidContainerRecordError);
-    await expect(lifecycle.status(containerRecord())).rejects.toBeInstanceOf(InvalidContainerRecordError);
+    const refusal = (promise: Promise<unknown>) => promise.catch((error: unknown) => error);
+    const stopped = await refusal(lifecycle.stop(containerRecord()));
+    expect(stopped).toBeInstanceOf(ContainerNotProvisionedError);
+    expect(stopped).toMatchObject({ containerId: 42, operation: 'stop' });
+    expect((stopped as Error).message).toBe(
+      'Container 42 cannot be stopped: it has no provider ID (containerId), so it was never provisioned or its create job has not finished',
+    );
+    expect(((await refusal(lifecycle.start(containerRecord()))) as Error).message).toMatch(/^Container 42 cannot be started: /);
+    expect(((await refusal(lifecycle.reconfigure(containerRecord()))) as Error).message).toMatch(/^Container 42 cannot be reconfigured: /);
+    expect(((await refusal(lifecycle.remove(containerRecord()))) as Error).message).toMatch(
+      /^Container 42 cannot be removed from its node: /,
+    );
+    expect(((await refusal(lifecycle.status(containerRecord()))) as Error).message).toMatch(/^Container 42 has no status on its node: /);
     expect(calls).toEqual([]);
   });
 

@@ -39,6 +39,7 @@ describe('kubernetesNodeConfig', () => {
       kubeContext: undefined,
       kubeNamespace: 'default',
       tlsVerify: true,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
     expect(kubernetesNodeConfig({ kubeconfigPath: '/k', kubeContext: '', kubeNamespace: null, tlsVerify: null })).toEqual({
       credentials: 'kubeconfig',
@@ -46,6 +47,7 @@ describe('kubernetesNodeConfig', () => {
       kubeContext: undefined,
       kubeNamespace: 'default',
       tlsVerify: true,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
     expect(kubernetesNodeConfig({ kubeconfigPath: '/k', kubeContext: 'east-admin', kubeNamespace: 'team-a', tlsVerify: false })).toEqual({
       credentials: 'kubeconfig',
@@ -53,6 +55,7 @@ describe('kubernetesNodeConfig', () => {
       kubeContext: 'east-admin',
       kubeNamespace: 'team-a',
       tlsVerify: false,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
   });
 
@@ -124,6 +127,7 @@ describe('kubernetesNodeConfig', () => {
       apiUrl: 'https://west.example:6443',
       kubeNamespace: 'default',
       tlsVerify: false,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
     expect(issuesOf({ apiUrl: 'https://west.example:6443' })).toEqual([
       { field: 'secret', message: 'is missing: apiUrl needs the bearer token (a ServiceAccount token) in secret' },
@@ -188,6 +192,7 @@ describe('checkKubernetesNode', () => {
       apiUrl: 'https://127.0.0.1:1',
       kubeNamespace: 'default',
       tlsVerify: true,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
     expect(JSON.stringify(unreachable)).not.toContain(token);
     await expect(checkKubernetesNode({ name: 'k8s-west', apiUrl: 'http://west.example', secret: token })).rejects.toMatchObject({
@@ -205,6 +210,7 @@ describe('checkKubernetesNode', () => {
       kubeContext: undefined,
       kubeNamespace: 'team-a',
       tlsVerify: true,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
     expect(missing.report.items[0]).toMatchObject({ id: 'kubeconfig', status: 'fail', error: 'KubeconfigNotFoundError' });
 

@@ -2,7 +2,11 @@
 // record, and a recording fake of Manager's node client (NodeApi). The fake is a stand-in
 // for Manager's ProxmoxApi/DockerApi: it records every method called, with its arguments,
 // in order, and answers only what a test scripts; anything else throws.
+import { of, type Observable } from 'rxjs';
 import type { NodeApi } from '../../../../src/manager/providers/node-api.js';
+import type { KubernetesOperations } from '../../../../src/manager/providers/kubernetes-lifecycle.js';
+import type { WorkloadStatusValue } from '../../../../src/rollout/workload-status.js';
+import type { LifecycleEvent } from '../../../../src/workload/lifecycle-events.js';
 import type { ContainerRecord, NodeRecord } from '../../../../src/manager/providers/types.js';
 
 export type RecordedCall = [method: string, ...args: unknown[]];
@@ -63,4 +67,46 @@ export function recordingClient(script: Script = {}, calls: RecordedCall[] = [])
     },
   });
   return { api, calls, methods: () => calls.map(([method]) => method) };
+}
+
+const operationBase = { namespace: 'team-a', name: 'web-42', providerId: 'team-a/web-42', at: '2025-01-01T00:00:00.000Z' };
+
+/**
+ * Recording stand-ins for the library's lifecycle operations (the Kubernetes provider's
+ * `operations` option): each call is pushed to `calls`; status answers running with `podIp`.
+ */
+/** `address`: the Service's (null: a container without ports); the Pod IP is another. */
+export function recordingOperations(calls: unknown[][], address: string | null): KubernetesOperations {
+  const outcome = (type: string, changed: boolean): Observable<LifecycleEvent> =>
+    of({ ...operationBase, type, changed, durationMs: 10 } as LifecycleEvent);
+  return {
+    status: async (_api, providerId, options) => {
+      calls.push(['status', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]);
+      const podIp = address === null ? null : '10.244.0.7';
+      return { state: 'running', reason: 'NewReplicaSetAvailable', message: '1 of 1 available', podIp, address } as WorkloadStatusValue;
+    },
+    start$: (_api, providerId, options) => (
+      calls.push(['start$', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]),
+      outcome('started', true)
+    ),
+    stop$: (_api, providerId, options) => (
+      calls.push(['stop$', providerId, options?.containerId, ...(options?.instance !== undefined ? [options.instance] : [])]),
+      outcome('stopped', false)
+    ),
+    restart$: (_api, providerId) => (calls.push(['restart$', providerId]), outcome('restarted', true)),
+    reconfigure$: (_api, providerId, changes, options) => (
+      calls.push([
+        'reconfigure$',
+        providerId,
+        changes,
+        ...(options?.rollbackOnFailure !== undefined ? [{ rollbackOnFailure: options.rollbackOnFailure }] : []),
+      ]),
+      outcome('reconfigured', true)
+    ),
+    remove$: (_api, providerId, options) => (calls.push(['remove$', providerId, options.containerId]), outcome('removed', true)),
+    setPorts$: (_api, providerId, ports, options) => (
+      calls.push(['setPorts$', providerId, ports, options?.containerId, ...(options?.serviceType ? [options.serviceType] : [])]),
+      outcome('portsSet', true)
+    ),
+  };
 }

@@ -17,7 +17,7 @@ import { KubernetesNodeConfigError } from '../../../../src/manager/errors.js';
 import type { NodeRecord } from '../../../../src/manager/providers/types.js';
 import { parseWorkloadSpec } from '../../../../src/input/workload-spec.js';
 import type { ProvisionEvent, RolloutStatus } from '../../../../src/rollout/events.js';
-import { containerRecord } from './fixtures.js';
+import { containerRecord, recordingOperations } from './fixtures.js';
 
 const kubeNode = {
   id: 3,
@@ -43,7 +43,7 @@ function libraryEvents(providerId = 'team-a/web-42'): ProvisionEvent[] {
   return [
     { type: 'created', at: '2025-01-01T00:00:00.000Z', uid: 'uid-1', ...base },
     { type: 'progress', at: '2025-01-01T00:00:01.000Z', status, message: '0/1 ready', ...base },
-    { type: 'ready', at: '2025-01-01T00:00:05.000Z', adopted: false, durationMs: 5000, address: null, service: null, ...base },
+    { type: 'ready', at: '2025-01-01T00:00:05.000Z', adopted: false, durationMs: 5000, address: '10.96.0.9', service: null, ...base },
   ];
 }
 
@@ -71,6 +71,7 @@ describe('kubernetesNodeConfig: the cluster comes from the node record only', ()
       kubeContext: undefined,
       kubeNamespace: 'default',
       tlsVerify: true,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
     expect(kubernetesNodeConfig(kubeNode)).toMatchObject({ kubeContext: 'east-admin', kubeNamespace: 'team-a' });
   });
@@ -82,6 +83,7 @@ describe('kubernetesNodeConfig: the cluster comes from the node record only', ()
       apiUrl: 'https://west.example:6443',
       kubeNamespace: 'default',
       tlsVerify: true,
+      gpu: { resource: 'nvidia.com/gpu', runtimeClass: undefined },
     });
     expect(JSON.stringify(kubernetesNodeConfig(node))).not.toContain('s3cr3t');
   });
@@ -144,6 +146,9 @@ describe('workloadInput', () => {
       },
       entrypoint: ['python', '-m', 'http.server', '8080'],
       namespace: 'team-a',
+      // nvidiaRequested: one GPU of the node's resource (kubeGpuResource unset: the default).
+      gpus: 1,
+      gpuResource: 'nvidia.com/gpu',
     });
   });
 
@@ -184,6 +189,7 @@ describe('kubernetes provider', () => {
   it('passes the library events through unchanged and ends with the Deployment provider ID', async () => {
     const events = libraryEvents();
     const calls: ProvisionCall[] = [];
+    const statusCalls: unknown[][] = [];
     const nodes: NodeRecord[] = [];
     const provider = createKubernetesProvider({
       provision$: fakeProvision(() => of(...events), calls),
@@ -194,6 +200,7 @@ describe('kubernetes provider', () => {
       timeoutMs: 60_000,
       instance: 'manager-prod',
       keepOnFailure: true,
+      operations: recordingOperations(statusCalls, '10.244.0.9'),
     });
     const controller = new AbortController();
     const record = containerRecord({ node: kubeNode });
@@ -208,9 +215,11 @@ describe('kubernetes provider', () => {
       provider: 'kubernetes',
       providerId: 'team-a/web-42',
       macAddress: null,
-      ipAddress: null,
+      ipAddress: '10.96.0.9',
     });
     expect(emitted).toHaveLength(4);
+    // The address is the ready event's (the Service's): no second read for it.
+    expect(statusCalls).toEqual([]);
     // The factory gets the node record itself, to build the client from Manager's storage.
     expect(nodes).toEqual([record.node]);
     expect(calls).toHaveLength(1);

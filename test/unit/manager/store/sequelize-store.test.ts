@@ -1,8 +1,9 @@
-// The Sequelize adapter against REAL Sequelize 6 on in-memory SQLite, with models shaped
-// like Manager's (Site, Node, Container: same columns, associations and unique indexes).
+// The Sequelize adapter against REAL Sequelize 6 on in-memory SQLite, with the models shaped
+// like Manager's that the integration tests use (test/support/manager/models/).
 // The Kubernetes provider runs with a fake provision$ and client (no cluster).
 import { defer, of, switchMap, throwError } from 'rxjs';
-import { DataTypes, Sequelize } from 'sequelize';
+import { createRequire } from 'node:module';
+import { Sequelize } from 'sequelize';
 import type { Model, ModelStatic } from 'sequelize';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../../../src/errors/input.js';
@@ -20,6 +21,7 @@ import type { ProvisionFunction } from '../../../../src/manager/providers/kubern
 import { ProviderRegistry } from '../../../../src/manager/providers/registry.js';
 import { SequelizeContainerStore } from '../../../../src/manager/store/sequelize-store.js';
 import type { ProvisionEvent } from '../../../../src/rollout/events.js';
+import { recordingOperations } from '../providers/fixtures.js';
 
 const fakeApi = { namespace: 'team-a', server: 'https://east.example:6443' } as KubernetesClient;
 
@@ -30,57 +32,13 @@ interface Models {
   Container: ModelStatic<Model>;
 }
 
-/** Manager's three models, reduced to the columns provisioning touches. */
+/** The Manager-shaped models (test/support/manager/models/) on an in-memory SQLite database. */
 function defineManagerModels(): Models {
   const sequelize = new Sequelize({ dialect: 'sqlite', storage: ':memory:', logging: false });
-  const Site = sequelize.define('Site', {
-    name: { type: DataTypes.STRING(255), allowNull: false },
-    internalDomain: { type: DataTypes.STRING(255), allowNull: false },
-  });
-  const Node = sequelize.define('Node', {
-    name: { type: DataTypes.STRING(255), allowNull: false },
-    nodeType: { type: DataTypes.STRING(50), allowNull: false, defaultValue: 'proxmox' },
-    imageStorage: { type: DataTypes.STRING(255), allowNull: false, defaultValue: 'local' },
-    volumeStorage: { type: DataTypes.STRING(255), allowNull: false, defaultValue: 'local-lvm' },
-    networkBridge: { type: DataTypes.STRING(255), allowNull: false, defaultValue: 'vmbr0' },
-    tlsVerify: { type: DataTypes.BOOLEAN, allowNull: true },
-    kubeconfigPath: { type: DataTypes.STRING(1024), allowNull: true },
-    kubeContext: { type: DataTypes.STRING(255), allowNull: true },
-    kubeNamespace: { type: DataTypes.STRING(63), allowNull: true },
-    kubePersistence: { type: DataTypes.STRING(3), allowNull: true },
-  });
-  const Container = sequelize.define(
-    'Container',
-    {
-      hostname: {
-        type: DataTypes.STRING(255),
-        allowNull: false,
-        validate: { is: /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/ },
-      },
-      username: { type: DataTypes.STRING(255), allowNull: false },
-      template: { type: DataTypes.STRING(255), allowNull: true },
-      nodeId: { type: DataTypes.INTEGER, allowNull: false },
-      siteId: { type: DataTypes.INTEGER, allowNull: false },
-      containerId: { type: DataTypes.STRING(255), allowNull: true },
-      macAddress: { type: DataTypes.STRING(17), allowNull: true },
-      ipv4Address: { type: DataTypes.STRING(45), allowNull: true },
-      nvidiaRequested: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
-      environmentVars: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },
-      entrypoint: { type: DataTypes.STRING(2000), allowNull: true, defaultValue: null },
-    },
-    {
-      indexes: [
-        { unique: true, fields: ['nodeId', 'containerId'] },
-        { unique: true, fields: ['siteId', 'hostname'] },
-        { unique: true, fields: ['siteId', 'ipv4Address'] },
-        { unique: true, fields: ['siteId', 'macAddress'] },
-      ],
-    },
-  );
-  Container.belongsTo(Node, { foreignKey: 'nodeId', as: 'node' });
-  Container.belongsTo(Site, { foreignKey: 'siteId', as: 'site' });
-  Node.belongsTo(Site, { foreignKey: 'siteId', as: 'site' });
-  return { sequelize, Site, Node, Container };
+  const { defineModels } = createRequire(import.meta.url)('../../../support/manager/define-models.cjs') as {
+    defineModels: (sequelize: Sequelize) => Omit<Models, 'sequelize'>;
+  };
+  return { sequelize, ...defineModels(sequelize) };
 }
 
 function rolloutTo(providerId: string): ProvisionEvent[] {
@@ -88,7 +46,7 @@ function rolloutTo(providerId: string): ProvisionEvent[] {
   const base = { namespace, name, providerId };
   return [
     { type: 'created', at: '2025-01-01T00:00:00.000Z', uid: 'uid-1', ...base },
-    { type: 'ready', at: '2025-01-01T00:00:02.000Z', adopted: false, durationMs: 2000, address: null, service: null, ...base },
+    { type: 'ready', at: '2025-01-01T00:00:02.000Z', adopted: false, durationMs: 2000, address: '10.96.0.9', service: null, ...base },
   ];
 }
 
@@ -102,7 +60,9 @@ function providers(run: ProvisionFunction = () => of(...rolloutTo('team-a/web-42
     provisionInputs.push(input);
     return run(api, input, options);
   };
-  return new ProviderRegistry([createKubernetesProvider({ provision$: recording, clientFor: () => fakeApi })]);
+  return new ProviderRegistry([
+    createKubernetesProvider({ provision$: recording, clientFor: () => fakeApi, operations: recordingOperations([], '10.244.0.9') }),
+  ]);
 }
 
 async function rowOf(id: number): Promise<Record<string, unknown>> {
@@ -150,9 +110,9 @@ describe('SequelizeContainerStore with Manager-shaped models', () => {
   it('Stable Deployment provider ID is stored: provisions through createContainer and stores namespace/name in containerId', async () => {
     const result = await createContainer(containerId, { providers: providers(), store });
 
-    expect(result).toMatchObject({ providerId: 'team-a/web-42', macAddress: null, ipAddress: null });
+    expect(result).toMatchObject({ providerId: 'team-a/web-42', macAddress: null, ipAddress: '10.96.0.9' });
     const row = await rowOf(containerId);
-    expect(row).toMatchObject({ containerId: 'team-a/web-42', macAddress: null, ipv4Address: null });
+    expect(row).toMatchObject({ containerId: 'team-a/web-42', macAddress: null, ipv4Address: '10.96.0.9' });
     // The record the provider saw: approved CPU, memory defaulted (0 -> 4096), env merged.
     expect(provisionInputs).toEqual([
       {

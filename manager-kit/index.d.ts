@@ -1,0 +1,1 @@
+export * from '../dist/manager/kit/index.js';

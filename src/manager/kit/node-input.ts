@@ -1,0 +1,45 @@
+// What Manager's node routes (routers/api/v1/nodes.js) need for the kubernetes node type:
+// the kit's columns taken from a form or JSON body, and the check validateNodeInput makes
+// before a node is saved, so a node that could not reach its cluster is refused with 400
+// naming the column, instead of failing every create job later.
+import { kubernetesNodeConfig } from '../node-config.js';
+import { KubernetesNodeConfigError } from '../errors.js';
+import { NODE_COLUMN_NAMES } from './node-columns.js';
+
+/**
+ * The kit's columns from a request body (or a node), for `Node.create` and `node.update`,
+ * as Manager's routes take its own: an absent or empty field is null (so an update clears
+ * it); any other value is kept as it is, for the check to judge.
+ */
+export function nodeFields(input: unknown): Record<string, unknown> {
+  const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    NODE_COLUMN_NAMES.map((name) => [name, record[name] === undefined || record[name] === '' ? null : record[name]]),
+  );
+}
+
+/**
+ * Why a kubernetes node with these fields cannot be saved, in one line naming the node and
+ * every column at fault (KubernetesNodeConfigError's message), or undefined when it can.
+ * `input` is what the node will hold: the request body, over the saved node on an update
+ * (the form leaves `secret` out when it is unchanged). Like Manager's routes, it takes
+ * `tlsVerify` as a form sends it ("true", "false", or empty).
+ */
+export function nodeInputProblem(input: unknown): string | undefined {
+  const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  try {
+    kubernetesNodeConfig({ ...record, ...nodeFields(record), tlsVerify: formFlag(record['tlsVerify']) });
+    return undefined;
+  } catch (error) {
+    if (error instanceof KubernetesNodeConfigError) return error.message;
+    throw error;
+  }
+}
+
+/** A checkbox as forms and JSON send it; anything else is left for the check to refuse. */
+function formFlag(value: unknown): unknown {
+  if (value === '' || value === null || value === undefined) return null;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return value;
+}

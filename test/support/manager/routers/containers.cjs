@@ -1,0 +1,70 @@
+'use strict';
+// Manager's routers/api/v1/containers.js, reduced to what the tests drive: the routes Manager
+// adds so a user can stop and start a container (each queues the job that does it,
+// bin/start-stop-container.js, as Manager's edit route queues bin/reconfigure-container.js),
+// and Manager's own DELETE route, which the kit leaves as it is: it reaches a kubernetes
+// node through node.api(). The lines marked "kube-provisioner" are the ones docs/manager.md
+// shows (its test checks they are here, as written); the rest stands for Manager's code,
+// in our words.
+const express = require('express');
+const { Container, Job, Node } = require(process.env.MANAGER_MODELS);
+const { ApiError, asyncHandler, ok } = require('./api.cjs');
+
+const router = express.Router({ mergeParams: true });
+
+async function loadContainerForSession(siteId, containerId, session, { requireManage = false } = {}) {
+  const container = await Container.findOne({ where: { id: Number(containerId), siteId: Number(siteId) } });
+  if (!container || !(session.isAdmin || container.username === session.user)) throw new ApiError(404, 'not_found', 'Container not found');
+  if (requireManage && !(session.isAdmin || container.username === session.user))
+    throw new ApiError(403, 'forbidden', 'Only the owner may manage this container');
+  return { container };
+}
+
+// kube-provisioner: POST /containers/:id/start and /stop queue the job that does it, for every node type.
+for (const action of ['start', 'stop']) {
+  router.post(
+    `/:id/${action}`,
+    asyncHandler(async (req, res) => {
+      const { container } = await loadContainerForSession(req.params.siteId, req.params.id, req.session, { requireManage: true });
+      if (!container.containerId) throw new ApiError(409, 'not_provisioned', 'The container is not created on its node yet');
+      const job = await Job.create({
+        command: `node bin/start-stop-container.js --container-id=${container.id} --action=${action}`,
+        createdBy: req.session.user,
+        status: 'pending',
+      });
+      return ok(res, { containerId: container.id, jobId: job.id });
+    }),
+  );
+}
+
+// Manager's DELETE /containers/:id, unchanged: the node's API deletes the container (after a
+// hostname check), a failure there is logged, and the row goes.
+router.delete(
+  '/:id',
+  asyncHandler(async (req, res) => {
+    const { container } = await loadContainerForSession(req.params.siteId, req.params.id, req.session, { requireManage: true });
+    const node = await Node.findByPk(container.nodeId);
+    const warnings = [];
+    if (container.containerId) {
+      try {
+        const api = await node.api();
+        const config = await api.lxcConfig(node.name, container.containerId);
+        if (config.hostname && config.hostname !== container.hostname) {
+          throw new ApiError(
+            409,
+            'hostname_mismatch',
+            `Hostname mismatch (DB: ${container.hostname} vs node: ${config.hostname}). Delete aborted.`,
+          );
+        }
+        await api.deleteContainer(node.name, container.containerId, true, true);
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        warnings.push(`Node-side deletion skipped or failed: ${error.message}`);
+      }
+    }
+    await container.destroy();
+    return ok(res, { deleted: true, warnings });
+  }),
+);
+
+module.exports = router;
