@@ -42,18 +42,23 @@ async function answersAtOnce(url: string, step: string): Promise<string[]> {
   return startLines(response.body);
 }
 
-/** Until the address refuses (kube-proxy drops its rules moments after the Service goes). */
-async function eventuallyRefuses(url: string, withinMs = 15_000): Promise<string> {
+/**
+ * Until the address no longer reaches the container: refused, or no answer, or an answer
+ * that is not the container's (an address without kube-proxy's rules leaves the machine,
+ * and this machine's network answers any such HTTP request with a 404).
+ */
+async function eventuallyNotServing(url: string, withinMs = 15_000): Promise<string> {
   const deadline = Date.now() + withinMs;
   for (;;) {
+    let last: string;
     try {
       const response = await getFromMachine(url, 1_000);
-      if (Date.now() >= deadline) throw new Error(`${url} still answers HTTP ${response.status} ${withinMs} ms after delete`);
+      if (response.status !== 200 || startLines(response.body).length === 0) return `HTTP ${response.status}`;
+      last = `HTTP ${response.status}: ${response.body.slice(0, 200)}`;
     } catch (error) {
-      const message = (error as Error).message;
-      if (message.includes('still answers')) throw error;
-      return message;
+      return (error as Error).message;
     }
+    if (Date.now() >= deadline) throw new Error(`${url} still serves the container ${withinMs} ms after delete (last: ${last})`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -107,6 +112,8 @@ describe('a container’s Service on the real node', () => {
     expect(await answersAtOnce(url, 'setPorts')).toEqual(afterRestart);
 
     await remove(apiFor(), providerId, { containerId, timeoutMs });
-    expect(await eventuallyRefuses(url)).toMatch(/ECONNREFUSED|EHOSTUNREACH|no answer/);
+    expect(kubectl(['get', 'services', '-n', namespace, '-o', 'name']).trim()).toBe('');
+    expect(podsOf(namespace, containerId)).toEqual([]);
+    expect(await eventuallyNotServing(url)).toMatch(/ECONNREFUSED|EHOSTUNREACH|no answer|HTTP 404/);
   });
 });
