@@ -31,6 +31,31 @@ afterAll(() => {
   kubectl(['delete', 'namespace', namespace, '--wait=false']);
 });
 
+/**
+ * A Service made by kubectl for the Deployment, on port 80. Not named like the workload and
+ * without its labels (`expose` copies the Deployment's, the library's managed ones): else
+ * the library takes it for the workload's own Service and waits for it to route.
+ */
+function exposeWithKubectl(deployment: string): string {
+  const name = `${deployment}-kubectl`;
+  kubectl([
+    'expose',
+    'deployment',
+    deployment,
+    '-n',
+    namespace,
+    '--name',
+    name,
+    '--labels',
+    'made-by=kubectl',
+    '--port',
+    '80',
+    '--target-port',
+    String(HTTPD_PORT),
+  ]);
+  return name;
+}
+
 describe('traffic to a container on the real node', () => {
   it('answers at its Pod IP and at a ClusterIP through kube-proxy, and at the same ClusterIP after stop and start', async () => {
     const spec = servingSpec({ dir: '/www' });
@@ -38,8 +63,7 @@ describe('traffic to a container on the real node', () => {
     const [pod] = podsOf(namespace, Number(spec.containerId));
     expect(await eventuallyServes(`http://${pod?.status.podIP}:${HTTPD_PORT}/`)).toBe(HTTPD_INDEX);
 
-    const name = String(spec.hostname);
-    kubectl(['expose', 'deployment', name, '-n', namespace, '--port', '80', '--target-port', String(HTTPD_PORT)]);
+    const name = exposeWithKubectl(String(spec.hostname));
     const clusterIp = kubectlJson<{ spec: { clusterIP: string } }>(['get', 'service', name, '-n', namespace]).spec.clusterIP;
     expect(clusterIp).toMatch(/^10\.0\.0\.\d+$/);
     expect(await eventuallyServes(`http://${clusterIp}/`)).toBe(HTTPD_INDEX);
@@ -61,8 +85,7 @@ describe('traffic to a container on the real node', () => {
     const spec = startCountingSpec({ dir: '/www' });
     const containerId = Number(spec.containerId);
     const { providerId } = await provision(apiFor(), { namespace, ...spec }, { timeoutMs: 60_000 });
-    const name = String(spec.hostname);
-    kubectl(['expose', 'deployment', name, '-n', namespace, '--port', '80', '--target-port', String(HTTPD_PORT)]);
+    const name = exposeWithKubectl(String(spec.hostname));
     const url = `http://${serviceClusterIp(namespace, name)}/starts.txt`;
     const first = await startLinesAt(url);
     expect(first).toHaveLength(1);

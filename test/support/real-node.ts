@@ -106,7 +106,7 @@ export async function eventuallyServes(url: string, accept: (body: string) => bo
 }
 
 interface PodJson {
-  readonly metadata: { readonly name: string; readonly deletionTimestamp?: string };
+  readonly metadata: { readonly name: string; readonly uid: string; readonly deletionTimestamp?: string };
   readonly spec: { readonly nodeName?: string };
   readonly status: {
     readonly podIP?: string;
