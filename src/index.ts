@@ -134,6 +134,7 @@ export { unknownStatus } from './rollout/unknown-status.js';
 export { sameWorkloadStatus } from './rollout/same-workload-status.js';
 // Lines for people: the CLI's output and Manager's job log, one line per event or error.
 export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './workload/event-lines.js';
+export { describeLifecycleEvent } from './workload/lifecycle-words.js';
 export { escapeControlCharacters } from './text.js';
 // Masking credentials (their shapes: JWTs, Bearer values, token=, PEM bodies, ...) in any text that leaves the process.
 export { maskCredentials } from './mask.js';

@@ -4,8 +4,14 @@
 // half of one. Lines for people by default (the same words as the kube-provision CLI); JSON
 // lines on request. Every line is masked (credential shapes): a provider's step may relay
 // what a node said.
-import { InvalidOptionError, clockTime, describeEvent, escapeControlCharacters, maskCredentials } from '../index.js';
-import type { LifecycleEvent } from '../index.js';
+import {
+  InvalidOptionError,
+  clockTime,
+  describeEvent,
+  describeLifecycleEvent,
+  escapeControlCharacters,
+  maskCredentials,
+} from '../index.js';
 import type { CreateFlowEvent } from './create-flow.js';
 import type { ContainerOperationEvent } from './lifecycle.js';
 
@@ -67,7 +73,7 @@ function eventWords(event: JobEvent): string {
     case 'progress':
       return describeEvent(event);
     default:
-      return lifecycleWords(event);
+      return describeLifecycleEvent(event);
   }
 }
 
@@ -77,53 +83,4 @@ function savedWords(event: Extract<ContainerOperationEvent, { type: 'saved' }>):
     ...(event.ipAddress !== undefined ? [`IP ${event.ipAddress ?? 'none'}`] : []),
   ];
   return `container ${event.containerId} saved after ${event.operation}: ${written.join(', ')}`;
-}
-
-// TODO(layout merge): the CLI's describeLifecycleEvent moves to the core; use it from there.
-function lifecycleWords(event: Exclude<LifecycleEvent, { type: 'progress' }>): string {
-  const id = event.providerId;
-  const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
-  switch (event.type) {
-    case 'waiting':
-      return `${id} ${event.message}`;
-    case 'diagnosed': {
-      const { pod } = event;
-      const detail = pod.message && pod.message !== pod.reason ? `: ${pod.message}` : '';
-      return `${id} pod ${pod.pod}${pod.container ? ` (container ${pod.container})` : ''}: ${pod.reason}${detail}`;
-    }
-    case 'scaled':
-      return `${id} scaled from ${event.previousReplicas} to ${event.replicas} (generation ${event.generation})`;
-    case 'patched':
-      return `${id} pod template updated: ${event.fields.join(', ')} (generation ${event.generation})`;
-    case 'rollback':
-      return `${id} rollout failed (${event.reason}): restoring the previous pod template (generation ${event.generation})`;
-    case 'deleted':
-      if (event.kind === 'PersistentVolumeClaim')
-        return `${id} PersistentVolumeClaim ${event.object} deleted (its data goes with it); waiting for it to be gone`;
-      return event.kind === 'Service'
-        ? `${id} Service deleted; waiting for it to be gone`
-        : `${id} ${event.kind} deleted; waiting for it and its pods to be gone`;
-    case 'resized':
-      return `${id} PersistentVolumeClaim ${event.object} grown from ${event.previous} to ${event.requested}: ${event.message}`;
-    case 'kept':
-      return `${id} PersistentVolumeClaim ${event.object} kept, with its data: a create for the same container re-attaches it`;
-    case 'service':
-      return `${id} Service ${event.action}${event.fields.length > 0 ? ` (${event.fields.join(', ')})` : ''}`;
-    case 'portsSet':
-      if (!event.changed) return `${id} ports already as requested: nothing to change`;
-      return `${id} ports set in ${seconds(event.durationMs)}: ${event.address === null ? 'no ports, no Service, no address' : `address ${event.address}`}`;
-    case 'started':
-      return event.changed ? `${id} running: started in ${seconds(event.durationMs)}` : `${id} already running: nothing to do`;
-    case 'stopped':
-      return event.changed ? `${id} stopped in ${seconds(event.durationMs)}` : `${id} already stopped: nothing to do`;
-    case 'restarted':
-      return event.running ? `${id} restarted in ${seconds(event.durationMs)}` : `${id} not running (stopped): it stays stopped`;
-    case 'reconfigured':
-      return event.changed
-        ? `${id} reconfigured (${event.fields.join(', ')}) in ${seconds(event.durationMs)}`
-        : `${id} already as requested`;
-    case 'removed':
-      if (!event.changed) return `${id} already gone: nothing to delete${event.storage === 'kept' ? ' (its claim is kept)' : ''}`;
-      return `${id} deleted in ${seconds(event.durationMs)}${event.storage === 'kept' ? '; its claim is kept' : ''}`;
-  }
 }

@@ -211,7 +211,7 @@ describe("docs/manager.md's path: a kubernetes node in Manager, and a container'
     // A restart from the UI (PUT with restart: true) queues the same job with nothing to change: a new Pod.
     const podsBefore = podsOf(id).map((pod) => pod.metadata?.name);
     const restart = expectJobLog(await runCommand(`node bin/reconfigure-container.js --container-id=${id}`));
-    expect(restart.some((line) => line.endsWith(`${providerId} already as requested`))).toBe(true);
+    expect(restart.some((line) => line.endsWith(`${providerId} already as requested: nothing to change`))).toBe(true);
     expect(restart.some((line) => line.includes(`${providerId} restarted in `))).toBe(true);
     expect(podsOf(id).map((pod) => pod.metadata?.name)).not.toEqual(podsBefore);
 

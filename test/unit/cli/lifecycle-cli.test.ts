@@ -3,7 +3,7 @@
 // captured output and no cluster (input errors never reach one); the commands against the
 // real control plane are in test/integration/cli-lifecycle.test.ts.
 import { describe, expect, it } from 'vitest';
-import { describeLifecycleEvent } from '../../../src/cli/commands/lifecycle.js';
+import { describeLifecycleEvent } from '../../../src/workload/lifecycle-words.js';
 import { parseLifecycleArgs } from '../../../src/cli/commands/lifecycle-args.js';
 import { EXIT, exitCodeFor } from '../../../src/cli/exit-codes.js';
 import { errorRecord } from '../../../src/cli/format.js';
@@ -218,7 +218,7 @@ describe('describeLifecycleEvent', () => {
     ],
     [
       { ...base, type: 'kept', uid: 'u1', kind: 'PersistentVolumeClaim', object: 'web' },
-      'team-a/web PersistentVolumeClaim web kept, with its data (--keep-data): a create for the same container re-attaches it',
+      'team-a/web PersistentVolumeClaim web kept, with its data: a create for the same container re-attaches it',
     ],
   ])('%j', (event, line) => expect(describeLifecycleEvent(event)).toBe(line));
 });
