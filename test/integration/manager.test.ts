@@ -143,11 +143,12 @@ describe("the README's job script, run as written against Manager-shaped models"
       { name: 'TZ', value: 'UTC' },
     ]);
     expect(deployment?.metadata?.labels).not.toHaveProperty('org.mieweb.opensource-server.instance');
-    // The row has the container's address from the start: Manager's agent can route to it at once.
+    // A container without services has no Service, so no address (Manager's agent routes to
+    // services only; manager-lifecycle.test.ts has the Service's address); never the Pod IP.
     const [pod] = podsOf(id);
     expect(pod?.status?.podIP).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
-    expect(await rowOf(id)).toMatchObject({ containerId: `${namespace}/${hostname}`, macAddress: null, ipv4Address: pod?.status?.podIP });
-    expect(lines.some((line) => line.endsWith(`provisioned on kubernetes (MAC none, IP ${pod?.status?.podIP})`))).toBe(true);
+    expect(await rowOf(id)).toMatchObject({ containerId: `${namespace}/${hostname}`, macAddress: null, ipv4Address: null });
+    expect(lines.some((line) => line.endsWith('provisioned on kubernetes (MAC none, IP none)'))).toBe(true);
   });
 
   it('a node without a kubeconfig or token fails typed, naming the node and the column, with no request, even with $KUBECONFIG and ~/.kube/config set', async () => {
