@@ -13,9 +13,9 @@
 // in; a failure is decided at once and ends the wait when its lines are in (the read is
 // bounded), its RolloutFailedError carrying them.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
-import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, asyncScheduler, type Observer, type SchedulerLike, type Subscriber } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
-import { scheduleAfter } from '../rx/long-timer.js';
+import { RecheckTimer } from '../rx/recheck-timer.js';
 import { RolloutFailedError } from '../errors/rollout.js';
 import { CrashLogReads, withCrashLines, type CrashLogReader } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
@@ -79,8 +79,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   private currentPods: readonly V1Pod[] = [];
   private gates: readonly TrackedGate[] | undefined;
   private state: TrackerState = INITIAL_TRACKER_STATE;
-  private recheck: Subscription | undefined;
-  private recheckAt: number | undefined;
+  private readonly recheck: RecheckTimer;
   // The last progress line emitted, by parts: no string is built to compare them.
   private lastState: string | undefined;
   private lastReason: string | undefined;
@@ -97,6 +96,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     readCrashLog: CrashLogReader | undefined,
   ) {
     this.crashLogs = readCrashLog && new CrashLogReads(readCrashLog);
+    this.recheck = new RecheckTimer(scheduler, () => this.evaluate());
   }
 
   next(objects: readonly V1Deployment[]): void {
@@ -134,7 +134,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
   }
 
   close(): void {
-    this.recheck?.unsubscribe();
+    this.recheck.stop();
     this.crashLogs?.stop();
   }
 
@@ -168,19 +168,6 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
       message,
       ...(pod ? { pod } : {}),
     });
-  }
-
-  private scheduleRecheck(at: number | undefined): void {
-    if (at === this.recheckAt) return;
-    this.recheck?.unsubscribe();
-    this.recheckAt = at;
-    this.recheck =
-      at === undefined
-        ? undefined
-        : scheduleAfter(this.scheduler, Math.max(0, at - this.scheduler.now()), () => {
-            this.recheckAt = undefined;
-            this.evaluate();
-          });
   }
 
   /**
@@ -225,7 +212,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
       this.subscriber.complete();
       return;
     }
-    this.scheduleRecheck(step.recheckAt);
+    this.recheck.set(step.recheckAt);
     const gate = step.waitingFor;
     if (gate) this.emit(step.rollout, undefined, false, `waiting for the ${gate.kind} ${gate.name}: ${gate.status.message}`);
     else this.emit(step.rollout, step.pod, step.podsReady);

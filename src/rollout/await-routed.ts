@@ -17,11 +17,11 @@
 //   LoadBalancer without an address             progress; fails after the grace window
 //   no ready Pod of the rollout routed yet      progress "waiting for the Service to route to the Pod"
 //   a ready Pod of the rollout routed           one last progress (routed), then completes
-import { Observable, asyncScheduler, type SchedulerLike, type Subscriber, type Subscription } from 'rxjs';
+import { Observable, asyncScheduler, type SchedulerLike, type Subscriber } from 'rxjs';
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
 import { RolloutFailedError } from '../errors/rollout.js';
 import { isoTime } from '../rx/clock-time.js';
-import { scheduleAfter } from '../rx/long-timer.js';
+import { RecheckTimer } from '../rx/recheck-timer.js';
 import type { RolloutTarget } from './await-rollout.js';
 import type { ProgressEvent } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
@@ -84,8 +84,7 @@ class RoutedWatch {
   private servicesSeen = false;
   private serviceSeen = false;
   private state: TrackerState = INITIAL_TRACKER_STATE;
-  private recheckAt: number | undefined;
-  private timer: Subscription | undefined;
+  private readonly recheck: RecheckTimer;
   private lastMessage: string | undefined;
   private readonly scheduler: SchedulerLike;
   private readonly policy: FailurePolicy;
@@ -97,6 +96,7 @@ class RoutedWatch {
   ) {
     this.scheduler = options.scheduler ?? asyncScheduler;
     this.policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
+    this.recheck = new RecheckTimer(this.scheduler, () => this.evaluate());
   }
 
   onDeployments(objects: readonly V1Deployment[]): void {
@@ -138,7 +138,7 @@ class RoutedWatch {
   }
 
   close(): void {
-    this.timer?.unsubscribe();
+    this.recheck.stop();
   }
 
   private fail(reason: string, detail: string): void {
@@ -173,22 +173,9 @@ class RoutedWatch {
       this.fail(step.failure.reason, step.failure.detail);
       return;
     }
-    this.scheduleRecheck(step.recheckAt);
+    this.recheck.set(step.recheckAt);
     this.emit(deployment, route.status, route.routedTo);
     if (step.complete) this.subscriber.complete();
-  }
-
-  private scheduleRecheck(at: number | undefined): void {
-    if (at === this.recheckAt) return;
-    this.timer?.unsubscribe();
-    this.recheckAt = at;
-    this.timer =
-      at === undefined
-        ? undefined
-        : scheduleAfter(this.scheduler, Math.max(0, at - this.scheduler.now()), () => {
-            this.recheckAt = undefined;
-            this.evaluate();
-          });
   }
 
   private emit(deployment: V1Deployment, service: ServiceStatusValue, routedTo: V1Pod | undefined): void {
