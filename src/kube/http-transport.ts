@@ -99,6 +99,9 @@ export class HttpTransport {
   private readonly watchAgent = new https.Agent({ keepAlive: false });
   readonly masker: Masker;
   private lastCredentials: unknown[] = [];
+  // Requests that start together share one application of the credentials: one exec plugin
+  // run for a burst (check's thirty reviews), never one per request; nothing is kept after it.
+  private credentialsInFlight: Promise<https.RequestOptions> | undefined;
 
   constructor(
     private readonly credentials: RequestCredentials,
@@ -318,13 +321,14 @@ export class HttpTransport {
     for (const [key, value] of Object.entries(query ?? {})) {
       if (value !== undefined) url.searchParams.set(key, String(value));
     }
-    const transportOptions: https.RequestOptions = {};
-    // Fills headers (Authorization), TLS material and, from a kubeconfig, a fresh agent.
+    // Headers (Authorization), TLS material and, from a kubeconfig, a fresh agent.
+    let applied: https.RequestOptions;
     try {
-      await this.credentials.applyToHTTPSOptions(transportOptions);
+      applied = await this.appliedCredentials();
     } catch (error) {
       throw this.credentialError(error);
     }
+    const transportOptions: https.RequestOptions = { ...applied, headers: { ...(applied.headers as http.OutgoingHttpHeaders) } };
     this.learnCredentials(transportOptions);
     // A fresh agent (or none) is replaced by our pool; a proxy agent (proxy-url) is kept. The
     // TLS material stays in the request options, where the pool keys its connections by it.
@@ -332,6 +336,21 @@ export class HttpTransport {
     if (url.protocol === 'https:' && (agent === undefined || agent?.constructor === https.Agent)) transportOptions.agent = pool;
     const headers = (transportOptions.headers ?? {}) as http.OutgoingHttpHeaders;
     return { transportOptions: { ...transportOptions, headers: { ...headers } }, url };
+  }
+
+  /** The credentials' request options; concurrent callers share one run (each gets its own error). */
+  private appliedCredentials(): Promise<https.RequestOptions> {
+    if (this.credentialsInFlight) return this.credentialsInFlight;
+    const run = (async () => {
+      const options: https.RequestOptions = {};
+      await this.credentials.applyToHTTPSOptions(options);
+      return options;
+    })();
+    const shared = run.finally(() => {
+      if (this.credentialsInFlight === shared) this.credentialsInFlight = undefined;
+    });
+    this.credentialsInFlight = shared;
+    return shared;
   }
 
   /** Credentials an exec plugin minted are known only now: the masker learns them. */

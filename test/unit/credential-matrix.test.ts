@@ -561,6 +561,8 @@ describe.each(CREDENTIALS)('credential: %s', (credential) => {
       expectClean([...events, ...errorTexts(error)], 'library');
       expectOneLineEach([(error as Error).message], 'library error message');
     },
+    // Two CLI runs and a provisioning, each spawning what the kubeconfig names.
+    60_000,
   );
 });
 
