@@ -111,7 +111,8 @@ function extendedResources(...containers: readonly V1Container[]): string[] {
   return [...names].sort();
 }
 
-function wholeUnits(quantity: string | undefined): number | undefined {
+/** An extended resource's quantity as whole units (they are never fractional). */
+export function wholeUnits(quantity: string | undefined): number | undefined {
   if (quantity === undefined) return undefined;
   const units = Number(quantity);
   return Number.isFinite(units) ? units : undefined;

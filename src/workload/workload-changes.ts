@@ -9,6 +9,7 @@ import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
 import { GPU_RESOURCE_WITHOUT_GPUS, workloadSpecSchema } from '../input/workload-spec.js';
 import { DEFAULT_GPU_RESOURCE, gpusProblem, isGpuResource } from '../input/gpus.js';
+import { wholeUnits } from './drift.js';
 import { storageSizeSchema } from '../input/storage.js';
 
 /** The input of reconfigure(): every field optional; absent means "leave as it is". */
@@ -251,12 +252,6 @@ export function applyChanges(live: V1Container, changes: ParsedChanges): Applied
 function gpuResourcesOf(container: V1Container): string[] {
   const names = [...Object.keys(container.resources?.requests ?? {}), ...Object.keys(container.resources?.limits ?? {})];
   return [...new Set(names.filter(isGpuResource))].sort();
-}
-
-function wholeUnits(quantity: string | undefined): number | undefined {
-  if (quantity === undefined) return undefined;
-  const units = Number(quantity);
-  return Number.isFinite(units) ? units : undefined;
 }
 
 /** null and absent both mean "the image's own". */

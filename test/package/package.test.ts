@@ -243,6 +243,7 @@ describe("the kit's migrations under plain Jest 30, from the tarball (SQLite, Ma
     );
     expect(install.status, describeFailure(install)).toBe(0);
     // Manager's migrations/: its tables (a Manager-shaped stand-in), then the kit's files, copied as docs/manager.md says.
+    mkdirSync(join(migrating, 'migrations'), { recursive: true });
     copyFileSync(
       join(root, 'test', 'support', 'manager', 'migrations', '20250101000000-create-manager-tables.cjs'),
       join(migrating, 'migrations', '20250101000000-create-manager-tables.js'),
