@@ -399,6 +399,9 @@ const { DataTypes, Sequelize } = require('sequelize');
 const Umzug = require('umzug');
 const kit = require('kube-provisioner/manager-kit');
 
+// Each migration rebuilds SQLite tables, and the CLI runs are child processes: a loaded machine needs more than Jest's 5 s.
+jest.setTimeout(120000);
+
 const root = path.join(__dirname, '..');
 const STORAGE = ['kubeStorageClass', 'kubePersistPaths', 'kubePersistence'];
 const FIRST = kit.NODE_COLUMN_NAMES.filter((name) => !STORAGE.includes(name));
