@@ -115,8 +115,8 @@ describe('a GPU request on the real scheduler', () => {
     expect(Date.now() - started).toBeLessThan(90_000);
     expect(template(String(spec['hostname'])).resources.limits).not.toHaveProperty(RESOURCE);
 
-    // The CLI: exit 3 (rollout failed), the scheduler's words on stderr, in one line. Two GPUs:
-    // a template not tried before (the one rolled back above would reuse its ReplicaSet).
+    // The CLI: exit 3 (rollout failed), the scheduler's words on stderr, in one line. The same
+    // template again: its ReplicaSet (rolled back above) is scaled up again, and still fails fast.
     const cli = await runNode(
       [
         'dist/cli/main.js',
@@ -125,7 +125,7 @@ describe('a GPU request on the real scheduler', () => {
         '--container-id',
         String(containerId),
         '--gpus',
-        '2',
+        '1',
         '--kubeconfig',
         clusterEnv().kubeconfigPath,
       ],
