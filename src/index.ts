@@ -186,6 +186,7 @@ export {
   CHECK_ITEM_IDS,
   type CheckItem,
   type CheckItemId,
+  type GpuCapacityReport,
   type CheckReport,
   type CheckStatus,
   type PermissionAnswer,

@@ -5,6 +5,7 @@
 import type {
   V1LimitRange,
   V1Namespace,
+  V1Node,
   V1ResourceQuota,
   V1SelfSubjectAccessReview,
   V1SelfSubjectReview,
@@ -15,7 +16,7 @@ import { KubeProvisionerError } from '../errors/base.js';
 import { ExecPluginError, KubeconfigInvalidError } from '../errors/kubeconfig.js';
 import type { ConnectionInfo } from '../kube/client.js';
 import { oneLine } from '../text.js';
-import { formatBytes, formatMillicores } from '../input/parse-quantity.js';
+import { formatBytes, formatMillicores, quantityUnits } from '../input/parse-quantity.js';
 import { limitRangeRefusals, resourceQuotaRefusals, type PodRequest } from './namespace-limits.js';
 import { OPERATION_NAMES, OPERATION_PERMISSIONS, permissionLabel, type OperationName } from './permissions.js';
 import type { StreamingListSupport } from './watch-list-probe.js';
@@ -33,6 +34,7 @@ export const CHECK_ITEM_IDS = [
   'permissions:create',
   'permissions:lifecycle',
   'resources',
+  'gpus',
 ] as const;
 export type CheckItemId = (typeof CHECK_ITEM_IDS)[number];
 
@@ -70,6 +72,24 @@ export interface CheckItem {
   readonly missing?: readonly string[];
   /** resources: each way a LimitRange or ResourceQuota would refuse the spec. */
   readonly refusals?: readonly string[];
+  /** gpus: the cluster's allocatable of the GPU resource, in total and on each node that offers it. */
+  readonly gpus?: GpuCapacityReport;
+}
+
+export interface GpuCapacityReport {
+  /** The extended resource counted (`nvidia.com/gpu` unless configured). */
+  readonly resource: string;
+  /** Allocatable on every node together. */
+  readonly total: number;
+  /** How many nodes the cluster has (offering the resource or not). */
+  readonly nodeCount: number;
+  /** The nodes that offer it (allocatable above 0), by name; empty: no node offers it. */
+  readonly nodes: readonly {
+    readonly name: string;
+    readonly allocatable: number;
+    readonly ready: boolean;
+    readonly schedulable: boolean;
+  }[];
 }
 
 export interface CheckReport {
@@ -104,6 +124,8 @@ export interface Gathered {
   readonly reviews: ReadonlyMap<string, Outcome<V1SelfSubjectAccessReview>>;
   /** Present when a spec was given. */
   readonly limits?: { readonly limitRanges: Outcome<readonly V1LimitRange[]>; readonly quotas: Outcome<readonly V1ResourceQuota[]> };
+  /** The cluster's nodes, for their GPU capacity. */
+  readonly nodes: Outcome<readonly V1Node[]>;
 }
 
 export interface ReportContext {
@@ -113,6 +135,10 @@ export interface ReportContext {
   readonly connection: ConnectionInfo | undefined;
   readonly needs: OperationName;
   readonly request: PodRequest | undefined;
+  /** The GPU resource whose capacity is reported (the spec's, the option's, else nvidia.com/gpu). */
+  readonly gpuResource: string;
+  /** The resource was named (option or spec), so a cluster without it is worth a warning. */
+  readonly gpuResourceNamed: boolean;
   readonly timeoutMs: number;
   readonly startedAtMs: number;
   readonly checkedAt: string;
@@ -180,6 +206,7 @@ export function assembleReport(gathered: Gathered, context: ReportContext): Chec
       return (firstFailure && blocked(id, needed, firstFailure)) ?? permissionsItem(operation, outcomes, needed, context, elapsed);
     }),
     resourcesItem(gathered, context, rootCause, elapsed),
+    blocked('gpus', gpusNeeded(context.request), gathered.nodes) ?? gpusItem(gathered.nodes, context, elapsed),
   ];
   return {
     ok: items.every((item) => item.status !== 'fail'),
@@ -201,9 +228,10 @@ function operationNeeded(operation: OperationName, needs: OperationName): boolea
   return OPERATION_PERMISSIONS[operation].every((permission) => asked.has(permissionLabel(permission)));
 }
 
-/** Whether an item's failure means the report is not ok (watch-list never; permissions per operation). */
-export function itemNeeded(id: CheckItemId, needs: OperationName): boolean {
+/** Whether an item's failure means the report is not ok (watch-list never; permissions per operation; gpus when the spec asks some). */
+export function itemNeeded(id: CheckItemId, needs: OperationName, request?: PodRequest): boolean {
   if (id === 'watch-list') return false;
+  if (id === 'gpus') return gpusNeeded(request);
   if (id.startsWith('permissions:')) return operationNeeded(id.slice('permissions:'.length) as OperationName, needs);
   return true;
 }
@@ -489,4 +517,66 @@ function resourcesItem(
       ? `no LimitRange or ResourceQuota in namespace ${context.namespace}`
       : `within ${ranges.length} LimitRange(s) and ${quotaList.length} ResourceQuota(s) in namespace ${context.namespace}`;
   return { ...base, status: 'pass', message: `${asked}: ${checked}`, refusals, durationMs };
+}
+
+function gpusNeeded(request: PodRequest | undefined): boolean {
+  return (request?.gpus?.count ?? 0) > 0;
+}
+
+/** The GPU resource's allocatable on each node (nodes() reads it the same way), and whether the spec's GPUs can be placed. */
+function gpusItem(outcome: Outcome<readonly V1Node[]>, context: ReportContext, elapsed: (o: { atMs: number }) => number): CheckItem {
+  const resource = context.gpuResource;
+  const wanted = context.request?.gpus?.count ?? 0;
+  const needed = wanted > 0;
+  const base = { id: 'gpus', needed, durationMs: elapsed(outcome) } as const;
+  if (outcome.kind === 'timeout') return { ...base, status: 'warn', message: `cannot tell: no answer within ${context.timeoutMs} ms` };
+  if (outcome.kind === 'error') {
+    const message =
+      outcome.error instanceof ForbiddenError
+        ? `cannot tell: may not list nodes (a cluster-wide permission), so the ${resource} capacity is unknown`
+        : `cannot tell: ${errorMessage(outcome.error)}`;
+    return { ...base, status: 'warn', message, error: errorName(outcome.error) };
+  }
+  const offering = outcome.value
+    .map((node) => ({
+      name: node.metadata?.name ?? '',
+      allocatable: quantityUnits(node.status?.allocatable?.[resource] ?? '0') ?? 0,
+      ready: node.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') === true,
+      schedulable: node.spec?.unschedulable !== true,
+    }))
+    .filter((node) => node.allocatable > 0)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const gpus: GpuCapacityReport = {
+    resource,
+    total: offering.reduce((sum, node) => sum + node.allocatable, 0),
+    nodeCount: outcome.value.length,
+    nodes: offering,
+  };
+  if (offering.length === 0) {
+    const message =
+      `no node offers ${resource} (0 of ${gpus.nodeCount} node${gpus.nodeCount === 1 ? '' : 's'}): ` +
+      `a container that requests one stays Pending, Unschedulable: Insufficient ${resource}`;
+    // Not asked for: said plainly, without failing; a resource named explicitly and missing is a warning.
+    return { ...base, status: needed ? 'fail' : context.gpuResourceNamed ? 'warn' : 'pass', message, gpus };
+  }
+  const perNode = offering
+    .map((node) => `${node.name} ${node.allocatable}${node.ready ? '' : ', not Ready'}${node.schedulable ? '' : ', cordoned'}`)
+    .join('; ');
+  const capacity = `${resource}: ${gpus.total} allocatable on ${offering.length} of ${gpus.nodeCount} node${gpus.nodeCount === 1 ? '' : 's'} (${perNode})`;
+  if (!needed) return { ...base, status: 'pass', message: capacity, gpus };
+  const usable = offering.filter((node) => node.ready && node.schedulable && node.allocatable >= wanted);
+  if (usable.length === 0) {
+    return {
+      ...base,
+      status: 'fail',
+      message: `${capacity}: no Ready, schedulable node has ${wanted}, so such a container stays Pending, Unschedulable: Insufficient ${resource}`,
+      gpus,
+    };
+  }
+  return {
+    ...base,
+    status: 'pass',
+    message: `${capacity}: ${wanted} fit on ${usable.map((node) => node.name).join(', ')} (before other Pods' requests)`,
+    gpus,
+  };
 }

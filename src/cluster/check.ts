@@ -19,7 +19,9 @@ import {
 } from 'rxjs';
 import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors/kubeconfig.js';
 import { OperationAbortedError } from '../errors/operation.js';
-import type { KubernetesClient } from '../kube/client.js';
+import { ALL_NAMESPACES, type KubernetesClient } from '../kube/client.js';
+import { InvalidOptionError } from '../errors/input.js';
+import { DEFAULT_GPU_RESOURCE, gpuResourceProblem } from '../input/gpus.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { resolveKubeconfigPath } from '../kube/kubeconfig.js';
 import { abortOn } from '../rx/abort-on.js';
@@ -43,6 +45,7 @@ import {
 } from './check-report.js';
 import { OPERATION_NAMES, OPERATION_PERMISSIONS, permissionLabel, type OperationName, type Permission } from './permissions.js';
 import { parseResourceRequest } from './resource-request.js';
+import type { PodRequest } from './namespace-limits.js';
 import { probeStreamingLists } from './watch-list-probe.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
@@ -52,6 +55,11 @@ export interface CheckOptions {
   readonly namespace?: string;
   /** `{ cpus, memoryMb }` (or a whole workload spec): also check the namespace's LimitRanges and ResourceQuotas. */
   readonly spec?: unknown;
+  /**
+   * The extended resource whose capacity the `gpus` item reports; default: the spec's
+   * `gpuResource`, else nvidia.com/gpu. Named and offered by no node: a warning.
+   */
+  readonly gpuResource?: string;
   /** Whose permissions are needed: `create` (provisioning only) or `lifecycle` (default: everything). */
   readonly needs?: OperationName;
   /** Bound on the whole check; items without an answer by then are reported as such. Default 10000. */
@@ -68,6 +76,7 @@ const CHECK_OPTIONS: OptionTable = {
       : `must be one of ${OPERATION_NAMES.join(', ')} (got ${String(value)})`,
   timeoutMs: duration(DURATION_RULES.readTimeoutMs),
   namespace: namespaceProblem,
+  gpuResource: (value) => (typeof value === 'string' ? gpuResourceProblem(value) : 'must be a string such as nvidia.com/gpu'),
   signal: abortSignal,
   spec: checkedLater,
   scheduler: checkedLater,
@@ -81,7 +90,15 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
   checkOptions(options, CHECK_OPTIONS, { noun: 'check options' });
   const needs = options.needs ?? 'lifecycle';
   const timeoutMs = options.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
-  const request = options.spec === undefined ? undefined : parseResourceRequest(options.spec);
+  const request = options.spec === undefined ? undefined : parseResourceRequest(withGpuResource(options.spec, options.gpuResource));
+  const specResource = request?.gpus?.resource;
+  if (options.gpuResource !== undefined && specResource !== undefined && options.gpuResource !== specResource) {
+    throw new InvalidOptionError(
+      'gpuResource',
+      `gpuResource ${options.gpuResource} differs from the spec's ${specResource}: give one (the spec's gpuResource is the one checked)`,
+    );
+  }
+  const gpuResource = options.gpuResource ?? specResource ?? DEFAULT_GPU_RESOURCE;
   if (options.signal?.aborted) throw new OperationAbortedError('check', undefined, options.signal.reason);
 
   const startedAtMs = scheduler.now();
@@ -91,7 +108,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
     api = isClient(target) ? target : KubernetesApi.fromConfig(target);
   } catch (error) {
     if (error instanceof KubeconfigNotFoundError || error instanceof KubeconfigInvalidError || error instanceof UnknownContextError) {
-      return unloadedReport(error, target, { needs, checkedAt, namespace: options.namespace });
+      return unloadedReport(error, target, { needs, checkedAt, namespace: options.namespace, request });
     }
     throw error;
   }
@@ -113,6 +130,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
     identity: ask((signal) => api.selfSubjectReview({ signal })),
     streamingLists: ask((signal) => probeStreamingLists(api, namespace, signal)),
     namespace: ask((signal) => api.readNamespace(namespace, { signal })),
+    nodes: ask(async (signal) => (await api.list('nodes', ALL_NAMESPACES, undefined, { signal })).items),
     reviews: forkJoin(
       permissions.map((permission) =>
         ask((signal) =>
@@ -146,6 +164,8 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
         connection: api.connection,
         needs,
         request,
+        gpuResource,
+        gpuResourceNamed: options.gpuResource !== undefined || specResource !== undefined,
         timeoutMs,
         startedAtMs,
         checkedAt,
@@ -156,6 +176,13 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
     maskOutput(maskOf(api)),
   );
   return lastValueFrom(report$);
+}
+
+/** A spec that asks for GPUs without naming their resource counts the option's. */
+function withGpuResource(spec: unknown, gpuResource: string | undefined): unknown {
+  if (gpuResource === undefined || spec === null || typeof spec !== 'object' || Array.isArray(spec)) return spec;
+  const fields = spec as Record<string, unknown>;
+  return fields.gpus !== undefined && fields.gpuResource === undefined ? { ...fields, gpuResource } : spec;
 }
 
 function isClient(target: CheckTarget): target is KubernetesClient {
@@ -175,7 +202,7 @@ function uniquePermissions(): Permission[] {
 function unloadedReport(
   error: KubeconfigNotFoundError | KubeconfigInvalidError | UnknownContextError,
   options: KubernetesApiOptions,
-  context: { needs: OperationName; checkedAt: string; namespace: string | undefined },
+  context: { needs: OperationName; checkedAt: string; namespace: string | undefined; request: PodRequest | undefined },
 ): CheckReport {
   const items = CHECK_ITEM_IDS.map((id): CheckItem =>
     id === 'kubeconfig'
@@ -183,7 +210,7 @@ function unloadedReport(
       : {
           id,
           status: 'skip',
-          needed: itemNeeded(id, context.needs),
+          needed: itemNeeded(id, context.needs, context.request),
           message: 'not checked: the kubeconfig did not load (see kubeconfig)',
           durationMs: 0,
         },

@@ -2,6 +2,7 @@
 // functions of the Node and of the Pods bound to it, plus the projections the node and
 // pod informers cache (only the fields read here).
 import type { V1Container, V1Node, V1Pod, V1Taint } from '../kube/objects.js';
+import { isGpuResource } from '../input/gpus.js';
 import { cpuMillicores, quantityUnits } from '../input/parse-quantity.js';
 
 export interface NodeResources {
@@ -43,11 +44,6 @@ export interface NodeInfo {
 export interface GpuCapacity {
   readonly allocatable: number;
   readonly requested: number;
-}
-
-/** An extended resource is taken for a GPU when its name says so (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915). */
-export function isGpuResource(name: string): boolean {
-  return name.includes('/') && /gpu/i.test(name);
 }
 
 const BLOCKING_EFFECTS = new Set(['NoSchedule', 'NoExecute']);

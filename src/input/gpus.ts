@@ -8,6 +8,11 @@ export const DEFAULT_GPU_RESOURCE = 'nvidia.com/gpu';
 /** Upper bound on GPUs per container: catches a unit or typo mistake long before a scheduler would. */
 export const MAX_GPUS = 64;
 
+/** An extended resource is taken for a GPU when its name says so (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915). */
+export function isGpuResource(name: string): boolean {
+  return name.includes('/') && /gpu/i.test(name);
+}
+
 export const MAX_DNS_SUBDOMAIN_LENGTH = 253;
 /** A resource name is `<DNS subdomain>/<name of up to 63 characters>`. */
 export const MAX_RESOURCE_NAME_LENGTH = MAX_DNS_SUBDOMAIN_LENGTH + 1 + 63;

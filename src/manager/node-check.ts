@@ -1,5 +1,6 @@
 // The connection check Manager runs when a Kubernetes node is saved: the node's settings
-// validated, then the library's check() against them. The answer holds the settings
+// validated, then the library's check() against them (the GPU capacity counted in the
+// node's kubeGpuResource). The answer holds the settings
 // (path, context, namespace, TLS) and the report, never the kubeconfig's contents.
 import { check, type CheckReport, type OperationName } from '../index.js';
 import { kubernetesNodeConfig, type KubernetesNodeConfig } from './node-config.js';
@@ -41,8 +42,12 @@ export async function checkKubernetesNode(node: unknown, options: KubernetesNode
           namespace: settings.kubeNamespace,
           tlsVerify: settings.tlsVerify,
         };
+  // A node that offers GPUs to Manager (nvidiaAvailable) or names its resource: the gpus item warns when no node has it.
+  const record = node as { nvidiaAvailable?: unknown; kubeGpuResource?: unknown };
+  const offersGpus = record.nvidiaAvailable === true || Boolean(record.kubeGpuResource);
   const report = await check(target, {
     ...(options.spec !== undefined ? { spec: options.spec } : {}),
+    ...(offersGpus ? { gpuResource: settings.gpu.resource } : {}),
     ...(options.needs !== undefined ? { needs: options.needs } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.signal ? { signal: options.signal } : {}),

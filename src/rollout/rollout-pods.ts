@@ -21,8 +21,24 @@ export function currentRolloutPods(deployment: V1Deployment, pods: readonly V1Po
   if ((deployment.status?.observedGeneration ?? 0) < (deployment.metadata?.generation ?? 0)) return [];
   const replicaSet = newReplicaSetName(deployment);
   if (replicaSet) {
-    return pods.filter((pod) => pod.metadata?.ownerReferences?.some((owner) => owner.kind === 'ReplicaSet' && owner.name === replicaSet));
+    const owned = pods.filter((pod) =>
+      pod.metadata?.ownerReferences?.some((owner) => owner.kind === 'ReplicaSet' && owner.name === replicaSet),
+    );
+    if (owned.length > 0 || !namesPreviousReplicaSet(deployment)) return owned;
   }
   const hashes = new Set(pods.map((pod) => pod.metadata?.labels?.[POD_TEMPLATE_HASH]));
   return hashes.size === 1 ? [...pods] : [];
+}
+
+/**
+ * A template rolled out before (a rollback undone) scales its old ReplicaSet up again, and
+ * the controller then keeps the Progressing condition it had: NewReplicaSetAvailable,
+ * naming the ReplicaSet that was complete, while the rollout is not. That name is stale.
+ */
+function namesPreviousReplicaSet(deployment: V1Deployment): boolean {
+  const progressing = deployment.status?.conditions?.find((condition) => condition.type === 'Progressing');
+  if (progressing?.reason !== 'NewReplicaSetAvailable') return false;
+  const replicas = deployment.spec?.replicas ?? 1;
+  const status = deployment.status;
+  return (status?.updatedReplicas ?? 0) < replicas || (status?.availableReplicas ?? 0) < replicas;
 }

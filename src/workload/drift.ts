@@ -5,6 +5,7 @@
 import type { V1Container, V1Deployment, V1EnvVar } from '../kube/objects.js';
 import { KubeProvisionerError } from '../errors/base.js';
 import { WORKLOAD_KIND, type FailureContext } from '../errors/rollout.js';
+import { isGpuResource } from '../input/gpus.js';
 import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { workloadContainer } from './workload-container.js';
 import { SEED_CONTAINER_NAME, STORAGE_VOLUME_NAME } from '../input/storage.js';
@@ -88,13 +89,12 @@ export function workloadDrift(desired: V1Deployment, live: V1Deployment): DriftF
   return drift;
 }
 
-/** The fields a reconfiguration can change: the container's image, command, CPU, memory and variables. */
+/** The fields a reconfiguration can change: the container's image, command, CPU, memory, GPUs and variables, the Pod's RuntimeClass. */
 export function isReconfigurable(field: DriftField): boolean {
   return (
     !field.field.startsWith('labels.') &&
     !field.field.startsWith('template.labels.') &&
-    !field.field.startsWith('gpus.') &&
-    field.field !== 'runtimeClass' &&
+    !(field.field.startsWith('gpus.') && !isGpuResource(field.field.slice('gpus.'.length))) &&
     !field.field.startsWith('storage.') &&
     field.field !== 'container'
   );
@@ -111,7 +111,8 @@ function extendedResources(...containers: readonly V1Container[]): string[] {
   return [...names].sort();
 }
 
-function wholeUnits(quantity: string | undefined): number | undefined {
+/** An extended resource's quantity as whole units (they are never fractional). */
+export function wholeUnits(quantity: string | undefined): number | undefined {
   if (quantity === undefined) return undefined;
   const units = Number(quantity);
   return Number.isFinite(units) ? units : undefined;

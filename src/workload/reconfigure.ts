@@ -1,5 +1,5 @@
-// reconfigure$() / reconfigure(): change env, entrypoint/args, CPU, memory or the image of
-// a workload by rewriting the pod template of the same Deployment: the provider ID never
+// reconfigure$() / reconfigure(): change env, entrypoint/args, CPU, memory, GPUs, the
+// RuntimeClass or the image of a workload by rewriting the pod template of the same Deployment: the provider ID never
 // changes, and the replica count is never touched (a stopped workload stays stopped).
 //
 //   validate the changes (creation's field rules; nothing sent when invalid)
@@ -210,15 +210,22 @@ interface PlannedContainers {
   readonly containers: V1Container[];
   /** Written with the containers when the seeding init container follows a new image or resources. */
   readonly initContainers?: V1Container[];
+  /** Written when the Pod's RuntimeClass changes; null removes it. */
+  readonly runtimeClassName?: string | null;
   readonly fields: readonly string[];
 }
 
-/** The template part a plan writes: the containers, and the init containers when they change. */
+/** The template part a plan writes: the containers, and the init containers and RuntimeClass when they change. */
 function templateSpec(planned: {
   readonly containers: readonly V1Container[];
   readonly initContainers?: readonly V1Container[] | undefined;
+  readonly runtimeClassName?: string | null | undefined;
 }) {
-  return { containers: planned.containers, ...(planned.initContainers ? { initContainers: planned.initContainers } : {}) };
+  return {
+    containers: planned.containers,
+    ...(planned.initContainers ? { initContainers: planned.initContainers } : {}),
+    ...(planned.runtimeClassName !== undefined ? { runtimeClassName: planned.runtimeClassName } : {}),
+  };
 }
 
 type Plan = (live: OwnedWorkload) => PlannedContainers;
@@ -270,6 +277,9 @@ export function rewriteTemplate(
       const previous = {
         containers: live.deployment.spec?.template.spec?.containers ?? [],
         ...(planned.initContainers ? { initContainers: live.deployment.spec?.template.spec?.initContainers ?? [] } : {}),
+        ...(planned.runtimeClassName !== undefined
+          ? { runtimeClassName: live.deployment.spec?.template.spec?.runtimeClassName ?? null }
+          : {}),
       };
       return concat(
         of<LifecycleEvent>({ type: 'patched', ...context.base(), fields, ...target }),
@@ -309,7 +319,11 @@ function awaitTemplate(
 function rollback(
   context: OperationContext,
   failed: { readonly generation: number; readonly replicas: number },
-  previous: { readonly containers: readonly V1Container[]; readonly initContainers?: readonly V1Container[] },
+  previous: {
+    readonly containers: readonly V1Container[];
+    readonly initContainers?: readonly V1Container[];
+    readonly runtimeClassName?: string | null;
+  },
   failure: RolloutFailedError,
   streams: WorkloadStreams,
 ): Observable<LifecycleEvent> {
@@ -363,10 +377,14 @@ function plannedContainers(context: OperationContext, owned: OwnedWorkload, chan
   if (!container) throw noContainer(context.operation, context, owned.deployment);
   const applied = applyChanges(container, changes);
   const initContainers = followingSeed(owned.deployment.spec?.template.spec?.initContainers, applied.container);
+  const liveRuntimeClass = owned.deployment.spec?.template.spec?.runtimeClassName ?? null;
+  const runtimeClassName =
+    changes.runtimeClass !== undefined && changes.runtimeClass !== liveRuntimeClass ? changes.runtimeClass : undefined;
   return {
     containers: containers.map((each) => (each === container ? applied.container : each)),
     ...(initContainers ? { initContainers } : {}),
-    fields: applied.fields,
+    ...(runtimeClassName !== undefined ? { runtimeClassName } : {}),
+    fields: [...applied.fields, ...(runtimeClassName !== undefined ? ['runtimeClass'] : [])],
   };
 }
 
@@ -414,6 +432,11 @@ export function changesToSpec(spec: WorkloadSpec, live: V1Container | undefined)
     args: spec.args ?? null,
     cpus: spec.cpus,
     memoryMb: spec.memoryMb,
+    gpus:
+      spec.gpus !== undefined
+        ? { count: spec.gpus, ...(spec.gpuResource !== undefined ? { resource: spec.gpuResource } : {}) }
+        : { count: 0 },
+    runtimeClass: spec.runtimeClass ?? null,
   };
 }
 

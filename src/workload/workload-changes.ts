@@ -7,7 +7,9 @@ import { z } from 'zod';
 import { InvalidSpecError, type SpecIssue } from '../errors/input.js';
 import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
-import { workloadSpecSchema } from '../input/workload-spec.js';
+import { GPU_RESOURCE_WITHOUT_GPUS, workloadSpecSchema } from '../input/workload-spec.js';
+import { DEFAULT_GPU_RESOURCE, gpusProblem, isGpuResource } from '../input/gpus.js';
+import { wholeUnits } from './drift.js';
 import { storageSizeSchema } from '../input/storage.js';
 
 /** The input of reconfigure(): every field optional; absent means "leave as it is". */
@@ -41,6 +43,16 @@ export interface WorkloadChanges {
   }[];
   /** The Service's type (absent with ports: ClusterIP; alone: the current ports, another type). */
   readonly serviceType?: 'ClusterIP' | 'LoadBalancer' | 'NodePort';
+  /**
+   * The container's GPUs (request = limit, whole units), replacing its GPU request: 0
+   * removes it. A new Pod rolls out; a cluster with no node offering them fails it fast
+   * (Unschedulable: Insufficient nvidia.com/gpu).
+   */
+  readonly gpus?: number;
+  /** The extended resource `gpus` counts; default: the one the container requests now, else nvidia.com/gpu. Only with gpus. */
+  readonly gpuResource?: string;
+  /** The RuntimeClass the Pod runs with (e.g. `nvidia`); null: back to the cluster's default. */
+  readonly runtimeClass?: string | null;
 }
 
 /** Validated changes: entrypoint and args are argv arrays, or null to reset them. */
@@ -55,6 +67,10 @@ export interface ParsedChanges {
   readonly storageGb?: number;
   /** `ports` and `serviceType` as given: checked with the workload's name by reconfigure (parsePortsChange). */
   readonly service?: { readonly ports?: unknown; readonly serviceType?: unknown };
+  /** The GPU request the container is to have (count 0: none); resource undefined: the one it has, else the default. */
+  readonly gpus?: { readonly count: number; readonly resource?: string };
+  /** null: remove the Pod's runtimeClassName. */
+  readonly runtimeClass?: string | null;
 }
 
 const fields = workloadSpecSchema.shape;
@@ -77,6 +93,15 @@ const unsetEnv = z
   })
   .optional();
 
+/** A count of 0 is kept (it removes the request), where creation reads 0 as "none asked". */
+const gpuCount = z
+  .unknown()
+  .superRefine((value, ctx) => {
+    const problem = value === undefined ? undefined : gpusProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .transform((value) => value as number | undefined);
+
 const changesSchema = z.strictObject(
   {
     env: fields.env,
@@ -89,6 +114,9 @@ const changesSchema = z.strictObject(
     storageGb: storageSizeSchema.optional(),
     ports: z.unknown().optional(),
     serviceType: z.unknown().optional(),
+    gpus: gpuCount.optional(),
+    gpuResource: fields.gpuResource,
+    runtimeClass: fields.runtimeClass,
   },
   { error: (issue) => (issue.code === 'invalid_type' ? 'must be an object of the fields to change' : undefined) },
 );
@@ -104,12 +132,16 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
   const record = input !== null && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : undefined;
   const resetEntrypoint = record?.entrypoint === null;
   const resetArgs = record?.args === null;
-  const result = changesSchema.safeParse(record ? withoutNull(record, ['entrypoint', 'args']) : input);
+  const resetRuntimeClass = record?.runtimeClass === null;
+  const result = changesSchema.safeParse(record ? withoutNull(record, ['entrypoint', 'args', 'runtimeClass']) : input);
   if (!result.success) throw new InvalidSpecError(issuesOf(result.error.issues));
   const { env = {}, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image, storageGb, ports, serviceType } = result.data;
+  const { gpus, gpuResource, runtimeClass } = result.data;
   const both = unset.flatMap((name, index) =>
     Object.hasOwn(env, name) ? [{ path: `unsetEnv.${index}`, message: `${name} is also set in env` }] : [],
   );
+  // A resource with no count would be dropped without a word: refused, as at creation.
+  if (gpuResource !== undefined && gpus === undefined) both.push(GPU_RESOURCE_WITHOUT_GPUS);
   if (both.length > 0) throw new InvalidSpecError(both);
   return {
     env,
@@ -123,6 +155,8 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
     ...(ports !== undefined || serviceType !== undefined
       ? { service: { ...(ports !== undefined ? { ports } : {}), ...(serviceType !== undefined ? { serviceType } : {}) } }
       : {}),
+    ...(gpus !== undefined ? { gpus: { count: gpus, ...(gpuResource !== undefined ? { resource: gpuResource } : {}) } } : {}),
+    ...(resetRuntimeClass ? { runtimeClass: null } : runtimeClass !== undefined ? { runtimeClass } : {}),
   };
 }
 
@@ -199,7 +233,25 @@ export function applyChanges(live: V1Container, changes: ParsedChanges): Applied
     container.resources = withResource(container.resources, 'memory', memoryQuantity(changes.memoryMb));
     changed.push('memoryMb');
   }
+  if (changes.gpus !== undefined) {
+    const { count } = changes.gpus;
+    const requested = gpuResourcesOf(live);
+    const resource = changes.gpus.resource ?? requested[0] ?? DEFAULT_GPU_RESOURCE;
+    // One GPU request afterwards (or none): another GPU resource the container held goes.
+    for (const name of [...new Set([...requested, resource])].sort()) {
+      const wanted = name === resource && count > 0 ? count : undefined;
+      if (bothAre(live.resources, name, wholeUnits, wanted)) continue;
+      container.resources = withResource(container.resources, name, wanted === undefined ? undefined : String(wanted));
+      changed.push(`gpus.${name}`);
+    }
+  }
   return { container, fields: changed };
+}
+
+/** The GPU resources a container requests or limits, sorted. */
+function gpuResourcesOf(container: V1Container): string[] {
+  const names = [...Object.keys(container.resources?.requests ?? {}), ...Object.keys(container.resources?.limits ?? {})];
+  return [...new Set(names.filter(isGpuResource))].sort();
 }
 
 /** null and absent both mean "the image's own". */
@@ -212,20 +264,26 @@ function sameWords(live: readonly string[] | undefined, wanted: readonly string[
 /** Requests and limits both hold `amount` (compared as numbers: the server canonicalises quantities). */
 function bothAre(
   resources: V1ResourceRequirements | undefined,
-  resource: 'cpu' | 'memory',
+  resource: string,
   toNumber: (quantity: string | undefined) => number | undefined,
-  amount: number,
+  amount: number | undefined,
 ): boolean {
   const requests = resources?.requests?.[resource];
   const limits = resources?.limits?.[resource];
   return toNumber(requests) === amount && toNumber(limits) === amount;
 }
 
-/** Requests equal limits (Guaranteed QoS), as buildDeployment sets them. */
-function withResource(resources: V1ResourceRequirements | undefined, resource: 'cpu' | 'memory', quantity: string): V1ResourceRequirements {
-  return {
-    ...resources,
-    requests: { ...resources?.requests, [resource]: quantity },
-    limits: { ...resources?.limits, [resource]: quantity },
+/** Requests equal limits (Guaranteed QoS), as buildDeployment sets them; undefined removes the resource from both. */
+function withResource(
+  resources: V1ResourceRequirements | undefined,
+  resource: string,
+  quantity: string | undefined,
+): V1ResourceRequirements {
+  const set = (amounts: Readonly<Record<string, string>> | undefined): Record<string, string> => {
+    const next: Record<string, string> = { ...amounts };
+    if (quantity === undefined) delete next[resource];
+    else next[resource] = quantity;
+    return next;
   };
+  return { ...resources, requests: set(resources?.requests), limits: set(resources?.limits) };
 }

@@ -192,6 +192,7 @@ describe('check() names each failure in its own item, without waiting out the ti
       'permissions:create': 'pass',
       'permissions:lifecycle': 'pass',
       resources: 'skip',
+      gpus: 'pass',
     });
     expect(item(report, 'namespace')).toMatchObject({
       error: 'NotFoundError',
@@ -539,7 +540,7 @@ describe('the CLI, the Manager adapter and the examples, as a user runs them', (
 
     const saved = await run(['examples/manager-node-check.cjs', env.kubeconfigs.admin, namespace]);
     expect(saved.stdout.trim()).toMatch(
-      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip"\]$/,
+      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip","gpus=pass"\]$/,
     );
     const refused = await run(['examples/manager-node-check.cjs', 'kubeconfigs/admin', namespace]);
     expect(refused.stdout.trim()).toMatch(/^400 \[\{"field":"kubeconfigPath","message":"must be an absolute path/);

@@ -5,7 +5,7 @@
 // compile against our declarations without skipLibCheck (CommonJS with module node16, ESM with
 // nodenext), and that docs/runtime.md's examples run as written. `npm test` builds first.
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -232,6 +232,47 @@ test('provision resolves to namespace/name with an in-memory client', async () =
   });
 });
 
+describe("the kit's migrations under plain Jest 30, from the tarball (SQLite, Manager's versions of sequelize, umzug and sequelize-cli)", () => {
+  it("Manager's startup path (umzug over migrations/) and sequelize-cli both run every kit migration up and down, each undo removing only its own columns", () => {
+    const migrating = join(scratch, 'migrations-project');
+    write(join(migrating, 'package.json'), JSON.stringify({ name: 'manager-shaped', private: true, type: 'commonjs' }, null, 2));
+    const install = run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball, JEST, 'sequelize@6.37.8', 'umzug@2.3.0', 'sequelize-cli@6.6.5'],
+      migrating,
+    );
+    expect(install.status, describeFailure(install)).toBe(0);
+    // Manager's migrations/: its tables (a Manager-shaped stand-in), then the kit's files, copied as docs/manager.md says.
+    mkdirSync(join(migrating, 'migrations'), { recursive: true });
+    copyFileSync(
+      join(root, 'test', 'support', 'manager', 'migrations', '20250101000000-create-manager-tables.cjs'),
+      join(migrating, 'migrations', '20250101000000-create-manager-tables.js'),
+    );
+    const kitMigrations = join(migrating, 'node_modules', 'kube-provisioner', 'manager-kit', 'migrations');
+    const kitFiles = readdirSync(kitMigrations)
+      .filter((name) => name.endsWith('.js'))
+      .sort();
+    expect(kitFiles).toEqual(['20261201000000-add-kubernetes-node-columns.js', '20261202000000-add-kubernetes-storage-columns.js']);
+    for (const name of kitFiles) copyFileSync(join(kitMigrations, name), join(migrating, 'migrations', name));
+    // Manager's config/config.js passes its SQLite driver as dialectModule; here the one this repository built.
+    write(
+      join(migrating, 'config', 'config.js'),
+      `'use strict';
+const config = { dialect: 'sqlite', storage: process.env.KP_DATABASE, logging: false, dialectModule: require(process.env.KP_SQLITE3) };
+module.exports = { development: config, test: config, production: config };
+`,
+    );
+    write(join(migrating, '__tests__', 'kit-migrations.test.js'), KIT_MIGRATIONS_TEST);
+    const env: NodeJS.ProcessEnv = { ...process.env, KP_SQLITE3: join(root, 'node_modules', 'sqlite3') };
+    delete env.NODE_OPTIONS;
+    const jest = run(process.execPath, [join('node_modules', 'jest', 'bin', 'jest.js'), '--ci', '--runInBand'], migrating, env);
+    const output = `${jest.stdout}${jest.stderr}`;
+    expect(jest.status, output).toBe(0);
+    expect(output).toMatch(/Tests:\s+2 passed, 2 total/);
+    process.stdout.write(`the kit's migrations under Jest: ${/Tests:.*/.exec(output)?.[0] ?? ''}\n`);
+  }, 600_000);
+});
+
 describe('TypeScript consumers, without skipLibCheck', () => {
   const consumerSource = `import { KubernetesApi, provision, KubeProvisionerError, type WorkloadSpec, type V1Deployment } from 'kube-provisioner';
 import { createContainer, ProviderRegistry, createKubernetesProvider } from 'kube-provisioner/manager';
@@ -342,3 +383,100 @@ describe("docs/runtime.md's examples, run from the installed tarball", () => {
     expect(result.stdout).toBe(expected);
   });
 });
+
+/**
+ * A test in a Manager-shaped CommonJS project: the kit's migrations run the two ways Manager
+ * runs its own (utils/migrate.js's umzug v2 at startup, and `npx sequelize-cli db:migrate`),
+ * up and down, on SQLite; the columns are checked against the kit's NODE_COLUMNS, and a
+ * Node row saved through nodeAttributes keeps its values through the undo of the storage columns.
+ */
+const KIT_MIGRATIONS_TEST = `'use strict';
+const { execFileSync } = require('node:child_process');
+const { mkdtempSync } = require('node:fs');
+const { tmpdir } = require('node:os');
+const path = require('node:path');
+const { DataTypes, Sequelize } = require('sequelize');
+const Umzug = require('umzug');
+const kit = require('kube-provisioner/manager-kit');
+
+// Each migration rebuilds SQLite tables, and the CLI runs are child processes: a loaded machine needs more than Jest's 5 s.
+jest.setTimeout(120000);
+
+const root = path.join(__dirname, '..');
+const STORAGE = ['kubeStorageClass', 'kubePersistPaths', 'kubePersistence'];
+const FIRST = kit.NODE_COLUMN_NAMES.filter((name) => !STORAGE.includes(name));
+const typeOf = (column) => (column.type === 'text' ? 'TEXT' : 'VARCHAR(' + column.length + ')');
+const databasePath = () => path.join(mkdtempSync(path.join(tmpdir(), 'kp-kit-db-')), 'manager.sqlite');
+
+function connect(storage) {
+  return new Sequelize({ dialect: 'sqlite', storage, logging: false, dialectModule: require(process.env.KP_SQLITE3) });
+}
+
+async function nodeColumns(sequelize) {
+  const table = await sequelize.getQueryInterface().describeTable('Nodes');
+  return Object.keys(table).filter((name) => kit.NODE_COLUMN_NAMES.includes(name)).sort();
+}
+
+test("Manager's startup path: umzug v2 over migrations/ (as utils/migrate.js), up, down one by one, and up again", async () => {
+  const sequelize = connect(databasePath());
+  const umzug = new Umzug({
+    storage: 'sequelize',
+    storageOptions: { sequelize },
+    logging: false,
+    migrations: {
+      path: path.join(root, 'migrations'),
+      params: [sequelize.getQueryInterface(), sequelize.constructor],
+      pattern: /^\\d.+\\.js$/,
+    },
+  });
+  const applied = (await umzug.up()).map((migration) => migration.file);
+  expect(applied).toEqual([
+    '20250101000000-create-manager-tables.js',
+    '20261201000000-add-kubernetes-node-columns.js',
+    '20261202000000-add-kubernetes-storage-columns.js',
+  ]);
+  const table = await sequelize.getQueryInterface().describeTable('Nodes');
+  for (const column of kit.NODE_COLUMNS) expect([column.name, table[column.name]]).toEqual([column.name, expect.objectContaining({ type: typeOf(column), allowNull: true })]);
+
+  const Node = sequelize.define('Node', { name: DataTypes.STRING, nodeType: DataTypes.STRING, ...kit.nodeAttributes(DataTypes) }, { tableName: 'Nodes' });
+  const saved = await Node.create({ name: 'k8s', nodeType: kit.NODE_TYPE, kubeconfigPath: '/etc/manager/k8s.kubeconfig', kubeGpuResource: 'amd.com/gpu', kubePersistence: 'off' });
+  expect((await Node.findByPk(saved.id)).get()).toMatchObject({ kubeconfigPath: '/etc/manager/k8s.kubeconfig', kubeGpuResource: 'amd.com/gpu', kubePersistence: 'off' });
+
+  await umzug.down(); // the storage columns' migration
+  expect(await nodeColumns(sequelize)).toEqual([...FIRST].sort());
+  const [[row]] = await sequelize.query('SELECT name, kubeconfigPath, kubeGpuResource FROM Nodes');
+  expect(row).toEqual({ name: 'k8s', kubeconfigPath: '/etc/manager/k8s.kubeconfig', kubeGpuResource: 'amd.com/gpu' });
+  await umzug.down(); // the node columns' migration
+  expect(await nodeColumns(sequelize)).toEqual([]);
+  expect((await sequelize.query('SELECT name FROM Nodes'))[0]).toEqual([{ name: 'k8s' }]);
+  expect((await umzug.up()).map((migration) => migration.file)).toEqual(applied.slice(1));
+  expect(await nodeColumns(sequelize)).toEqual([...kit.NODE_COLUMN_NAMES].sort());
+  await sequelize.close();
+});
+
+test('npx sequelize-cli db:migrate, db:migrate:undo (each undo its own columns) and db:migrate again, over the same files', async () => {
+  const storage = databasePath();
+  const cli = (...args) =>
+    execFileSync(process.execPath, [require.resolve('sequelize-cli/lib/sequelize'), ...args], {
+      cwd: root,
+      env: { ...process.env, KP_DATABASE: storage },
+      encoding: 'utf8',
+    });
+  const columns = async () => {
+    const sequelize = connect(storage);
+    try {
+      return await nodeColumns(sequelize);
+    } finally {
+      await sequelize.close();
+    }
+  };
+  expect(cli('db:migrate')).toContain('20261202000000-add-kubernetes-storage-columns: migrated');
+  expect(await columns()).toEqual([...kit.NODE_COLUMN_NAMES].sort());
+  expect(cli('db:migrate:undo')).toContain('20261202000000-add-kubernetes-storage-columns: reverted');
+  expect(await columns()).toEqual([...FIRST].sort());
+  expect(cli('db:migrate:undo')).toContain('20261201000000-add-kubernetes-node-columns: reverted');
+  expect(await columns()).toEqual([]);
+  expect(cli('db:migrate')).toContain('20261201000000-add-kubernetes-node-columns: migrated');
+  expect(await columns()).toEqual([...kit.NODE_COLUMN_NAMES].sort());
+});
+`;

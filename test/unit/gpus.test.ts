@@ -14,6 +14,13 @@ import { kubernetesNodeConfig } from '../../src/manager/node-config.js';
 import { workloadInput } from '../../src/manager/providers/kubernetes.js';
 import { isReconfigurable, workloadDrift } from '../../src/workload/drift.js';
 import { buildDeployment } from '../../src/workload/manifest.js';
+import { changesToSpec } from '../../src/workload/reconfigure.js';
+import { applyChanges, parseWorkloadChanges } from '../../src/workload/workload-changes.js';
+import { parseLifecycleArgs } from '../../src/cli/commands/lifecycle-args.js';
+import { parseNodesArgs } from '../../src/cli/commands/nodes.js';
+import { parseCheckArgs } from '../../src/cli/commands/check.js';
+import { runCli } from '../../src/cli/run.js';
+import { UsageError } from '../../src/errors/input.js';
 import { node, pod } from './cluster/fixtures.js';
 import { containerRecord } from './manager/providers/fixtures.js';
 
@@ -70,7 +77,7 @@ describe('the spec: gpus, gpuResource, runtimeClass', () => {
     ]);
   });
 
-  it('adoption sees a GPU or runtime class difference, and never rewrites it (the containers are all reconfigure writes)', () => {
+  it('adoption sees a GPU or runtime class difference, which a reconfiguration can rewrite (another extended resource it cannot)', () => {
     const live = buildDeployment(parseWorkloadSpec(base));
     const desired = buildDeployment(parseWorkloadSpec({ ...base, gpus: 1, runtimeClass: 'nvidia' }));
     const drift = workloadDrift(desired, live);
@@ -78,8 +85,15 @@ describe('the spec: gpus, gpuResource, runtimeClass', () => {
       { field: 'gpus.nvidia.com/gpu', live: '(none)', desired: '1' },
       { field: 'runtimeClass', live: '(none)', desired: 'nvidia' },
     ]);
-    expect(drift.some(isReconfigurable)).toBe(false);
+    expect(drift.every(isReconfigurable)).toBe(true);
+    expect(isReconfigurable({ field: 'gpus.example.com/fpga', live: '1', desired: '(none)' })).toBe(false);
     expect(workloadDrift(desired, desired)).toEqual([]);
+    // What onDrift: 'reconfigure' writes turns the live container into the desired one.
+    const changes = changesToSpec(parseWorkloadSpec({ ...base, gpus: 1, runtimeClass: 'nvidia' }), live.spec!.template.spec!.containers[0]);
+    expect(changes).toMatchObject({ gpus: { count: 1, resource: 'nvidia.com/gpu' }, runtimeClass: 'nvidia' });
+    expect(applyChanges(live.spec!.template.spec!.containers[0]!, changes).container.resources).toEqual(
+      desired.spec!.template.spec!.containers[0]!.resources,
+    );
   });
 });
 
@@ -172,5 +186,113 @@ describe("Manager's nvidiaRequested on a kubernetes node", () => {
     expect(() => kubernetesNodeConfig(bad)).toThrow(KubernetesNodeConfigError);
     expect(() => kubernetesNodeConfig(bad)).toThrow(/kubeGpuResource .*kubeGpuRuntimeClass /s);
     expect(() => workloadInput(containerRecord({ nvidiaRequested: true, node: bad }))).toThrow(KubernetesNodeConfigError);
+  });
+});
+
+describe('reconfigure: gpus, gpuResource, runtimeClass', () => {
+  const container = (resources: Record<string, string>) => ({
+    name: 'web',
+    image: 'nginx:1.27',
+    resources: { requests: { ...resources }, limits: { ...resources } },
+  });
+  const plain = container({ cpu: '1', memory: '512Mi' });
+
+  it("validates them by creation's rules, all at once, and keeps 0 (it removes the request)", () => {
+    expect(parseWorkloadChanges({ gpus: 0 })).toMatchObject({ gpus: { count: 0 } });
+    expect(parseWorkloadChanges({ gpus: 2, gpuResource: 'amd.com/gpu', runtimeClass: 'rocm' })).toMatchObject({
+      gpus: { count: 2, resource: 'amd.com/gpu' },
+      runtimeClass: 'rocm',
+    });
+    expect(parseWorkloadChanges({ runtimeClass: null })).toMatchObject({ runtimeClass: null });
+    const issues = (input: unknown) => {
+      try {
+        parseWorkloadChanges(input);
+      } catch (error) {
+        if (error instanceof InvalidSpecError) return error.issues.map((issue) => issue.path);
+        throw error;
+      }
+      return [];
+    };
+    expect(issues({ gpus: 1.5, gpuResource: 'gpu', runtimeClass: 'No_Good' })).toEqual(['gpus', 'gpuResource', 'runtimeClass']);
+    expect(issues({ gpus: -1 })).toEqual(['gpus']);
+    expect(issues({ gpus: 65 })).toEqual(['gpus']);
+    expect(issues({ gpuResource: 'amd.com/gpu' })).toEqual(['gpuResource']);
+  });
+
+  it('sets the count as request and limit, replaces another GPU resource, and 0 removes it; the same count changes nothing', () => {
+    const one = applyChanges(plain, parseWorkloadChanges({ gpus: 1 }));
+    expect(one.fields).toEqual(['gpus.nvidia.com/gpu']);
+    expect(one.container.resources).toEqual({
+      requests: { cpu: '1', memory: '512Mi', 'nvidia.com/gpu': '1' },
+      limits: { cpu: '1', memory: '512Mi', 'nvidia.com/gpu': '1' },
+    });
+    expect(applyChanges(one.container, parseWorkloadChanges({ gpus: 1 })).fields).toEqual([]);
+    // Without gpuResource: the resource the container already requests.
+    const amd = container({ cpu: '1', memory: '512Mi', 'amd.com/gpu': '1' });
+    expect(applyChanges(amd, parseWorkloadChanges({ gpus: 2 })).container.resources?.limits).toEqual({
+      cpu: '1',
+      memory: '512Mi',
+      'amd.com/gpu': '2',
+    });
+    const swapped = applyChanges(amd, parseWorkloadChanges({ gpus: 1, gpuResource: 'nvidia.com/gpu' }));
+    expect(swapped.fields).toEqual(['gpus.amd.com/gpu', 'gpus.nvidia.com/gpu']);
+    expect(swapped.container.resources?.requests).toEqual({ cpu: '1', memory: '512Mi', 'nvidia.com/gpu': '1' });
+    const none = applyChanges(one.container, parseWorkloadChanges({ gpus: 0 }));
+    expect(none.fields).toEqual(['gpus.nvidia.com/gpu']);
+    expect(none.container.resources).toEqual(plain.resources);
+    expect(applyChanges(plain, parseWorkloadChanges({ gpus: 0 })).fields).toEqual([]);
+  });
+
+  it('the CLI: --gpus, --gpu-resource, --runtime-class and --no-runtime-class become the changes; bad ones name the flag', async () => {
+    expect(parseLifecycleArgs('reconfigure', ['team-a/web', '--gpus', '1', '--runtime-class', 'nvidia'])).toMatchObject({
+      changes: { gpus: 1, runtimeClass: 'nvidia' },
+    });
+    expect(parseLifecycleArgs('reconfigure', ['team-a/web', '--gpus', '0', '--no-runtime-class'])).toMatchObject({
+      changes: { gpus: 0, runtimeClass: null },
+    });
+    expect(parseLifecycleArgs('reconfigure', ['team-a/web', '--gpus', '2', '--gpu-resource', 'amd.com/gpu'])).toMatchObject({
+      changes: { gpus: 2, gpuResource: 'amd.com/gpu' },
+    });
+    expect(() => parseLifecycleArgs('reconfigure', ['a/b', '--gpu-resource', 'amd.com/gpu'])).toThrow(
+      new UsageError('--gpu-resource names what --gpus counts: give --gpus too'),
+    );
+    expect(() => parseLifecycleArgs('reconfigure', ['a/b', '--runtime-class', 'x', '--no-runtime-class'])).toThrow(/contradict/);
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runCli(['reconfigure', 'team-a/web', '--gpus', 'two', '--kubeconfig', '/nonexistent'], {
+      stdout: (line) => out.push(line),
+      stderr: (line) => err.push(line),
+    });
+    expect(code).toBe(2);
+    expect(err).toEqual(['error: InvalidSpecError: Invalid workload spec: --gpus: must be a whole number of GPUs, e.g. 1']);
+  });
+});
+
+describe('kube-provision nodes and check: --gpus and --gpu-resource', () => {
+  it('nodes --gpus joins the fit hint (with --cpus and --memory-mb); --gpu-resource names what it counts', () => {
+    const parsed = parseNodesArgs(['--cpus', '1', '--memory-mb', '512', '--gpus', '2', '--gpu-resource', 'amd.com/gpu']);
+    expect(parsed !== 'help' && parsed.request).toEqual({
+      cpuMillicores: 1000,
+      memoryBytes: 512 * Mi,
+      gpus: { resource: 'amd.com/gpu', count: 2 },
+    });
+    expect(() => parseNodesArgs(['--gpus', '1'])).toThrow(
+      new UsageError('--gpus goes with --cpus and --memory-mb (the workload it is part of): give all three'),
+    );
+    expect(() => parseNodesArgs(['--gpu-resource', 'amd.com/gpu'])).toThrow(
+      new UsageError('--gpu-resource names what --gpus counts: give --gpus too'),
+    );
+    expect(() => parseNodesArgs(['--cpus', '1', '--memory-mb', '1', '--gpus', '1.5'])).toThrow(/^--gpus must be a whole number/);
+    expect(() => parseNodesArgs(['--cpus', '1', '--memory-mb', '1', '--gpus', '1', '--gpu-resource', 'gpu'])).toThrow(
+      /^--gpu-resource must be an extended resource name/,
+    );
+  });
+
+  it('check --gpu-resource alone chooses the capacity reported; --gpus makes the workload ask for GPUs', () => {
+    expect(parseCheckArgs(['--gpu-resource', 'amd.com/gpu'])).toMatchObject({ gpuResource: 'amd.com/gpu', spec: undefined });
+    expect(parseCheckArgs(['--cpus', '1', '--memory-mb', '64', '--gpus', '1'])).toMatchObject({
+      spec: { cpus: 1, memoryMb: 64, gpus: 1 },
+    });
+    expect(() => parseCheckArgs(['--gpus', '1'])).toThrow(/^--gpus goes with --cpus and --memory-mb/);
   });
 });

@@ -295,6 +295,31 @@ describe('reconfigure', () => {
     });
   });
 
+  it('GPUs and the RuntimeClass: written into the pod template (request = limit), and 0 / null take them out again', async () => {
+    const fake = await stopped();
+    const asked = record(reconfigure$(fake, ID, { gpus: 1, runtimeClass: 'nvidia' }, { informers: fastInformers() }));
+    await vi.waitFor(() => expect(asked.types()).toContain('patched'));
+    expect(asked.events.find((event) => event.type === 'patched')).toMatchObject({ fields: ['gpus.nvidia.com/gpu', 'runtimeClass'] });
+    let stored = fake.get('deployments', 'web') as V1Deployment;
+    expect(stored.spec?.template.spec?.runtimeClassName).toBe('nvidia');
+    expect(stored.spec?.template.spec?.containers[0]?.resources).toMatchObject({
+      requests: { 'nvidia.com/gpu': '1' },
+      limits: { 'nvidia.com/gpu': '1' },
+    });
+    markStopped(fake);
+    await vi.waitFor(() => expect(asked.done()).toBe(true));
+    expect(asked.error()).toBeUndefined();
+
+    const none = record(reconfigure$(fake, ID, { gpus: 0, runtimeClass: null }, { informers: fastInformers() }));
+    await vi.waitFor(() => expect(none.types()).toContain('patched'));
+    stored = fake.get('deployments', 'web') as V1Deployment;
+    expect(stored.spec?.template.spec).not.toHaveProperty('runtimeClassName');
+    expect(Object.keys(stored.spec?.template.spec?.containers[0]?.resources?.requests ?? {}).sort()).toEqual(['cpu', 'memory']);
+    markStopped(fake);
+    await vi.waitFor(() => expect(none.done()).toBe(true));
+    expect(none.events.at(-1)).toMatchObject({ type: 'reconfigured', fields: ['gpus.nvidia.com/gpu', 'runtimeClass'] });
+  });
+
   it('invalid changes: InvalidSpecError naming the fields, nothing sent', async () => {
     const fake = new FakeKubernetes();
     const error = await reconfigure(fake, ID, { cpus: -1, env: { 'NOT-A-NAME': 'x' } }).catch((e: unknown) => e);

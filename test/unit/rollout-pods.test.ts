@@ -89,6 +89,20 @@ describe('currentRolloutPods', () => {
     expect(currentRolloutPods(d, pods)).toEqual([]);
   });
 
+  it('a template rolled out before: the condition still names the previous, complete ReplicaSet; its one new Pod is the rollout', () => {
+    // A reconfiguration undone by a rollback, then asked again: the controller scales the old
+    // ReplicaSet up and leaves NewReplicaSetAvailable naming the one it replaced.
+    const pending = waitingPod('Pending', undefined, { hash: HASH });
+    const stale = progressingDeployment({
+      generation: 4,
+      conditions: [conditions.unavailable(), conditions.newReplicaSetAvailable(OLD_RS)],
+    });
+    expect(names(currentRolloutPods(stale, [pending]))).toEqual([pending.metadata!.name]);
+    // Named and complete: that ReplicaSet's Pods only, as before.
+    const complete = deployment({ conditions: [conditions.available(), conditions.newReplicaSetAvailable(OLD_RS)] });
+    expect(currentRolloutPods(complete, [pending])).toEqual([]);
+  });
+
   it('returns an empty list for no pods', () => {
     expect(currentRolloutPods(progressingDeployment(), [])).toEqual([]);
   });

@@ -13,6 +13,7 @@ import {
   durationFlag,
   outputFlag,
   parseFlags,
+  gpuFlags,
   resourceFlags,
 } from './cluster-flags.js';
 import { runCommand } from './run-command.js';
@@ -21,13 +22,18 @@ export const CHECK_USAGE = `Usage: kube-provision check [flags]
 
 Checks, before any provisioning, that the cluster will work: the kubeconfig and context,
 TLS, the API server, who we are, the RBAC permissions each operation needs in the
-namespace, the namespace itself, and (with --cpus and --memory-mb) whether its
-LimitRanges and ResourceQuotas allow such a workload. Prints one line per item.
+namespace, the namespace itself, (with --cpus and --memory-mb) whether its LimitRanges
+and ResourceQuotas allow such a workload, and the cluster's GPU capacity (each node's
+allocatable nvidia.com/gpu, or the --gpu-resource; said plainly when no node offers it).
+Prints one line per item.
 
 ${CLUSTER_FLAGS_USAGE}
 Check:
       --cpus N                 CPU cores of the workload to check against LimitRanges and ResourceQuotas
       --memory-mb N            its memory in MiB (give both or neither)
+      --gpus N                 GPUs of the workload (with --cpus and --memory-mb): the gpus item then needs a
+                               Ready, schedulable node offering that many
+      --gpu-resource NAME      the extended resource whose capacity is reported (default nvidia.com/gpu)
       --needs OPERATION        whose permissions must be there: create or lifecycle (default lifecycle)
       --timeout DUR            bound on the whole check (default 10s)
 Output:
@@ -47,6 +53,7 @@ export async function runCheck(argv: readonly string[], io: CliIo): Promise<numb
     output.json = parsed.output === 'json';
     const report = await check(parsed.api, {
       ...(parsed.spec ? { spec: parsed.spec } : {}),
+      ...(parsed.gpuResource !== undefined ? { gpuResource: parsed.gpuResource } : {}),
       needs: parsed.needs,
       timeoutMs: parsed.timeoutMs,
       ...(io.signal ? { signal: io.signal } : {}),
@@ -61,7 +68,8 @@ export async function runCheck(argv: readonly string[], io: CliIo): Promise<numb
 
 interface CheckCommand {
   readonly api: ReturnType<typeof apiOptionsFrom>;
-  readonly spec: { cpus: unknown; memoryMb: unknown } | undefined;
+  readonly spec: { cpus: unknown; memoryMb: unknown; gpus?: unknown; gpuResource?: string } | undefined;
+  readonly gpuResource: string | undefined;
   readonly needs: OperationName;
   readonly timeoutMs: number;
   readonly output: 'text' | 'json';
@@ -72,6 +80,8 @@ export function parseCheckArgs(argv: readonly string[]): CheckCommand | 'help' {
     ...CLUSTER_FLAG_OPTIONS,
     cpus: { type: 'string' },
     'memory-mb': { type: 'string' },
+    gpus: { type: 'string' },
+    'gpu-resource': { type: 'string' },
     needs: { type: 'string' },
     timeout: { type: 'string' },
   });
@@ -82,7 +92,8 @@ export function parseCheckArgs(argv: readonly string[]): CheckCommand | 'help' {
   }
   return {
     api: apiOptionsFrom(values),
-    spec: resourceFlags(values.cpus, values['memory-mb']),
+    spec: gpuFlags(resourceFlags(values.cpus, values['memory-mb']), values.gpus, values['gpu-resource']),
+    gpuResource: values['gpu-resource'],
     needs: needs as OperationName,
     timeoutMs: values.timeout !== undefined ? durationFlag('--timeout', values.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
     output: outputFlag(values.output),
@@ -114,7 +125,7 @@ export function formatCheckReport(report: CheckReport): string[] {
   ];
 }
 
-const SPEC_FLAGS: Record<string, string> = { cpus: '--cpus', memoryMb: '--memory-mb' };
+const SPEC_FLAGS: Record<string, string> = { cpus: '--cpus', memoryMb: '--memory-mb', gpus: '--gpus', gpuResource: '--gpu-resource' };
 
 /** The spec came from flags: name the flag, not the field. */
 function flagNamedSpecError(error: unknown): unknown {

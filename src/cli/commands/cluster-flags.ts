@@ -6,6 +6,7 @@ import { UsageError } from '../../errors/input.js';
 import { durationFlag } from '../duration.js';
 import { DURATION_RULES } from '../../input/duration.js';
 import { instanceProblem, namespaceProblem } from '../../input/fields.js';
+import { gpuResourceProblem } from '../../input/gpus.js';
 
 type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 type ParsedFlags<T extends FlagOptions> = ReturnType<
@@ -131,6 +132,25 @@ export function resourceFlags(cpus: string | undefined, memoryMb: string | undef
   if (cpus === undefined || memoryMb === undefined) throw new UsageError('--cpus and --memory-mb go together: give both or neither');
   const number = (text: string): number | string => (/^\s*-?(\d+(\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : text);
   return { cpus: number(cpus), memoryMb: number(memoryMb) };
+}
+
+/**
+ * `--gpus N` (and `--gpu-resource NAME`, what it counts) joined to the spec of --cpus and
+ * --memory-mb: a GPU request is part of a workload, so --gpus needs both.
+ */
+export function gpuFlags(
+  spec: { cpus: unknown; memoryMb: unknown } | undefined,
+  gpus: string | undefined,
+  gpuResource: string | undefined,
+): { cpus: unknown; memoryMb: unknown; gpus?: unknown; gpuResource?: string } | undefined {
+  if (gpuResource !== undefined) {
+    const problem = gpuResourceProblem(gpuResource);
+    if (problem) throw new UsageError(`--gpu-resource ${problem}`);
+  }
+  if (gpus === undefined) return spec;
+  if (!spec) throw new UsageError('--gpus goes with --cpus and --memory-mb (the workload it is part of): give all three');
+  const count = /^\s*-?\d+(\.\d*)?\s*$/.test(gpus) ? Number(gpus) : gpus;
+  return { ...spec, gpus: count, ...(gpuResource !== undefined ? { gpuResource } : {}) };
 }
 
 /** Whether argv asks for JSON output, read before parsing so that a usage error is JSON too. */

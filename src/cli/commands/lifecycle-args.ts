@@ -2,7 +2,7 @@
 // like create's. The workload is named by its provider ID ("namespace/name"); -n, when
 // given, must agree with it. The changes of reconfigure stay raw here:
 // parseWorkloadChanges validates them all at once, with creation's field rules.
-import { UsageError } from '../../errors/input.js';
+import { InvalidSpecError, UsageError } from '../../errors/input.js';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { parseProviderId } from '../../input/provider-id.js';
 import { DEFAULT_TIMEOUT_MS } from '../../workload/operation.js';
@@ -58,6 +58,11 @@ const CHANGE_FLAGS = `Changes (at least one):
                                one; only the Service is written when ports are the only change)
       --no-ports               remove every port (and with them the Service)
       --service-type TYPE      the Service's type: ${SERVICE_TYPE_FLAG_HELP}
+      --gpus N                 GPUs to request (whole number, request = limit; 0 removes them): a new Pod
+                               rolls out, and fails fast (Unschedulable) where no node offers them
+      --gpu-resource NAME      the extended resource --gpus counts (default: the one it has, else nvidia.com/gpu)
+      --runtime-class NAME     the RuntimeClass the Pod runs with (e.g. nvidia)
+      --no-runtime-class       back to the cluster's default RuntimeClass
       --rollback-on-failure    if the new rollout fails, restore the previous pod template and wait for it
 `;
 
@@ -115,6 +120,10 @@ export function parseLifecycleArgs(command: LifecycleCommandName, argv: readonly
             port: { type: 'string', multiple: true },
             'no-ports': { type: 'boolean' },
             'service-type': { type: 'string' },
+            gpus: { type: 'string' },
+            'gpu-resource': { type: 'string' },
+            'runtime-class': { type: 'string' },
+            'no-runtime-class': { type: 'boolean' },
             'rollback-on-failure': { type: 'boolean' },
           }
         : {}),
@@ -182,9 +191,20 @@ function changesFrom(flags: Record<string, string | string[] | boolean | undefin
   if (serviceType !== undefined) changes.serviceType = serviceType;
   const storageGb = text(flags['storage-gb']);
   if (storageGb !== undefined) changes.storageGb = numberOrText(storageGb);
+  const gpus = text(flags.gpus);
+  const gpuResource = text(flags['gpu-resource']);
+  if (gpuResource !== undefined && gpus === undefined) throw new UsageError('--gpu-resource names what --gpus counts: give --gpus too');
+  if (gpus !== undefined) changes.gpus = numberOrText(gpus);
+  if (gpuResource !== undefined) changes.gpuResource = gpuResource;
+  const runtimeClass = text(flags['runtime-class']);
+  if (runtimeClass !== undefined && flags['no-runtime-class'] === true) {
+    throw new UsageError('--runtime-class and --no-runtime-class contradict each other: give one');
+  }
+  if (runtimeClass !== undefined) changes.runtimeClass = runtimeClass;
+  if (flags['no-runtime-class'] === true) changes.runtimeClass = null;
   if (Object.keys(changes).length === 0) {
     throw new UsageError(
-      'reconfigure needs at least one change: --env, --unset-env, --cpus, --memory-mb, --entrypoint, --arg, --image, --port, --no-ports, --service-type or --storage-gb',
+      'reconfigure needs at least one change: --env, --unset-env, --cpus, --memory-mb, --entrypoint, --arg, --image, --port, --no-ports, --service-type, --storage-gb, --gpus, --runtime-class or --no-runtime-class',
     );
   }
   return changes;
@@ -192,4 +212,38 @@ function changesFrom(flags: Record<string, string | string[] | boolean | undefin
 
 function text(value: string | string[] | boolean | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The reconfigure flag of each field of the changes. */
+const CHANGE_FIELD_FLAGS: Readonly<Record<string, string>> = {
+  cpus: '--cpus',
+  memoryMb: '--memory-mb',
+  entrypoint: '--entrypoint',
+  image: '--image',
+  storageGb: '--storage-gb',
+  ports: '--port',
+  serviceType: '--service-type',
+  gpus: '--gpus',
+  gpuResource: '--gpu-resource',
+  runtimeClass: '--runtime-class',
+};
+
+/** The changes came from flags: each issue names the flag (`--gpus`, `--env NAME`, `--arg #2`), not the field. */
+export function withChangeFlags(error: InvalidSpecError): InvalidSpecError {
+  return new InvalidSpecError(
+    error.issues.map((issue) => {
+      const [field = '', ...rest] = issue.path.split('.');
+      const index = Number(rest[0]);
+      const flag =
+        field === 'env' && rest.length > 0
+          ? `--env ${rest.join('.')}`
+          : field === 'unsetEnv' && Number.isInteger(index)
+            ? `--unset-env #${index + 1}`
+            : field === 'args' && Number.isInteger(index)
+              ? `--arg #${index + 1}`
+              : CHANGE_FIELD_FLAGS[field];
+      return flag === undefined ? issue : { ...issue, flag };
+    }),
+    error.omittedIssues,
+  );
 }

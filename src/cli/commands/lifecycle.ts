@@ -14,7 +14,8 @@ import { stop$ } from '../../workload/stop.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { runCommand } from './run-command.js';
-import { lifecycleUsage, parseLifecycleArgs, type LifecycleCommand, type LifecycleCommandName } from './lifecycle-args.js';
+import { InvalidSpecError } from '../../errors/input.js';
+import { lifecycleUsage, parseLifecycleArgs, withChangeFlags, type LifecycleCommand, type LifecycleCommandName } from './lifecycle-args.js';
 
 export async function runLifecycleCommand(command: LifecycleCommandName, argv: readonly string[], io: CliIo): Promise<number> {
   return runCommand(command, argv, io, async (output) => {
@@ -25,7 +26,13 @@ export async function runLifecycleCommand(command: LifecycleCommandName, argv: r
     }
     output.json = parsed.output === 'json';
     // Input errors first: exit 2 without reading a kubeconfig or touching a cluster.
-    if (parsed.changes) parseWorkloadChanges(parsed.changes);
+    if (parsed.changes) {
+      try {
+        parseWorkloadChanges(parsed.changes);
+      } catch (error) {
+        throw error instanceof InvalidSpecError ? withChangeFlags(error) : error;
+      }
+    }
     const api = KubernetesApi.fromConfig(parsed.api);
     output.useClient(api);
     await new Promise<void>((resolve, reject) => {

@@ -18,6 +18,7 @@ import {
   durationFlag,
   outputFlag,
   parseFlags,
+  gpuFlags,
   resourceFlags,
 } from './cluster-flags.js';
 import { runCommand } from './run-command.js';
@@ -25,13 +26,16 @@ import { runCommand } from './run-command.js';
 export const NODES_USAGE = `Usage: kube-provision nodes [flags]
 
 Lists the cluster's nodes: Ready (and since when), schedulable or cordoned, InternalIP and
-ExternalIP, allocatable CPU and memory, and how much of it Pods already request.
+ExternalIP, allocatable CPU, memory, Pods and GPUs (each GPU resource a node offers, e.g.
+nvidia.com/gpu), and how much of each Pods already request.
 Needs list (and with --watch, watch) on nodes and on pods in all namespaces.
 
 ${CLUSTER_FLAGS_USAGE}
 Nodes:
       --cpus N                 also say whether a workload of this many cores ...
       --memory-mb N            ... and this much memory fits on a Ready, schedulable node now (a hint: not the scheduler)
+      --gpus N                 ... with this many GPUs free on that node (with --cpus and --memory-mb)
+      --gpu-resource NAME      the extended resource --gpus counts (default nvidia.com/gpu)
   -w, --watch                  print again on every change, until interrupted (then exit 0)
       --timeout DUR            bound on the listing (default 30s; not with --watch)
 Output:
@@ -90,12 +94,17 @@ export function parseNodesArgs(argv: readonly string[]): NodesCommand | 'help' {
     ...CLUSTER_FLAG_OPTIONS,
     cpus: { type: 'string' },
     'memory-mb': { type: 'string' },
+    gpus: { type: 'string' },
+    'gpu-resource': { type: 'string' },
     watch: { type: 'boolean', short: 'w' },
     timeout: { type: 'string' },
   });
   if (values.help) return 'help';
   if (values.watch && values.timeout !== undefined) throw new UsageError('--timeout bounds a single listing: it does not go with --watch');
-  const spec = resourceFlags(values.cpus, values['memory-mb']);
+  if (values['gpu-resource'] !== undefined && values.gpus === undefined) {
+    throw new UsageError('--gpu-resource names what --gpus counts: give --gpus too');
+  }
+  const spec = gpuFlags(resourceFlags(values.cpus, values['memory-mb']), values.gpus, values['gpu-resource']);
   let request: PodRequest | undefined;
   try {
     request = spec ? parseResourceRequest(spec) : undefined;

@@ -17,6 +17,7 @@ import {
 } from '../../index.js';
 import type { KubernetesClient, LifecycleEvent, WorkloadChanges, WorkloadOperationOptions } from '../../index.js';
 import { eventTime } from '../event-time.js';
+import { nodeGpuSettings } from '../node-config.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { requireProviderId } from './lifecycle-record.js';
 import { requiredPortsOfRecord, portsOfRecord } from './service-ports.js';
@@ -158,7 +159,7 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
 /**
  * The record as it now is, as changes: its whole environment (variables the Deployment
  * has and the record no longer has are unset), its entrypoint (null: the image's own),
- * CPU, memory and its services' ports. The image is left as it is.
+ * CPU, memory, its GPU (nvidiaRequested) and its services' ports. The image is left as it is.
  */
 async function changesFor(
   api: KubernetesClient,
@@ -183,7 +184,18 @@ async function changesFor(
     // The services too: the Service follows the row (only it is written when they alone changed).
     ...(ports !== undefined ? { ports } : {}),
     ...(ports !== undefined && ports.length > 0 && serviceType !== undefined ? { serviceType } : {}),
+    ...gpuChanges(record),
   };
+}
+
+/**
+ * nvidiaRequested as it now is: one GPU of the node's resource with its RuntimeClass, as at
+ * creation; not requested: none, and the cluster's default RuntimeClass.
+ */
+function gpuChanges(record: ContainerRecord): Pick<WorkloadChanges, 'gpus' | 'gpuResource' | 'runtimeClass'> {
+  if (!record.nvidiaRequested) return { gpus: 0, runtimeClass: null };
+  const gpu = nodeGpuSettings(record.node);
+  return { gpus: 1, gpuResource: gpu.resource, runtimeClass: gpu.runtimeClass ?? null };
 }
 
 function signalOf(context: ProviderContext): { signal?: AbortSignal } {

@@ -131,7 +131,7 @@ describe('runCli lifecycle commands without a cluster', () => {
   it('exit 2 for invalid changes, before any kubeconfig is read', async () => {
     const result = await run(['reconfigure', 'team-a/web', '--cpus', 'lots', '--env', '9X=1', '--kubeconfig', '/nonexistent']);
     expect(result.code).toBe(EXIT.invalidInput);
-    expect(result.err[0]).toMatch(/InvalidSpecError: Invalid workload spec: env.9X: .*; cpus: must be a finite number/);
+    expect(result.err[0]).toMatch(/InvalidSpecError: Invalid workload spec: --env 9X: .*; --cpus: must be a finite number/);
   });
 
   it('-o json prints the error as one JSON line', async () => {

@@ -5,7 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { V1ResourceAttributes } from '../../../src/kube/objects.js';
+import type { V1Node, V1ResourceAttributes } from '../../../src/kube/objects.js';
 import { VirtualAction, VirtualTimeScheduler } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { check, type CheckOptions } from '../../../src/cluster/check.js';
@@ -37,7 +37,15 @@ const statuses = (report: CheckReport) => Object.fromEntries(report.items.map((e
 
 /** Every request the fake serves fails with `error` (as when the connection itself fails). */
 function failEverything(fake: FakeKubernetes, error: Error): void {
-  for (const method of ['version', 'selfSubjectReview', 'readNamespace', 'listLimitRanges', 'listResourceQuotas', 'watch'] as const) {
+  for (const method of [
+    'version',
+    'selfSubjectReview',
+    'readNamespace',
+    'listLimitRanges',
+    'listResourceQuotas',
+    'watch',
+    'list',
+  ] as const) {
     fake.failNext(method, error);
   }
   for (let index = 0; index < 18; index += 1) fake.failNext('selfSubjectAccessReview', error);
@@ -62,6 +70,7 @@ describe('check() with every answer good', () => {
       'permissions:create',
       'permissions:lifecycle',
       'resources',
+      'gpus',
     ]);
     expect(report.items.every((entry) => entry.status === 'pass')).toBe(true);
     expect(report).toMatchObject({
@@ -251,6 +260,7 @@ describe('check() names one root cause when nothing gets through', () => {
       'permissions:create': 'skip',
       'permissions:lifecycle': 'skip',
       resources: 'skip',
+      gpus: 'skip',
     });
     expect(item(report, 'tls')).toMatchObject({ error: 'TlsError', message: expect.stringContaining('does not trust') });
     expect(item(report, 'namespace').message).toBe('not checked: TLS verification failed (see tls)');
@@ -291,6 +301,7 @@ describe('check() is bounded in time (virtual clock)', () => {
       'selfSubjectAccessReview',
       'listLimitRanges',
       'listResourceQuotas',
+      'list',
     ] as const) {
       fake.hang(method);
     }
@@ -398,5 +409,96 @@ describe('check() input', () => {
     });
     expect(report).toMatchObject({ context: 'typo', kubeconfigPath: path });
     expect(JSON.stringify(report)).not.toContain(token);
+  });
+});
+
+describe("check(): the cluster's GPU capacity", () => {
+  const gpuNode = (name: string, allocatable: Record<string, string>, ready = true, unschedulable = false): V1Node => ({
+    metadata: { name },
+    spec: { unschedulable },
+    status: {
+      allocatable: { cpu: '4', memory: '8Gi', pods: '110', ...allocatable },
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+    },
+  });
+
+  it('no node offers it: said plainly, and it passes when nothing asks for a GPU', async () => {
+    const fake = new FakeKubernetes();
+    fake.addNode(gpuNode('plain-a', {}));
+    fake.addNode(gpuNode('plain-b', {}));
+    const report = await runCheck(fake);
+    expect(item(report, 'gpus')).toMatchObject({
+      status: 'pass',
+      needed: false,
+      message:
+        'no node offers nvidia.com/gpu (0 of 2 nodes): a container that requests one stays Pending, Unschedulable: Insufficient nvidia.com/gpu',
+      gpus: { resource: 'nvidia.com/gpu', total: 0, nodeCount: 2, nodes: [] },
+    });
+    expect(report.ok).toBe(true);
+    // The resource named (the node's kubeGpuResource, say) and offered nowhere: a warning.
+    expect(item(await runCheck(fake, { gpuResource: 'amd.com/gpu' }), 'gpus')).toMatchObject({
+      status: 'warn',
+      message: expect.stringMatching(/^no node offers amd\.com\/gpu \(0 of 2 nodes\)/),
+    });
+    // A spec that asks for one: the item is needed, and fails.
+    const asked = await runCheck(fake, { spec: { cpus: 1, memoryMb: 64, gpus: 1 } });
+    expect(item(asked, 'gpus')).toMatchObject({ status: 'fail', needed: true });
+    expect(asked.ok).toBe(false);
+  });
+
+  it('the total and each node that offers it (allocatable), its own resource only; a spec is placed on a Ready, schedulable node with enough', async () => {
+    const fake = new FakeKubernetes();
+    fake.addNode(gpuNode('gpu-b', { 'nvidia.com/gpu': '2' }));
+    fake.addNode(gpuNode('gpu-a', { 'nvidia.com/gpu': '4' }, false));
+    fake.addNode(gpuNode('amd', { 'amd.com/gpu': '8' }));
+    fake.addNode(gpuNode('plain', {}));
+    const report = await runCheck(fake);
+    expect(item(report, 'gpus')).toMatchObject({
+      status: 'pass',
+      message: 'nvidia.com/gpu: 6 allocatable on 2 of 4 nodes (gpu-a 4, not Ready; gpu-b 2)',
+      gpus: {
+        resource: 'nvidia.com/gpu',
+        total: 6,
+        nodeCount: 4,
+        nodes: [
+          { name: 'gpu-a', allocatable: 4, ready: false, schedulable: true },
+          { name: 'gpu-b', allocatable: 2, ready: true, schedulable: true },
+        ],
+      },
+    });
+    expect(item(await runCheck(fake, { gpuResource: 'amd.com/gpu' }), 'gpus').gpus).toMatchObject({ total: 8, nodes: [{ name: 'amd' }] });
+    // A spec asking for GPUs without naming the resource counts the option's.
+    expect(item(await runCheck(fake, { gpuResource: 'amd.com/gpu', spec: { cpus: 1, memoryMb: 64, gpus: 8 } }), 'gpus')).toMatchObject({
+      status: 'pass',
+      message: expect.stringMatching(/^amd\.com\/gpu: 8 allocatable .*: 8 fit on amd/),
+    });
+    expect(item(await runCheck(fake, { spec: { cpus: 1, memoryMb: 64, gpus: 2 } }), 'gpus')).toMatchObject({
+      status: 'pass',
+      needed: true,
+      message: expect.stringMatching(/: 2 fit on gpu-b \(before other Pods' requests\)$/),
+    });
+    // Four only on a node that is not Ready: fails, naming the scheduler's words.
+    expect(item(await runCheck(fake, { spec: { cpus: 1, memoryMb: 64, gpus: 4 } }), 'gpus')).toMatchObject({
+      status: 'fail',
+      message: expect.stringMatching(
+        /no Ready, schedulable node has 4, so such a container stays Pending, Unschedulable: Insufficient nvidia\.com\/gpu$/,
+      ),
+    });
+  });
+
+  it('may not list nodes: cannot tell, a warning; a bad or conflicting gpuResource is refused before any request', async () => {
+    const fake = new FakeKubernetes();
+    fake.failNext('list', new ForbiddenError({ verb: 'list', resource: 'nodes' }));
+    expect(item(await runCheck(fake), 'gpus')).toMatchObject({
+      status: 'warn',
+      error: 'ForbiddenError',
+      message: 'cannot tell: may not list nodes (a cluster-wide permission), so the nvidia.com/gpu capacity is unknown',
+    });
+    const quiet = new FakeKubernetes();
+    await expect(check(quiet, { gpuResource: 'gpu' })).rejects.toThrow(InvalidOptionError);
+    await expect(
+      check(quiet, { gpuResource: 'amd.com/gpu', spec: { cpus: 1, memoryMb: 64, gpus: 1, gpuResource: 'nvidia.com/gpu' } }),
+    ).rejects.toThrow(/gpuResource amd\.com\/gpu differs from the spec's nvidia\.com\/gpu/);
+    expect(quiet.calls).toEqual([]);
   });
 });

@@ -123,7 +123,33 @@ describe('containerLifecycle on a Kubernetes node', () => {
           { port: 22, protocol: 'tcp' },
           { port: 8080, protocol: 'tcp' },
         ],
+        gpus: 0,
+        runtimeClass: null,
       },
+    ]);
+  });
+
+  it("reconfigure passes nvidiaRequested as it now is: one GPU of the node's resource with its RuntimeClass, or none", async () => {
+    const calls: unknown[][] = [];
+    const gpuNode = { ...kubeRecord.node, kubeGpuResource: 'amd.com/gpu', kubeGpuRuntimeClass: 'rocm' };
+    await kubernetesLifecycle(calls).reconfigure({ ...kubeRecord, nvidiaRequested: true, node: gpuNode });
+    await kubernetesLifecycle(calls).reconfigure({ ...kubeRecord, nvidiaRequested: true });
+    await kubernetesLifecycle(calls).reconfigure({ ...kubeRecord, nvidiaRequested: false, node: gpuNode });
+    const gpuFields = calls
+      .filter((call) => call[0] === 'reconfigure$')
+      .map((call) => {
+        const { gpus, gpuResource, runtimeClass, env } = call[2] as Record<string, unknown>;
+        return {
+          gpus,
+          gpuResource,
+          runtimeClass,
+          nvidiaVariables: Object.keys(env as object).filter((name) => name.startsWith('NVIDIA_')),
+        };
+      });
+    expect(gpuFields).toEqual([
+      { gpus: 1, gpuResource: 'amd.com/gpu', runtimeClass: 'rocm', nvidiaVariables: expect.arrayContaining(['NVIDIA_VISIBLE_DEVICES']) },
+      { gpus: 1, gpuResource: 'nvidia.com/gpu', runtimeClass: null, nvidiaVariables: expect.arrayContaining(['NVIDIA_VISIBLE_DEVICES']) },
+      { gpus: 0, gpuResource: undefined, runtimeClass: null, nvidiaVariables: [] },
     ]);
   });
 
