@@ -512,9 +512,12 @@ describe('the CLI, the Manager adapter and the examples, as a user runs them', (
     ]);
     expect(admin.code).toBe(0);
     expect(admin.stdout.split('\n')[0]).toMatch(
-      new RegExp(`^Checked ${env.server}, context kube-provisioner-local, namespace ${namespace} in \\d+ ms: ready$`),
+      // The one warning: the local cluster has no default StorageClass.
+      new RegExp(`^Checked ${env.server}, context kube-provisioner-local, namespace ${namespace} in \\d+ ms: ready \\(1 warning\\)$`),
     );
-    expect(admin.stdout.split('\n').filter((line) => / {2}(FAIL|WARN|skip) {2}/.test(line))).toEqual([]);
+    expect(admin.stdout.split('\n').filter((line) => / {2}(FAIL|WARN|skip) {2}/.test(line))).toEqual([
+      expect.stringMatching(/^storage +WARN +no default StorageClass: a container with storage must name one/),
+    ]);
 
     const viewer = await run(['dist/cli/main.js', 'check', '--kubeconfig', env.kubeconfigs.viewer, '-n', namespace]);
     expect(viewer.code).toBe(5);
@@ -612,7 +615,7 @@ describe('the CLI, the Manager adapter and the examples, as a user runs them', (
 
     const saved = await run(['examples/manager-node-check.cjs', env.kubeconfigs.admin, namespace]);
     expect(saved.stdout.trim()).toMatch(
-      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip"\]$/,
+      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip","storage=warn"\]$/,
     );
     const refused = await run(['examples/manager-node-check.cjs', 'kubeconfigs/admin', namespace]);
     expect(refused.stdout.trim()).toMatch(/^400 \[\{"field":"kubeconfigPath","message":"must be an absolute path/);
