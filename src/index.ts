@@ -142,6 +142,7 @@ export { maskCredentials } from './mask.js';
 // Operations on one workload.
 export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
 export { buildService, type BuildServiceOptions, type ServiceSpec } from './workload/service-manifest.js';
+export { claimNameOf } from './workload/storage-manifest.js';
 export { provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 export { DEFAULT_CLEANUP_TIMEOUT_MS } from './workload/cleanup.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").

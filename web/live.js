@@ -178,8 +178,26 @@ function renderRow(tbody, providerId) {
   cells[4].textContent = status.nodeName ?? '–';
   cells[5].textContent = String(status.restarts);
   cells[6].textContent = status.image ?? '–';
+  renderVolume(row.querySelector('td.volume'), status.storage);
   const busy = [...state.operations.values()].some((operation) => operation.providerId === providerId && operation.state === 'running');
-  for (const button of cells[7].querySelectorAll('button')) button.disabled = busy;
+  for (const button of row.querySelector('td.actions').querySelectorAll('button')) button.disabled = busy;
+}
+
+// The container's volume: its claim's phase and size (what the volume has; while a resize
+// is pending, what it has -> what the claim asks), its class, and the claim's own words as
+// the title. '–' for a container without one (its files live as long as the Pod).
+function renderVolume(cell, storage) {
+  const [phase, , size, storageClass] = cell.childNodes;
+  cell.dataset.phase = storage?.phase ?? '';
+  cell.dataset.resize = storage?.resize ?? '';
+  cell.title = storage?.message ?? '';
+  phase.textContent = storage ? storage.phase : '–';
+  const has = storage?.capacity ?? null;
+  const asks = storage?.requested ?? null;
+  if (!storage) size.textContent = '';
+  else if (storage.resize !== 'none' && has && asks) size.textContent = `${has} → ${asks} (resize ${storage.resize})`;
+  else size.textContent = has ?? asks ?? '';
+  storageClass.textContent = storage?.storageClass ?? '';
 }
 
 function createRow(tbody, event) {
@@ -198,6 +216,12 @@ function createRow(tbody, event) {
   cell(row, 'nowrap');
   cell(row, 'num');
   cell(row, 'mono');
+  cell(row, 'volume nowrap').append(
+    element('span', 'volume-phase', ''),
+    document.createTextNode(' '),
+    element('span', 'volume-size mono', ''),
+    element('div', 'volume-class', ''),
+  );
   const actions = cell(row, 'actions');
   for (const action of state.actions) {
     const button = element('button', action === 'remove' ? 'danger' : '', ACTION_LABELS[action]);

@@ -36,6 +36,7 @@ export function benchSpec(input: ChildInput, index: number): Record<string, unkn
     memoryMb: 16,
     namespace: input.namespace,
     ...(input.ports ? { ports: input.ports } : {}),
+    ...(input.storage ? { storage: input.storage } : {}),
   };
 }
 

@@ -29,6 +29,8 @@ export interface ChildInput {
   readonly mode: 'latency' | 'memory';
   /** The ports of every provisioning (bench/network.ts): each then gets a Service. */
   readonly ports?: readonly { readonly port: number; readonly protocol: 'tcp' | 'udp' }[];
+  /** The storage of every provisioning (bench/storage.ts): each then gets a claim. */
+  readonly storage?: { readonly sizeGb: number; readonly storageClass: string; readonly paths: readonly string[] };
 }
 
 export interface ProvisioningRecord {

@@ -9,8 +9,10 @@ import type {
   V1ResourceQuota,
   V1SelfSubjectAccessReview,
   V1SelfSubjectReview,
+  V1StorageClass,
   VersionInfo,
 } from '../kube/objects.js';
+import { defaultStorageClass, describeStorageClass, summarizeStorageClass, type StorageClassSummary } from '../rollout/storage-class.js';
 import { ApiTimeoutError, ApiUnreachableError, ForbiddenError, NotFoundError, TlsError, UnauthorizedError } from '../errors/api.js';
 import { KubeProvisionerError } from '../errors/base.js';
 import { ExecPluginError, KubeconfigInvalidError } from '../errors/kubeconfig.js';
@@ -18,7 +20,7 @@ import type { ConnectionInfo } from '../kube/client.js';
 import { oneLine } from '../text.js';
 import { formatBytes, formatMillicores, quantityUnits } from '../input/parse-quantity.js';
 import { limitRangeRefusals, resourceQuotaRefusals, type PodRequest } from './namespace-limits.js';
-import { OPERATION_NAMES, OPERATION_PERMISSIONS, permissionLabel, type OperationName } from './permissions.js';
+import { CLUSTER_PERMISSIONS, OPERATION_NAMES, OPERATION_PERMISSIONS, permissionLabel, type OperationName } from './permissions.js';
 import type { StreamingListSupport } from './watch-list-probe.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
@@ -35,6 +37,7 @@ export const CHECK_ITEM_IDS = [
   'permissions:lifecycle',
   'resources',
   'gpus',
+  'storage',
 ] as const;
 export type CheckItemId = (typeof CHECK_ITEM_IDS)[number];
 
@@ -72,6 +75,10 @@ export interface CheckItem {
   readonly missing?: readonly string[];
   /** resources: each way a LimitRange or ResourceQuota would refuse the spec. */
   readonly refusals?: readonly string[];
+  /** storage: the cluster's default StorageClass (null: there is none), when the classes could be listed. */
+  readonly defaultStorageClass?: StorageClassSummary | null;
+  /** storage: every class of the cluster, by name. */
+  readonly storageClasses?: readonly string[];
   /** gpus: the cluster's allocatable of the GPU resource, in total and on each node that offers it. */
   readonly gpus?: GpuCapacityReport;
 }
@@ -122,6 +129,11 @@ export interface Gathered {
   readonly namespace: Outcome<V1Namespace>;
   /** By permission label. */
   readonly reviews: ReadonlyMap<string, Outcome<V1SelfSubjectAccessReview>>;
+  /** The StorageClasses, and the cluster-wide reviews of CLUSTER_PERMISSIONS by label. */
+  readonly storage: {
+    readonly classes: Outcome<readonly V1StorageClass[]>;
+    readonly reviews: ReadonlyMap<string, Outcome<V1SelfSubjectAccessReview>>;
+  };
   /** Present when a spec was given. */
   readonly limits?: { readonly limitRanges: Outcome<readonly V1LimitRange[]>; readonly quotas: Outcome<readonly V1ResourceQuota[]> };
   /** The cluster's nodes, for their GPU capacity. */
@@ -207,6 +219,7 @@ export function assembleReport(gathered: Gathered, context: ReportContext): Chec
     }),
     resourcesItem(gathered, context, rootCause, elapsed),
     blocked('gpus', gpusNeeded(context.request), gathered.nodes) ?? gpusItem(gathered.nodes, context, elapsed),
+    blocked('storage', false, gathered.storage.classes) ?? storageItem(gathered.storage, context, elapsed),
   ];
   return {
     ok: items.every((item) => item.status !== 'fail'),
@@ -228,9 +241,9 @@ function operationNeeded(operation: OperationName, needs: OperationName): boolea
   return OPERATION_PERMISSIONS[operation].every((permission) => asked.has(permissionLabel(permission)));
 }
 
-/** Whether an item's failure means the report is not ok (watch-list never; permissions per operation; gpus when the spec asks some). */
+/** Whether an item's failure means the report is not ok (watch-list and storage never; permissions per operation; gpus when the spec asks some). */
 export function itemNeeded(id: CheckItemId, needs: OperationName, request?: PodRequest): boolean {
-  if (id === 'watch-list') return false;
+  if (id === 'watch-list' || id === 'storage') return false;
   if (id === 'gpus') return gpusNeeded(request);
   if (id.startsWith('permissions:')) return operationNeeded(id.slice('permissions:'.length) as OperationName, needs);
   return true;
@@ -578,5 +591,78 @@ function gpusItem(outcome: Outcome<readonly V1Node[]>, context: ReportContext, e
     status: 'pass',
     message: `${capacity}: ${wanted} fit on ${usable.map((node) => node.name).join(', ')} (before other Pods' requests)`,
     gpus,
+  };
+}
+
+/**
+ * What a container with storage meets: the default StorageClass (its binding mode, whether
+ * it allows expansion) and the cluster-wide verbs on StorageClasses. Never needed: storage
+ * is per container, and a spec may name its class; a problem is a warning.
+ */
+function storageItem(gathered: Gathered['storage'], context: ReportContext, elapsed: (o: { atMs: number }) => number): CheckItem {
+  const outcomes = [gathered.classes, ...gathered.reviews.values()];
+  const base = { id: 'storage', needed: false, durationMs: Math.max(0, ...outcomes.map(elapsed)) } as const;
+  const answers = CLUSTER_PERMISSIONS.map((permission): PermissionAnswer | undefined => {
+    const outcome = gathered.reviews.get(permissionLabel(permission));
+    if (outcome?.kind !== 'value') return undefined;
+    const status = outcome.value.status;
+    return {
+      permission: permissionLabel(permission),
+      allowed: status?.allowed === true && status.denied !== true,
+      ...(status?.reason ? { reason: oneLine(status.reason) } : {}),
+      ...(status?.evaluationError ? { evaluationError: oneLine(status.evaluationError) } : {}),
+    };
+  });
+  const reviewed = answers.every((answer) => answer !== undefined);
+  const missing = reviewed ? answers.filter((answer) => !answer.allowed).map((answer) => answer.permission) : [];
+  const verbs = reviewed
+    ? missing.length === 0
+      ? 'may get and list storageclasses cluster-wide'
+      : `missing cluster-wide: ${missing.join(', ')} (a ClusterRole grants them: docs/rbac.md)`
+    : 'could not review the cluster-wide storageclasses verbs';
+  const permissions = reviewed ? { permissions: answers, missing } : {};
+
+  const classes = gathered.classes;
+  if (classes.kind !== 'value') {
+    const why =
+      classes.kind === 'timeout'
+        ? `no answer within ${context.timeoutMs} ms`
+        : classes.error instanceof ForbiddenError
+          ? 'may not list storageclasses'
+          : errorMessage(classes.error);
+    return {
+      ...base,
+      status: 'warn',
+      message: `cannot tell which StorageClass is the default: ${why}; ${verbs}`,
+      ...(classes.kind === 'error' ? { error: errorName(classes.error) } : {}),
+      ...permissions,
+    };
+  }
+  const names = classes.value.map((each) => each.metadata?.name ?? '').filter(Boolean);
+  const { chosen, defaults } = defaultStorageClass(classes.value);
+  const found = { storageClasses: names, defaultStorageClass: chosen ? summarizeStorageClass(chosen) : null, ...permissions };
+  if (!chosen) {
+    const have = names.length > 0 ? `the cluster has ${names.join(', ')}` : 'the cluster has no StorageClass at all';
+    return {
+      ...base,
+      status: 'warn',
+      message: `no default StorageClass: a container with storage must name one (storage.storageClass, --storage-class); ${have}; ${verbs}`,
+      ...found,
+    };
+  }
+  const others =
+    defaults.length > 1
+      ? `; also marked default: ${defaults
+          .slice(1)
+          .map((each) => each.metadata?.name ?? '')
+          .join(', ')}`
+      : '';
+  const grows = chosen.allowVolumeExpansion === true ? '' : ' (reconfigure cannot grow its volumes)';
+  const problem = missing.length > 0 || !reviewed || chosen.allowVolumeExpansion !== true || defaults.length > 1;
+  return {
+    ...base,
+    status: problem ? 'warn' : 'pass',
+    message: `default StorageClass ${describeStorageClass(chosen)}${grows}${others}; ${verbs}`,
+    ...found,
   };
 }

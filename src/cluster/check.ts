@@ -43,7 +43,14 @@ import {
   type Gathered,
   type Outcome,
 } from './check-report.js';
-import { OPERATION_NAMES, OPERATION_PERMISSIONS, permissionLabel, type OperationName, type Permission } from './permissions.js';
+import {
+  CLUSTER_PERMISSIONS,
+  OPERATION_NAMES,
+  OPERATION_PERMISSIONS,
+  permissionLabel,
+  type OperationName,
+  type Permission,
+} from './permissions.js';
 import { parseResourceRequest } from './resource-request.js';
 import type { PodRequest } from './namespace-limits.js';
 import { probeStreamingLists } from './watch-list-probe.js';
@@ -147,6 +154,17 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
         ),
       ),
     ).pipe(map((outcomes) => new Map(outcomes.map((outcome, index) => [permissionLabel(permissions[index]!), outcome])))),
+    storage: forkJoin({
+      classes: ask(async (signal) => (await api.list('storageclasses', '', undefined, { signal })).items),
+      // Cluster-scoped: reviewed without a namespace, as `kubectl auth can-i list storageclasses` asks.
+      reviews: forkJoin(
+        CLUSTER_PERMISSIONS.map((permission) =>
+          ask((signal) =>
+            api.selfSubjectAccessReview({ verb: permission.verb, group: permission.group, resource: permission.resource }, { signal }),
+          ),
+        ),
+      ).pipe(map((outcomes) => new Map(outcomes.map((outcome, index) => [permissionLabel(CLUSTER_PERMISSIONS[index]!), outcome])))),
+    }),
     limits: request
       ? forkJoin({
           limitRanges: ask((signal) => api.listLimitRanges(namespace, { signal })),

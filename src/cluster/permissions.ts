@@ -73,6 +73,15 @@ export const OPERATION_PERMISSIONS = {
 
 export type OperationName = keyof typeof OPERATION_PERMISSIONS;
 
+const storageClasses = (verb: string): Permission => ({ verb, group: 'storage.k8s.io', resource: 'storageclasses' });
+
+/**
+ * Cluster-wide: a container with storage reads StorageClasses (get the one its spec names,
+ * list them to find the default). A Role cannot grant these; a ClusterRole can. check()
+ * reviews them without a namespace.
+ */
+export const CLUSTER_PERMISSIONS: readonly Permission[] = [storageClasses('get'), storageClasses('list')];
+
 export const OPERATION_NAMES = Object.keys(OPERATION_PERMISSIONS) as readonly OperationName[];
 
 /** kubectl's spelling: `create deployments.apps`, `list pods`, `patch deployments.apps/scale`. */

@@ -31,6 +31,7 @@ import type {
 import { MalformedObjectError } from '../errors/api.js';
 import { REVISION_ANNOTATION } from './workload-status.js';
 import { NODE_ADDRESS_ANNOTATION } from './service-status.js';
+import { STORAGE_VOLUME_NAME } from '../input/storage.js';
 
 const NOT_CACHED = Object.freeze({});
 
@@ -99,7 +100,8 @@ class Fields {
 /**
  * A Deployment's fields that rolloutStatus(), newReplicaSetName(), awaitRollout() and
  * workloadStatus() read: of the pod template, only each container's name, image and
- * resources; of the annotations, only the revision.
+ * resources, and the claim its storage volume mounts (statuses$ shows it); of the
+ * annotations, only the revision.
  */
 export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
   const f = new Fields('Deployment', deployment);
@@ -194,7 +196,25 @@ function templateContainers(f: Fields, value: unknown): V1PodTemplateSpec {
   const template = f.object(value, 'spec.template');
   const podSpec = f.object(template?.spec, 'spec.template.spec');
   const containers = f.each(podSpec?.containers, 'spec.template.spec.containers', (container) => templateContainer(f, container));
-  return { spec: { containers: containers ?? [] } };
+  const claimName = storageClaimName(f, podSpec?.volumes);
+  return {
+    spec: {
+      containers: containers ?? [],
+      ...(claimName === undefined ? {} : { volumes: [{ name: STORAGE_VOLUME_NAME, persistentVolumeClaim: { claimName } }] }),
+    },
+  };
+}
+
+/** Of the template's volumes, only the container's own (the claim its status shows). */
+function storageClaimName(f: Fields, value: unknown): string | undefined {
+  if (!Array.isArray(value)) return undefined;
+  for (const item of value as unknown[]) {
+    const volume = f.object(item, 'spec.template.spec.volumes[]');
+    if (volume?.name !== STORAGE_VOLUME_NAME) continue;
+    const claim = f.object(volume.persistentVolumeClaim, 'spec.template.spec.volumes[].persistentVolumeClaim');
+    return f.string(claim?.claimName, 'spec.template.spec.volumes[].persistentVolumeClaim.claimName');
+  }
+  return undefined;
 }
 
 function templateContainer(f: Fields, container: Json): V1Container {

@@ -1,5 +1,6 @@
 // sameWorkloadStatus(): whether two status values say the same thing, field by field, so
 // a live list emits a workload only when something a UI shows has changed.
+import type { ClaimStatusValue } from './claim-status.js';
 import type { PodDiagnosis, ReplicaCounts } from './events.js';
 import type { ServiceStatusValue } from './service-status.js';
 import type { WorkloadStatusValue } from './workload-status.js';
@@ -20,7 +21,24 @@ export function sameWorkloadStatus(a: WorkloadStatusValue, b: WorkloadStatusValu
     sameReplicas(a.replicas, b.replicas) &&
     samePod(a.pod, b.pod) &&
     a.address === b.address &&
-    sameService(a.service, b.service)
+    sameService(a.service, b.service) &&
+    sameStorage(a.storage, b.storage)
+  );
+}
+
+function sameStorage(a: ClaimStatusValue | undefined, b: ClaimStatusValue | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b) return false;
+  return (
+    a.name === b.name &&
+    a.phase === b.phase &&
+    a.storageClass === b.storageClass &&
+    a.requested === b.requested &&
+    a.capacity === b.capacity &&
+    a.volumeName === b.volumeName &&
+    a.resize === b.resize &&
+    a.expandable === b.expandable &&
+    a.message === b.message
   );
 }
 

@@ -1,15 +1,19 @@
 // list(): every Deployment of a namespace that carries our ownership labels, with its
 // status, in the shape of Manager's node snapshots (its clusterResources entries:
 // `vmid`, `name`, `type`, `status`), the provider ID standing where Manager matches
-// `Container.containerId`. Four requests at once: the managed Deployments, Pods, Services
-// and EndpointSlices. Point-in-time, judged like status(); for a live list use statuses$.
+// `Container.containerId`. Five requests at once: the managed Deployments, Pods, Services,
+// EndpointSlices and claims (a workload whose Pods mount a claim shows it as `storage`;
+// a caller that may not list claims gets the list without it). Point-in-time, judged like
+// status(); for a live list use statuses$.
 //
 // A namespace that cannot be listed has no workloads to call `unknown`: list() rejects
 // with the typed error (ApiUnreachableError, ApiTimeoutError past `timeoutMs`, ...).
-import type { V1EndpointSlice, V1Pod } from '../kube/objects.js';
+import type { V1EndpointSlice, V1PersistentVolumeClaim, V1Pod } from '../kube/objects.js';
 import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { OperationAbortedError } from '../errors/operation.js';
-import { ApiTimeoutError } from '../errors/api.js';
+import { ApiTimeoutError, ForbiddenError } from '../errors/api.js';
+import { claimStatus } from '../rollout/claim-status.js';
+import { claimNameOf } from './storage-manifest.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';
@@ -66,11 +70,17 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
       client.list('pods', namespace, managedSelector(options.instance), { signal }),
       client.list('services', namespace, managedSelector(options.instance), { signal }),
       client.list('endpointslices', namespace, managedSelector(options.instance), { signal }),
+      client.list('persistentvolumeclaims', namespace, managedSelector(options.instance), { signal }).catch((error: unknown) => {
+        if (error instanceof ForbiddenError) return undefined;
+        throw error;
+      }),
     ]),
   );
   return lastValueFrom(
     read$.pipe(
-      map(([deployments, pods, services, slices]) => {
+      map(([deployments, pods, services, slices, claims]) => {
+        const claimsByName =
+          claims && new Map<string, V1PersistentVolumeClaim>(claims.items.map((claim) => [claim.metadata?.name ?? '', claim]));
         const servicesByName = new Map(services.items.map((service) => [service.metadata?.name ?? '', service]));
         const slicesByService = new Map<string, V1EndpointSlice[]>();
         for (const slice of slices.items) {
@@ -94,11 +104,14 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
           const containerId = containerIdOf(deployment);
           if (!name || containerId === undefined) continue;
           const service = servicesByName.get(name);
-          const detail = workloadStatus(deployment, podsByContainerId.get(containerId) ?? [], {
+          const status = workloadStatus(deployment, podsByContainerId.get(containerId) ?? [], {
             failurePolicy: policy,
             ...(service ? { service, slices: slicesByService.get(name) ?? [] } : {}),
           });
-          if (detail.state === 'missing') continue; // not ours after all
+          if (status.state === 'missing') continue; // not ours after all
+          const claimName = claimNameOf(deployment);
+          const detail =
+            claimName !== undefined && claimsByName ? { ...status, storage: claimStatus(claimsByName.get(claimName), claimName) } : status;
           const providerId = `${namespace}/${name}`;
           snapshots.push({
             vmid: providerId,

@@ -236,6 +236,7 @@ export function namespaceInformers(
     pods: registry.informer(client, { kind: 'pods', namespace, labelSelector, ...PODS_BY_CONTAINER_ID }),
     services: registry.informer(client, { kind: 'services', namespace, labelSelector, ...SERVICES_BY_NAME }),
     endpointSlices: registry.informer(client, { kind: 'endpointslices', namespace, labelSelector, ...ENDPOINTSLICES_BY_SERVICE }),
+    claims: registry.informer(client, { kind: 'persistentvolumeclaims', namespace, labelSelector, ...CLAIMS_BY_NAME }),
   };
 }
 
@@ -244,6 +245,7 @@ export interface NamespaceInformers {
   readonly pods: SharedInformer<V1Pod>;
   readonly services: SharedInformer<V1Service>;
   readonly endpointSlices: SharedInformer<V1EndpointSlice>;
+  readonly claims: SharedInformer<V1PersistentVolumeClaim>;
 }
 
 /** The informer is looked up at subscription time, so an idle one is never kept around. */

@@ -1,11 +1,13 @@
 // StatusBoard: the state behind statuses$ and status$. It is fed by the shared informers
-// of a namespace (Deployments, Pods, Services, EndpointSlices: every key's changes, through
-// observeAll) and emits a workload's status event only when the status changed.
+// of a namespace (Deployments, Pods, Services, EndpointSlices, PersistentVolumeClaims: every
+// key's changes, through observeAll) and emits a workload's status event only when the
+// status changed.
 //
 // Routing is O(1) per informer event: a Deployment change names its workload (the
 // informer's key is the Deployment name), a Pod change names its container-id, which
-// leads to the workload(s) carrying it, and a Service or EndpointSlice change names the
-// Service, which is named like its workload. Only that workload is evaluated, with only
+// leads to the workload(s) carrying it, a Service or EndpointSlice change names the
+// Service, which is named like its workload, and a claim change names the claim, which
+// leads to the workload(s) whose Pods mount it. Only that workload is evaluated, with only
 // its own objects. Nothing is emitted before every informer has listed once (a Deployment
 // without its Pods would flash a wrong status); then every workload once.
 //
@@ -18,12 +20,13 @@
 // When a workload's step names a crash, its status is shown at once and the container's
 // last log lines are read (readCrashLog, once per crash, one read per workload at a time);
 // when they are in, the workload is evaluated again and its status carries them.
-import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
+import type { V1Deployment, V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service } from '../kube/objects.js';
 import { channel } from 'node:diagnostics_channel';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerNotice } from '../informers/shared-informer.js';
 import { CrashLogReads, type CrashLogReader, type CrashRef } from '../rollout/crash-lines.js';
 import type { FailurePolicy } from '../rollout/failure-policy.js';
+import { claimStatus } from '../rollout/claim-status.js';
 import { sameWorkloadStatus } from '../rollout/same-workload-status.js';
 import { serviceGate } from '../rollout/service-gate.js';
 import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from '../rollout/tracker.js';
@@ -31,6 +34,7 @@ import { ownershipStatus, trackedStatus, workloadStatus, type WorkloadStatusValu
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';
 import { NODE_ID_LABEL, containerIdOf } from '../input/labels.js';
+import { claimNameOf } from './storage-manifest.js';
 import { unreachableStatus } from './unreachable.js';
 
 /** One workload's status, as statuses$ and status$ emit it (plain JSON). */
@@ -62,8 +66,8 @@ export interface StatusBoardOptions {
   readonly readCrashLog?: CrashLogReader;
 }
 
-type Kind = 'deployments' | 'pods' | 'services' | 'endpointslices';
-const KIND_COUNT = 4;
+type Kind = 'deployments' | 'pods' | 'services' | 'endpointslices' | 'persistentvolumeclaims';
+const KIND_COUNT = 5;
 
 const NO_PODS: readonly V1Pod[] = Object.freeze([]);
 const NO_SLICES: readonly V1EndpointSlice[] = Object.freeze([]);
@@ -82,6 +86,8 @@ const EVALUATION = Object.freeze({ event: 'evaluation' });
 class Workload {
   uid: string | undefined;
   nodeId = '';
+  /** The claim its Pods mount (the container's volume), if any. */
+  claimName: string | undefined;
   /** Last emitted. */
   last: WorkloadStatusValue | undefined;
   /** Last computed from objects (never `unknown`): the `previous` of the next evaluation. */
@@ -115,6 +121,11 @@ export class StatusBoard {
   private readonly podsByContainerId = new Map<string, readonly V1Pod[]>();
   private readonly servicesByName = new Map<string, V1Service>();
   private readonly slicesByService = new Map<string, readonly V1EndpointSlice[]>();
+  private readonly claimsByName = new Map<string, V1PersistentVolumeClaim>();
+  /** Deployment names by the claim their Pods mount (almost always one, of the same name). */
+  private readonly namesByClaim = new Map<string, string[]>();
+  /** False once the caller turned out not to be allowed to watch claims: statuses carry no storage. */
+  private claimsReadable = true;
   private readonly synced = new Set<Kind>();
   private readonly disconnected = new Map<Kind, unknown>();
   private started = false;
@@ -156,6 +167,31 @@ export class StatusBoard {
     if (notice.objects.length === 0) this.slicesByService.delete(notice.key);
     else this.slicesByService.set(notice.key, notice.objects);
     this.networkChanged(notice.key);
+  }
+
+  onClaims(notice: InformerNotice<V1PersistentVolumeClaim>): void {
+    if (notice.type !== 'changed') {
+      this.onConnectionNotice('persistentvolumeclaims', notice);
+      return;
+    }
+    const claim = notice.objects[0];
+    if (claim) this.claimsByName.set(notice.key, claim);
+    else this.claimsByName.delete(notice.key);
+    for (const name of this.namesByClaim.get(notice.key) ?? []) {
+      const workload = this.workloads.get(name);
+      if (workload) this.evaluate(workload);
+    }
+  }
+
+  /**
+   * The caller may not watch claims (403): statuses carry no `storage`, as status() leaves
+   * it out when it may not read the claim, and everything else is shown as before.
+   */
+  claimsUnreadable(): void {
+    this.claimsReadable = false;
+    this.claimsByName.clear();
+    this.onConnectionNotice('persistentvolumeclaims', { type: 'synced' });
+    if (this.started) this.evaluateAll();
   }
 
   /** Cancels every pending grace-window timer. */
@@ -213,6 +249,7 @@ export class StatusBoard {
     workload.uid = uid;
     workload.deployment = deployment;
     workload.nodeId = deployment.metadata?.labels?.[NODE_ID_LABEL] ?? '';
+    this.mountsClaim(workload, claimNameOf(deployment));
     this.evaluate(workload);
   }
 
@@ -227,6 +264,17 @@ export class StatusBoard {
     }
   }
 
+  /** Keeps the claim index: a claim's change finds the workloads mounting it with one lookup. */
+  private mountsClaim(workload: Workload, claimName: string | undefined): void {
+    if (workload.claimName === claimName) return;
+    if (workload.claimName !== undefined) removeName(this.namesByClaim, workload.claimName, workload.name);
+    workload.claimName = claimName;
+    if (claimName === undefined) return;
+    const names = this.namesByClaim.get(claimName);
+    if (names) names.push(workload.name);
+    else this.namesByClaim.set(claimName, [workload.name]);
+  }
+
   /** A Service (or its EndpointSlices) changed: its workload, named like it, is evaluated. */
   private networkChanged(name: string): void {
     const workload = this.workloads.get(name);
@@ -238,9 +286,8 @@ export class StatusBoard {
     workload.recheck?.unsubscribe();
     workload.crashLogs?.stop();
     this.workloads.delete(workload.name);
-    const names = this.namesByContainerId.get(workload.containerId)?.filter((name) => name !== workload.name);
-    if (names?.length) this.namesByContainerId.set(workload.containerId, names);
-    else this.namesByContainerId.delete(workload.containerId);
+    removeName(this.namesByContainerId, workload.containerId, workload.name);
+    this.mountsClaim(workload, undefined);
     if (!workload.last) return;
     const gone: WorkloadStatusValue = {
       ...workloadStatus(undefined, NO_PODS),
@@ -288,6 +335,9 @@ export class StatusBoard {
       this.scheduleRecheck(workload, step.recheckAt);
       crash = step.crash;
       status = trackedStatus(deployment, pods, step, workload.lastKnown, network);
+      if (workload.claimName !== undefined && this.claimsReadable) {
+        status = { ...status, storage: claimStatus(this.claimsByName.get(workload.claimName), workload.claimName) };
+      }
     }
     workload.lastKnown = status;
     this.show(workload, status);
@@ -370,4 +420,11 @@ export class StatusBoard {
       status,
     };
   }
+}
+
+/** Drops `name` from the names under `key`, and the key with its last name. */
+function removeName(index: Map<string, string[]>, key: string, name: string): void {
+  const names = index.get(key)?.filter((each) => each !== name);
+  if (names?.length) index.set(key, names);
+  else index.delete(key);
 }

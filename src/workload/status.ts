@@ -10,7 +10,7 @@
 // 5xx/429 gives `unknown` with the reason: never a throw. What needs the caller to act
 // (401, 403, an untrusted certificate, a bad provider ID or option) is thrown as a typed
 // error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
-import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
+import type { V1Deployment, V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service, V1StorageClass } from '../kube/objects.js';
 import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { asyncScheduler, catchError, lastValueFrom, map, of, race, throwError, type SchedulerLike } from 'rxjs';
 import { ForbiddenError, NotFoundError } from '../errors/api.js';
@@ -18,7 +18,7 @@ import { OperationAbortedError } from '../errors/operation.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { unknownStatus } from '../rollout/unknown-status.js';
-import { claimStatus, type ClaimStatusValue } from '../rollout/claim-status.js';
+import { claimStatus, storageCompare, type ClaimStatusValue } from '../rollout/claim-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
 import { claimNameOf } from './storage-manifest.js';
 import { abortOn } from '../rx/abort-on.js';
@@ -146,11 +146,32 @@ async function storageOf(
 ): Promise<ClaimStatusValue | undefined> {
   const name = claimNameOf(deployment);
   if (name === undefined) return undefined;
+  let claim: V1PersistentVolumeClaim;
   try {
-    return claimStatus(await client.read('persistentvolumeclaims', namespace, name, { signal }), name);
+    claim = await client.read('persistentvolumeclaims', namespace, name, { signal });
   } catch (error) {
     if (error instanceof NotFoundError) return claimStatus(undefined, name);
     if (error instanceof ForbiddenError) return undefined;
+    throw error;
+  }
+  return claimStatus(claim, name, await classIfResizing(client, claim, signal));
+}
+
+/**
+ * The claim's StorageClass, read only while the claim asks for more than its volume has
+ * (whether that resize can happen at all is the class's to say); unreadable: none.
+ */
+async function classIfResizing(
+  client: KubernetesClient,
+  claim: V1PersistentVolumeClaim,
+  signal: AbortSignal,
+): Promise<V1StorageClass | undefined> {
+  const className = claim.spec?.storageClassName;
+  if (!className || storageCompare(claim.spec?.resources?.requests?.storage, claim.status?.capacity?.storage) !== 1) return undefined;
+  try {
+    return await client.read('storageclasses', '', className, { signal });
+  } catch (error) {
+    if (error instanceof NotFoundError || error instanceof ForbiddenError) return undefined;
     throw error;
   }
 }

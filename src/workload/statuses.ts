@@ -1,14 +1,21 @@
 // statuses$(): every managed workload of a namespace, live, for a UI of a thousand
 // containers. It reads the same shared informers provision$ waits on (one Deployment, Pod,
-// Service and EndpointSlice watch per namespace, label selector managed=true; no polling), and
+// Service, EndpointSlice and PersistentVolumeClaim watch per namespace, label selector
+// managed=true; no polling), and
 // emits a workload's status event only when its status changed: every workload once
 // after the first list, then per change; a deleted workload's last event says `missing`;
 // while the API server is unreachable, every workload is `unknown` with the reason, until
 // it answers again.
 //
+// The claim watch is always open, whether or not any workload has storage: one more watch
+// per namespace (the one claim gates of provisionings share), and a workload that gains a
+// volume shows it with nothing to start. A caller that may not watch claims (403) gets
+// statuses without `storage`, as from status(); every other fatal error ends the stream.
+//
 // status$() is the same for one Deployment, addressed by its provider ID: `missing` while
 // it does not exist, then its changes.
 import { Observable, Subscription, asyncScheduler, defer, type SchedulerLike } from 'rxjs';
+import { ForbiddenError } from '../errors/api.js';
 import { OperationAbortedError } from '../errors/operation.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
 import type { KubernetesClient } from '../kube/client.js';
@@ -98,6 +105,12 @@ function board$(
       informers.endpointSlices
         .observeAll()
         .subscribe({ next: (notice) => board.onSlices(notice), error: (error: unknown) => subscriber.error(error) }),
+    );
+    subscription.add(
+      informers.claims.observeAll().subscribe({
+        next: (notice) => board.onClaims(notice),
+        error: (error: unknown) => (error instanceof ForbiddenError ? board.claimsUnreadable() : subscriber.error(error)),
+      }),
     );
     subscription.add(
       informers.deployments

@@ -16,7 +16,14 @@ import type { CheckItem, CheckReport } from '../../src/cluster/check-report.js';
 import { fits } from '../../src/cluster/fits.js';
 import type { NodeInfo } from '../../src/cluster/node-info.js';
 import { nodes, nodes$ } from '../../src/cluster/nodes.js';
-import { OPERATION_PERMISSIONS, permissionLabel, roleFor, type OperationName, type Permission } from '../../src/cluster/permissions.js';
+import {
+  CLUSTER_PERMISSIONS,
+  OPERATION_PERMISSIONS,
+  permissionLabel,
+  roleFor,
+  type OperationName,
+  type Permission,
+} from '../../src/cluster/permissions.js';
 import { ForbiddenError } from '../../src/errors/api.js';
 import { RolloutFailedError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
@@ -26,6 +33,7 @@ import { ApiProxy } from '../support/api-proxy.js';
 import { clusterEnv, type ClusterUserName } from '../support/cluster-env.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec, uniqueName } from '../support/kube.js';
 import { runNode, type ProcessRun } from '../support/run-process.js';
+import { defaultClassNames, localStorage } from '../support/storage.js';
 
 const USERS: readonly ClusterUserName[] = ['admin', 'viewer', 'restricted'];
 const spec = { cpus: 0.5, memoryMb: 256 };
@@ -86,6 +94,22 @@ function canI(user: ClusterUserName, permission: Permission, inNamespace: string
   return answer === 'yes';
 }
 
+/** `kubectl auth can-i --all-namespaces`: a cluster-wide answer, for cluster-scoped resources (StorageClasses). */
+function canIClusterWide(user: ClusterUserName, permission: Permission): boolean {
+  const resource = permission.group ? `${permission.resource}.${permission.group}` : permission.resource;
+  const child = spawnSync(
+    'kubectl',
+    ['--kubeconfig', clusterEnv().kubeconfigs[user], 'auth', 'can-i', permission.verb, resource, '--all-namespaces'],
+    {
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
+  const answer = child.stdout.trim();
+  if (answer !== 'yes' && answer !== 'no') throw new Error(`kubectl auth can-i answered ${JSON.stringify(answer)}: ${child.stderr}`);
+  return answer === 'yes';
+}
+
 /** What the viewer (get, list, watch everywhere) lacks of an operation's table, in table order. */
 const VIEWER_MISSING = (operation: OperationName): string[] =>
   OPERATION_PERMISSIONS[operation].filter((permission) => !['get', 'list', 'watch'].includes(permission.verb)).map(permissionLabel);
@@ -118,7 +142,10 @@ describe('check() with the three users', () => {
   it('the admin passes every item, the spec included; the version is the one kubectl sees', async () => {
     const report = await check(apiFor('admin', { namespace }), { spec });
     expectNoToken(report);
-    expect(report.items.filter((entry) => entry.status !== 'pass')).toEqual([]);
+    // The local cluster has no default StorageClass (kubectl agrees): the storage item warns, never fails.
+    expect(defaultClassNames()).toEqual([]);
+    expect(report.items.filter((entry) => entry.status !== 'pass').map((entry) => `${entry.id} ${entry.status}`)).toEqual(['storage warn']);
+    expect(item(report, 'storage')).toMatchObject({ needed: false, defaultStorageClass: null, missing: [] });
     expect(report.ok).toBe(true);
     const version = kubectlJson<{ serverVersion: { gitVersion: string } }>(['version']).serverVersion.gitVersion;
     expect(item(report, 'api').serverVersion).toBe(version);
@@ -154,6 +181,51 @@ describe('check() with the three users', () => {
     });
     expect(item(report, 'resources')).toMatchObject({ status: 'warn', error: 'ForbiddenError' });
     expect(item(report, 'watch-list').status).toBe('warn');
+  });
+
+  it('the storage item: the default class with its binding mode and expansion, as kubectl shows it; the cluster-wide verbs, as kubectl auth can-i answers', async () => {
+    const storage = localStorage({
+      isDefault: true,
+      allowVolumeExpansion: true,
+      bindingMode: 'WaitForFirstConsumer',
+      prefix: 'it-check-default',
+    });
+    try {
+      const live = kubectlJson<{ volumeBindingMode: string; allowVolumeExpansion?: boolean; provisioner: string }>([
+        'get',
+        'storageclass',
+        storage.className,
+      ]);
+      const admin = item(await check(apiFor('admin', { namespace })), 'storage');
+      expect(admin).toMatchObject({
+        status: 'pass',
+        defaultStorageClass: {
+          name: storage.className,
+          bindingMode: live.volumeBindingMode,
+          allowsExpansion: live.allowVolumeExpansion === true,
+          provisioner: live.provisioner,
+          isDefault: true,
+        },
+        missing: [],
+      });
+      expect(admin.storageClasses).toContain(storage.className);
+      for (const user of USERS) {
+        const report = await check(apiFor(user, { namespace }));
+        expectNoToken(report);
+        const byKubectl = CLUSTER_PERMISSIONS.filter((permission) => !canIClusterWide(user, permission)).map(permissionLabel);
+        expect(item(report, 'storage').missing, user).toEqual(byKubectl);
+        expect(item(report, 'storage').needed).toBe(false);
+      }
+      // The restricted user may not list classes at all: it cannot tell, and says which verb it lacks.
+      expect(item(await check(apiFor('restricted', { namespace })), 'storage')).toMatchObject({
+        status: 'warn',
+        error: 'ForbiddenError',
+        message: expect.stringMatching(/^cannot tell which StorageClass is the default: may not list storageclasses/),
+      });
+    } finally {
+      storage.remove();
+    }
+    expect(defaultClassNames()).toEqual([]);
   });
 
   it('a Role rendered from the permission table is enough: the restricted user passes and provisions with it', async () => {
@@ -193,6 +265,7 @@ describe('check() names each failure in its own item, without waiting out the ti
       'permissions:lifecycle': 'pass',
       resources: 'skip',
       gpus: 'pass',
+      storage: 'warn',
     });
     expect(item(report, 'namespace')).toMatchObject({
       error: 'NotFoundError',
@@ -440,9 +513,12 @@ describe('the CLI, the Manager adapter and the examples, as a user runs them', (
     ]);
     expect(admin.code).toBe(0);
     expect(admin.stdout.split('\n')[0]).toMatch(
-      new RegExp(`^Checked ${env.server}, context kube-provisioner-local, namespace ${namespace} in \\d+ ms: ready$`),
+      // The one warning: the local cluster has no default StorageClass.
+      new RegExp(`^Checked ${env.server}, context kube-provisioner-local, namespace ${namespace} in \\d+ ms: ready \\(1 warning\\)$`),
     );
-    expect(admin.stdout.split('\n').filter((line) => / {2}(FAIL|WARN|skip) {2}/.test(line))).toEqual([]);
+    expect(admin.stdout.split('\n').filter((line) => / {2}(FAIL|WARN|skip) {2}/.test(line))).toEqual([
+      expect.stringMatching(/^storage +WARN +no default StorageClass: a container with storage must name one/),
+    ]);
 
     const viewer = await run(['dist/cli/main.js', 'check', '--kubeconfig', env.kubeconfigs.viewer, '-n', namespace]);
     expect(viewer.code).toBe(5);
@@ -540,7 +616,7 @@ describe('the CLI, the Manager adapter and the examples, as a user runs them', (
 
     const saved = await run(['examples/manager-node-check.cjs', env.kubeconfigs.admin, namespace]);
     expect(saved.stdout.trim()).toMatch(
-      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip","gpus=pass"\]$/,
+      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip","gpus=pass","storage=warn"\]$/,
     );
     const refused = await run(['examples/manager-node-check.cjs', 'kubeconfigs/admin', namespace]);
     expect(refused.stdout.trim()).toMatch(/^400 \[\{"field":"kubeconfigPath","message":"must be an absolute path/);

@@ -28,6 +28,7 @@ kubeConfig.loadFromFile(clusterEnv().kubeconfigPath);
 const apps = kubeConfig.makeApiClient(AppsV1Api);
 import { apiFor, createNamespace, kubectl, sampleSpec, uniqueName } from '../support/kube.js';
 import { statuses$ } from '../../src/workload/statuses.js';
+import { claimOf, localStorage } from '../support/storage.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // KUBE_PROVISIONER_UPDATE_SCREENSHOT=1 writes the committed docs/ui-screenshot.png.
@@ -182,6 +183,39 @@ describe('live page: one namespace, one page', () => {
     expect(states.at(-1)).toBe('running');
     expect(await page.$eval(`${row} td:nth-child(4)`, (cell) => cell.textContent)).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     expect(navigations).toBe(0);
+  });
+
+  it("shows a container's volume in its Volume cell: the claim's phase, size and class, as kubectl sees the claim", async () => {
+    const storage = localStorage({ volumes: 1, sizeGi: 1, prefix: 'it-ui-vol' });
+    try {
+      const operation = setup.hub.provision(
+        sampleSpec({ hostname: 'pet', storage: { sizeGb: 1, storageClass: storage.className, paths: ['/srv'] } }),
+      );
+      expect((await lastValueFrom(operation.events$.pipe(toArray()))).at(-1)?.type).toBe('ready');
+      const row = `tr[data-provider-id="${operation.providerId}"]`;
+      await page.waitForSelector(`${row}[data-state="running"] td.volume[data-phase="Bound"]`, { timeout: 15_000 });
+      const claim = claimOf(setup.namespace, 'pet')!;
+      const cell = await page.$eval(`${row} td.volume`, (node) => ({
+        phase: node.querySelector('.volume-phase')?.textContent,
+        size: node.querySelector('.volume-size')?.textContent,
+        storageClass: node.querySelector('.volume-class')?.textContent,
+        resize: (node as HTMLElement).dataset.resize,
+        title: (node as HTMLElement).title,
+      }));
+      expect(cell).toEqual({
+        phase: claim.status.phase,
+        size: claim.status.capacity?.storage,
+        storageClass: claim.spec.storageClassName,
+        resize: 'none',
+        title: `bound to ${claim.spec.volumeName}: ${claim.status.capacity?.storage} of ${storage.className}`,
+      });
+      // A container without storage has no volume to show.
+      const plain = `tr[data-provider-id="${setup.namespace}/web"] td.volume .volume-phase`;
+      expect(await page.$eval(plain, (node) => node.textContent)).toBe('–');
+      expect(navigations).toBe(0);
+    } finally {
+      storage.remove();
+    }
   });
 
   it('shows a failing image’s reason, in the kubelet’s words, within seconds', async () => {

@@ -1,5 +1,5 @@
 // Reading workloads on the real control plane: statuses$ over 200 workloads created by
-// kubectl (each change reported once, one watch per kind (Deployments, Pods, Services, EndpointSlices), counted by a
+// kubectl (each change reported once, one watch per kind (Deployments, Pods, Services, EndpointSlices, claims), counted by a
 // proxy), creating -> running, a failing image, scaling to 0 and back with kubectl, and
 // Deployments that are not ours. kubectl is the independent client that makes the changes
 // and cross-checks what we report.
@@ -130,7 +130,7 @@ describe('statuses$ on the real control plane', () => {
       // What we report agrees with kubectl: every Ready Pod's IP.
       const ips = await podIps(namespace);
       for (const [index, name] of names.entries()) expect(run.last(name)?.status.podIp, name).toBe(ips.get(String(1000 + index)));
-      expect(proxy.counts.peakOpenWatches).toEqual({ deployments: 1, pods: 1, services: 1, endpointslices: 1 });
+      expect(proxy.counts.peakOpenWatches).toEqual({ deployments: 1, pods: 1, services: 1, endpointslices: 1, persistentvolumeclaims: 1 });
       expect(proxy.counts.lists).toBe(0);
 
       // Scale 20 to 0 with kubectl: those 20, and only those, go stopping -> offline.

@@ -12,6 +12,13 @@ import { restart } from '../../src/workload/restart.js';
 import { start } from '../../src/workload/start.js';
 import { stop } from '../../src/workload/stop.js';
 import { StorageResizeError } from '../../src/workload/resize-claim.js';
+import { InformerRegistry } from '../../src/informers/registry.js';
+import { list, type WorkloadSnapshot } from '../../src/workload/list.js';
+import { status } from '../../src/workload/status.js';
+import type { StatusEvent } from '../../src/workload/status-board.js';
+import { statuses$ } from '../../src/workload/statuses.js';
+import { runNode, type ProcessRun } from '../support/run-process.js';
+import { clusterEnv } from '../support/cluster-env.js';
 import { NoDefaultStorageClassError } from '../../src/workload/storage-class-choice.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec } from '../support/kube.js';
 import { claimOf, defaultClassNames, localStorage, type LocalStorage } from '../support/storage.js';
@@ -33,6 +40,18 @@ afterAll(() => {
 
 function spec(sizeGb = 5, storageClass = storage.className) {
   return sampleSpec({ namespace, storage: { sizeGb, storageClass, paths: ['/srv', '/var'] } });
+}
+
+function cli(args: string[]): Promise<ProcessRun> {
+  return runNode(['dist/cli/main.js', ...args], { env: { ...process.env, KUBECONFIG: clusterEnv().kubeconfigPath } });
+}
+
+async function until(check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 function deploymentNames(): string[] {
@@ -111,6 +130,73 @@ describe('storage on the real control plane', () => {
     expect(error).toMatchObject({ refusal: 'NotExpandable', storageClass: storage.className });
     expect(claimOf(namespace, name)?.spec.resources.requests.storage).toBe('5Gi');
     await remove(api, providerId, options);
+  });
+
+  it("status, list, get -o json and statuses$ show the claim's phase, class, requested and actual capacity, as kubectl sees it", async () => {
+    storage.addVolumes(1);
+    const input = spec();
+    const informers = new InformerRegistry();
+    const events: StatusEvent[] = [];
+    const live = statuses$(api, { namespace, informers }).subscribe((event) => events.push(event));
+    try {
+      const { providerId, name } = await provision(api, input, { ...TIMEOUT, informers });
+      const claim = claimOf(namespace, name)!;
+      const expected = {
+        name,
+        phase: 'Bound',
+        storageClass: storage.className,
+        requested: claim.spec.resources.requests.storage,
+        capacity: claim.status.capacity?.storage,
+        volumeName: claim.spec.volumeName,
+        resize: 'none',
+      };
+      expect(expected).toMatchObject({ requested: '5Gi', capacity: '10Gi' });
+      expect((await status(api, providerId, { containerId: String(input.containerId) })).storage).toMatchObject(expected);
+      expect((await list(api, { namespace })).find((entry) => entry.name === name)?.detail.storage).toMatchObject(expected);
+      const got = await cli(['get', providerId, '-o', 'json']);
+      expect(got.code, got.stderr).toBe(0);
+      expect((JSON.parse(got.stdout) as WorkloadSnapshot).detail.storage).toMatchObject(expected);
+      await until(() =>
+        events.some((event) => event.name === name && event.status.state === 'running' && event.status.storage?.phase === 'Bound'),
+      );
+      expect(events.filter((event) => event.name === name).at(-1)?.status.storage).toMatchObject(expected);
+      // The claim deleted by hand (the Pod keeps it Terminating): the live stream says so.
+      kubectl(['delete', 'pvc', name, '-n', namespace, '--wait=false']);
+      await until(() => events.filter((event) => event.name === name).at(-1)?.status.storage?.phase === 'Terminating');
+      await remove(api, providerId, { ...TIMEOUT, containerId: String(input.containerId) });
+    } finally {
+      live.unsubscribe();
+    }
+  });
+
+  it("two Manager installations in one namespace never touch each other's claims", async () => {
+    storage.addVolumes(1);
+    const ours: Record<string, unknown> = { ...spec(), instance: 'alpha' };
+    const { providerId, name } = await provision(api, ours, TIMEOUT);
+    const claim = claimOf(namespace, name)!;
+    expect(claim.metadata.labels?.['org.mieweb.opensource-server.instance']).toBe('alpha');
+    const before = kubectlJson<{ metadata: { resourceVersion: string } }>(['get', 'pvc', name, '-n', namespace]).metadata.resourceVersion;
+    const options = { ...TIMEOUT, containerId: String(ours.containerId) };
+
+    // Installation beta: its create of the same name is a conflict; its stop, reconfigure and delete find nothing of theirs.
+    const theirs: Record<string, unknown> = { ...ours, instance: 'beta' };
+    await expect(provision(api, theirs, TIMEOUT)).rejects.toMatchObject({ name: 'ConflictError' });
+    await stop(api, providerId, { ...options, instance: 'beta' }).catch(() => undefined);
+    await reconfigure(api, providerId, { storageGb: 8 }, { ...options, instance: 'beta' }).catch(() => undefined);
+    await remove(api, providerId, { ...options, instance: 'beta' }).catch(() => undefined);
+    expect((await list(api, { namespace, instance: 'beta' })).map((entry) => entry.name)).not.toContain(name);
+
+    const after = claimOf(namespace, name)!;
+    expect(after.metadata.uid).toBe(claim.metadata.uid);
+    expect(after.spec.resources.requests.storage).toBe('5Gi');
+    expect(kubectlJson<{ metadata: { resourceVersion: string } }>(['get', 'pvc', name, '-n', namespace]).metadata.resourceVersion).toBe(
+      before,
+    );
+    expect(deploymentNames()).toContain(name);
+    expect((await status(api, providerId, { ...options, instance: 'alpha' })).storage).toMatchObject({ phase: 'Bound' });
+
+    await remove(api, providerId, { ...options, instance: 'alpha' });
+    expect(claimOf(namespace, name)).toBeUndefined();
   });
 
   it('no default StorageClass and none named: the typed error, nothing created', async () => {

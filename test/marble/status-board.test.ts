@@ -4,7 +4,7 @@
 // change and none for a non-change, routing by container-id, the failure policy's grace
 // windows over time (Infinity arms no timer; 2^31 ms fires once, on time), deletion, the
 // API server unreachable and back, and status$'s `missing`. No API server is involved.
-import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
+import type { V1Deployment, V1PersistentVolumeClaim, V1Pod } from '../../src/kube/objects.js';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Observable, map, type SchedulerAction, type SchedulerLike } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
@@ -38,6 +38,7 @@ const podOf = (name: string, id: string, make: typeof readyPod = readyPod): V1Po
 
 type DeploymentNotice = InformerNotice<V1Deployment>;
 type PodNotice = InformerNotice<V1Pod>;
+type ClaimNotice = InformerNotice<V1PersistentVolumeClaim>;
 const changedD = (name: string, d?: V1Deployment): DeploymentNotice => ({ type: 'changed', key: name, objects: d ? [d] : [] });
 const changedP = (id: string, ...pods: V1Pod[]): PodNotice => ({ type: 'changed', key: id, objects: pods });
 const SYNCED = { type: 'synced' } as const;
@@ -49,7 +50,7 @@ function board$(
   scheduler: TestScheduler,
   deployments$: Observable<DeploymentNotice>,
   pods$: Observable<PodNotice>,
-  options: Partial<StatusBoardOptions> = {},
+  { claims$, ...options }: Partial<StatusBoardOptions> & { readonly claims$?: Observable<ClaimNotice> } = {},
 ): Observable<StatusEvent> {
   return new Observable<StatusEvent>((subscriber) => {
     const board = new StatusBoard({
@@ -62,10 +63,13 @@ function board$(
     // No Services in these timelines: their informers have listed nothing (the network has its own tests).
     board.onServices(SYNCED);
     board.onSlices(SYNCED);
+    // Claims: listed nothing unless a timeline feeds some (options.claims$).
+    const claims = (claims$ ?? new Observable<ClaimNotice>((s) => s.next(SYNCED))).subscribe((notice) => board.onClaims(notice));
     const pods = pods$.subscribe((notice) => board.onPods(notice));
     const deployments = deployments$.subscribe((notice) => board.onDeployments(notice));
     return () => {
       board.close();
+      claims.unsubscribe();
       pods.unsubscribe();
       deployments.unsubscribe();
     };

@@ -15,7 +15,7 @@ import type {
   V1SelfSubjectReview,
   VersionInfo,
 } from '../../src/kube/objects.js';
-import { ApiError, ConflictError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors/api.js';
+import { ApiError, ConflictError, ForbiddenError, InvalidObjectError, NotFoundError, ResourceExpiredError } from '../../src/errors/api.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { KINDS } from '../../src/kube/kinds.js';
 import { HASH, conditions, replicaSetName } from './fixtures.js';
@@ -101,6 +101,13 @@ export class FakeKubernetes implements KubernetesClient {
     this.kindFailures.set(kind, error);
   }
 
+  /** Kinds the caller may not list or watch: both answer 403 (RBAC without those verbs). */
+  readonly forbiddenKinds = new Set<WatchedKind>();
+
+  private forbidden(kind: WatchedKind, verb: 'list' | 'watch', namespace: string): ForbiddenError | undefined {
+    return this.forbiddenKinds.has(kind) ? new ForbiddenError({ verb, resource: kind, namespace }) : undefined;
+  }
+
   /** The next call(s) of `method` fail with these errors, in order. */
   failNext(method: Method, ...errors: Error[]): void {
     this.failures.set(method, [...(this.failures.get(method) ?? []), ...errors]);
@@ -154,6 +161,8 @@ export class FakeKubernetes implements KubernetesClient {
   ): Promise<ObjectList<KindMap[K]>> {
     this.calls.push({ method: 'list', kind, namespace, ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}) });
     await this.answer('list', options.signal);
+    const refused = this.forbidden(kind, 'list', namespace);
+    if (refused) throw refused;
     const items = [...this.objects.entries()]
       .filter(
         ([k, object]) => inScope(k, kind, namespace) && matches(object, labelSelector) && matchesFields(object, options.fieldSelector),
@@ -171,7 +180,7 @@ export class FakeKubernetes implements KubernetesClient {
       ...(params.fieldSelector ? { fieldSelector: params.fieldSelector } : {}),
     });
     this.watchesOpened += 1;
-    const injected = this.failures.get('watch')?.shift();
+    const injected = this.failures.get('watch')?.shift() ?? this.forbidden(kind, 'watch', namespace);
     if (injected) {
       queueMicrotask(() => handlers.onClose(injected));
       return { abort: () => {} };

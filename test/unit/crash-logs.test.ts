@@ -235,10 +235,11 @@ describe('the StatusBoard with readCrashLog', () => {
         board.onDeployments(n),
       );
       hot<InformerNotice<V1Pod>>('(ps)', { p: changed('1', [crash(1)]), s: { type: 'synced' } }).subscribe((n) => board.onPods(n));
-      // A workload without ports: the Service and EndpointSlice informers sync with nothing.
+      // A workload without ports or storage: the Service, EndpointSlice and claim informers sync with nothing.
       hot<InformerNotice<never>>('s', { s: { type: 'synced' } }).subscribe((n) => {
         board.onServices(n);
         board.onSlices(n);
+        board.onClaims(n);
       });
     });
     const crashing = `the container keeps crashing (CrashLoopBackOff, 1 restarts): ${kubeletMessages.crashLoop(POD)}`;

@@ -174,6 +174,7 @@ describe('list()', () => {
       'list:pods',
       'list:services',
       'list:endpointslices',
+      'list:persistentvolumeclaims',
     ]);
   });
 
@@ -203,7 +204,8 @@ describe('statuses$', () => {
     });
     await vi.waitFor(() => expect(run.words()).toContain('c:creating'));
     const watches = fake.calls.filter((call) => call.method === 'watch').map((call) => call.kind);
-    expect(watches.sort()).toEqual(['deployments', 'endpointslices', 'pods', 'services']);
+    // The claim watch is always open (one per namespace), with or without storage.
+    expect(watches.sort()).toEqual(['deployments', 'endpointslices', 'persistentvolumeclaims', 'pods', 'services']);
     // The Pod of b loses readiness: exactly one event, for b.
     const before = run.events.length;
     const podOfB = fake.get('pods', `${fake.get('deployments', 'b')?.metadata?.name}-7c9f5d-x1`);

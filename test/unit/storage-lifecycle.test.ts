@@ -12,7 +12,10 @@ import { reconfigure } from '../../src/workload/reconfigure.js';
 import { remove } from '../../src/workload/remove.js';
 import { restart } from '../../src/workload/restart.js';
 import { start } from '../../src/workload/start.js';
+import { list } from '../../src/workload/list.js';
 import { status } from '../../src/workload/status.js';
+import type { StatusEvent } from '../../src/workload/status-board.js';
+import { statuses$ } from '../../src/workload/statuses.js';
 import { stop } from '../../src/workload/stop.js';
 import { StorageResizeError } from '../../src/workload/resize-claim.js';
 import { NoDefaultStorageClassError, StorageClassNotFoundError } from '../../src/workload/storage-class-choice.js';
@@ -327,6 +330,90 @@ describe('status shows the volume', () => {
     expect((await status(fake, ID, { containerId: 42 })).storage).toMatchObject({ requested: '20Gi', capacity: '10Gi', resize: 'pending' });
     fake.removeObject('persistentvolumeclaims', 'web');
     expect((await status(fake, ID, { containerId: 42 })).storage).toMatchObject({ phase: 'Missing' });
+  });
+
+  it('a claim asking for more than its volume has, on a class without expansion: not-supported (the class is read only then)', async () => {
+    const fake = await withClasses();
+    await running(fake);
+    fake.calls.length = 0;
+    await status(fake, ID, { containerId: 42 });
+    expect(fake.calls.filter((call) => call.kind === 'storageclasses')).toEqual([]);
+    // Grown by hand past the class's word (the API server refuses it for most classes).
+    fake.update('persistentvolumeclaims', 'web', (claim) => {
+      claim.spec = { ...claim.spec, resources: { requests: { storage: '20Gi' } } };
+    });
+    expect((await status(fake, ID, { containerId: 42 })).storage).toMatchObject({
+      requested: '20Gi',
+      capacity: '10Gi',
+      resize: 'not-supported',
+      expandable: false,
+      message: expect.stringMatching(/does not allow expansion/),
+    });
+  });
+
+  it("list() shows each workload's claim; a caller that may not list claims gets the list without it", async () => {
+    const fake = await withClasses();
+    await running(fake);
+    const [entry] = await list(fake);
+    expect(entry?.detail.storage).toMatchObject({
+      name: 'web',
+      phase: 'Bound',
+      storageClass: 'standard',
+      requested: '10Gi',
+      capacity: '10Gi',
+    });
+    fake.forbiddenKinds.add('persistentvolumeclaims');
+    const [without] = await list(fake);
+    expect(without).toMatchObject({ status: 'running' });
+    expect(without?.detail.storage).toBeUndefined();
+  });
+
+  it('statuses$ shows the claim from the shared claim informer, and each change of it once (bound, grown, gone)', async () => {
+    const fake = await withClasses();
+    const informers = fastInformers();
+    const events: StatusEvent[] = [];
+    const subscription = statuses$(fake, { informers }).subscribe((event) => events.push(event));
+    const done = provision(fake, input, { informers });
+    await vi.waitFor(() => expect(fake.get('deployments', 'web')).toBeDefined());
+    await vi.waitFor(() => expect(events.at(-1)?.status.storage).toMatchObject({ phase: 'Pending', requested: '10Gi' }));
+    bindClaim(fake);
+    fake.addPod(podOf(completeRollout(fake, 'web'), readyStatus()));
+    await done;
+    await vi.waitFor(() =>
+      expect(events.at(-1)?.status).toMatchObject({
+        state: 'running',
+        storage: { phase: 'Bound', volumeName: 'pv-web', capacity: '10Gi' },
+      }),
+    );
+    fake.update('persistentvolumeclaims', 'web', (claim) => {
+      claim.spec = { ...claim.spec, resources: { requests: { storage: '20Gi' } } };
+    });
+    await vi.waitFor(() => expect(events.at(-1)?.status.storage).toMatchObject({ requested: '20Gi', capacity: '10Gi', resize: 'pending' }));
+    const before = events.length;
+    // The same claim again (a resync): no event.
+    fake.update('persistentvolumeclaims', 'web', () => undefined);
+    fake.removeObject('persistentvolumeclaims', 'web');
+    await vi.waitFor(() => expect(events.at(-1)?.status.storage).toMatchObject({ phase: 'Missing' }));
+    expect(events.slice(before).map((event) => event.status.storage?.phase)).toEqual(['Missing']);
+    // One claim watch for the namespace, shared with the provisioning's claim gate.
+    expect(fake.calls.filter((call) => call.method === 'watch' && call.kind === 'persistentvolumeclaims').length).toBe(1);
+    subscription.unsubscribe();
+  });
+
+  it('statuses$ for a caller that may not watch claims: the statuses, without storage, and no error', async () => {
+    const fake = await withClasses();
+    await running(fake);
+    fake.forbiddenKinds.add('persistentvolumeclaims');
+    const events: StatusEvent[] = [];
+    const errors: unknown[] = [];
+    const subscription = statuses$(fake, { informers: fastInformers() }).subscribe({
+      next: (e) => events.push(e),
+      error: (e) => errors.push(e),
+    });
+    await vi.waitFor(() => expect(events.at(-1)?.status.state).toBe('running'));
+    expect(events.at(-1)?.status.storage).toBeUndefined();
+    expect(errors).toEqual([]);
+    subscription.unsubscribe();
   });
 });
 

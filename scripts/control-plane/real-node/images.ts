@@ -24,6 +24,8 @@ export const REAL_NODE_IMAGES = {
   seeded: `${REAL_NODE_REGISTRY}/seeded:v1`,
   /** The pod sandbox image. */
   pause: `${REAL_NODE_REGISTRY}/pause:v1`,
+  /** Scratch-like: only our pause program (its entrypoint), no /bin/sh: the volume cannot be seeded from it. */
+  noShell: `${REAL_NODE_REGISTRY}/no-shell:v1`,
 } as const;
 
 /** The seeded image's files, path -> contents. */
@@ -93,6 +95,7 @@ export function buildTestImages(pauseBinary: string): BuiltImage[] {
     }),
     image(REAL_NODE_IMAGES.seeded, [base, seededFiles], { Cmd: ['sh'], Env: [PATH_ENV], WorkingDir: '/' }),
     image(REAL_NODE_IMAGES.pause, [pause], { Entrypoint: ['/pause'], Env: [PATH_ENV], WorkingDir: '/' }),
+    image(REAL_NODE_IMAGES.noShell, [pause], { Entrypoint: ['/pause'], Env: [PATH_ENV], WorkingDir: '/' }),
   ];
 }
 

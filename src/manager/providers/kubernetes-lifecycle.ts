@@ -6,6 +6,7 @@
 import { concatMap, defer, from, of, switchMap } from 'rxjs';
 import type { Observable } from 'rxjs';
 import {
+  claimNameOf,
   parseProviderId,
   reconfigure$ as libraryReconfigure$,
   remove$ as libraryRemove$,
@@ -159,7 +160,10 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
 /**
  * The record as it now is, as changes: its whole environment (variables the Deployment
  * has and the record no longer has are unset), its entrypoint (null: the image's own),
- * CPU, memory, its GPU (nvidiaRequested) and its services' ports. The image is left as it is.
+ * CPU, memory, its GPU (nvidiaRequested), its services' ports, and, when its Pods mount a
+ * claim, the approved rootfs as the volume's size: an approval of a larger rootfs grows the
+ * volume (a resize), the same size changes nothing, a smaller one is refused before any write
+ * (a volume never shrinks). The image is left as it is.
  */
 async function changesFor(
   api: KubernetesClient,
@@ -181,6 +185,8 @@ async function changesFor(
     entrypoint: effectiveEntrypoint(record.entrypoint, null),
     cpus: record.resources.cpus,
     memoryMb: record.resources.memoryMb,
+    // A container created without a volume (persistence off then) has none to grow.
+    ...(record.node.kubePersistence !== 'off' && claimNameOf(deployment) !== undefined ? { storageGb: record.resources.rootfsGb } : {}),
     // The services too: the Service follows the row (only it is written when they alone changed).
     ...(ports !== undefined ? { ports } : {}),
     ...(ports !== undefined && ports.length > 0 && serviceType !== undefined ? { serviceType } : {}),

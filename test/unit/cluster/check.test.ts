@@ -48,7 +48,19 @@ function failEverything(fake: FakeKubernetes, error: Error): void {
   ] as const) {
     fake.failNext(method, error);
   }
-  for (let index = 0; index < 18; index += 1) fake.failNext('selfSubjectAccessReview', error);
+  for (let index = 0; index < 20; index += 1) fake.failNext('selfSubjectAccessReview', error);
+}
+
+/** The cluster's default class, as the local control plane's test storage makes one. */
+async function withDefaultClass(fake: FakeKubernetes, allowVolumeExpansion = true): Promise<FakeKubernetes> {
+  await fake.create('storageclasses', '', {
+    metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    provisioner: 'example.com/csi',
+    volumeBindingMode: 'WaitForFirstConsumer',
+    reclaimPolicy: 'Delete',
+    allowVolumeExpansion,
+  });
+  return fake;
 }
 
 function withConnection(fake: FakeKubernetes, tlsVerify = true): FakeKubernetes {
@@ -58,7 +70,7 @@ function withConnection(fake: FakeKubernetes, tlsVerify = true): FakeKubernetes 
 
 describe('check() with every answer good', () => {
   it('passes every item it can check, in report order, as plain JSON', async () => {
-    const fake = withConnection(new FakeKubernetes());
+    const fake = withConnection(await withDefaultClass(new FakeKubernetes()));
     const report = await runCheck(fake, { spec: { cpus: 0.5, memoryMb: 256 } });
     expect(report.items.map((entry) => entry.id)).toEqual([
       'kubeconfig',
@@ -71,6 +83,7 @@ describe('check() with every answer good', () => {
       'permissions:lifecycle',
       'resources',
       'gpus',
+      'storage',
     ]);
     expect(report.items.every((entry) => entry.status === 'pass')).toBe(true);
     expect(report).toMatchObject({
@@ -95,9 +108,18 @@ describe('check() with every answer good', () => {
     fake.authorize = (attributes) => (asked.push(attributes), true);
     const report = await runCheck(fake, { namespace: 'team-a' });
     expect(report.ok).toBe(true);
-    expect(asked).toHaveLength(26);
-    expect(new Set(asked.map((attributes) => `${attributes.verb} ${attributes.group}/${attributes.resource}`)).size).toBe(26);
-    expect(asked.every((attributes) => attributes.namespace === 'team-a')).toBe(true);
+    expect(asked).toHaveLength(28);
+    expect(new Set(asked.map((attributes) => `${attributes.verb} ${attributes.group}/${attributes.resource}`)).size).toBe(28);
+    // StorageClasses are cluster-scoped: asked without a namespace; everything else in the one checked.
+    const clusterWide = asked.filter((attributes) => attributes.resource === 'storageclasses');
+    expect(clusterWide.map((attributes) => `${attributes.verb} ${attributes.group}`).sort()).toEqual([
+      'get storage.k8s.io',
+      'list storage.k8s.io',
+    ]);
+    expect(clusterWide.every((attributes) => attributes.namespace === undefined)).toBe(true);
+    expect(
+      asked.filter((attributes) => attributes.resource !== 'storageclasses').every((attributes) => attributes.namespace === 'team-a'),
+    ).toBe(true);
     expect(fake.calls.filter((call) => call.method === 'watch')).toEqual([
       { method: 'watch', kind: 'deployments', namespace: 'team-a', streamingList: true },
     ]);
@@ -261,6 +283,7 @@ describe('check() names one root cause when nothing gets through', () => {
       'permissions:lifecycle': 'skip',
       resources: 'skip',
       gpus: 'skip',
+      storage: 'skip',
     });
     expect(item(report, 'tls')).toMatchObject({ error: 'TlsError', message: expect.stringContaining('does not trust') });
     expect(item(report, 'namespace').message).toBe('not checked: TLS verification failed (see tls)');
@@ -288,6 +311,74 @@ describe('check() names one root cause when nothing gets through', () => {
     });
     expect(item(report, 'identity').error).toBe('UnauthorizedError');
     expect(item(report, 'permissions:create').message).toBe('not checked: the credentials were rejected (see identity)');
+  });
+});
+
+describe('check() reports the storage a container meets (the storage item)', () => {
+  it('the default class, its binding mode and expansion, and the cluster-wide storageclasses verbs: pass', async () => {
+    const fake = await withDefaultClass(new FakeKubernetes());
+    await fake.create('storageclasses', '', { metadata: { name: 'fixed' }, provisioner: 'kubernetes.io/no-provisioner' });
+    const storage = item(await runCheck(fake), 'storage');
+    expect(storage).toMatchObject({
+      status: 'pass',
+      needed: false,
+      storageClasses: ['standard', 'fixed'],
+      defaultStorageClass: {
+        name: 'standard',
+        provisioner: 'example.com/csi',
+        bindingMode: 'WaitForFirstConsumer',
+        allowsExpansion: true,
+        reclaimPolicy: 'Delete',
+        isDefault: true,
+      },
+      permissions: [
+        { permission: 'get storageclasses.storage.k8s.io', allowed: true },
+        { permission: 'list storageclasses.storage.k8s.io', allowed: true },
+      ],
+      missing: [],
+    });
+    expect(storage.message).toBe(
+      'default StorageClass standard: provisioner example.com/csi, binds when the Pod is scheduled (WaitForFirstConsumer), ' +
+        'allows expansion, reclaim Delete; may get and list storageclasses cluster-wide',
+    );
+  });
+
+  it('no default class: a warning naming the option and the classes there are; the report stays ok', async () => {
+    const fake = new FakeKubernetes();
+    await fake.create('storageclasses', '', { metadata: { name: 'fixed' }, provisioner: 'kubernetes.io/no-provisioner' });
+    const report = await runCheck(fake);
+    expect(report.ok).toBe(true);
+    expect(item(report, 'storage')).toMatchObject({
+      status: 'warn',
+      defaultStorageClass: null,
+      message: expect.stringMatching(
+        /^no default StorageClass: a container with storage must name one \(storage.storageClass, --storage-class\); the cluster has fixed;/,
+      ),
+    });
+  });
+
+  it('a default class without expansion, or without the cluster-wide verbs: warnings that say which', async () => {
+    const fake = await withDefaultClass(new FakeKubernetes(), false);
+    fake.authorize = (attributes) => attributes.resource !== 'storageclasses' || attributes.verb === 'get';
+    const storage = item(await runCheck(fake), 'storage');
+    expect(storage).toMatchObject({ status: 'warn', missing: ['list storageclasses.storage.k8s.io'] });
+    expect(storage.message).toMatch(/does not allow expansion, reclaim Delete \(reconfigure cannot grow its volumes\)/);
+    expect(storage.message).toMatch(
+      /missing cluster-wide: list storageclasses.storage.k8s.io \(a ClusterRole grants them: docs\/rbac.md\)$/,
+    );
+  });
+
+  it('may not list StorageClasses: cannot tell the default, a warning naming the verb', async () => {
+    const fake = new FakeKubernetes();
+    fake.forbiddenKinds.add('storageclasses');
+    fake.authorize = (attributes) => attributes.resource !== 'storageclasses';
+    const storage = item(await runCheck(fake), 'storage');
+    expect(storage).toMatchObject({
+      status: 'warn',
+      error: 'ForbiddenError',
+      missing: ['get storageclasses.storage.k8s.io', 'list storageclasses.storage.k8s.io'],
+      message: expect.stringMatching(/^cannot tell which StorageClass is the default: may not list storageclasses; missing cluster-wide/),
+    });
   });
 });
 

@@ -37,6 +37,7 @@ interface Models extends ManagerModels {
   readonly Node: ModelStatic<Model> & ManagerModels['Node'];
   readonly Container: ModelStatic<Model> & ManagerModels['Container'];
   readonly Setting: ModelStatic<Model>;
+  readonly ResourceRequest: ModelStatic<Model> & ManagerModels['ResourceRequest'];
 }
 
 const fakeApi = {
@@ -188,6 +189,46 @@ describe('the lifecycle takes the row as Manager has it, or its id, and saves wh
     await lifecycle.remove(container, { onEvent: (event) => seen.push(event.type) });
     expect(seen).toEqual(['removed', 'completed', 'saved']);
     expect(await plain(id)).toMatchObject({ containerId: null, macAddress: null, ipv4Address: null });
+  });
+
+  it("a rootfs approval becomes a resize: Manager's approval (a ResourceRequest row) is the size the reconfigure job asks the volume for", async () => {
+    const container = await row({ containerId: 'team-a/web-disk' });
+    const hostname = (await plain(container.id))['hostname'] as string;
+    // The live Deployment mounts the container's claim (it was created with persistence on, the node's default).
+    const withClaim = {
+      ...fakeApi,
+      read: async () => ({
+        spec: {
+          selector: {},
+          template: {
+            spec: {
+              containers: [{ name: 'web', env: [] }],
+              volumes: [{ name: 'storage', persistentVolumeClaim: { claimName: hostname } }],
+            },
+          },
+        },
+      }),
+    } as unknown as KubernetesClient;
+    const seen: unknown[][] = [];
+    const { lifecycle } = managerProviders(models, {
+      kubernetes: { provision$, clientFor: () => withClaim, operations: recordingOperations(seen, '10.244.0.7') },
+    });
+    // Never approved: Manager's default rootfs (50 GB), the size the claim was created with (no change).
+    const reconfigured = () => seen.filter((call) => call[0] === 'reconfigure$').at(-1);
+    await lifecycle.reconfigure(container.id);
+    expect(reconfigured()?.[2]).toMatchObject({ storageGb: 50 });
+    // An admin approves 80 GB (PUT /resource-requests/:id/approve stores it, then queues the job with --rootfs=80).
+    await models.ResourceRequest.create({
+      siteId,
+      hostname,
+      username: 'alice',
+      resourceType: 'rootfs',
+      value: 80,
+      status: 'approved',
+      reviewedAt: new Date(),
+    });
+    await lifecycle.reconfigure(container.id);
+    expect(reconfigured()).toEqual(['reconfigure$', 'team-a/web-disk', expect.objectContaining({ storageGb: 80 })]);
   });
 
   it('a row never provisioned is refused in the words of the operation, with no call to its node', async () => {

@@ -27,12 +27,17 @@ const kubeRecord = containerRecord({
   ],
 });
 
-/** A stand-in client: reconfigure reads the live Deployment's env from it. */
-function fakeApi(liveEnv: string[]): KubernetesClient {
+/** A stand-in client: reconfigure reads the live Deployment's env (and whether its Pods mount a claim) from it. */
+function fakeApi(liveEnv: string[], claim?: string): KubernetesClient {
   const deployment: V1Deployment = {
     spec: {
       selector: {},
-      template: { spec: { containers: [{ name: 'web', env: liveEnv.map((name) => ({ name, value: 'x' })) }] } },
+      template: {
+        spec: {
+          containers: [{ name: 'web', env: liveEnv.map((name) => ({ name, value: 'x' })) }],
+          ...(claim ? { volumes: [{ name: 'storage', persistentVolumeClaim: { claimName: claim } }] } : {}),
+        },
+      },
     },
   };
   return {
@@ -46,12 +51,13 @@ function kubernetesLifecycle(
   calls: unknown[][],
   address: string | null = '10.0.0.42',
   liveEnv: string[] = [],
-  extra: { instance?: string; rollbackOnFailure?: boolean; serviceType?: 'ClusterIP' | 'LoadBalancer' } = {},
+  extra: { instance?: string; rollbackOnFailure?: boolean; serviceType?: 'ClusterIP' | 'LoadBalancer'; claim?: string } = {},
 ) {
+  const { claim, ...providerOptions } = extra;
   const provider = createKubernetesProvider({
-    clientFor: () => fakeApi(liveEnv),
+    clientFor: () => fakeApi(liveEnv, claim),
     operations: recordingOperations(calls, address),
-    ...extra,
+    ...providerOptions,
   });
   return containerLifecycle(new ProviderRegistry([provider]));
 }
@@ -151,6 +157,21 @@ describe('containerLifecycle on a Kubernetes node', () => {
       { gpus: 1, gpuResource: 'nvidia.com/gpu', runtimeClass: null, nvidiaVariables: expect.arrayContaining(['NVIDIA_VISIBLE_DEVICES']) },
       { gpus: 0, gpuResource: undefined, runtimeClass: null, nvidiaVariables: [] },
     ]);
+  });
+
+  it('a rootfs approval becomes a resize: reconfigure asks for the approved rootfs as the volume size when the Pods mount a claim', async () => {
+    const persistent = { ...kubeRecord, node: { ...kubeRecord.node, kubePersistence: null } };
+    const calls: unknown[][] = [];
+    await kubernetesLifecycle(calls, '10.244.0.8', ['APP_MODE'], { claim: 'web-42' }).reconfigure(persistent);
+    // containerRecord's approved rootfs: 20 GB (the library grows the claim, changes nothing at the same size, refuses a shrink).
+    expect(calls[0]?.[2]).toMatchObject({ storageGb: 20, cpus: 2, memoryMb: 2048 });
+    // A node that turned persistence off, or a container created without a volume: no size is asked for.
+    const off: unknown[][] = [];
+    await kubernetesLifecycle(off, '10.244.0.8', [], { claim: 'web-42' }).reconfigure(kubeRecord);
+    expect(off[0]?.[2]).not.toHaveProperty('storageGb');
+    const none: unknown[][] = [];
+    await kubernetesLifecycle(none, '10.244.0.8', []).reconfigure(persistent);
+    expect(none[0]?.[2]).not.toHaveProperty('storageGb');
   });
 
   it("setPorts passes the record's services as ports (the only call a change of services needs), with the provider's Service type", async () => {
