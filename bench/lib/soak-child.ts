@@ -8,17 +8,8 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Subscription } from 'rxjs';
-import type {
-  KindMap,
-  KubernetesClient,
-  StatusEvent,
-  WatchHandle,
-  WatchHandlers,
-  WatchParams,
-  WatchedKind,
-  WorkloadStatusValue,
-} from '../../src/index.js';
-import { describeError, loadLibrary } from './child-harness.js';
+import type { StatusEvent, WatchedKind, WorkloadStatusValue } from '../../src/index.js';
+import { describeError, loadLibrary, withWatchEvents } from './child-harness.js';
 import type { ChildMessage, ParentMessage, Recorded, Sample, SoakChildInput, WaveItem, WaveOp } from './soak-protocol.js';
 import { hrNow } from './stats.js';
 
@@ -70,31 +61,14 @@ const rawApi = library.KubernetesApi.fromConfig({ kubeconfigPath: input.kubeconf
 // kind of the event being handled is what triggered a status event (a Pod-triggered one
 // carries an older Deployment version: detection is measured on Deployment-triggered ones).
 let handling: WatchedKind | undefined;
-function watchNoting<K extends WatchedKind>(
-  kind: K,
-  namespace: string,
-  params: WatchParams,
-  handlers: WatchHandlers<KindMap[K]>,
-): WatchHandle {
-  return rawApi.watch(kind, namespace, params, {
-    ...handlers,
-    onEvent: (type, object) => {
-      handling = kind;
-      try {
-        handlers.onEvent(type, object);
-      } finally {
-        handling = undefined;
-      }
-    },
-  });
-}
-const api = new Proxy(rawApi, {
-  get(target, property) {
-    if (property === 'watch') return watchNoting;
-    const value: unknown = Reflect.get(target, property, target);
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-  },
-}) as KubernetesClient;
+const api = withWatchEvents(rawApi, (kind, _type, _object, deliver) => {
+  handling = kind;
+  try {
+    deliver();
+  } finally {
+    handling = undefined;
+  }
+});
 // Connection changes of every informer, for the relist figures.
 const connection = { disconnects: 0, connects: 0, lastConnectedAt: 0, lastDisconnectedAt: 0 };
 const informers = new library.InformerRegistry({
