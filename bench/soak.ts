@@ -59,7 +59,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOAK_CHILD = join(REPO_ROOT, 'bench', 'lib', 'soak-child.ts');
 const POLLER_CHILD = join(REPO_ROOT, 'bench', 'lib', 'status-poller-child.ts');
 const IMAGE = 'registry.example.com/manager:1.0';
-const CREATE_CONCURRENCY = 48;
+const CREATE_CONCURRENCY = 24;
 const PHASE_TIMEOUT_MS = 1_800_000;
 const KiB = 1024;
 const MiB = KiB * KiB;
@@ -149,15 +149,27 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
   }
 }
 
-/** Retries a request the API server refused while busy or restarting. */
-async function retried<T>(what: string, request: () => Promise<T>, attempts = 8): Promise<T> {
+/** The HTTP status of a failed request: our ApiError's statusCode, client-node's ApiException's code. */
+function statusOf(error: unknown): number | undefined {
+  const { statusCode, code } = error as { statusCode?: unknown; code?: unknown };
+  return typeof statusCode === 'number' ? statusCode : typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * Retries a request the API server did not answer in time or refused while busy (a loaded
+ * machine); a create that answers 409 was stored by an earlier attempt: `onExists` says
+ * what that is worth.
+ */
+async function retried<T>(what: string, request: () => Promise<T>, onExists?: () => Promise<T>, attempts = 8): Promise<T> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await request();
     } catch (error) {
-      const code = (error as { code?: number; statusCode?: number }).code ?? (error as { statusCode?: number }).statusCode;
-      if (attempt >= attempts || code === 409 || code === 422) throw new Error(`${what}: ${(error as Error).message}`, { cause: error });
-      await sleep(250 * attempt);
+      const status = statusOf(error);
+      if (status === 409 && onExists) return onExists();
+      if (attempt >= attempts || status === 409 || status === 422 || status === 400)
+        throw new Error(`${what}: ${(error as Error).message}`, { cause: error });
+      await sleep(500 * attempt);
     }
   }
 }
@@ -337,12 +349,16 @@ function preBoundVolume(cluster: Cluster, namespace: string, name: string): V1Pe
   };
 }
 
-async function createVolumes(cluster: Cluster, items: readonly WaveItem[]): Promise<void> {
-  await pool(items, CREATE_CONCURRENCY, (item) =>
-    retried(`create volume for ${item.name}`, () =>
-      cluster.core.createPersistentVolume({ body: preBoundVolume(cluster, item.namespace, item.name) }),
-    ),
+async function createVolume(cluster: Cluster, item: WaveItem): Promise<void> {
+  await retried(
+    `volume ${item.name}`,
+    async () => void (await cluster.core.createPersistentVolume({ body: preBoundVolume(cluster, item.namespace, item.name) })),
+    async () => undefined,
   );
+}
+
+async function createVolumes(cluster: Cluster, items: readonly WaveItem[]): Promise<void> {
+  await pool(items, CREATE_CONCURRENCY, (item) => createVolume(cluster, item));
 }
 
 async function deleteVolumes(cluster: Cluster, items: readonly WaveItem[]): Promise<void> {
@@ -355,29 +371,42 @@ async function deleteVolumes(cluster: Cluster, items: readonly WaveItem[]): Prom
 
 /** Creates every object of each workload directly (not through provision): volume, claim, Deployment, Service. */
 async function createWorkloads(cluster: Cluster, items: readonly WaveItem[]): Promise<void> {
+  let done = 0;
+  let lastLog = hrNow();
   await pool(items, CREATE_CONCURRENCY, async (item) => {
     const spec = workloadSpec(item.namespace, item.name, item.containerId, cluster.storageClass);
-    await retried(`volume ${item.name}`, () =>
-      cluster.core.createPersistentVolume({ body: preBoundVolume(cluster, item.namespace, item.name) }),
-    );
     const storage = spec.storage!;
-    await retried(`claim ${item.name}`, () =>
-      cluster.admin.create(
-        'persistentvolumeclaims',
-        item.namespace,
-        buildClaim({ ...spec, storage }, { namespace: item.namespace, labels: workloadLabels(spec) }),
-      ),
+    await createVolume(cluster, item);
+    await retried(
+      `claim ${item.name}`,
+      async () =>
+        void (await cluster.admin.create(
+          'persistentvolumeclaims',
+          item.namespace,
+          buildClaim({ ...spec, storage }, { namespace: item.namespace, labels: workloadLabels(spec) }),
+        )),
+      async () => undefined,
     );
-    const deployment = await retried(`deployment ${item.name}`, () =>
-      cluster.admin.create('deployments', item.namespace, buildDeployment(spec, { namespace: item.namespace })),
+    const deployment = await retried(
+      `deployment ${item.name}`,
+      () => cluster.admin.create('deployments', item.namespace, buildDeployment(spec, { namespace: item.namespace })),
+      () => cluster.admin.read('deployments', item.namespace, item.name),
     );
-    await retried(`service ${item.name}`, () =>
-      cluster.admin.create(
-        'services',
-        item.namespace,
-        buildService(spec, { namespace: item.namespace, owner: deploymentOwner(deployment) }),
-      ),
+    await retried(
+      `service ${item.name}`,
+      async () =>
+        void (await cluster.admin.create(
+          'services',
+          item.namespace,
+          buildService(spec, { namespace: item.namespace, owner: deploymentOwner(deployment) }),
+        )),
+      async () => undefined,
     );
+    done += 1;
+    if (hrNow() - lastLog > 30_000) {
+      lastLog = hrNow();
+      log(`created ${done}/${items.length} workloads' objects`);
+    }
   });
 }
 
