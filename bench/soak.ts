@@ -88,6 +88,7 @@ const { values } = parseArgs({
     'client-cpus': { type: 'string' },
     'cluster-nice': { type: 'string' },
     out: { type: 'string' },
+    'from-json': { type: 'string' },
   },
   strict: true,
 });
@@ -1221,6 +1222,17 @@ function processCpuMs(pid: number | undefined): number {
 
 // ---- the report ---------------------------------------------------------------------------------------
 
+/** Whether these figures are those of a full run: every phase, the full sizes, an hour of churn. */
+function fullRunDone(figures: Figures): boolean {
+  const options = figures.options as { workloads?: number; perNamespace?: number; churnMinutes?: number; phases?: string[] };
+  return (
+    (options.workloads ?? 0) >= MODES.full.workloads &&
+    (options.perNamespace ?? 0) >= MODES.full.perNamespace &&
+    (options.churnMinutes ?? 0) >= MODES.full.churnMinutes &&
+    PHASES.every((phase) => options.phases?.includes(phase))
+  );
+}
+
 function markdown(figures: Figures): string {
   const met = (ok: boolean): string => (ok ? 'met' : 'NOT MET');
   const targets: string[][] = [];
@@ -1475,12 +1487,29 @@ function markdown(figures: Figures): string {
           '',
         ]
       : []),
-    ...(figures.notes.length ? ['## Notes', '', ...figures.notes.map((note) => `- ${note}`)] : []),
+    '## Notes',
+    '',
+    ...(fullRunDone(figures)
+      ? []
+      : [
+          `- These figures come from \`--mode ${figures.mode}\` with the sizes above, not from the full run: the full run (\`--mode full\`: 10,000 workloads, 10 x 1,000, waves of 300 for an hour) has not been done on this machine yet; it is run by hand.`,
+        ]),
+    ...figures.notes.map((note) => `- ${note}`),
   ].join('\n');
 }
 
-main().catch((error: unknown) => {
-  killChildren();
-  process.stderr.write(`[bench:soak] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
-});
+/** `--from-json soak.json`: writes soak.md again from the figures of an earlier run (the report's wording changed, say). */
+function rerender(path: string): void {
+  const figures = JSON.parse(readFileSync(path, 'utf8')) as Figures;
+  const target = join(dirname(resolve(path)), 'soak.md');
+  writeFileSync(target, `${markdown(figures)}\n`);
+  log(`wrote ${target} from ${path}`);
+}
+
+if (values['from-json'] !== undefined) rerender(values['from-json']);
+else
+  main().catch((error: unknown) => {
+    killChildren();
+    process.stderr.write(`[bench:soak] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  });
