@@ -87,7 +87,7 @@ export type {
 } from './kube/objects.js';
 
 // Informers: one shared watch per client, kind, namespace and selector.
-export { InformerRegistry, defaultInformerRegistry, type InformerRequest } from './informers/registry.js';
+export { InformerRegistry, defaultInformerRegistry, type InformerRequest, type InformerSummary } from './informers/registry.js';
 export type { InformerNotice, SharedInformer, RoutingKey, ObjectIdentity, ObjectTransform } from './informers/shared-informer.js';
 export type { KubeObject, ReflectorOptions } from './informers/reflector.js';
 export type { BackoffPolicy } from './rx/backoff.js';

@@ -4,6 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type * as Library from '../../src/index.js';
+import type { KindMap, KubernetesClient, WatchEventType, WatchHandle, WatchHandlers, WatchParams, WatchedKind } from '../../src/index.js';
 import type { ChildInput, ChildResult, ProvisioningRecord } from './protocol.js';
 import { hrNow, percentile } from './stats.js';
 
@@ -173,4 +174,28 @@ export class ChildMeter {
 /** The message of anything thrown, with its name (project errors have a stable one). */
 export function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
+ * `api` with every watch event handed to `around(kind, type, object, deliver)`, which must
+ * call `deliver()` to pass it on: a child notes what each event concerns, or which kind is
+ * being handled while the library reacts to it. Every other call goes to `api` as it is.
+ */
+export function withWatchEvents(
+  api: KubernetesClient,
+  around: (kind: WatchedKind, type: WatchEventType, object: KindMap[WatchedKind], deliver: () => void) => void,
+): KubernetesClient {
+  function watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle {
+    return api.watch(kind, namespace, params, {
+      ...handlers,
+      onEvent: (type, object) => around(kind, type, object, () => handlers.onEvent(type, object)),
+    });
+  }
+  return new Proxy(api, {
+    get(target, property) {
+      if (property === 'watch') return watch;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

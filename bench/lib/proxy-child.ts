@@ -4,6 +4,8 @@
 //   child -> parent  { type: 'ready', kubeconfigPath }        once listening
 //   parent -> child  { type: 'report' }
 //   child -> parent  { type: 'report', counts, log }           then the child closes and exits
+//   parent -> child  { type: 'peek' }
+//   child -> parent  { type: 'peek', counts, log }             the counts so far; it keeps running
 import { ApiProxy } from '../../test/support/api-proxy.js';
 import type { ProxyMessage, ProxyRequestSummary } from './proxy-protocol.js';
 
@@ -20,8 +22,21 @@ let closing: Promise<void> | undefined;
 const close = (): Promise<void> => (closing ??= proxy.close());
 
 process.on('message', (message: { type?: string }) => {
+  if (message.type === 'peek') {
+    send({ type: 'peek', counts: { ...proxy.counts }, log: summaries() });
+    return;
+  }
   if (message.type !== 'report') return;
-  const log: ProxyRequestSummary[] = proxy.log.map((request) => {
+  const log = summaries();
+  // Disconnect only once the report is flushed: a large report (thousands of requests)
+  // is still queued when close() resolves, and disconnecting would drop it.
+  process.send?.({ type: 'report', counts: { ...proxy.counts }, log } satisfies ProxyMessage, undefined, {}, () => {
+    void close().then(() => process.disconnect());
+  });
+});
+
+function summaries(): ProxyRequestSummary[] {
+  return proxy.log.map((request) => {
     const resourceVersion = request.query.get('resourceVersion');
     return {
       method: request.method,
@@ -29,14 +44,10 @@ process.on('message', (message: { type?: string }) => {
       watch: request.watch,
       streamingList: request.watch && request.query.get('sendInitialEvents') === 'true',
       ...(request.watch && resourceVersion ? { resourceVersion } : {}),
+      at: request.at,
     };
   });
-  // Disconnect only once the report is flushed: a large report (thousands of requests)
-  // is still queued when close() resolves, and disconnecting would drop it.
-  process.send?.({ type: 'report', counts: { ...proxy.counts }, log } satisfies ProxyMessage, undefined, {}, () => {
-    void close().then(() => process.disconnect());
-  });
-});
+}
 // Once the channel is gone (report sent, or the parent died), or on a signal (Ctrl-C
 // reaches the whole process group), close (removing the proxy's temp dir) and leave.
 const leave = (): void => {

@@ -9,8 +9,11 @@ export interface ProxyRequestSummary {
   readonly streamingList: boolean;
   /** A watch resumed from this resourceVersion (not a streaming list). */
   readonly resourceVersion?: string;
+  /** When the proxy received it (hrNow). */
+  readonly at: number;
 }
 
 export type ProxyMessage =
   | { readonly type: 'ready'; readonly kubeconfigPath: string }
-  | { readonly type: 'report'; readonly counts: RequestCounts; readonly log: readonly ProxyRequestSummary[] };
+  | { readonly type: 'report'; readonly counts: RequestCounts; readonly log: readonly ProxyRequestSummary[] }
+  | { readonly type: 'peek'; readonly counts: RequestCounts; readonly log: readonly ProxyRequestSummary[] };

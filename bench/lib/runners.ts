@@ -41,6 +41,8 @@ export interface ProxyProcess {
   readonly kubeconfigPath: string;
   /** Final counts; the proxy closes and its process exits afterwards. */
   report(): Promise<{ counts: RequestCounts; log: readonly ProxyRequestSummary[] }>;
+  /** The counts so far; the proxy keeps running. */
+  peek(): Promise<{ counts: RequestCounts; log: readonly ProxyRequestSummary[] }>;
   /** Kills it if it is still running (error paths). */
   kill(): void;
 }
@@ -92,6 +94,13 @@ export async function startProxy(adminKubeconfigPath: string): Promise<ProxyProc
         await exited;
         clearTimeout(exitDeadline);
         return { counts: report.counts, log: report.log };
+      },
+      peek: async () => {
+        child.send({ type: 'peek' });
+        const peeked = await next('peek', 60_000);
+        messages.splice(messages.indexOf(peeked), 1);
+        if (peeked.type !== 'peek') throw new Error('unexpected proxy message');
+        return { counts: peeked.counts, log: peeked.log };
       },
       kill,
     };

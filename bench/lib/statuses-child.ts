@@ -11,17 +11,8 @@
 // event's cost shows as evaluations per event (a status is judged once per event).
 import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync, writeFileSync } from 'node:fs';
-import type {
-  KindMap,
-  KubernetesClient,
-  StatusEvent,
-  WatchHandle,
-  WatchHandlers,
-  WatchParams,
-  WatchedKind,
-  WorkloadStatusValue,
-} from '../../src/index.js';
-import { loadLibrary } from './child-harness.js';
+import type { StatusEvent, WatchedKind, WorkloadStatusValue } from '../../src/index.js';
+import { loadLibrary, withWatchEvents } from './child-harness.js';
 import { hrNow } from './stats.js';
 import type { ChildMessage, Emission, ParentMessage, StatusesChildInput, StatusesChildResult } from './statuses-protocol.js';
 
@@ -72,23 +63,11 @@ function noteEvent(kind: WatchedKind, object: { metadata?: { name?: string; labe
 }
 
 // Every request goes to the library's client as it is; only watch handlers are wrapped.
-function watch<K extends WatchedKind>(kind: K, namespace: string, params: WatchParams, handlers: WatchHandlers<KindMap[K]>): WatchHandle {
-  return api.watch(kind, namespace, params, {
-    ...handlers,
-    onEvent: (type, object) => {
-      if (type !== 'BOOKMARK') watchEvents += 1;
-      noteEvent(kind, object);
-      handlers.onEvent(type, object);
-    },
-  });
-}
-const client = new Proxy(api, {
-  get(target, property) {
-    if (property === 'watch') return watch;
-    const value: unknown = Reflect.get(target, property, target);
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-  },
-}) as KubernetesClient;
+const client = withWatchEvents(api, (kind, type, object, deliver) => {
+  if (type !== 'BOOKMARK') watchEvents += 1;
+  noteEvent(kind, object);
+  deliver();
+});
 
 const emissions: Emission[] = [];
 const last = new Map<string, WorkloadStatusValue>();

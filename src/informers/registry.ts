@@ -28,6 +28,22 @@ export interface InformerRequest<K extends WatchedKind> {
   readonly transform?: ObjectTransform<KindMap[K]>;
 }
 
+/** One registered informer, as InformerRegistry#describe reports it. */
+export interface InformerSummary {
+  readonly kind: WatchedKind;
+  readonly namespace: string;
+  readonly labelSelector: string;
+  readonly fieldSelector: string;
+  readonly routingKeyName: string;
+  /** Subscribed consumers (an informer without any is stopped and unregistered). */
+  readonly consumers: number;
+  readonly running: boolean;
+  /** Objects cached. */
+  readonly objects: number;
+  /** Routing keys tracked (with objects or with a waiter). */
+  readonly keys: number;
+}
+
 export class InformerRegistry {
   private readonly byClient = new WeakMap<KubernetesClient, Map<string, SharedInformer<never>>>();
 
@@ -80,6 +96,26 @@ export class InformerRegistry {
   /** Informers currently registered for a client (running or about to run). */
   count(client: KubernetesClient): number {
     return this.byClient.get(client)?.size ?? 0;
+  }
+
+  /** What each informer of a client holds now, for health pages and leak checks. */
+  describe(client: KubernetesClient): readonly InformerSummary[] {
+    const informers = this.byClient.get(client);
+    if (!informers) return [];
+    return [...informers].map(([id, informer]) => {
+      const [kind = '', namespace = '', labelSelector = '', routingKeyName = '', , fieldSelector = ''] = id.split('\u0000');
+      return {
+        kind: kind as WatchedKind,
+        namespace,
+        labelSelector,
+        fieldSelector,
+        routingKeyName,
+        consumers: informer.consumers,
+        running: informer.running,
+        objects: informer.size,
+        keys: informer.keys,
+      };
+    });
   }
 }
 

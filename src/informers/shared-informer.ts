@@ -174,6 +174,16 @@ export class SharedInformer<T extends KubeObject> {
     return this.connection !== undefined;
   }
 
+  /** How many objects the cache holds now (for leak checks: compare with what exists). */
+  get size(): number {
+    return this.byName.size;
+  }
+
+  /** How many routing keys are tracked now: keys with objects or with a waiter. */
+  get keys(): number {
+    return this.entries.size;
+  }
+
   private start(): void {
     this.synced = false;
     // Assigned before subscribing: a source may emit, fail or be stopped synchronously.

@@ -19,6 +19,8 @@ export interface ProxiedRequest {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly watch: boolean;
+  /** When the proxy received it (high-resolution wall clock, comparable across processes). */
+  readonly at: number;
 }
 
 export type Interception =
@@ -34,11 +36,25 @@ export interface RequestCounts {
   creates: number;
   /** The most watches open at once, per resource (the path's last segment). */
   peakOpenWatches: Record<string, number>;
+  /** The most watches open at once, per path (namespace and resource). */
+  peakOpenWatchesByPath: Record<string, number>;
+  /** Response body bytes sent to the client (what it received from the API server). */
+  bytesReceived: number;
 }
 
 export class ApiProxy {
-  readonly counts: RequestCounts = { requests: 0, watches: 0, lists: 0, gets: 0, creates: 0, peakOpenWatches: {} };
+  readonly counts: RequestCounts = {
+    requests: 0,
+    watches: 0,
+    lists: 0,
+    gets: 0,
+    creates: 0,
+    peakOpenWatches: {},
+    peakOpenWatchesByPath: {},
+    bytesReceived: 0,
+  };
   private readonly openWatchesByResource = new Map<string, number>();
+  private readonly openWatchesByPath = new Map<string, number>();
   /** Every request, in order. */
   readonly log: ProxiedRequest[] = [];
   /** Return an Interception to answer a request instead of forwarding it. */
@@ -125,6 +141,7 @@ export class ApiProxy {
       path: url.pathname,
       query: url.searchParams,
       watch: url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1',
+      at: performance.timeOrigin + performance.now(),
     };
     this.record(request);
     if (request.watch) this.trackOpenWatch(request, res);
@@ -160,6 +177,7 @@ export class ApiProxy {
       // would then look unanswered to its client (client-go waits for them), as the apiserver
       // flushes them at once.
       if (request.watch) res.flushHeaders();
+      upstream.on('data', (chunk: Buffer) => (this.counts.bytesReceived += chunk.length));
       upstream.pipe(res);
       if (this.silent) silence(upstream, res);
     });
@@ -174,7 +192,13 @@ export class ApiProxy {
     const open = (this.openWatchesByResource.get(resource) ?? 0) + 1;
     this.openWatchesByResource.set(resource, open);
     this.counts.peakOpenWatches[resource] = Math.max(this.counts.peakOpenWatches[resource] ?? 0, open);
-    res.on('close', () => this.openWatchesByResource.set(resource, (this.openWatchesByResource.get(resource) ?? 1) - 1));
+    const openOnPath = (this.openWatchesByPath.get(request.path) ?? 0) + 1;
+    this.openWatchesByPath.set(request.path, openOnPath);
+    this.counts.peakOpenWatchesByPath[request.path] = Math.max(this.counts.peakOpenWatchesByPath[request.path] ?? 0, openOnPath);
+    res.on('close', () => {
+      this.openWatchesByResource.set(resource, (this.openWatchesByResource.get(resource) ?? 1) - 1);
+      this.openWatchesByPath.set(request.path, (this.openWatchesByPath.get(request.path) ?? 1) - 1);
+    });
   }
 
   private record(request: ProxiedRequest): void {

@@ -251,6 +251,20 @@ describe('provision (shared informers, recovery)', () => {
     expect(registry.count(fake)).toBe(0);
   });
 
+  it('describe() tells what each informer holds while provisionings wait, and nothing once they are done', async () => {
+    const fake = new FakeKubernetes();
+    const registry = fastInformers();
+    const pending = [0, 1, 2].map((i) => provision(fake, { ...input, hostname: `web-${i}`, containerId: i + 1 }, { informers: registry }));
+    await vi.waitFor(() => {
+      const byKind = Object.fromEntries(registry.describe(fake).map((informer) => [informer.kind, informer]));
+      expect(byKind.deployments).toMatchObject({ namespace: 'default', running: true, consumers: 3, objects: 3, keys: 3 });
+      expect(byKind.pods).toMatchObject({ namespace: 'default', running: true, consumers: 3, objects: 0, keys: 3 });
+    });
+    for (let i = 0; i < 3; i++) completeRollout(fake, `web-${i}`);
+    await Promise.all(pending);
+    expect(registry.describe(fake)).toEqual([]);
+  });
+
   it('on a server without streaming lists, falls back to a list and a watch per kind, once', async () => {
     const fake = new FakeKubernetes();
     fake.supportsStreamingLists = false;

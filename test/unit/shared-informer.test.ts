@@ -250,4 +250,21 @@ describe('SharedInformer.observeAll', () => {
     expect(informer.consumers).toBe(0);
     expect(counts().idles).toBe(1);
   });
+
+  it('size and keys follow the cache: objects listed, added, moved and deleted, and a waiter without objects', () => {
+    const { events, informer } = setup();
+    const waiter = collect(informer, 'lonely');
+    events.next({ type: 'listed', items: [obj('a1', 'a'), obj('a2', 'a'), obj('b1', 'b')], resourceVersion: '1' });
+    // Keys a and b hold objects; `lonely` holds a waiter only.
+    expect([informer.size, informer.keys]).toEqual([3, 3]);
+    events.next({ type: 'ADDED', object: obj('c1', 'c', '2') });
+    events.next({ type: 'MODIFIED', object: obj('b1', 'a', '3') });
+    expect([informer.size, informer.keys]).toEqual([4, 3]);
+    events.next({ type: 'DELETED', object: obj('c1', 'c', '4') });
+    events.next({ type: 'DELETED', object: obj('a1', 'a', '5') });
+    expect([informer.size, informer.keys]).toEqual([2, 2]);
+    waiter.subscription.unsubscribe();
+    // The last consumer left: the informer stops and holds nothing.
+    expect([informer.size, informer.keys]).toEqual([0, 0]);
+  });
 });
