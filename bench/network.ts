@@ -157,7 +157,13 @@ async function runSide(
         if (run.exitCode !== 0 && run.exitedOnItsOwn)
           notes.push(`N=${n} ports=${withPorts}: child exited ${run.exitCode}: ${run.stderrTail.slice(-400)}`);
         if (!run.exitedOnItsOwn) notes.push(`N=${n} ports=${withPorts}: the child did not exit on its own`);
-        return { side: side(withPorts, run, counts, requestLog), run, deployments, slices };
+        const result = side(withPorts, run, counts, requestLog);
+        // Failed provisionings are figures too: say which and why in the results, not only on stderr.
+        if (result.failed > 0)
+          notes.push(
+            `N=${n} ports=${withPorts}: ${result.failed} of ${n} failed; the first: ${result.errors.slice(0, 2).join(' | ').slice(0, 600)}`,
+          );
+        return { side: result, run, deployments, slices };
       } finally {
         proxy.kill();
       }
