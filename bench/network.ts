@@ -19,7 +19,8 @@
 // (BENCH_POD_READY_MS), --impl src|dist (BENCH_IMPL), --timeout-ms 300000, --out bench/results,
 // --cluster-nice 10, --cluster-cpus 0, --client-cpus 1 (as bench/run.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -156,7 +157,13 @@ async function runSide(
         if (run.exitCode !== 0 && run.exitedOnItsOwn)
           notes.push(`N=${n} ports=${withPorts}: child exited ${run.exitCode}: ${run.stderrTail.slice(-400)}`);
         if (!run.exitedOnItsOwn) notes.push(`N=${n} ports=${withPorts}: the child did not exit on its own`);
-        return { side: side(withPorts, run, counts, requestLog), run, deployments, slices };
+        const result = side(withPorts, run, counts, requestLog);
+        // Failed provisionings are figures too: say which and why in the results, not only on stderr.
+        if (result.failed > 0)
+          notes.push(
+            `N=${n} ports=${withPorts}: ${result.failed} of ${n} failed; the first: ${result.errors.slice(0, 2).join(' | ').slice(0, 600)}`,
+          );
+        return { side: result, run, deployments, slices };
       } finally {
         proxy.kill();
       }
@@ -198,7 +205,7 @@ async function runN(namespaces: Namespaces, adminKubeconfig: string, n: number):
     detectionMs: {
       p50: percentile(detection, 50),
       p99: percentile(detection, 99),
-      max: Math.max(...detection, Number.NaN),
+      max: detection.length > 0 ? Math.max(...detection) : Number.NaN,
       samples: detection.length,
     },
     sliceWasLast,
@@ -265,6 +272,34 @@ function markdown(runs: readonly NetworkRun[], machine: ReturnType<typeof machin
   ].join('\n');
 }
 
+/** Build and test processes on the machine that are not this run's (its cluster, its children), as `command (worktree)`. */
+function otherSuites(): string[] {
+  let table: string;
+  try {
+    table = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' });
+  } catch {
+    return ['(ps failed: unknown)'];
+  }
+  const rows = table
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), args: match[3] ?? '' }));
+  const parent = new Map(rows.map((row) => [row.pid, row.ppid]));
+  const ours = (pid: number): boolean => {
+    for (let at: number | undefined = pid, hops = 0; at !== undefined && at > 1 && hops < 64; at = parent.get(at), hops += 1)
+      if (at === process.pid) return true;
+    return false;
+  };
+  const kinds = /\b(vitest|tsc|eslint|esbuild|kube-apiserver|kwok|kubelet|chromium|prettier)\b/;
+  return rows
+    .filter((row) => !ours(row.pid) && kinds.test(row.args))
+    .map(
+      (row) =>
+        `${kinds.exec(row.args)?.[1] ?? ''}${/\/work\/wt\/([^/ ]+)/.exec(row.args)?.[1] ? ` (${/\/work\/wt\/([^/ ]+)/.exec(row.args)?.[1]})` : ''}`,
+    );
+}
+
 function signed(value: number): string {
   return `${value >= 0 ? '+' : ''}${fmt(value, 0)}`;
 }
@@ -279,7 +314,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', interrupt);
   const machine = machineInfo();
   // Other test suites on this machine: reported, since the figures depend on it.
-  const busy = process.env.BENCH_MACHINE_NOTE ?? 'The machine was not known to be quiet.';
+  const busyAtStart = otherSuites();
+  const loadAtStart = loadavg().map((load) => load.toFixed(2));
   const maxN = Math.max(...sizes);
   const cluster = await startCluster({
     podReadyDelayMs,
@@ -290,6 +326,20 @@ async function main(): Promise<void> {
     log: (line) => log(`[cluster] ${line}`),
   });
   const runs: NetworkRun[] = [];
+  const busyNote = (): string => {
+    const now = otherSuites();
+    const quiet = busyAtStart.length === 0 && now.length === 0 && Number(loadAtStart[0]) < 1.5;
+    const seen = [...new Set([...busyAtStart, ...now])];
+    return (
+      `${quiet ? 'A quiet machine' : 'NOT a quiet machine'}: load average ${loadAtStart.join(' ')} at the start, ` +
+      `${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')} at the last write; ` +
+      `other processes of builds and test suites (not this run's): ${busyAtStart.length} at the start, ${now.length} at the last write` +
+      (seen.length > 0 ? ` (${seen.slice(0, 8).join('; ')})` : '') +
+      (process.env.BENCH_MACHINE_NOTE ? `. ${process.env.BENCH_MACHINE_NOTE}` : '.')
+    );
+  };
   try {
     renice(clusterNice, Object.values(cluster.pids));
     if (clusterCpus !== 'none' && pinProcesses(clusterCpus, Object.values(cluster.pids)) && clientCpus !== 'none') {
@@ -311,6 +361,7 @@ async function main(): Promise<void> {
         log(`N=${n} FAILED: ${error instanceof Error ? error.message : String(error)}`);
       }
       mkdirSync(outDir, { recursive: true });
+      const busy = busyNote();
       writeFileSync(join(outDir, 'network.json'), `${JSON.stringify({ machine, busy, podReadyDelayMs, impl, runs, notes }, null, 2)}\n`);
       writeFileSync(join(outDir, 'network.md'), `${markdown(runs, machine, busy)}\n`);
     }

@@ -1,7 +1,7 @@
 // A job script Manager adds, bin/start-stop-container.js (CommonJS), for every node type: the
 // job runner starts it as `node bin/start-stop-container.js --container-id=42 --action=stop`
 // (or start, restart) when the user presses the button. The row keeps the result: its
-// provider ID and address (a stopped Kubernetes container has no address).
+// provider ID and address (on Kubernetes the Service's, kept through a stop).
 // Run: MANAGER_MODELS=/path/to/manager/models node examples/manager-start-stop-container.cjs --container-id=42 --action=stop
 'use strict';
 const path = require('node:path');

@@ -18,6 +18,7 @@ const spec = {
   memoryMb: 256, // -> 256Mi (requests = limits)
   env: { GREETING: 'hello' },
   entrypoint: 'nginx -g "daemon off;"', // one string, split like shell words; or an argv array
+  ports: [{ port: 80 }], // -> a Service of the same name: one stable address for its whole life; ready means reachable
   // optional too: args (an argv array after the entrypoint), namespace (overrides the client's)
 };
 
@@ -30,6 +31,7 @@ try {
     signal: controller.signal, // aborting stops the wait; the Deployment stays
   });
   // result.providerId is "namespace/web": store it in Manager's Container.containerId.
+  // result.address is the Service's ClusterIP (never a Pod IP): Manager's Container.ipv4Address.
   console.log(JSON.stringify(result));
 } catch (error) {
   if (error instanceof RolloutFailedError) console.error(`${error.reason}: ${error.detail}`);

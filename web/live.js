@@ -178,6 +178,7 @@ function renderRow(tbody, providerId) {
   cells[4].textContent = status.nodeName ?? '–';
   cells[5].textContent = String(status.restarts);
   cells[6].textContent = status.image ?? '–';
+  renderService(row.querySelector('td.service'), status);
   renderVolume(row.querySelector('td.volume'), status.storage);
   const busy = [...state.operations.values()].some((operation) => operation.providerId === providerId && operation.state === 'running');
   for (const button of row.querySelector('td.actions').querySelectorAll('button')) button.disabled = busy;
@@ -222,6 +223,7 @@ function createRow(tbody, event) {
     element('span', 'volume-size mono', ''),
     element('div', 'volume-class', ''),
   );
+  cell(row, 'service').append(element('div', 'address mono', ''), element('div', 'ports mono', ''), element('span', 'endpoint', ''));
   const actions = cell(row, 'actions');
   for (const action of state.actions) {
     const button = element('button', action === 'remove' ? 'danger' : '', ACTION_LABELS[action]);
@@ -234,6 +236,45 @@ function createRow(tbody, event) {
   const after = [...tbody.children].find((other) => other.dataset.name > event.name);
   tbody.insertBefore(row, after ?? null);
   return row;
+}
+
+// The Service column: the stable address Manager's agent connects to (not the Pod IP), the
+// ports it carries and whether its EndpointSlices list the Pod as ready. `service` null: a
+// container without ports has no Service and no address; undefined: the backend does not say.
+function describeService(status) {
+  const { service } = status;
+  if (service === undefined) return { address: '–', ports: '', endpoint: '', routed: 'unknown', title: '' };
+  if (service === null) return { address: 'no address', ports: 'no ports, no Service', endpoint: '', routed: 'none', title: '' };
+  // A port's default name (`tcp-22`) says nothing the number does not.
+  const named = (port) => (port.name && port.name !== `${port.protocol}-${port.port}` ? ` (${port.name})` : '');
+  const ports = service.ports
+    .map((port) => `${port.port}/${port.protocol}${port.nodePort ? ` → node ${port.nodePort}` : ''}${named(port)}`)
+    .join(', ');
+  const endpoint = {
+    Routed: 'endpoint ready',
+    EndpointNotReady: 'endpoint not ready',
+    NoEndpoint: 'no ready endpoint',
+    LoadBalancerPending: 'no load balancer address yet',
+  }[service.reason];
+  const address = service.address ?? (service.type === 'LoadBalancer' ? 'pending' : 'none yet');
+  return {
+    address: service.type === 'ClusterIP' ? address : `${address} (${service.type})`,
+    ports,
+    endpoint: endpoint ?? service.reason,
+    routed: service.routed ? 'ready' : 'not-ready',
+    title: service.message,
+  };
+}
+
+function renderService(cell, status) {
+  const view = describeService(status);
+  cell.dataset.endpoint = view.routed;
+  cell.title = view.title;
+  const [address, ports, endpoint] = cell.children;
+  address.textContent = view.address;
+  ports.textContent = view.ports;
+  endpoint.textContent = view.endpoint;
+  endpoint.className = `endpoint endpoint-${view.routed}`;
 }
 
 function renderOperation(box, id) {

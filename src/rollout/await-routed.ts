@@ -15,6 +15,8 @@
 //   the expected Service not cached yet         waits (the informer has not seen our create)
 //   the expected Service gone, or the Deployment  fails: Deleted
 //   LoadBalancer without an address             progress; fails after the grace window
+//   a Service that cannot route to these Pods   fails at once: ServiceMismatch (its selector,
+//     (someone else's, under our name/labels)     a port aimed elsewhere), naming what differs
 //   no ready Pod of the rollout routed yet      progress "waiting for the Service to route to the Pod"
 //   a ready Pod of the rollout routed           one last progress (routed), then completes
 import { Observable, asyncScheduler, type SchedulerLike, type Subscriber } from 'rxjs';
@@ -141,9 +143,11 @@ class RoutedWatch {
     this.recheck.stop();
   }
 
-  private fail(reason: string, detail: string): void {
+  /** `kind`: the object at fault, when it is not the Deployment (the Service's own gate). */
+  private fail(reason: string, detail: string, kind?: string): void {
     this.close();
-    this.subscriber.error(new RolloutFailedError(this.target, reason, detail));
+    const { namespace, name } = this.target;
+    this.subscriber.error(new RolloutFailedError({ namespace, name, ...(kind ? { kind } : {}) }, reason, detail));
   }
 
   /** Runs inside the informers' event delivery: whatever it throws ends this waiter only. */
@@ -166,11 +170,11 @@ class RoutedWatch {
     if (!deployment) return;
     // The judgement is the tracker's, with the Service as its gate: the one rule statuses$ applies too.
     const route = serviceRoute(this.service, this.slices, deployment, this.pods);
-    const gate = gateOf(this.service, route.status, this.policy);
+    const gate = gateOf(this.service, deployment, route.status, this.policy);
     const step = trackRollout(this.policy, this.state, { deployment, pods: this.pods, now: this.scheduler.now(), gates: [gate] });
     this.state = step.state;
     if (step.failure) {
-      this.fail(step.failure.reason, step.failure.detail);
+      this.fail(step.failure.reason, step.failure.detail, step.failure.source === 'gate' ? gate.kind : undefined);
       return;
     }
     this.recheck.set(step.recheckAt);

@@ -20,6 +20,7 @@ import type {
   V1ContainerState,
   V1ContainerStatus,
   V1Deployment,
+  V1LabelSelector,
   V1DeploymentCondition,
   V1OwnerReference,
   V1Pod,
@@ -33,7 +34,12 @@ import { REVISION_ANNOTATION } from './workload-status.js';
 import { NODE_ADDRESS_ANNOTATION } from './service-status.js';
 import { STORAGE_VOLUME_NAME } from '../input/storage.js';
 
-const NOT_CACHED = Object.freeze({});
+const NO_SELECTOR = Object.freeze({});
+
+function selectorOf(f: Fields, value: unknown): V1LabelSelector {
+  const matchLabels = f.strings(f.object(value, 'spec.selector')?.matchLabels, 'spec.selector.matchLabels');
+  return matchLabels === undefined ? NO_SELECTOR : { matchLabels };
+}
 
 type Json = Record<string, unknown>;
 
@@ -126,8 +132,8 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       replicas: f.number(spec.replicas, 'spec.replicas'),
       paused: f.boolean(spec.paused, 'spec.paused'),
       progressDeadlineSeconds: f.number(spec.progressDeadlineSeconds, 'spec.progressDeadlineSeconds'),
-      // Required by the type, never read: one shared empty value instead of a copy.
-      selector: NOT_CACHED,
+      // Its labels only: a Service gate checks the Service selects the same Pods (service-gate.ts).
+      selector: selectorOf(f, spec.selector),
       template: templateContainers(f, spec.template),
     },
     status: status && {
@@ -437,6 +443,8 @@ export function cachedServiceFields(service: V1Service): V1Service {
         protocol: f.string(port.protocol, SERVICE_PORT.protocol),
         port: f.number(port.port, SERVICE_PORT.port) ?? f.fail(SERVICE_PORT.port, 'is missing'),
         nodePort: f.number(port.nodePort, SERVICE_PORT.nodePort),
+        // Read by the Service gate: a port aimed at another target never routes as asked.
+        targetPort: typeof port.targetPort === 'string' ? port.targetPort : f.number(port.targetPort, SERVICE_PORT.targetPort),
       })),
     },
     status: status && {
@@ -492,7 +500,7 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
   };
 }
 
-const SERVICE_PORT = pathsOf('spec.ports', ['name', 'protocol', 'port', 'nodePort']);
+const SERVICE_PORT = pathsOf('spec.ports', ['name', 'protocol', 'port', 'nodePort', 'targetPort']);
 const LB_INGRESS = pathsOf('status.loadBalancer.ingress', ['ip', 'hostname']);
 const SLICE_PORT = pathsOf('ports', ['name', 'protocol', 'port']);
 const ENDPOINT = {

@@ -5,6 +5,7 @@
 import type { Observable } from 'rxjs';
 import type { KubernetesClient } from '../kube/client.js';
 import type { PodDiagnosis } from '../rollout/events.js';
+import type { ServiceStatusValue } from '../rollout/service-status.js';
 
 /** Manager's words for a workload's state. */
 export type WorkloadState = 'running' | 'offline' | 'stopping' | 'creating' | 'starting' | 'updating' | 'failed' | 'missing' | 'unknown';
@@ -21,6 +22,10 @@ export interface WorkloadStatus {
   readonly generation: number;
   /** What a Pod is doing or why it cannot run, in the kubelet's or scheduler's words. */
   readonly pod?: PodDiagnosis;
+  /** The Service's address (the one Manager's agent connects to); null without ports. Absent: the backend does not say. */
+  readonly address?: string | null;
+  /** The Service: its ports and whether its EndpointSlices list the Pod as ready; null without ports. */
+  readonly service?: ServiceStatusValue | null;
 }
 
 /** One change of one workload's status (`missing` once when it is deleted). */

@@ -24,6 +24,7 @@ import {
   switchMap,
   tap,
   throwError,
+  using,
   type Observable,
   type SchedulerLike,
 } from 'rxjs';
@@ -50,7 +51,8 @@ import { chooseStorageClass, type StorageClassChoice } from './storage-class-cho
 import { CLASS_SOURCE_ANNOTATION } from './storage-manifest.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { buildWorkload, deploymentOf, ownedBy, serviceOf, type WorkloadSet } from './workload-set.js';
-import { claimGates, deploymentSnapshots, endpointSliceSnapshots, podSnapshots, serviceSnapshots } from './rollout-sources.js';
+import { claimGates, deploymentSnapshots, podSnapshots } from './rollout-sources.js';
+import { heldRouted, routedStreams } from './workload-streams.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { servicePorts, type ServiceStatusValue } from '../rollout/service-status.js';
 import { NotFoundError } from '../errors/api.js';
@@ -185,6 +187,9 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const chosen$: Observable<StorageClassChoice | undefined> = storage
       ? fromAbortable((signal) => chooseStorageClass(client, storage, signal))
       : of(undefined);
+    // With a Service: its informers from the start, synced by the time the rollout completes.
+    const routedScope = { informers: registry, client, namespace, name, instance: spec.instance };
+    const routed = serviceOf(set) ? heldRouted(routedScope) : undefined;
     const work$ = chosen$.pipe(
       switchMap((choice) =>
         createOrAdopt(
@@ -278,12 +283,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             ? defer(() =>
                 awaitRouted(
                   rolloutTarget,
-                  {
-                    deployments$,
-                    pods$,
-                    services$: serviceSnapshots(registry, client, namespace, name, spec.instance),
-                    slices$: endpointSliceSnapshots(registry, client, namespace, name, spec.instance),
-                  },
+                  { deployments$, pods$, ...(routed?.streams ?? routedStreams(routedScope)) },
                   { scheduler, failurePolicy, serviceUid: serviceMember.object.metadata?.uid ?? '' },
                 ).pipe(
                   recordNodeAddress(client, namespace, name),
@@ -299,7 +299,16 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
       }),
     );
 
-    return work$.pipe(
+    const heldWork$ = routed
+      ? using(
+          () => {
+            const connections = routed.connect();
+            return { unsubscribe: () => connections.forEach((connection) => connection.unsubscribe()) };
+          },
+          () => work$,
+        )
+      : work$;
+    return heldWork$.pipe(
       deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus, waitingFor), scheduler),
       catchError((error: unknown) => {
         if (outcomes.length === 0) return throwError(() => error);

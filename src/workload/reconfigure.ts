@@ -24,7 +24,7 @@ import { awaitObserved } from './await-workload.js';
 import { WorkloadSupersededError, guardGeneration, type Supersession } from './guard-generation.js';
 import type { WorkloadOperation } from './operation.js';
 import type { LifecycleEvent, ReconfiguredEvent } from './lifecycle-events.js';
-import { awaitGenerationRollout, podsBefore, withWorkloadStreams, type WorkloadStreams } from './workload-streams.js';
+import { ROUTED, awaitGenerationRollout, podsBefore, withWorkloadStreams, type WorkloadStreams } from './workload-streams.js';
 import {
   outcomeOf,
   resultBase,
@@ -170,12 +170,16 @@ export function reconfigure$(
                 return concat(
                   resized$,
                   write$,
-                  withWorkloadStreams(context, owned.containerId, (streams) =>
-                    rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
-                      rollbackOnFailure: options.rollbackOnFailure === true,
-                      scaleUp: false,
-                      awaitWhenUnchanged: false,
-                    }),
+                  withWorkloadStreams(
+                    context,
+                    owned.containerId,
+                    (streams) =>
+                      rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
+                        rollbackOnFailure: options.rollbackOnFailure === true,
+                        scaleUp: false,
+                        awaitWhenUnchanged: false,
+                      }),
+                    ROUTED,
                   ).pipe(
                     map((event) =>
                       event.type === 'reconfigured' && serviceFields ? { ...event, fields: [...event.fields, ...serviceFields] } : event,
@@ -448,8 +452,11 @@ export function reconfigureAdopted(context: OperationContext, deployment: V1Depl
   return defer(() => {
     const owned = ownedWorkload(context, deployment);
     const plan: Plan = (live) => plannedContainers(context, live, changesToSpec(spec, workloadContainer(live.deployment)));
-    return withWorkloadStreams(context, owned.containerId, (streams) =>
-      rewriteTemplate(context, owned, plan, streams, { rollbackOnFailure: false, scaleUp: true, awaitWhenUnchanged: true }),
+    return withWorkloadStreams(
+      context,
+      owned.containerId,
+      (streams) => rewriteTemplate(context, owned, plan, streams, { rollbackOnFailure: false, scaleUp: true, awaitWhenUnchanged: true }),
+      ROUTED,
     );
   });
 }

@@ -9,7 +9,7 @@ import { concat, defer, map, of, switchMap, type Observable } from 'rxjs';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import type { LifecycleEvent, RestartedEvent } from './lifecycle-events.js';
-import { awaitGenerationRollout, podsBefore, withWorkloadStreams } from './workload-streams.js';
+import { ROUTED, awaitGenerationRollout, podsBefore, withWorkloadStreams } from './workload-streams.js';
 import {
   outcomeOf,
   resultBase,
@@ -40,36 +40,40 @@ export function restart$(client: KubernetesClient, providerId: string, options: 
     fromAbortable((signal) => readOwned(context, signal)).pipe(
       switchMap((owned) => {
         if (owned.replicas === 0) return of(restarted(context, false, false));
-        return withWorkloadStreams(context, owned.containerId, (streams) =>
-          podsBefore(streams).pipe(
-            switchMap((olderPods) =>
-              fromAbortable((signal) =>
-                patchLive(
-                  context,
-                  owned,
-                  // Stopped meanwhile (a concurrent stop): it stays stopped.
-                  (live) =>
-                    live.replicas === 0
-                      ? undefined
-                      : { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: context.base().at } } } } },
-                  signal,
-                  { exact: false },
-                ),
-              ).pipe(map((outcome) => ({ ...outcome, olderPods }))),
+        return withWorkloadStreams(
+          context,
+          owned.containerId,
+          (streams) =>
+            podsBefore(streams).pipe(
+              switchMap((olderPods) =>
+                fromAbortable((signal) =>
+                  patchLive(
+                    context,
+                    owned,
+                    // Stopped meanwhile (a concurrent stop): it stays stopped.
+                    (live) =>
+                      live.replicas === 0
+                        ? undefined
+                        : { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: context.base().at } } } } },
+                    signal,
+                    { exact: false },
+                  ),
+                ).pipe(map((outcome) => ({ ...outcome, olderPods }))),
+              ),
+              switchMap(({ written, live, olderPods }) => {
+                if (!written) return of(restarted(context, false, false));
+                const target = {
+                  generation: written.metadata?.generation ?? live.generation,
+                  replicas: written.spec?.replicas ?? live.replicas,
+                };
+                return concat(
+                  of<LifecycleEvent>({ type: 'patched', ...context.base(), fields: ['restartedAt'], ...target }),
+                  awaitGenerationRollout(context, live, target, streams, olderPods),
+                  defer(() => of(restarted(context, true, true))),
+                );
+              }),
             ),
-            switchMap(({ written, live, olderPods }) => {
-              if (!written) return of(restarted(context, false, false));
-              const target = {
-                generation: written.metadata?.generation ?? live.generation,
-                replicas: written.spec?.replicas ?? live.replicas,
-              };
-              return concat(
-                of<LifecycleEvent>({ type: 'patched', ...context.base(), fields: ['restartedAt'], ...target }),
-                awaitGenerationRollout(context, live, target, streams, olderPods),
-                defer(() => of(restarted(context, true, true))),
-              );
-            }),
-          ),
+          ROUTED,
         );
       }),
     ),

@@ -2,6 +2,7 @@
 // spec's words (`ports`, `serviceType`, `selector`, `owner`, `labels.KEY`). Pure. Node
 // ports the API server allocated are not drift: only a node port the spec fixes is compared.
 import type { V1OwnerReference, V1Service, V1ServicePort } from '../kube/objects.js';
+import { selectorText } from '../rollout/service-gate.js';
 import type { DriftField } from './drift.js';
 
 const NONE = '(none)';
@@ -12,16 +13,13 @@ function describePorts(ports: readonly V1ServicePort[] | undefined, withNodePort
       const protocol = (port.protocol ?? 'TCP').toLowerCase();
       const key = `${port.port}/${protocol}`;
       const nodePort = withNodePorts.has(key) && port.nodePort ? ` node ${port.nodePort}` : '';
-      return `${key} ${port.name ?? ''}${nodePort}`.trim();
+      // Ours target the same number on the Pod; another target is drift.
+      const target = port.targetPort !== undefined && port.targetPort !== port.port ? ` → ${port.targetPort}` : '';
+      return `${key} ${port.name ?? ''}${target}${nodePort}`.trim();
     })
     .sort()
     .join(', ');
   return text || NONE;
-}
-
-function describeSelector(selector: Readonly<Record<string, string>> | undefined): string {
-  const entries = Object.entries(selector ?? {}).sort(([a], [b]) => a.localeCompare(b));
-  return entries.length === 0 ? NONE : entries.map(([key, value]) => `${key}=${value}`).join(',');
 }
 
 function ownerOf(references: readonly V1OwnerReference[] | undefined): string {
@@ -41,7 +39,7 @@ export function serviceDrift(desired: V1Service, live: V1Service): DriftField[] 
   );
   differ('serviceType', live.spec?.type ?? 'ClusterIP', desired.spec?.type ?? 'ClusterIP');
   differ('ports', describePorts(live.spec?.ports, fixed), describePorts(desired.spec?.ports, fixed));
-  differ('selector', describeSelector(live.spec?.selector), describeSelector(desired.spec?.selector));
+  differ('selector', selectorText(live.spec?.selector), selectorText(desired.spec?.selector));
   // An adopted Service owned by another (an older) Deployment would be collected with it.
   if (desired.metadata?.ownerReferences) {
     differ('owner', ownerOf(live.metadata?.ownerReferences), ownerOf(desired.metadata.ownerReferences));

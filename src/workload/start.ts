@@ -14,7 +14,7 @@ import { rolloutStatus } from '../rollout/rollout-status.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import type { LifecycleEvent, StartedEvent } from './lifecycle-events.js';
 import { RESTARTED_AT_ANNOTATION } from './restart.js';
-import { awaitGenerationRollout, podsBefore, withWorkloadStreams } from './workload-streams.js';
+import { ROUTED, awaitGenerationRollout, podsBefore, withWorkloadStreams } from './workload-streams.js';
 import {
   outcomeOf,
   resultBase,
@@ -35,42 +35,47 @@ export function start$(client: KubernetesClient, providerId: string, options: St
     fromAbortable((signal) => readOwned(context, signal)).pipe(
       switchMap((owned) => {
         if (owned.replicas > 0 && rolloutStatus(owned.deployment).state === 'Complete') return of(started(context, false));
-        return withWorkloadStreams(context, owned.containerId, (streams) => {
-          if (owned.replicas > 0) {
-            // Running already, its rollout under way: nothing to write, wait for it.
-            const target = { generation: owned.generation, replicas: owned.replicas };
-            return concat(
-              awaitGenerationRollout(context, owned, target, streams),
-              defer(() => of(started(context, false))),
-            );
-          }
-          return podsBefore(streams).pipe(
-            switchMap((olderPods) =>
-              fromAbortable((signal) => patchLive(context, owned, (live) => scaleUpPatch(context, live), signal, { exact: false })).pipe(
-                map((outcome) => ({ ...outcome, olderPods })),
-              ),
-            ),
-            switchMap(({ written, live, olderPods }) => {
-              const target = {
-                generation: written?.metadata?.generation ?? live.generation,
-                replicas: written?.spec?.replicas ?? live.replicas,
-              };
+        return withWorkloadStreams(
+          context,
+          owned.containerId,
+          (streams) => {
+            if (owned.replicas > 0) {
+              // Running already, its rollout under way: nothing to write, wait for it.
+              const target = { generation: owned.generation, replicas: owned.replicas };
               return concat(
-                written
-                  ? of<LifecycleEvent>({
-                      type: 'scaled',
-                      ...context.base(),
-                      replicas: target.replicas,
-                      previousReplicas: live.replicas,
-                      generation: target.generation,
-                    })
-                  : of<LifecycleEvent>(),
-                awaitGenerationRollout(context, live, target, streams, written ? olderPods : undefined),
-                defer(() => of(started(context, written !== undefined))),
+                awaitGenerationRollout(context, owned, target, streams),
+                defer(() => of(started(context, false))),
               );
-            }),
-          );
-        });
+            }
+            return podsBefore(streams).pipe(
+              switchMap((olderPods) =>
+                fromAbortable((signal) => patchLive(context, owned, (live) => scaleUpPatch(context, live), signal, { exact: false })).pipe(
+                  map((outcome) => ({ ...outcome, olderPods })),
+                ),
+              ),
+              switchMap(({ written, live, olderPods }) => {
+                const target = {
+                  generation: written?.metadata?.generation ?? live.generation,
+                  replicas: written?.spec?.replicas ?? live.replicas,
+                };
+                return concat(
+                  written
+                    ? of<LifecycleEvent>({
+                        type: 'scaled',
+                        ...context.base(),
+                        replicas: target.replicas,
+                        previousReplicas: live.replicas,
+                        generation: target.generation,
+                      })
+                    : of<LifecycleEvent>(),
+                  awaitGenerationRollout(context, live, target, streams, written ? olderPods : undefined),
+                  defer(() => of(started(context, written !== undefined))),
+                );
+              }),
+            );
+          },
+          ROUTED,
+        );
       }),
     ),
   );

@@ -3,7 +3,7 @@
 // number of operations), subscribed once for the operation's whole length; and the wait
 // for one generation's rollout over them, and for the Service to route to its Pod.
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
-import { ReplaySubject, concat, connectable, defer, map, take, using, type Connectable, type Observable } from 'rxjs';
+import { ReplaySubject, concat, connectable, defer, map, take, using, type Connectable, type Observable, type Subscription } from 'rxjs';
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { crashLogOption } from './crash-logs.js';
 import { awaitRouted } from '../rollout/await-routed.js';
@@ -20,30 +20,55 @@ export interface WorkloadStreams {
   readonly deployments$: Observable<readonly V1Deployment[]>;
   /** The informer's snapshots of the workload's Pods (by container-id), the latest replayed. */
   readonly pods$: Observable<readonly V1Pod[]>;
+  /** Held too when the operation waits for its Service to route (withWorkloadStreams' `routed`). */
+  readonly routed?: RoutedStreams;
+}
+
+/** The workload's Service and its EndpointSlices, from the namespace's shared informers. */
+export interface RoutedStreams {
+  readonly services$: Observable<readonly V1Service[]>;
+  readonly slices$: Observable<readonly V1EndpointSlice[]>;
 }
 
 /**
- * Runs `body` with the workload's two informer streams subscribed for its whole length:
- * one subscription each, however many steps read them (a diagnosis, a write, a wait, a
- * rollback), and released when `body` ends.
+ * Runs `body` with the workload's informer streams subscribed for its whole length: one
+ * subscription each, however many steps read them (a diagnosis, a write, a wait, a
+ * rollback), and released when `body` ends. `routed`: the Service's and its slices' too,
+ * from the start, so their informers have synced by the time the rollout completes and
+ * the wait for the route begins (a cold list there would delay every `ready`).
  */
 export function withWorkloadStreams<T>(
   context: OperationContext,
   containerId: string,
   body: (streams: WorkloadStreams) => Observable<T>,
+  options: { readonly routed?: boolean } = {},
 ): Observable<T> {
   return defer(() => {
     const deployments = held(deploymentSnapshots(context.informers, context.client, context.namespace, context.name, context.instance));
     const pods = held(podSnapshots(context.informers, context.client, context.namespace, containerId, context.instance));
+    const routed = options.routed ? heldRouted(context) : undefined;
     return using(
       () => {
-        const deploymentsConnection = deployments.connect();
-        const podsConnection = pods.connect();
-        return { unsubscribe: () => (deploymentsConnection.unsubscribe(), podsConnection.unsubscribe()) };
+        const connections = [deployments.connect(), pods.connect(), ...(routed ? routed.connect() : [])];
+        return { unsubscribe: () => connections.forEach((connection) => connection.unsubscribe()) };
       },
-      () => body({ deployments$: deployments, pods$: pods }),
+      () => body({ deployments$: deployments, pods$: pods, ...(routed ? { routed: routed.streams } : {}) }),
     );
   });
+}
+
+/** withWorkloadStreams' options for an operation that ends by waiting for the route (start, restart, reconfigure). */
+export const ROUTED = Object.freeze({ routed: true });
+
+/** The Service and slice streams, held: connect() subscribes both, once. */
+export function heldRouted(context: Pick<OperationContext, 'informers' | 'client' | 'namespace' | 'name' | 'instance'>): {
+  readonly streams: RoutedStreams;
+  readonly connect: () => Subscription[];
+} {
+  const { services$, slices$ } = routedStreams(context);
+  const services = held(services$);
+  const slices = held(slices$);
+  return { streams: { services$: services, slices$: slices }, connect: () => [services.connect(), slices.connect()] };
 }
 
 function held<T>(source: Observable<T>): Connectable<T> {
@@ -102,7 +127,7 @@ export function awaitGenerationRollout(
       ...crashLogOption(context.client, context.namespace, context.scheduler),
     }),
     defer(() =>
-      awaitRouted(rolloutTarget, { deployments$, pods$, ...routedStreams(context) }, options).pipe(
+      awaitRouted(rolloutTarget, { deployments$, pods$, ...(streams.routed ?? routedStreams(context)) }, options).pipe(
         recordNodeAddress(context.client, context.namespace, context.name),
       ),
     ),
@@ -110,10 +135,7 @@ export function awaitGenerationRollout(
 }
 
 /** The workload's Service and its EndpointSlices, from the namespace's shared informers. */
-export function routedStreams(context: OperationContext): {
-  readonly services$: Observable<readonly V1Service[]>;
-  readonly slices$: Observable<readonly V1EndpointSlice[]>;
-} {
+export function routedStreams(context: Pick<OperationContext, 'informers' | 'client' | 'namespace' | 'name' | 'instance'>): RoutedStreams {
   const { informers, client, namespace, name, instance } = context;
   return {
     services$: serviceSnapshots(informers, client, namespace, name, instance),

@@ -33,7 +33,16 @@ function expectAvailableDeployment(name: string, containerId: string): void {
 /** What each cluster example must print; every example listed as needing a cluster has one. */
 const expectations: Record<string, (result: ExampleRun) => void> = {
   'provision.mjs': ({ stdout }) => {
-    expect(JSON.parse(stdout)).toMatchObject({ providerId: `${namespace}/web`, namespace, name: 'web', adopted: false });
+    const clusterIp = kubectl(['get', 'service', 'web', '-n', namespace, '-o', 'jsonpath={.spec.clusterIP}']).trim();
+    expect(clusterIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+    expect(JSON.parse(stdout)).toMatchObject({
+      providerId: `${namespace}/web`,
+      namespace,
+      name: 'web',
+      adopted: false,
+      address: clusterIp,
+      service: { type: 'ClusterIP', routed: true, ports: [{ port: 80, protocol: 'tcp' }] },
+    });
     expectAvailableDeployment('web', '42');
   },
   'provision.cjs': ({ stdout }) => {

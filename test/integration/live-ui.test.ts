@@ -29,6 +29,8 @@ const apps = kubeConfig.makeApiClient(AppsV1Api);
 import { apiFor, createNamespace, kubectl, sampleSpec, uniqueName } from '../support/kube.js';
 import { statuses$ } from '../../src/workload/statuses.js';
 import { claimOf, localStorage } from '../support/storage.js';
+import { start } from '../../src/workload/start.js';
+import { stop } from '../../src/workload/stop.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // KUBE_PROVISIONER_UPDATE_SCREENSHOT=1 writes the committed docs/ui-screenshot.png.
@@ -216,6 +218,51 @@ describe('live page: one namespace, one page', () => {
     } finally {
       storage.remove();
     }
+  });
+
+  it('shows each row’s Service address, its ports and whether its endpoint is ready, through stop and start (issue 23)', async () => {
+    const spec = sampleSpec({ hostname: uniqueName('ported'), ports: [{ port: 22 }, { port: 8080, name: 'web' }] });
+    const operation = setup.hub.provision(spec);
+    const events = await lastValueFrom(operation.events$.pipe(toArray()));
+    expect(events.at(-1)?.type).toBe('ready');
+    const name = String(spec.hostname);
+    const clusterIp = kubectl(['get', 'service', name, '-n', setup.namespace, '-o', 'jsonpath={.spec.clusterIP}']).trim();
+    expect(clusterIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
+
+    const row = `tr[data-provider-id="${operation.providerId}"]`;
+    const cell = `${row} td.service`;
+    const shown = () =>
+      page.$eval(cell, (node) => ({
+        endpoint: (node as HTMLElement).dataset.endpoint,
+        address: node.querySelector('.address')?.textContent,
+        ports: node.querySelector('.ports')?.textContent,
+        words: node.querySelector('.endpoint')?.textContent,
+      }));
+    await page.waitForSelector(`${row}[data-state="running"] td.service[data-endpoint="ready"]`, { timeout: 15_000 });
+    expect(await shown()).toEqual({ endpoint: 'ready', address: clusterIp, ports: '22/tcp, 8080/tcp (web)', words: 'endpoint ready' });
+    // The Pod IP column shows the Pod's, which is not the address.
+    const podIp = await page.$eval(`${row} td:nth-child(4)`, (node) => node.textContent);
+    expect(podIp).not.toBe(clusterIp);
+
+    // Stopped: the same address, and the page says no endpoint is ready (the controller's slice agrees).
+    await stop(setup.api, operation.providerId, { timeoutMs: 60_000 });
+    await page.waitForSelector(`${row}[data-state="offline"] td.service[data-endpoint="not-ready"]`, { timeout: 15_000 });
+    expect(await shown()).toMatchObject({ address: clusterIp, words: 'no ready endpoint' });
+    const ready = kubectl(['get', 'endpointslices', '-n', setup.namespace, '-l', `kubernetes.io/service-name=${name}`, '-o', 'json']);
+    expect(ready).not.toMatch(/"ready":\s*true/);
+
+    // Started again: ready at the same address.
+    await start(setup.api, operation.providerId, { timeoutMs: 60_000 });
+    await page.waitForSelector(`${row}[data-state="running"] td.service[data-endpoint="ready"]`, { timeout: 15_000 });
+    expect(await shown()).toMatchObject({ address: clusterIp, words: 'endpoint ready' });
+
+    // A container without ports: the page says it has no address, never its Pod IP.
+    const portless = `tr[data-provider-id="${setup.namespace}/web"] td.service`;
+    expect(await page.$eval(portless, (node) => [(node as HTMLElement).dataset.endpoint, node.textContent])).toEqual([
+      'none',
+      'no addressno ports, no Service',
+    ]);
+    expect(navigations).toBe(0);
   });
 
   it('shows a failing image’s reason, in the kubelet’s words, within seconds', async () => {

@@ -6,6 +6,7 @@ import type { V1Deployment, V1EndpointSlice, V1Service } from '../../src/kube/ob
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/errors/api.js';
 import { RolloutFailedError } from '../../src/errors/rollout.js';
+import type { WorkloadDriftError } from '../../src/workload/drift.js';
 import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { provision } from '../../src/workload/provision.js';
 import { reconfigure } from '../../src/workload/reconfigure.js';
@@ -169,14 +170,35 @@ describe('a Service per container (real control plane)', () => {
       (error: unknown) => error,
     );
     expect(failure).toBeInstanceOf(RolloutFailedError);
-    expect(failure).toMatchObject({ reason: 'LoadBalancerPending' });
+    expect(failure).toMatchObject({ reason: 'LoadBalancerPending', kind: 'Service' });
     expect(Date.now() - began).toBeLessThan(60_000);
+    // kubectl: the failed create removed the Service and the Deployment it made.
+    const name = String(spec.hostname);
+    await expect
+      .poll(() => kubectl(['get', 'service,deployment', name, '-n', namespace, '--ignore-not-found', '-o', 'name']).trim(), {
+        timeout: 30_000,
+      })
+      .toBe('');
   });
 
   it("two Manager instances in one namespace never see each other's Services", async () => {
-    const a = sampleSpec({ namespace, ports: [{ port: 22 }], instance: 'site-a' });
-    const b = sampleSpec({ namespace, ports: [{ port: 22 }], instance: 'site-b' });
+    // Two Manager databases: both have a container with the same id.
+    const containerId = Number(sampleSpec().containerId);
+    const a = sampleSpec({ namespace, containerId, ports: [{ port: 22 }], instance: 'site-a' });
+    const b = sampleSpec({ namespace, containerId, ports: [{ port: 22 }], instance: 'site-b' });
     const [made, other] = await Promise.all([provision(api, a, TIMEOUT), provision(api, b, TIMEOUT)]);
+    expect(made.address).not.toBe(other.address);
+    // kubectl: each Service carries its instance, and selects only its instance's Pods.
+    for (const [spec, result] of [
+      [a, made],
+      [b, other],
+    ] as const) {
+      const live = liveService(result.name);
+      expect(live.metadata?.labels?.['org.mieweb.opensource-server.instance']).toBe(spec.instance);
+      expect(live.spec?.selector).toMatchObject({ 'org.mieweb.opensource-server.instance': spec.instance });
+      expect(live.spec?.clusterIP).toBe(result.address);
+      expect(readyEndpoints(result.name)).toEqual(readyPodIps(result.name));
+    }
     const listed = await list(api, { namespace, instance: 'site-a' });
     const ids = listed.map((snapshot) => snapshot.vmid);
     expect(ids).toContain(made.providerId);
@@ -184,5 +206,69 @@ describe('a Service per container (real control plane)', () => {
     expect(listed.find((snapshot) => snapshot.vmid === made.providerId)?.detail).toMatchObject({ address: made.address });
     // Another instance's workload is not this one's, its Service included.
     expect(await status(api, other.providerId, { instance: 'site-a' })).toMatchObject({ state: 'missing', address: null });
+    // Nor can this instance change its ports: refused, the other's Service untouched.
+    const before = liveService(other.name).metadata?.resourceVersion;
+    await expect(setPorts(api, other.providerId, [{ port: 8080 }], { ...TIMEOUT, instance: 'site-a' })).rejects.toMatchObject({
+      name: expect.stringMatching(/^(WorkloadNotFoundError|WorkloadOwnershipError)$/),
+    });
+    expect(liveService(other.name).metadata?.resourceVersion).toBe(before);
+    // Removing one instance's container leaves the other's Service and address.
+    await remove(api, made.providerId, { ...TIMEOUT, containerId: String(containerId), instance: 'site-a' });
+    expect(kubectl(['get', 'service', made.name, '-n', namespace, '--ignore-not-found', '-o', 'name']).trim()).toBe('');
+    expect(liveService(other.name).spec?.clusterIP).toBe(other.address);
+    expect(await status(api, other.providerId, { instance: 'site-b' })).toMatchObject({ state: 'running', address: other.address });
+  });
+});
+
+describe('a Service that can never route to the Pods is named within seconds, never waited out (real control plane)', () => {
+  const LONG = { timeoutMs: 120_000 };
+
+  it('ours edited to another selector: restart fails with ServiceMismatch naming the selector, well before the timeout', async () => {
+    const spec = sampleSpec({ namespace, ports: [{ port: 22 }] });
+    const { providerId: id, name } = await provision(api, spec, TIMEOUT);
+    kubectl(['patch', 'service', name, '-n', namespace, '--type=merge', '-p', '{"spec":{"selector":{"app":"someone-else"}}}']);
+    // kubectl: the real controller lists no endpoint for it any more.
+    await expect.poll(() => readyEndpoints(name), { timeout: 30_000 }).toEqual([]);
+    const began = Date.now();
+    const failure = await restart(api, id, LONG).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RolloutFailedError);
+    expect(failure).toMatchObject({ reason: 'ServiceMismatch', kind: 'Service', object: name });
+    // A merge patch adds the label: the selector asks for one the Pods lack, and selects none.
+    expect((failure as Error).message).toMatch(/selector \(live app=someone-else,\S*container-id=\d+, needed \S*container-id=\d+\)/);
+    expect(Date.now() - began).toBeLessThan(60_000);
+    expect(await status(api, id)).toMatchObject({ state: 'failed', reason: 'ServiceMismatch' });
+    // Nothing was rewritten behind the user's back.
+    expect(liveService(name).spec?.selector).toMatchObject({ app: 'someone-else' });
+  });
+
+  it('a foreign Service with our name and labels aimed at another port: restart names its ports; provision with ports reports the drift', async () => {
+    const spec = sampleSpec({ namespace });
+    const { providerId: id, name } = await provision(api, spec, TIMEOUT);
+    const deployment = liveDeployment(name);
+    const foreign: V1Service = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace, labels: deployment.metadata?.labels ?? {} },
+      spec: {
+        selector: deployment.spec?.selector?.matchLabels ?? {},
+        ports: [{ name: 'tcp-22', port: 22, protocol: 'TCP', targetPort: 2222 }],
+      },
+    };
+    kubectl(['apply', '-f', '-'], { input: JSON.stringify(foreign) });
+    // kubectl: the real controller lists the Pod, on port 2222, not 22.
+    await expect
+      .poll(() => slicesOf(name).flatMap((slice) => (slice.ports ?? []).map((port) => port.port)), { timeout: 30_000 })
+      .toEqual([2222]);
+    const began = Date.now();
+    const failure = await restart(api, id, LONG).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: 'RolloutFailedError', reason: 'ServiceMismatch', kind: 'Service' });
+    expect((failure as Error).message).toContain('ports (live 22/tcp → 2222, needed 22/tcp → 22)');
+    expect(Date.now() - began).toBeLessThan(60_000);
+
+    const before = liveService(name).metadata?.resourceVersion;
+    const drift = await provision(api, { ...spec, ports: [{ port: 22 }] }, LONG).catch((error: unknown) => error);
+    expect(drift).toMatchObject({ name: 'WorkloadDriftError' });
+    expect((drift as WorkloadDriftError).fields).toContainEqual({ field: 'ports', live: '22/tcp tcp-22 → 2222', desired: '22/tcp tcp-22' });
+    expect(liveService(name).metadata?.resourceVersion).toBe(before);
   });
 });

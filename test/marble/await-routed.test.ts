@@ -21,7 +21,13 @@ const notReadyPod = runningPod({ name: 'web-7c9f5d-a1' });
 function service(type = 'ClusterIP', ingress?: string): V1Service {
   return {
     metadata: { name: 'web', uid: 'svc-1' },
-    spec: { type, clusterIP: '10.0.0.9', ports: [{ name: 'tcp-22', port: 22, protocol: 'TCP' }] },
+    // The Deployment's selector: a Service with another one never routes (serviceMismatch).
+    spec: {
+      type,
+      clusterIP: '10.0.0.9',
+      selector: complete.spec?.selector.matchLabels,
+      ports: [{ name: 'tcp-22', port: 22, protocol: 'TCP' }],
+    },
     status: { loadBalancer: ingress ? { ingress: [{ ip: ingress }] } : {} },
   };
 }
@@ -120,8 +126,9 @@ describe('awaitRouted (marble)', () => {
       expectObservable(result.pipe(map(summary))).toBe(
         'a 9ms #',
         { a: 'LoadBalancerPending' },
+        // The object at fault is the Service.
         new RolloutFailedError(
-          target,
+          { ...target, kind: 'Service' },
           'LoadBalancerPending',
           'Service web: no load balancer gave it an address within 10 ms: the cluster may have no load-balancer controller ' +
             '(serviceType ClusterIP or NodePort needs none; failurePolicy.loadBalancer.graceMs waits longer)',

@@ -195,7 +195,8 @@ describe('start', () => {
     expect(fake.calls).toEqual([]);
     const controller = new AbortController();
     const pending = start(fake, ID, { signal: controller.signal, informers: fastInformers() });
-    await vi.waitFor(() => expect(fake.activeWatches).toBe(2));
+    // Deployments and Pods, and the Service and its slices (held from the start, for the route's wait).
+    await vi.waitFor(() => expect(fake.activeWatches).toBe(4));
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(OperationAbortedError);
     expect(fake.activeWatches).toBe(0);

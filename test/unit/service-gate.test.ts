@@ -21,6 +21,7 @@ function service(type: 'ClusterIP' | 'LoadBalancer' = 'ClusterIP', ingress?: str
       type,
       clusterIP: '10.0.0.223',
       clusterIPs: ['10.0.0.223'],
+      selector: { ...LABELS },
       ports: [{ name: 'tcp-22', port: 22, protocol: 'TCP', targetPort: 22 }],
     },
     status: { loadBalancer: ingress ? { ingress: [{ ip: ingress }] } : {} },

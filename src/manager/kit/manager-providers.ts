@@ -20,6 +20,13 @@ export interface ManagerModels {
   readonly Container: SequelizeContainerModel & { getSystemDefaultEnvVars(): Promise<Readonly<Record<string, string>>> };
   readonly Node: { findByPk(id: number | string): Promise<{ api(): unknown } | null> };
   readonly Site: unknown;
+  /**
+   * Manager's Service and TransportService models: a container's services become its
+   * Kubernetes Service's ports (without them a row is read with no services loaded, and
+   * setPorts refuses it rather than removing every port).
+   */
+  readonly Service?: unknown;
+  readonly TransportService?: unknown;
   readonly ResourceRequest: {
     getApprovedResources(siteId: unknown, hostname: string, username: string): Promise<ApprovedResources>;
     readonly RESOURCE_DEFAULTS?: ApprovedResources;
@@ -50,7 +57,20 @@ export function managerProviders(models: ManagerModels, options: ManagerProvider
   const { Container, Node, Site, ResourceRequest } = models;
   const store = new SequelizeContainerStore({
     Container,
-    findOptions: { include: [{ model: Node, as: 'node', include: [{ model: Site, as: 'site' }] }] },
+    findOptions: {
+      include: [
+        { model: Node, as: 'node', include: [{ model: Site, as: 'site' }] },
+        ...(models.Service
+          ? [
+              {
+                model: models.Service,
+                as: 'services',
+                ...(models.TransportService ? { include: [{ model: models.TransportService, as: 'transportService' }] } : {}),
+              },
+            ]
+          : []),
+      ],
+    },
     // What the user was approved; Manager's defaults only for a resource never requested.
     approvedResources: (row) => ResourceRequest.getApprovedResources(row['siteId'], row.hostname, row.username),
     ...(ResourceRequest.RESOURCE_DEFAULTS ? { resourceDefaults: ResourceRequest.RESOURCE_DEFAULTS } : {}),

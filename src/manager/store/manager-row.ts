@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { InvalidContainerRecordError } from '../errors.js';
 import { NODE_COLUMN_NAMES } from '../kit/node-columns.js';
 import { checkEnvironment } from '../providers/environment.js';
-import type { ContainerId, ContainerRecord, ContainerResources, NodeRecord } from '../providers/types.js';
+import type { ContainerId, ContainerRecord, ContainerResources, ContainerService, NodeRecord } from '../providers/types.js';
 
 const id = z.union([z.number(), z.string()]);
 const optionalText = z.string().nullish();
@@ -34,6 +34,14 @@ const nodeRow = z.looseObject({
   site: siteRow.nullish(),
 });
 
+/** A Manager Service row, with its TransportService (the protocol of a `transport` service). */
+const serviceRow = z.looseObject({
+  id: id.nullish(),
+  type: z.string(),
+  internalPort: z.number().nullish(),
+  transportService: z.looseObject({ protocol: optionalText }).nullish(),
+});
+
 export const managerContainerRow = z.looseObject({
   id,
   hostname: z.string(),
@@ -47,6 +55,8 @@ export const managerContainerRow = z.looseObject({
   entrypoint: optionalText,
   node: nodeRow,
   site: siteRow.nullish(),
+  /** Loaded when the store's findOptions include them (managerProviders does, given Manager's Service model). */
+  services: z.array(serviceRow).nullish(),
 });
 
 export type ManagerContainerRow = z.infer<typeof managerContainerRow>;
@@ -127,6 +137,7 @@ export function recordFromManagerRow(
     defaultEnvironment: defaults.environment,
     entrypoint: row.entrypoint ?? null,
     resources,
+    ...(row.services ? { services: row.services.map(serviceOfRow) } : {}),
     node: {
       id: node.id,
       name: node.name,
@@ -155,6 +166,17 @@ function userEnvironment(row: ManagerContainerRow): ReturnType<typeof checkEnvir
     throw new InvalidContainerRecordError(row.id, ['environmentVars is not valid JSON'], { cause: error });
   }
   return checkEnvironment('environmentVars', parsed);
+}
+
+/** A Service row in the record's words: a transport service's protocol is its TransportService's. */
+function serviceOfRow(service: z.infer<typeof serviceRow>): ContainerService {
+  const protocol = service.transportService?.protocol;
+  return {
+    id: service.id ?? null,
+    type: service.type,
+    internalPort: service.internalPort ?? null,
+    ...(protocol !== undefined && protocol !== null ? { protocol } : {}),
+  };
 }
 
 /** The columns saveProvisioned writes, in Manager's names. */

@@ -19,6 +19,7 @@ import { hasApiAccess, nodeAttributes, provisionableWhere } from '../../../src/m
 import { nodeFields, nodeInputProblem } from '../../../src/manager/kit/node-input.js';
 import { nodeApi } from '../../../src/manager/kit/node-api.js';
 import { managerProviders } from '../../../src/manager/kit/manager-providers.js';
+import { portsOfRecord } from '../../../src/manager/providers/service-ports.js';
 import { InvalidOptionError } from '../../../src/errors/input.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
 import { MANAGER_MODELS, createManagerDatabase, sequelizeCli, type ManagerDatabase } from '../../support/manager-database.js';
@@ -367,5 +368,54 @@ describe('managerProviders', () => {
   it('names the model it is missing, so a script given the wrong object says so', () => {
     expect(() => managerProviders({} as never)).toThrow(InvalidOptionError);
     expect(() => managerProviders({} as never)).toThrow(/with Container/);
+  });
+
+  it("reads the row with its services (Manager's Service and TransportService models): they become the Service's ports", async () => {
+    const findCalls: unknown[] = [];
+    const Service = { name: 'Service' };
+    const TransportService = { name: 'TransportService' };
+    const Node = { findByPk: async () => null };
+    const Site = { name: 'Site' };
+    const row = {
+      id: 5,
+      hostname: 'web',
+      username: 'alice',
+      template: 'docker.io/library/nginx:1.27',
+      node: { id: 1, name: 'k8s', nodeType: 'kubernetes', kubeconfigPath: '/k' },
+      services: [
+        { id: 1, type: 'http', internalPort: 80, transportService: null },
+        { id: 2, type: 'transport', internalPort: 53, transportService: { protocol: 'udp' } },
+        { id: 3, type: 'dns', internalPort: null },
+      ],
+    };
+    const models = {
+      Container: {
+        findByPk: async (_id: unknown, options: unknown) => (findCalls.push(options), { get: () => row }),
+        update: async () => [1],
+        getSystemDefaultEnvVars: async () => ({}),
+      },
+      Node,
+      Site,
+      Service,
+      TransportService,
+      ResourceRequest: { getApprovedResources: async () => ({ cpus: 1, memory: 256, swap: 512, rootfs: 8 }) },
+    };
+    const { store } = managerProviders(models);
+    const record = await store.load(5);
+    expect(findCalls[0]).toEqual({
+      include: [
+        { model: Node, as: 'node', include: [{ model: Site, as: 'site' }] },
+        { model: Service, as: 'services', include: [{ model: TransportService, as: 'transportService' }] },
+      ],
+    });
+    expect(record?.services).toEqual([
+      { id: 1, type: 'http', internalPort: 80 },
+      { id: 2, type: 'transport', internalPort: 53, protocol: 'udp' },
+      { id: 3, type: 'dns', internalPort: null },
+    ]);
+    expect(portsOfRecord(record!)).toEqual([
+      { port: 53, protocol: 'udp' },
+      { port: 80, protocol: 'tcp' },
+    ]);
   });
 });
