@@ -37,17 +37,11 @@ const statuses = (report: CheckReport) => Object.fromEntries(report.items.map((e
 
 /** Every request the fake serves fails with `error` (as when the connection itself fails). */
 function failEverything(fake: FakeKubernetes, error: Error): void {
-  for (const method of [
-    'version',
-    'selfSubjectReview',
-    'readNamespace',
-    'listLimitRanges',
-    'listResourceQuotas',
-    'watch',
-    'list',
-  ] as const) {
+  for (const method of ['version', 'selfSubjectReview', 'readNamespace', 'listLimitRanges', 'listResourceQuotas', 'watch'] as const) {
     fake.failNext(method, error);
   }
+  // Cluster-wide lists: the nodes (gpus) and the StorageClasses (storage), with room for one more.
+  for (let index = 0; index < 3; index += 1) fake.failNext('list', error);
   for (let index = 0; index < 20; index += 1) fake.failNext('selfSubjectAccessReview', error);
 }
 
