@@ -238,8 +238,13 @@ describe('reconfigure on the real control plane', () => {
 
   it('two reconfigures at once never hang: the newer wins, the older ends superseded (or done, if it finished first)', async () => {
     const { id, name } = await running();
+    const generation = liveDeployment(name).metadata?.generation ?? 0;
     const first = reconfigure(api, id, { env: { FIRST: '1' } }, TIMEOUT).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The second starts once the first has written (its rollout still awaited), so it is the newer write.
+    for (let tries = 0; (liveDeployment(name).metadata?.generation ?? 0) === generation && tries < 200; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(liveDeployment(name).metadata?.generation).toBeGreaterThan(generation);
     const second = reconfigure(api, id, { env: { SECOND: '2' } }, TIMEOUT);
     const [firstOutcome, secondOutcome] = await Promise.all([first, second]);
     expect(secondOutcome).toMatchObject({ changed: true });
