@@ -20,23 +20,20 @@
 // --cluster-nice 10, --cluster-cpus 0, --client-cpus 1 (as bench/run.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
-import { availableParallelism, loadavg } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { startCluster } from '../scripts/control-plane/cluster.js';
 import { EndpointSliceObserver } from './lib/endpoint-observer.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { Namespaces } from './lib/namespaces.js';
 import { DeploymentObserver } from './lib/observer.js';
 import { pinProcesses, renice } from './lib/pinning.js';
-import type { Implementation } from './lib/protocol.js';
+import { provisioningBenchOptions } from './lib/provisioning-options.js';
 import { killChildren, runChild, startProxy, type ChildRun } from './lib/runners.js';
 import { fmt, markdownTable, percentile } from './lib/stats.js';
 import type { ProxyRequestSummary } from './lib/proxy-protocol.js';
 import type { RequestCounts } from '../test/support/api-proxy.js';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const IMAGE = 'registry.example.com/manager:1.0';
 const PORTS = [
   { port: 22, protocol: 'tcp' },
@@ -45,32 +42,7 @@ const PORTS = [
 const SLICE_PORTS = PORTS.map((port) => `${port.port}/${port.protocol.toUpperCase()}`);
 const SETTLE_MS = 500;
 
-const { values } = parseArgs({
-  options: {
-    sizes: { type: 'string' },
-    'pod-ready-ms': { type: 'string' },
-    impl: { type: 'string' },
-    'timeout-ms': { type: 'string' },
-    out: { type: 'string' },
-    'cluster-nice': { type: 'string' },
-    'cluster-cpus': { type: 'string' },
-    'client-cpus': { type: 'string' },
-  },
-  strict: true,
-});
-const env = process.env;
-const sizes = (values.sizes ?? env.BENCH_SIZES ?? '1,10,100,500').split(',').map((size) => Number.parseInt(size.trim(), 10));
-const podReadyDelayMs = Number(values['pod-ready-ms'] ?? env.BENCH_POD_READY_MS ?? 3000);
-const impl = (values.impl ?? env.BENCH_IMPL ?? 'src') as Implementation;
-const timeoutMs = Number(values['timeout-ms'] ?? env.BENCH_TIMEOUT_MS ?? 300_000);
-const outDir = resolve(REPO_ROOT, values.out ?? env.BENCH_OUT ?? 'bench/results');
-const clusterNice = Number(values['cluster-nice'] ?? env.BENCH_CLUSTER_NICE ?? 10);
-const cpuCount = availableParallelism();
-const clusterCpus = values['cluster-cpus'] ?? env.BENCH_CLUSTER_CPUS ?? (cpuCount >= 2 ? '0' : 'none');
-const clientCpus =
-  values['client-cpus'] ?? env.BENCH_CLIENT_CPUS ?? (clusterCpus === '0' ? (cpuCount === 2 ? '1' : `1-${cpuCount - 1}`) : 'none');
-for (const size of sizes) if (!Number.isSafeInteger(size) || size < 1) throw new Error(`--sizes: not a positive integer: ${size}`);
-if (impl !== 'dist' && impl !== 'src') throw new Error(`--impl must be dist or src, got ${String(impl)}`);
+const { sizes, podReadyDelayMs, impl, timeoutMs, outDir, clusterNice, clusterCpus, clientCpus } = provisioningBenchOptions('1,10,100,500');
 
 const log = (line: string): void => void process.stderr.write(`[bench:network] ${line}\n`);
 const notes: string[] = [];
@@ -319,7 +291,7 @@ async function main(): Promise<void> {
   const maxN = Math.max(...sizes);
   const cluster = await startCluster({
     podReadyDelayMs,
-    keepWorkDir: env.BENCH_KEEP_CLUSTER === '1',
+    keepWorkDir: process.env.BENCH_KEEP_CLUSTER === '1',
     nodeCapacity: { pods: String(Math.max(3000, maxN * 2 + 100)) },
     // A /16: room for every N's Services at once (the default /24 holds about 250).
     serviceClusterIpRange: '10.96.0.0/16',
