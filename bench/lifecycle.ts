@@ -463,7 +463,7 @@ async function runKind(cluster: LocalCluster, namespaces: Namespaces, admin: Kub
         proxy.kill();
       }
     } finally {
-      observer.stop();
+      await observer.stop();
     }
   } finally {
     if (!(await namespaces.delete(namespace))) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);

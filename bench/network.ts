@@ -140,8 +140,8 @@ async function runSide(
         proxy.kill();
       }
     } finally {
-      deployments.stop();
-      slices.stop();
+      await deployments.stop();
+      await slices.stop();
     }
   } finally {
     if (!(await namespaces.delete(namespace))) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);

@@ -183,7 +183,7 @@ async function runOne(
         if (kind === 'kubectl') {
           const reps = await runKubectl({ kubeconfigPath, namespace, image: IMAGE, repetitions: kubectlReps, timeoutMs });
           await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-          observer.stop();
+          await observer.stop();
           const { counts, log: requests } = await proxy.report();
           figures = kubectlFigures(reps, observer, apiCounts(counts, requests, namespace), namespace, false);
         } else {
@@ -199,7 +199,7 @@ async function runOne(
             mode: 'latency',
           });
           await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-          observer.stop();
+          await observer.stop();
           const { counts, log: requests } = await proxy.report();
           figures = childFigures(kind, run, observer, apiCounts(counts, requests, namespace), namespace, false);
           if (run.exitCode !== 0 && run.exitedOnItsOwn) {
@@ -210,7 +210,7 @@ async function runOne(
         proxy.kill();
       }
     } finally {
-      observer.stop();
+      await observer.stop();
     }
   } finally {
     const deleted = await namespaces.delete(namespace);

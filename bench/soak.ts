@@ -806,7 +806,7 @@ async function main(): Promise<void> {
       await sleep(1000);
       const changeAfter = await soakChild.sample();
       const recorded = await soakChild.recorded();
-      observer.stop();
+      await observer.stop();
       const detection: number[] = [];
       let unmatched = 0;
       for (const event of recorded) {
@@ -1092,7 +1092,7 @@ async function peers(cluster: Cluster, namespace: string, list: readonly WaveIte
     );
     const pollerFigures = JSON.parse(readFileSync(pollerResult, 'utf8')) as StatusPollerResult;
     await ours.finish();
-    observer.stop();
+    await observer.stop();
     const [ourReport, pollerReport, kubectlReport] = await Promise.all([ourProxy.report(), pollerProxy.report(), kubectlProxy.report()]);
 
     // Staleness of each status change ours reported: when each client first held that
@@ -1163,7 +1163,7 @@ async function peers(cluster: Cluster, namespace: string, list: readonly WaveIte
     log(`peers: staleness p99 ${result.map((peer) => `${peer.name} ${fmt(peer.stalenessMs.p99, 1)} ms`).join('; ')}`);
     return { workloads: list.length, changes: changes.length, peers: result };
   } finally {
-    observer.stop();
+    await observer.stop();
     ours.kill();
     for (const each of kubectls) if (each.exitCode === null) each.kill('SIGKILL');
     if (poller.exitCode === null) poller.kill('SIGKILL');

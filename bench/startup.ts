@@ -20,7 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { fmt, markdownTable, median } from './lib/stats.js';
-import { epochNow, startStubApiServer } from './lib/stub-apiserver.js';
+import { hrNow } from './lib/stats.js';
+import { startStubApiServer } from './lib/stub-apiserver.js';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS = join(REPO_ROOT, 'bench', 'results');
@@ -56,14 +57,14 @@ interface Finished {
 
 function launch({ command, args, env }: Launch): Promise<Finished> {
   return new Promise((resolvePromise, reject) => {
-    const startedAt = epochNow();
+    const startedAt = hrNow();
     const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolvePromise({ startedAt, exitedAt: epochNow(), code, stdout, stderr }));
+    child.on('close', (code) => resolvePromise({ startedAt, exitedAt: hrNow(), code, stdout, stderr }));
   });
 }
 

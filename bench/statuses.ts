@@ -263,7 +263,7 @@ async function main(): Promise<void> {
       while (!child.exited() && Date.now() < exitDeadline) await new Promise((resolve) => setTimeout(resolve, 50));
       const childExitedOnItsOwn = child.exited();
       child.kill();
-      observer.stop();
+      await observer.stop();
       const { counts, log: requests } = await proxy.report();
       const result = JSON.parse(readFileSync(resultPath, 'utf8')) as StatusesChildResult;
 

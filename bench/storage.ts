@@ -164,8 +164,8 @@ async function runSide(namespaces: Namespaces, kubeconfigPath: string, nodeName:
         proxy.kill();
       }
     } finally {
-      deployments.stop();
-      claims.stop();
+      await deployments.stop();
+      await claims.stop();
     }
   } finally {
     if (!(await namespaces.delete(namespace))) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);

@@ -1,28 +1,19 @@
-// The lifecycle benchmark's independent observer: its own watches on a namespace's
-// Deployments and Pods, straight to the API server (not through the measured clients'
-// proxy), made with client-node's Watch rather than our transport. It stamps each event's
-// arrival (hrNow) and keeps what detection is measured against: a Deployment's generation,
-// replicas and completeness (ours and kubectl's predicates), a Pod's deletion.
-import { KubeConfig, Watch, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
-import { rolloutStatus } from '../../src/rollout/rollout-status.js';
-import { CONTAINER_ID_LABEL } from '../../src/input/labels.js';
-import { kubectlComplete } from './observer.js';
-import { hrNow } from './stats.js';
+// The lifecycle benchmark's independent observer of a namespace's Deployments and Pods
+// (observer-process.ts): what detection is measured against, as stamped in the observer's
+// own process: a Deployment's generation, replicas and completeness (ours and kubectl's
+// predicates), a Pod's deletion.
+import type { DeploymentObservation } from './observations.js';
+import { ObserverProcess } from './observer-process.js';
 
-export interface DeploymentSeen {
-  readonly name: string;
-  readonly resourceVersion: string;
-  readonly at: number;
-  readonly generation: number;
-  readonly observedGeneration: number;
-  readonly specReplicas: number;
+export interface DeploymentSeen extends DeploymentObservation {
+  /** rolloutStatus says Complete, and the event is not a deletion. */
   readonly complete: boolean;
-  readonly kubectlComplete: boolean;
 }
 
 export interface PodSeen {
   readonly containerId: string;
   readonly uid: string;
+  /** The event's type, or TERMINATING for a Pod that has a deletionTimestamp. */
   readonly type: string;
   readonly at: number;
 }
@@ -30,37 +21,18 @@ export interface PodSeen {
 export class LifecycleObserver {
   readonly deployments: DeploymentSeen[] = [];
   readonly pods: PodSeen[] = [];
-  private readonly controllers: AbortController[] = [];
 
-  private constructor(private readonly config: KubeConfig) {}
+  private constructor(private readonly process: ObserverProcess) {
+    process.on('deployments', (observation) =>
+      this.deployments.push({ ...observation, complete: observation.type !== 'DELETED' && observation.state === 'Complete' }),
+    );
+    process.on('pods', (observation) =>
+      this.pods.push({ containerId: observation.containerId, uid: observation.uid, type: observation.phaseOfLife, at: observation.at }),
+    );
+  }
 
   static async start(kubeconfigPath: string, namespace: string): Promise<LifecycleObserver> {
-    const config = new KubeConfig();
-    config.loadFromFile(kubeconfigPath);
-    const observer = new LifecycleObserver(config);
-    const ns = encodeURIComponent(namespace);
-    await observer.watch(`/apis/apps/v1/namespaces/${ns}/deployments`, (type, object: V1Deployment) => {
-      const status = object.status ?? {};
-      observer.deployments.push({
-        name: object.metadata?.name ?? '',
-        resourceVersion: object.metadata?.resourceVersion ?? '',
-        at: hrNow(),
-        generation: object.metadata?.generation ?? 0,
-        observedGeneration: status.observedGeneration ?? 0,
-        specReplicas: object.spec?.replicas ?? 1,
-        complete: type !== 'DELETED' && rolloutStatus(object).state === 'Complete',
-        kubectlComplete: type !== 'DELETED' && kubectlComplete(object),
-      });
-    });
-    await observer.watch(`/api/v1/namespaces/${ns}/pods`, (type, object: V1Pod) => {
-      observer.pods.push({
-        containerId: object.metadata?.labels?.[CONTAINER_ID_LABEL] ?? '',
-        uid: object.metadata?.uid ?? '',
-        type: type === 'MODIFIED' && object.metadata?.deletionTimestamp ? 'TERMINATING' : type,
-        at: hrNow(),
-      });
-    });
-    return observer;
+    return new LifecycleObserver(await ObserverProcess.start(kubeconfigPath, namespace, ['deployments', 'pods']));
   }
 
   /** The observation of `name` at exactly `resourceVersion`. */
@@ -68,21 +40,7 @@ export class LifecycleObserver {
     return this.deployments.find((seen) => seen.name === name && seen.resourceVersion === resourceVersion);
   }
 
-  stop(): void {
-    for (const controller of this.controllers.splice(0)) controller.abort();
-  }
-
-  private async watch<T>(path: string, onEvent: (type: string, object: T) => void): Promise<void> {
-    let failure: unknown;
-    const controller = await new Watch(this.config).watch(
-      path,
-      { timeoutSeconds: 3600 },
-      (type: string, object: T) => {
-        if (type !== 'BOOKMARK' && type !== 'ERROR') onEvent(type, object);
-      },
-      (error: unknown) => (failure ??= error),
-    );
-    if (failure) throw new Error(`observer: watch on ${path} failed`, { cause: failure });
-    this.controllers.push(controller);
+  stop(): Promise<void> {
+    return this.process.stop();
   }
 }

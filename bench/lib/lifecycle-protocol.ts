@@ -1,5 +1,5 @@
 // What bench/lifecycle.ts hands its child (bench/lib/lifecycle-child.ts) and what the child
-// reports back. Times are high-resolution wall-clock milliseconds (hrNow()), comparable
+// reports back. Times are milliseconds on the monotonic clock (hrNow()), comparable
 // with the parent's observer on the same machine.
 import type { Implementation } from './protocol.js';
 

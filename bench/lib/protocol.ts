@@ -1,6 +1,6 @@
 // What the parent (bench/run.ts) hands a provisioning child and what the child reports back.
-// Times are high-resolution wall-clock milliseconds (performance.timeOrigin +
-// performance.now()), comparable with the parent's observer on the same machine.
+// Times are milliseconds on the machine's monotonic clock (hrNow in stats.ts), comparable
+// with the parent's observer on the same machine.
 
 export type ChildKind = 'provisioner' | 'poller';
 

@@ -55,7 +55,7 @@ export async function startProxy(adminKubeconfigPath: string): Promise<ProxyProc
     env: { ...process.env, NODE_OPTIONS: '' },
   });
   gentle.add(child);
-  const exited = track(child);
+  const exited = trackChild(child);
   const messages: ProxyMessage[] = [];
   const waiters: Array<() => void> = [];
   child.on('message', (message: ProxyMessage) => {
@@ -118,7 +118,8 @@ export interface ChildRun {
   readonly stderrTail: string;
 }
 
-function track(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+/** Counts `child` among the run's children (killed by killChildren); resolves when it exits. */
+export function trackChild(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   running.add(child);
   return new Promise((resolve) => {
     child.once('exit', (code, signal) => {
@@ -145,7 +146,7 @@ export async function runChild(input: Omit<ChildInput, 'resultPath'>): Promise<C
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString('utf8')).slice(-4000);
     });
-    const exited = track(child);
+    const exited = trackChild(child);
     let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     void exited.then((info) => (exitInfo = info));
 
@@ -224,7 +225,7 @@ export async function runKubectl(options: {
       );
       let stderr = '';
       child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-2000)));
-      const { code } = await track(child);
+      const { code } = await trackChild(child);
       const exitedAt = hrNow();
       const [user = 0, system = 0, maxRssKb = 0] = existsSync(timeFile)
         ? readFileSync(timeFile, 'utf8').trim().split('\n').at(-1)!.split(/\s+/).map(Number)

@@ -1,5 +1,5 @@
 // Messages between bench/soak.ts and its long-lived child (bench/lib/soak-child.ts), over
-// the IPC channel. Times are high-resolution wall-clock milliseconds (hrNow), comparable
+// the IPC channel. Times are milliseconds on the monotonic clock (hrNow), comparable
 // with the parent's observer on the same machine.
 import type { Implementation } from './protocol.js';
 

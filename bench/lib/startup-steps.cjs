@@ -1,10 +1,11 @@
 // One cold start of the built package, step by step, as a CommonJS program like Manager's
-// job scripts: prints the epoch time (ms) at which each step ended. Node's own start-up is
-// performance.timeOrigin up to `scriptStarted`.
+// job scripts: prints the time (ms, the machine's monotonic clock, as the parent's stamps)
+// at which each step ended. Node's own start-up is its time origin up to `scriptStarted`.
 // Usage: node startup-steps.cjs <kubeconfig>
 'use strict';
-const at = () => performance.timeOrigin + performance.now();
-const marks = { processStarted: performance.timeOrigin, scriptStarted: at() };
+const at = () => Number(process.hrtime.bigint()) / 1e6;
+const scriptStarted = at();
+const marks = { processStarted: scriptStarted - performance.now(), scriptStarted };
 const { KubernetesApi, buildDeployment, parseWorkloadSpec } = require('kube-provisioner');
 marks.imported = at();
 const api = KubernetesApi.fromConfig({ kubeconfigPath: process.argv[2] });

@@ -47,7 +47,5 @@ export function markdownTable(header: readonly string[], rows: readonly (readonl
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
-/** The high-resolution wall-clock time in ms, comparable across processes of one machine. */
-export function hrNow(): number {
-  return performance.timeOrigin + performance.now();
-}
+/** Milliseconds on the machine's monotonic clock: stamps from different processes compare. */
+export { monotonicNow as hrNow } from '../../test/support/monotonic-clock.js';

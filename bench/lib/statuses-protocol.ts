@@ -1,5 +1,5 @@
 // Messages between bench/statuses.ts and its child (bench/lib/statuses-child.ts), over the
-// IPC channel. Times are high-resolution wall-clock milliseconds (hrNow), comparable with
+// IPC channel. Times are milliseconds on the monotonic clock (hrNow), comparable with
 // the parent's observer on the same machine.
 import type { Implementation } from './protocol.js';
 

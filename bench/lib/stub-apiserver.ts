@@ -8,6 +8,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { selfSigned } from '../../test/support/tls.js';
+import { hrNow } from './stats.js';
 
 export interface StubEvent {
   readonly at: number;
@@ -22,9 +23,6 @@ export interface StubApiServer {
   readonly events: StubEvent[];
   close(): Promise<void>;
 }
-
-/** Milliseconds since the epoch, with the monotonic clock's resolution. */
-export const epochNow = (): number => performance.timeOrigin + performance.now();
 
 const TOKEN = 'startup-bench-token';
 
@@ -52,7 +50,7 @@ export async function startStubApiServer(dir: string): Promise<StubApiServer> {
   const created = new Map<string, object>();
   const server = https.createServer({ cert, key: keyPem }, (req, res) => {
     const url = new URL(req.url ?? '/', 'https://stub');
-    events.push({ at: epochNow(), kind: 'request', method: req.method ?? 'GET', path: url.pathname });
+    events.push({ at: hrNow(), kind: 'request', method: req.method ?? 'GET', path: url.pathname });
     if (req.headers.authorization !== `Bearer ${TOKEN}`) {
       res.writeHead(401).end();
       return;
@@ -90,7 +88,7 @@ export async function startStubApiServer(dir: string): Promise<StubApiServer> {
       else json(404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404 });
     });
   });
-  server.on('secureConnection', () => events.push({ at: epochNow(), kind: 'secure-connection' }));
+  server.on('secureConnection', () => events.push({ at: hrNow(), kind: 'secure-connection' }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const kubeconfigPath = join(dir, 'kubeconfig');

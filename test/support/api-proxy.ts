@@ -12,6 +12,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { monotonicNow } from './monotonic-clock.js';
 import { selfSigned } from './tls.js';
 
 export interface ProxiedRequest {
@@ -141,7 +142,7 @@ export class ApiProxy {
       path: url.pathname,
       query: url.searchParams,
       watch: url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1',
-      at: performance.timeOrigin + performance.now(),
+      at: monotonicNow(),
     };
     this.record(request);
     if (request.watch) this.trackOpenWatch(request, res);
