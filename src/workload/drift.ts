@@ -30,7 +30,7 @@ export interface DriftField {
 export class WorkloadDriftError extends KubeProvisionerError {
   override readonly name = 'WorkloadDriftError';
   readonly namespace: string;
-  /** The kind of the object that differs: `Deployment`. */
+  /** The kind of the object that differs (`Deployment`, `Service`), or both joined by `and`. */
   readonly kind: string;
   /** The name of the object that differs. */
   readonly object: string;

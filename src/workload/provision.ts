@@ -224,7 +224,8 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
                     .map((field) => field.field)
                     .join(', ')} cannot be reconfigured (remove and create the container to change them); nothing was changed`
                 : "nothing was changed (onDrift: 'reconfigure', or --on-drift reconfigure, applies the requested spec)";
-            throw new WorkloadDriftError(target, drift, hint);
+            const kinds = [...new Set(members.filter((member) => member.drift.length > 0).map((member) => KINDS[member.kind].kind))];
+            throw new WorkloadDriftError({ ...target, kind: kinds.join(' and ') }, drift, hint);
           }
           const context = operationContext('create', client, target, {
             ...options,

@@ -189,6 +189,9 @@ describe('provision with ports', () => {
     expect((drifted.error() as WorkloadDriftError).fields).toEqual([
       { field: 'ports', live: '22/tcp tcp-22, 53/udp udp-53', desired: '22/tcp tcp-22, 8080/tcp tcp-8080' },
     ]);
+    // Only the Service differs: the error names it, not the Deployment.
+    expect((drifted.error() as WorkloadDriftError).kind).toBe('Service');
+    expect((drifted.error() as Error).message).toMatch(/^Service default\/web exists for this container but differs/);
     const fixed = record(fake, { ...input, ports: [{ port: 22 }, { port: 8080 }] }, { onDrift: 'reconfigure' });
     await vi.waitFor(() => expect(fake.get('services', 'web')?.spec?.ports?.map((port) => port.port)).toEqual([22, 8080]));
     publishEndpoints(fake, 'web', [{ pod, ready: true }]);
