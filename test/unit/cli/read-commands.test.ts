@@ -112,17 +112,43 @@ describe('formats', () => {
   it('get: a padded table, header first; wide adds the detail columns, <none> for what is absent', () => {
     const rows = formatStatusTable([snapshot('web'), snapshot('db', unknownStatus('ApiUnreachable', 'down'))], false);
     expect(rows).toEqual([
-      'PROVIDER-ID   CONTAINER-ID   NODE-ID   STATUS    REASON',
-      'apps/web      42             7         running   NewReplicaSetAvailable',
-      'apps/db       42             7         unknown   ApiUnreachable',
+      'PROVIDER-ID   CONTAINER-ID   NODE-ID   STATUS    ADDRESS   REASON',
+      'apps/web      42             7         running   <none>    NewReplicaSetAvailable',
+      'apps/db       42             7         unknown   <none>    ApiUnreachable',
     ]);
     expect(formatStatusTable([snapshot('web')], true)).toEqual([
-      'PROVIDER-ID   CONTAINER-ID   NODE-ID   STATUS    REASON                   RESTARTS   POD-IP        NODE          IMAGE                                CPU      MEMORY   MESSAGE',
-      'apps/web      42             7         running   NewReplicaSetAvailable   0          10.244.1.17   kwok-node-0   registry.example.com/manager:1.4.2   <none>   <none>   1/1 ready',
+      'PROVIDER-ID   CONTAINER-ID   NODE-ID   STATUS    ADDRESS   REASON                   PORTS    ROUTED   RESTARTS   POD-IP        NODE          IMAGE                                CPU      MEMORY   MESSAGE',
+      'apps/web      42             7         running   <none>    NewReplicaSetAvailable   <none>   <none>   0          10.244.1.17   kwok-node-0   registry.example.com/manager:1.4.2   <none>   <none>   1/1 ready',
     ]);
   });
 
-  it('status: one line like create progress lines, with the Pod IP when there is one', () => {
+  it("get: a workload with ports shows its Service's address; wide adds its ports (node port first) and whether it routes", () => {
+    const exposed = snapshot('ssh', {
+      ...running,
+      address: '172.18.0.2',
+      service: {
+        type: 'NodePort',
+        address: '172.18.0.2',
+        clusterIp: '10.96.0.12',
+        ports: [
+          { port: 22, protocol: 'tcp', name: 'tcp-22', nodePort: 30022 },
+          { port: 53, protocol: 'udp', name: 'udp-53', nodePort: 30053 },
+        ],
+        routed: false,
+        reason: 'EndpointNotReady',
+        message: 'the Service does not route to the Pod yet',
+      },
+    });
+    const [header, row] = formatStatusTable([exposed], true);
+    const cells = (line: string | undefined): string[] => (line ?? '').split(/ {3,}/);
+    const cell = (title: string): string | undefined => cells(row)[cells(header).indexOf(title)];
+    expect(cell('ADDRESS')).toBe('172.18.0.2');
+    expect(cell('PORTS')).toBe('30022:22/tcp,30053:53/udp');
+    expect(cell('ROUTED')).toBe('no');
+    expect(formatStatusTable([exposed], false)[1]).toContain('   172.18.0.2   ');
+  });
+
+  it('status: one line like create progress lines, with the address and the Pod IP when there are', () => {
     const event = {
       type: 'status' as const,
       at: '2025-01-15T10:00:01.234Z',
@@ -136,5 +162,8 @@ describe('formats', () => {
     };
     expect(formatStatusLine(event)).toBe('10:00:01.234 apps/web running: 1/1 ready (pod IP 10.244.1.17 on kwok-node-0)');
     expect(formatStatusLine({ ...event, status: unknownStatus('Timeout', 'no answer') })).toBe('10:00:01.234 apps/web unknown: no answer');
+    expect(formatStatusLine({ ...event, status: { ...running, address: '10.96.0.12' } })).toBe(
+      '10:00:01.234 apps/web running: 1/1 ready (address 10.96.0.12, pod IP 10.244.1.17 on kwok-node-0)',
+    );
   });
 });
