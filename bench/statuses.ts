@@ -233,6 +233,11 @@ async function main(): Promise<void> {
       );
       // Let the sample's forced GC pass before the measured changes.
       await new Promise((resolve) => setTimeout(resolve, 1000));
+      // The scale requests below are load on the cluster, as other clients' would be: sent from
+      // the control plane's CPUs, so that they never take the measured child's, the proxy's or
+      // the observer's core (which they all inherited before this).
+      if (clusterCpus !== '' && clusterPinned && !pinProcesses(clusterCpus, [process.pid]))
+        notes.push(`the parent (the scale requests) not moved to CPU(s) ${clusterCpus}: it shared the child's`);
 
       const scaleAll = (replicas: number) =>
         pool(count, CONCURRENCY, (index) =>
