@@ -51,8 +51,8 @@ import { chooseStorageClass, type StorageClassChoice } from './storage-class-cho
 import { CLASS_SOURCE_ANNOTATION } from './storage-manifest.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { buildWorkload, deploymentOf, ownedBy, serviceOf, type WorkloadSet } from './workload-set.js';
-import { claimGates, deploymentSnapshots, podSnapshots } from './rollout-sources.js';
-import { heldRouted, routedStreams } from './workload-streams.js';
+import { claimGates } from './rollout-sources.js';
+import { heldRouted, heldWorkload, routedStreams } from './workload-streams.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { servicePorts, type ServiceStatusValue } from '../rollout/service-status.js';
 import { NotFoundError } from '../errors/api.js';
@@ -260,9 +260,9 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
         }
         let service: ServiceStatusValue | null = null;
         const rolloutTarget = { namespace, name, uid, providerId };
-        const deployments$ = deploymentSnapshots(registry, client, namespace, name, spec.instance);
-        const pods$ = podSnapshots(registry, client, namespace, spec.containerId, spec.instance);
-        return concat(
+        const workload = heldWorkload(routedScope, spec.containerId);
+        const { deployments$, pods$ } = workload.streams;
+        const waits$ = concat(
           of<ProvisionEvent>({
             type: adopted ? 'adopted' : 'created',
             at: at(),
@@ -296,6 +296,13 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
               )
             : of<ProvisionEvent>(),
           defer(() => of<ReadyEvent>(readyEvent(adopted, service))),
+        );
+        return using(
+          () => {
+            const connections = workload.connect();
+            return { unsubscribe: () => connections.forEach((connection) => connection.unsubscribe()) };
+          },
+          () => waits$,
         );
       }),
     );

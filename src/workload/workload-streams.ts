@@ -44,17 +44,33 @@ export function withWorkloadStreams<T>(
   options: { readonly routed?: boolean } = {},
 ): Observable<T> {
   return defer(() => {
-    const deployments = held(deploymentSnapshots(context.informers, context.client, context.namespace, context.name, context.instance));
-    const pods = held(podSnapshots(context.informers, context.client, context.namespace, containerId, context.instance));
+    const workload = heldWorkload(context, containerId);
     const routed = options.routed ? heldRouted(context) : undefined;
     return using(
       () => {
-        const connections = [deployments.connect(), pods.connect(), ...(routed ? routed.connect() : [])];
+        const connections = [...workload.connect(), ...(routed ? routed.connect() : [])];
         return { unsubscribe: () => connections.forEach((connection) => connection.unsubscribe()) };
       },
-      () => body({ deployments$: deployments, pods$: pods, ...(routed ? { routed: routed.streams } : {}) }),
+      () => body({ ...workload.streams, ...(routed ? { routed: routed.streams } : {}) }),
     );
   });
+}
+
+/**
+ * The Deployment and Pod streams, held: connect() subscribes both, once. A wait that
+ * follows another (the route's after the rollout's) then finds their informers running
+ * instead of starting them again with a new list.
+ */
+export function heldWorkload(
+  context: Pick<OperationContext, 'informers' | 'client' | 'namespace' | 'name' | 'instance'>,
+  containerId: string,
+): {
+  readonly streams: Pick<WorkloadStreams, 'deployments$' | 'pods$'>;
+  readonly connect: () => Subscription[];
+} {
+  const deployments = held(deploymentSnapshots(context.informers, context.client, context.namespace, context.name, context.instance));
+  const pods = held(podSnapshots(context.informers, context.client, context.namespace, containerId, context.instance));
+  return { streams: { deployments$: deployments, pods$: pods }, connect: () => [deployments.connect(), pods.connect()] };
 }
 
 /** withWorkloadStreams' options for an operation that ends by waiting for the route (start, restart, reconfigure). */

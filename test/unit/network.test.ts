@@ -69,6 +69,16 @@ async function running(fake: FakeKubernetes, spec: object = input) {
 }
 
 describe('provision with ports', () => {
+  it("one watch per kind for the whole provisioning: the route's wait finds the rollout's informers running", async () => {
+    const fake = new FakeKubernetes();
+    await running(fake);
+    const watches = fake.calls.filter((call) => call.method === 'watch').map((call) => call.kind);
+    // A second Deployment or Pod watch would be a cold informer: a new list before the route's wait could answer.
+    expect(watches.length, watches.join(', ')).toBe(new Set(watches).size);
+    expect(watches.filter((kind) => kind === 'deployments')).toHaveLength(1);
+    expect(watches.filter((kind) => kind === 'pods')).toHaveLength(1);
+  });
+
   it('creates the Service beside the Deployment, owned by it, and is ready only once the slice routes to the new Pod', async () => {
     const fake = new FakeKubernetes();
     const run = record(fake);
