@@ -2,7 +2,7 @@
 // `npm run bench:statuses` (statuses.json) wrote for each, run one after the other on the
 // same machine with each commit's own benchmark, put in one table. It measures nothing.
 //
-//   tsx bench/compare.ts --title "..." --label A=DIR [--label B=DIR ...] --out bench/results/NAME.md
+//   tsx bench/compare.ts --title "..." --label A=DIR [--label B=DIR ...] --out FILE.md
 //
 // Each DIR holds a cluster/ and a statuses/ folder (either may be missing), as written by
 // `bench/run.ts --out DIR/cluster` and `bench/statuses.ts --out DIR/statuses`.
