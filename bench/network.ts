@@ -27,6 +27,7 @@ import { EndpointSliceObserver } from './lib/endpoint-observer.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { Namespaces } from './lib/namespaces.js';
 import { DeploymentObserver } from './lib/observer.js';
+import { observersOn } from './lib/observer-process.js';
 import { pinProcesses, renice } from './lib/pinning.js';
 import { provisioningBenchOptions } from './lib/provisioning-options.js';
 import { killChildren, runChild, startProxy, type ChildRun } from './lib/runners.js';
@@ -315,6 +316,7 @@ async function main(): Promise<void> {
   try {
     renice(clusterNice, Object.values(cluster.pids));
     if (clusterCpus !== 'none' && pinProcesses(clusterCpus, Object.values(cluster.pids)) && clientCpus !== 'none') {
+      observersOn(clusterCpus);
       if (!pinProcesses(clientCpus, [process.pid])) notes.push(`could not pin the clients to CPU(s) ${clientCpus}`);
     } else if (clusterCpus !== 'none') notes.push(`could not pin the control plane to CPU(s) ${clusterCpus}: taskset failed`);
     const namespaces = new Namespaces(cluster.kubeconfigPath);

@@ -36,6 +36,7 @@ import { buildClaim } from '../src/workload/storage-manifest.js';
 import { machineInfo, machineMarkdown, type MachineInfo } from './lib/machine.js';
 import { Namespaces } from './lib/namespaces.js';
 import { DeploymentObserver } from './lib/observer.js';
+import { observersOn } from './lib/observer-process.js';
 import { pinProcesses, renice } from './lib/pinning.js';
 import type { Implementation } from './lib/protocol.js';
 import type { ProxyRequestSummary } from './lib/proxy-protocol.js';
@@ -681,6 +682,7 @@ async function main(): Promise<void> {
     if (clusterNice > 0) renice(clusterNice, pids);
     if (clusterCpus !== '' && !pinProcesses(clusterCpus, pids))
       notes.push(`control plane not pinned to CPU(s) ${clusterCpus}: taskset failed`);
+    else if (clusterCpus !== '') observersOn(clusterCpus);
     if (clientCpus !== '' && !pinProcesses(clientCpus, [process.pid])) notes.push(`clients not pinned to CPU(s) ${clientCpus}`);
     const config = new KubeConfig();
     config.loadFromFile(local.kubeconfigPath);

@@ -34,6 +34,7 @@ import { deploymentName } from './lib/child-harness.js';
 import { machineInfo, machineMarkdown, type MachineInfo } from './lib/machine.js';
 import { Namespaces } from './lib/namespaces.js';
 import { DeploymentObserver } from './lib/observer.js';
+import { observersOn } from './lib/observer-process.js';
 import { pinProcesses, renice } from './lib/pinning.js';
 import type { Implementation } from './lib/protocol.js';
 import { killChildren, startProxy } from './lib/runners.js';
@@ -178,6 +179,7 @@ async function main(): Promise<void> {
     const pids = Object.values(cluster.pids);
     if (clusterNice > 0) renice(clusterNice, pids);
     const clusterPinned = clusterCpus === '' || pinProcesses(clusterCpus, pids);
+    if (clusterCpus !== '' && clusterPinned) observersOn(clusterCpus);
     if (!clusterPinned) notes.push(`control plane not pinned to CPU(s) ${clusterCpus}: taskset failed`);
     if (clientCpus !== '' && clusterPinned && !pinProcesses(clientCpus, [process.pid]))
       notes.push(`clients not pinned to CPU(s) ${clientCpus}`);

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ObservationsOf, ObservedResource } from './observations.js';
 import type { ObserverChildInput, ObserverMessage, ObserverParentMessage } from './observer-protocol.js';
+import { pinProcesses } from './pinning.js';
 import { trackChild } from './runners.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -18,6 +19,35 @@ const FLUSH_TIMEOUT_MS = 10_000;
 const OBSERVER_PRIORITY = -10;
 
 type Listener<R extends ObservedResource> = (observation: ObservationsOf[R]) => void;
+
+let observerCpus: string | undefined;
+
+/**
+ * Where the observers started from now on run: on `cpus` (the control plane's, niced below
+ * them), so that an event's stamp neither waits for the measured clients nor takes their
+ * core. Without it they share the clients' cores at nice -10, above the clients.
+ */
+export function observersOn(cpus: string): void {
+  observerCpus = cpus;
+}
+
+function place(pid: number | undefined): void {
+  if (pid === undefined) return;
+  if (observerCpus !== undefined) {
+    if (pinProcesses(observerCpus, [pid])) return;
+    process.stderr.write(
+      `[observer] could not pin it to CPU(s) ${observerCpus}: it shares the clients' cores at nice ${OBSERVER_PRIORITY}\n`,
+    );
+  }
+  try {
+    setPriority(pid, OBSERVER_PRIORITY);
+  } catch (error) {
+    // Not silent: the run goes on, and its log says its stamps may wait for a core.
+    process.stderr.write(
+      `[observer] nice ${OBSERVER_PRIORITY} refused (${error instanceof Error ? error.message : String(error)}): its stamps may wait for a core\n`,
+    );
+  }
+}
 
 export class ObserverProcess {
   /** Watch connections the observer had to re-open (server closes); ideally 0. */
@@ -43,15 +73,7 @@ export class ObserverProcess {
     });
     void trackChild(child).then(() => rmSync(dir, { recursive: true, force: true }));
     const observer = new ObserverProcess(child);
-    // Above the measured clients, which share its cores: an event's stamp never waits for one of theirs to yield.
-    try {
-      if (child.pid !== undefined) setPriority(child.pid, OBSERVER_PRIORITY);
-    } catch (error) {
-      // Not silent: the run goes on, and its log says its stamps may wait for a core.
-      process.stderr.write(
-        `[observer] nice ${OBSERVER_PRIORITY} refused (${error instanceof Error ? error.message : String(error)}): its stamps may wait for a core\n`,
-      );
-    }
+    place(child.pid);
     child.on('message', (message: ObserverMessage) => observer.receive(message));
     child.once('exit', () => {
       observer.exited = true;
