@@ -69,19 +69,20 @@ describe('kube-provision get (CLI, real cluster)', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^PROVIDER-ID +CONTAINER-ID +NODE-ID +STATUS +REASON$/);
+    expect(lines[0]).toMatch(/^PROVIDER-ID +CONTAINER-ID +NODE-ID +STATUS +ADDRESS +REASON$/);
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(new RegExp(`^${web.providerId} +${web.containerId} +3 +running +NewReplicaSetAvailable$`));
+    // No ports, no Service: no address (never the Pod IP).
+    expect(lines[1]).toMatch(new RegExp(`^${web.providerId} +${web.containerId} +3 +running +<none> +NewReplicaSetAvailable$`));
     expect(result.stdout).not.toContain('foreign');
   });
 
-  it('-o wide adds the Pod IP, node, image and resources; -o json prints snapshots, one per line', async () => {
+  it('-o wide adds the ports, routed, Pod IP, node, image and resources; -o json prints snapshots, one per line', async () => {
     const wide = await cli(['get', '-n', namespace, '-o', 'wide']);
     expect(wide.code).toBe(0);
     const row = wide.stdout.trim().split('\n')[1]!;
     expect(row).toMatch(
       new RegExp(
-        `running +NewReplicaSetAvailable +0 +\\d+\\.\\d+\\.\\d+\\.\\d+ +${clusterEnv().nodeName} +docker\\.io/library/nginx:1\\.27 +250m +256Mi +1/1 ready$`,
+        `running +<none> +NewReplicaSetAvailable +<none> +<none> +0 +\\d+\\.\\d+\\.\\d+\\.\\d+ +${clusterEnv().nodeName} +docker\\.io/library/nginx:1\\.27 +250m +256Mi +1/1 ready$`,
       ),
     );
     const json = await cli(['get', '-n', namespace, '-o', 'json']);
@@ -109,7 +110,7 @@ describe('kube-provision get (CLI, real cluster)', () => {
     expect(JSON.parse(byName.stdout)).toMatchObject({ providerId: web.providerId, status: 'running' });
     const missing = await cli(['get', `${namespace}/nope`]);
     expect(missing.code).toBe(0);
-    expect(missing.stdout).toMatch(new RegExp(`${namespace}/nope +<none> +<none> +missing +NotFound`));
+    expect(missing.stdout).toMatch(new RegExp(`${namespace}/nope +<none> +<none> +missing +<none> +NotFound`));
     const foreign = await cli(['get', `${namespace}/foreign`, '-o', 'json']);
     expect(JSON.parse(foreign.stdout)).toMatchObject({ status: 'missing', detail: { reason: 'NotManaged' } });
   });
