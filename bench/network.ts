@@ -30,7 +30,8 @@ import { DeploymentObserver } from './lib/observer.js';
 import { observersOn } from './lib/observer-process.js';
 import { pinProcesses, renice } from './lib/pinning.js';
 import { provisioningBenchOptions } from './lib/provisioning-options.js';
-import { killChildren, runChild, startProxy, type ChildRun } from './lib/runners.js';
+import { runProvisioningSide } from './lib/provisioning-side.js';
+import { killChildren, type ChildRun } from './lib/runners.js';
 import { fmt, markdownTable, percentile } from './lib/stats.js';
 import type { ProxyRequestSummary } from './lib/proxy-protocol.js';
 import type { RequestCounts } from '../test/support/api-proxy.js';
@@ -41,7 +42,6 @@ const PORTS = [
   { port: 8080, protocol: 'tcp' },
 ] as const;
 const SLICE_PORTS = PORTS.map((port) => `${port.port}/${port.protocol.toUpperCase()}`);
-const SETTLE_MS = 500;
 
 const { sizes, podReadyDelayMs, impl, timeoutMs, outDir, clusterNice, clusterCpus, clientCpus } = provisioningBenchOptions('1,10,100,500');
 
@@ -108,42 +108,23 @@ async function runSide(
 ): Promise<{ side: Side; run: ChildRun; deployments: DeploymentObserver; slices: EndpointSliceObserver }> {
   const namespace = await namespaces.create(`bench-net-${withPorts ? 'ports' : 'plain'}-${n}`);
   try {
-    const deployments = await DeploymentObserver.start(adminKubeconfig, namespace);
-    const slices = await EndpointSliceObserver.start(adminKubeconfig, namespace);
-    try {
-      const proxy = await startProxy(adminKubeconfig);
-      try {
-        const run = await runChild({
-          kind: 'provisioner',
-          impl,
-          kubeconfigPath: proxy.kubeconfigPath,
-          namespace,
-          count: n,
-          image: IMAGE,
-          timeoutMs,
-          pollIntervalMs: 2000,
-          mode: 'latency',
-          ...(withPorts ? { ports: PORTS } : {}),
-        });
-        await new Promise((resolveSettle) => setTimeout(resolveSettle, SETTLE_MS));
-        const { counts, log: requestLog } = await proxy.report();
-        if (run.exitCode !== 0 && run.exitedOnItsOwn)
-          notes.push(`N=${n} ports=${withPorts}: child exited ${run.exitCode}: ${run.stderrTail.slice(-400)}`);
-        if (!run.exitedOnItsOwn) notes.push(`N=${n} ports=${withPorts}: the child did not exit on its own`);
-        const result = side(withPorts, run, counts, requestLog);
-        // Failed provisionings are figures too: say which and why in the results, not only on stderr.
-        if (result.failed > 0)
-          notes.push(
-            `N=${n} ports=${withPorts}: ${result.failed} of ${n} failed; the first: ${result.errors.slice(0, 2).join(' | ').slice(0, 600)}`,
-          );
-        return { side: result, run, deployments, slices };
-      } finally {
-        proxy.kill();
-      }
-    } finally {
-      await deployments.stop();
-      await slices.stop();
-    }
+    const label = `N=${n} ports=${withPorts}`;
+    const { run, counts, requestLog, observers } = await runProvisioningSide({
+      adminKubeconfig,
+      namespace,
+      label,
+      notes,
+      child: { impl, count: n, image: IMAGE, timeoutMs, ...(withPorts ? { ports: PORTS } : {}) },
+      observe: async () => ({
+        deployments: await DeploymentObserver.start(adminKubeconfig, namespace),
+        slices: await EndpointSliceObserver.start(adminKubeconfig, namespace),
+      }),
+    });
+    const result = side(withPorts, run, counts, requestLog);
+    // Failed provisionings are figures too: say which and why in the results, not only on stderr.
+    if (result.failed > 0)
+      notes.push(`${label}: ${result.failed} of ${n} failed; the first: ${result.errors.slice(0, 2).join(' | ').slice(0, 600)}`);
+    return { side: result, run, ...observers };
   } finally {
     if (!(await namespaces.delete(namespace))) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);
   }

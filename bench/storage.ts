@@ -31,7 +31,8 @@ import { DeploymentObserver } from './lib/observer.js';
 import { observersOn } from './lib/observer-process.js';
 import { pinProcesses, renice } from './lib/pinning.js';
 import { provisioningBenchOptions } from './lib/provisioning-options.js';
-import { killChildren, runChild, startProxy, type ChildRun } from './lib/runners.js';
+import { runProvisioningSide } from './lib/provisioning-side.js';
+import { killChildren, type ChildRun } from './lib/runners.js';
 import { fmt, markdownTable, percentile } from './lib/stats.js';
 import type { ProxyRequestSummary } from './lib/proxy-protocol.js';
 import type { RequestCounts } from '../test/support/api-proxy.js';
@@ -40,7 +41,6 @@ const IMAGE = 'registry.example.com/manager:1.0';
 const CLASS = 'bench-local-wffc';
 const SIZE_GB = 1;
 const PATHS = ['/srv', '/var'];
-const SETTLE_MS = 500;
 
 const { sizes, podReadyDelayMs, impl, timeoutMs, outDir, clusterNice, clusterCpus, clientCpus } = provisioningBenchOptions('1,10,100');
 
@@ -138,36 +138,29 @@ async function runSide(namespaces: Namespaces, kubeconfigPath: string, nodeName:
   const run = `${namespace}`;
   try {
     if (withStorage) createVolumes(kubeconfigPath, nodeName, run, n);
-    const deployments = await DeploymentObserver.start(kubeconfigPath, namespace);
-    const claims = await ClaimObserver.start(kubeconfigPath, namespace);
-    try {
-      const proxy = await startProxy(kubeconfigPath);
-      try {
-        const child = await runChild({
-          kind: 'provisioner',
-          impl,
-          kubeconfigPath: proxy.kubeconfigPath,
-          namespace,
-          count: n,
-          image: IMAGE,
-          timeoutMs,
-          pollIntervalMs: 2000,
-          mode: 'latency',
-          ...(withStorage ? { storage: { sizeGb: SIZE_GB, storageClass: CLASS, paths: PATHS } } : {}),
-        });
-        await new Promise((resolveSettle) => setTimeout(resolveSettle, SETTLE_MS));
-        const { counts, log: requestLog } = await proxy.report();
-        if (child.exitCode !== 0 && child.exitedOnItsOwn)
-          notes.push(`N=${n} storage=${withStorage}: child exited ${child.exitCode}: ${child.stderrTail.slice(-400)}`);
-        if (!child.exitedOnItsOwn) notes.push(`N=${n} storage=${withStorage}: the child did not exit on its own`);
-        return side(withStorage, child, counts, requestLog, deployments, claims);
-      } finally {
-        proxy.kill();
-      }
-    } finally {
-      await deployments.stop();
-      await claims.stop();
-    }
+    const {
+      run: child,
+      counts,
+      requestLog,
+      observers,
+    } = await runProvisioningSide({
+      adminKubeconfig: kubeconfigPath,
+      namespace,
+      label: `N=${n} storage=${withStorage}`,
+      notes,
+      child: {
+        impl,
+        count: n,
+        image: IMAGE,
+        timeoutMs,
+        ...(withStorage ? { storage: { sizeGb: SIZE_GB, storageClass: CLASS, paths: PATHS } } : {}),
+      },
+      observe: async () => ({
+        deployments: await DeploymentObserver.start(kubeconfigPath, namespace),
+        claims: await ClaimObserver.start(kubeconfigPath, namespace),
+      }),
+    });
+    return side(withStorage, child, counts, requestLog, observers.deployments, observers.claims);
   } finally {
     if (!(await namespaces.delete(namespace))) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);
     if (withStorage) kubectl(kubeconfigPath, ['delete', 'pv', '-l', `bench.kube-provisioner/run=${run}`, '--wait=false']);
