@@ -15,9 +15,10 @@ import { containerLifecycle } from '../../src/manager/lifecycle.js';
 import { checkKubernetesNode } from '../../src/manager/node-check.js';
 import { createKubernetesProvider } from '../../src/manager/providers/kubernetes.js';
 import { ProviderRegistry } from '../../src/manager/providers/registry.js';
-import type { ContainerRecord, ProvisionedEvent } from '../../src/manager/providers/types.js';
+import type { ProvisionedEvent } from '../../src/manager/providers/types.js';
 import { ReconfigureFailedError, reconfigure } from '../../src/workload/reconfigure.js';
 import { clusterEnv } from '../support/cluster-env.js';
+import { kubernetesRecord } from '../support/manager-record.js';
 import { runNode } from '../support/run-process.js';
 import { nodes } from '../../src/cluster/nodes.js';
 import { RolloutFailedError } from '../../src/errors/rollout.js';
@@ -234,29 +235,7 @@ describe('a GPU request on the real scheduler', () => {
     await remove(api, created.providerId, { containerId, timeoutMs: 60_000 });
 
     // Manager: the row's nvidiaRequested changes, its reconfigure job runs; the Deployment follows.
-    const record: ContainerRecord = {
-      id: 952,
-      hostname: 'gpu-952',
-      username: 'alice',
-      template: 'docker.io/library/nginx:1.27',
-      providerId: null,
-      macAddress: null,
-      ipAddress: null,
-      nvidiaRequested: false,
-      environment: {},
-      defaultEnvironment: {},
-      entrypoint: null,
-      resources: { cpus: 0.25, memoryMb: 256, swapMb: 0, rootfsGb: 1 },
-      node: {
-        id: 1,
-        name: 'k8s',
-        nodeType: 'kubernetes',
-        kubeconfigPath: clusterEnv().kubeconfigPath,
-        kubeNamespace: namespace,
-        kubePersistence: 'off',
-      },
-      site: null,
-    };
+    const record = kubernetesRecord({ id: 952, hostname: 'gpu-952' }, { namespace });
     const provider = createKubernetesProvider({ timeoutMs: 120_000 });
     const provisioned = (await lastValueFrom(provider.provision$(record, { clock: asyncScheduler }))) as ProvisionedEvent;
     const lifecycle = containerLifecycle(new ProviderRegistry([provider]));

@@ -7,7 +7,7 @@ import { containerLifecycle } from '../../src/manager/lifecycle.js';
 import { createKubernetesProvider } from '../../src/manager/providers/kubernetes.js';
 import { ProviderRegistry } from '../../src/manager/providers/registry.js';
 import type { ContainerRecord, ProvisionedEvent } from '../../src/manager/providers/types.js';
-import { clusterEnv } from '../support/cluster-env.js';
+import { kubernetesRecord } from '../support/manager-record.js';
 import { createNamespace, kubectl, kubectlJson } from '../support/kube.js';
 
 let namespace: string;
@@ -22,31 +22,17 @@ afterAll(() => {
 
 /** A Manager container row on this cluster's node, not yet provisioned. */
 function kubeRecord(id: number, environment: Record<string, string> = {}): ContainerRecord {
-  return {
-    id,
-    hostname: `life-${id}`,
-    username: 'alice',
-    template: 'docker.io/library/nginx:1.27',
-    providerId: null,
-    macAddress: null,
-    ipAddress: null,
-    nvidiaRequested: false,
-    environment,
-    defaultEnvironment: {},
-    entrypoint: null,
-    resources: { cpus: 1, memoryMb: 256, swapMb: 0, rootfsGb: 1 },
-    node: {
-      id: 1,
-      name: 'k8s',
-      nodeType: 'kubernetes',
-      kubeconfigPath: clusterEnv().kubeconfigPath,
-      kubeNamespace: namespace,
-      kubePersistence: 'off',
+  return kubernetesRecord(
+    {
+      id,
+      hostname: `life-${id}`,
+      environment,
+      resources: { cpus: 1, memoryMb: 256, swapMb: 0, rootfsGb: 1 },
+      // An HTTP service on 80: the container gets a Service, and its address is the row's ipv4Address.
+      services: [{ id: 1, type: 'http', internalPort: 80 }],
     },
-    site: null,
-    // An HTTP service on 80: the container gets a Service, and its address is the row's ipv4Address.
-    services: [{ id: 1, type: 'http', internalPort: 80 }],
-  };
+    { namespace },
+  );
 }
 
 describe('containerLifecycle on a Kubernetes node (real control plane)', () => {

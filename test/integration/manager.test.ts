@@ -29,6 +29,7 @@ import { podSnapshots } from '../../src/workload/rollout-sources.js';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { clusterEnv } from '../support/cluster-env.js';
+import { kubernetesRecord } from '../support/manager-record.js';
 import { EXAMPLES, runExample, type ExampleRun } from '../support/examples.js';
 import { MANAGER_MODELS, createManagerDatabase } from '../support/manager-database.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, uniqueName } from '../support/kube.js';
@@ -259,29 +260,11 @@ describe("the README's job script, run as written against Manager-shaped models"
 describe('two Manager installations in one namespace, the same container id', () => {
   // Both databases' container 9001 (the job tests above, a Manager without an instance, use low ids).
   const ID = 9001;
-  const record = (hostname: string, template: string): ContainerRecord => ({
-    id: ID,
-    hostname,
-    username: 'alice',
-    template,
-    providerId: null,
-    macAddress: null,
-    ipAddress: null,
-    nvidiaRequested: false,
-    environment: {},
-    defaultEnvironment: {},
-    entrypoint: null,
-    resources: { cpus: 0.25, memoryMb: 128, swapMb: 0, rootfsGb: 8 },
-    node: {
-      id: 1,
-      name: 'k8s-local',
-      nodeType: 'kubernetes',
-      kubeconfigPath: clusterEnv().kubeconfigPath,
-      kubeNamespace: namespace,
-      kubePersistence: 'off',
-    },
-    site: null,
-  });
+  const record = (hostname: string, template: string): ContainerRecord =>
+    kubernetesRecord(
+      { id: ID, hostname, template, resources: { cpus: 0.25, memoryMb: 128, swapMb: 0, rootfsGb: 8 } },
+      { namespace, name: 'k8s-local' },
+    );
 
   it("create two workloads that never see each other's Pods, status or Deployment", async () => {
     const devHost = uniqueName('dev');
