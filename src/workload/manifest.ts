@@ -19,10 +19,12 @@ export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
  * A new Pod counts as available only after it has been Ready this long without a crash. A
  * container without a readiness probe is Ready the moment it starts: one that exits at
  * once (a bad config, an OOM kill) is reported Ready until the kubelet reports the exit,
- * and with 0 (Kubernetes' default) the rollout completes in that moment. On a real kubelet
- * that window lasted about a second; 0 and 1 let such a container count as rolled out.
+ * about a second later on a real kubelet, and with 0 (Kubernetes' default) the rollout
+ * completes in that moment. The Ready condition's time is whole seconds, so the controller
+ * may count a Pod available up to a second early: 2 still let such a container through now
+ * and then; 3 keeps it Ready for more than two seconds first.
  */
-export const DEFAULT_MIN_READY_SECONDS = 2;
+export const DEFAULT_MIN_READY_SECONDS = 3;
 
 export const MANAGED_BY = 'kube-provisioner';
 

@@ -78,7 +78,7 @@ export interface ProvisionOptions {
   readonly progressDeadlineSeconds?: number;
   /**
    * How long a new Pod must be Ready without a crash to count as running, in whole seconds
-   * from 0, less than progressDeadlineSeconds; default 2 (DEFAULT_MIN_READY_SECONDS in
+   * from 0, less than progressDeadlineSeconds; default 3 (DEFAULT_MIN_READY_SECONDS in
    * manifest.ts says why). 0 is Kubernetes' default: the first moment of readiness counts.
    */
   readonly minReadySeconds?: number;

@@ -142,12 +142,13 @@ describe('buildDeployment: a Manager Container maps to a Deployment', () => {
     }
   });
 
-  it('minReadySeconds defaults to 2 (a Pod must stay Ready that long to count) and can be set; a bad value throws naming it', () => {
-    expect(buildDeployment(spec()).spec?.minReadySeconds).toBe(2);
+  it('minReadySeconds defaults to 3 (a Pod must stay Ready that long to count) and can be set; a bad value throws naming it', () => {
+    expect(buildDeployment(spec()).spec?.minReadySeconds).toBe(3);
     expect(buildDeployment(spec(), { minReadySeconds: 0 }).spec?.minReadySeconds).toBe(0);
     expect(buildDeployment(spec(), { minReadySeconds: 30 }).spec?.minReadySeconds).toBe(30);
     // The API server wants the progress deadline above it: a 1 s deadline gets 0 by default.
     expect(buildDeployment(spec(), { progressDeadlineSeconds: 1 }).spec?.minReadySeconds).toBe(0);
+    expect(buildDeployment(spec(), { progressDeadlineSeconds: 2 }).spec?.minReadySeconds).toBe(1);
     for (const bad of [-1, 1.5, Number.NaN, 2 ** 31]) {
       expect(() => buildDeployment(spec(), { minReadySeconds: bad })).toThrow(/^minReadySeconds must be/);
     }
