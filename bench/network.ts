@@ -122,8 +122,10 @@ async function runSide(
     });
     const result = side(withPorts, run, counts, requestLog);
     // Failed provisionings are figures too: say which and why in the results, not only on stderr.
-    if (result.failed > 0)
+    if (result.failed > 0) {
       notes.push(`${label}: ${result.failed} of ${n} failed; the first: ${result.errors.slice(0, 2).join(' | ').slice(0, 600)}`);
+      notes.push(`${label}: what reached the API server (through the proxy): ${createsReceived(requestLog)}`);
+    }
     return { side: result, run, ...observers };
   } finally {
     if (!(await namespaces.delete(namespace))) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);
@@ -332,3 +334,17 @@ main().catch((error: unknown) => {
   process.stderr.write(`[bench:network] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 });
+
+/** The creates the proxy forwarded, per resource, and over how long they arrived: a create never sent is not the API server's. */
+function createsReceived(requestLog: readonly ProxyRequestSummary[]): string {
+  const arrivals = new Map<string, number[]>();
+  for (const request of requestLog) {
+    if (request.method !== 'POST') continue;
+    const resource = request.path.slice(request.path.lastIndexOf('/') + 1);
+    arrivals.set(resource, [...(arrivals.get(resource) ?? []), request.at]);
+  }
+  const first = Math.min(...[...arrivals.values()].flat());
+  return [...arrivals]
+    .map(([resource, at]) => `${at.length} ${resource} creates, the last ${fmt((Math.max(...at) - first) / 1000)} s after the first`)
+    .join('; ');
+}

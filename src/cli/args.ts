@@ -97,7 +97,7 @@ Cluster:
       --context NAME           kubeconfig context (default: current-context)
   -n, --namespace NAME         namespace (default: the context's, else "default")
       --insecure-skip-tls-verify  do not verify the API server's certificate
-      --request-timeout DUR    bound on each API request (default 30s; at most 365 days)
+      --request-timeout DUR    bound on each API request (default 75s; at most 365 days)
 Waiting:
       --timeout DUR            bound on the whole provisioning (default 5m), e.g. 90s, 5m, 1m30s;
                                at most 365 days, or "infinity" for no bound

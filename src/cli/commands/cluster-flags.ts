@@ -83,7 +83,7 @@ export const CLUSTER_FLAGS_USAGE = `Cluster:
       --context NAME           kubeconfig context (default: current-context)
   -n, --namespace NAME         namespace (default: the context's, else "default")
       --insecure-skip-tls-verify  do not verify the API server's certificate
-      --request-timeout DUR    bound on each API request (default 30s; at most 365 days)`;
+      --request-timeout DUR    bound on each API request (default 75s; at most 365 days)`;
 
 export interface ClusterFlags {
   readonly kubeconfig?: string | undefined;

@@ -80,7 +80,7 @@ ${command === 'delete' ? '      --keep-data              keep the PersistentVolu
       --context NAME           kubeconfig context (default: current-context)
   -n, --namespace NAME         must match the provider ID's namespace when given
       --insecure-skip-tls-verify  do not verify the API server's certificate
-      --request-timeout DUR    bound on each API request (default 30s)
+      --request-timeout DUR    bound on each API request (default 75s)
 Waiting:
       --timeout DUR            bound on the whole operation (default 5m), e.g. 90s, 5m, 1m30s
 Output:

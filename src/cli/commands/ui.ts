@@ -23,7 +23,7 @@ ${INSTANCE_FLAG_USAGE}
       --context NAME           kubeconfig context (default: current-context)
   -n, --namespace NAME         namespace (default: the context's, else "default")
       --insecure-skip-tls-verify  do not verify the API server's certificate
-      --request-timeout DUR    bound on each API request (default 30s)
+      --request-timeout DUR    bound on each API request (default 75s)
   -h, --help`;
 
 export interface UiCommandDeps {
