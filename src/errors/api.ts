@@ -50,11 +50,24 @@ export class ApiUnreachableError extends ApiError {
 
 export class ApiTimeoutError extends ApiError {
   override readonly name = 'ApiTimeoutError';
-  constructor(server: string, timeoutMs: number, options: { target?: RequestTarget; cause?: unknown } = {}) {
+  /**
+   * false: the request never left this process (every connection stayed busy that long),
+   * so the server did nothing with it; true: sent, and not answered in time.
+   */
+  readonly sent: boolean;
+  constructor(
+    server: string,
+    timeoutMs: number,
+    options: { target?: RequestTarget; cause?: unknown; notSent?: { readonly connections: number } } = {},
+  ) {
+    const what = options.target ? describeTarget(options.target) : 'the request';
     super(
-      `Kubernetes API at ${server} did not answer ${options.target ? describeTarget(options.target) : 'the request'} within ${timeoutMs} ms`,
+      options.notSent
+        ? `Kubernetes API at ${server}: ${what} was not sent within ${timeoutMs} ms: every connection (maxConnections ${options.notSent.connections}) stayed busy`
+        : `Kubernetes API at ${server} did not answer ${what} within ${timeoutMs} ms`,
       options,
     );
+    this.sent = options.notSent === undefined;
   }
 }
 

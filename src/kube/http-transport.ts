@@ -183,13 +183,24 @@ export class HttpTransport {
       req.end(payload);
     });
     // The p-timeout way: bounded in time, an abort rejects with the signal's reason, and the
-    // timer and listener go away once settled. Either way out destroys the request.
-    return pTimeout(answer, {
-      milliseconds: this.options.requestTimeoutMs,
-      message: new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target }),
-      customTimers: LONG_TIMERS,
-      ...(request.signal ? { signal: request.signal } : {}),
-    }).finally(() => req.destroy());
+    // timer and listener go away once settled. Either way out destroys the request. The
+    // wait for a free connection and the wait for the answer are bounded apart, so a request
+    // queued behind a busy server is not called unanswered before the server has it.
+    const within = <V>(promise: Promise<V>, error: Error): Promise<V> =>
+      pTimeout(promise, {
+        milliseconds: this.options.requestTimeoutMs,
+        message: error,
+        customTimers: LONG_TIMERS,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
+    const connected = new Promise<void>((resolve) => req.once('socket', () => resolve()));
+    const connections = this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    return within(
+      Promise.race([connected, answer.then(() => undefined)]),
+      new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target, notSent: { connections } }),
+    )
+      .then(() => within(answer, new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target })))
+      .finally(() => req.destroy());
   }
 
   /**

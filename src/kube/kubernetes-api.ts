@@ -38,8 +38,9 @@ import { describe as describeValue, isRecord } from './watch-decoder.js';
 export interface ConnectionOptions {
   /**
    * Bound on every API request (and on a watch until the server answers), in whole
-   * milliseconds from 1 to 365 days; a request is always bounded (no Infinity). Default 75 s
-   * (DEFAULT_REQUEST_TIMEOUT_MS says why).
+   * milliseconds from 1 to 365 days; a request is always bounded (no Infinity). It applies
+   * twice: to a request's wait for a free connection (see maxConnections), then to the
+   * server's answer. Default 75 s (DEFAULT_REQUEST_TIMEOUT_MS says why).
    */
   readonly requestTimeoutMs?: number;
   /**

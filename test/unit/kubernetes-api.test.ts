@@ -375,6 +375,43 @@ describe('KubernetesApi requests over https', () => {
     expect(elapsed).toBeLessThan(2_000);
   });
 
+  it('the wait for a free connection is bounded apart from the answer: queued, then answered in time, is a success', async () => {
+    // One connection: the second read waits 300 ms for it, then the server takes 200 ms.
+    // 500 ms in all is past requestTimeoutMs, but neither wait is.
+    const server = await startServer('https', (req, res) => {
+      const delayMs = req.url?.endsWith('/first') ? 300 : 200;
+      setTimeout(() => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })), delayMs);
+    });
+    const client = api(server, { requestTimeoutMs: 400, maxConnections: 1 });
+    const started = Date.now();
+    const [first, second] = await Promise.all([
+      client.read('deployments', 'team-a', 'first'),
+      client.read('deployments', 'team-a', 'second'),
+    ]);
+    expect(first.metadata?.name).toBe('web');
+    expect(second.metadata?.name).toBe('web');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(490);
+    expect(server.received.map((received) => received.url.slice(received.url.lastIndexOf('/') + 1))).toEqual(['first', 'second']);
+  });
+
+  it('a request that never gets a connection -> ApiTimeoutError saying it was not sent (sent: false), and the server never sees it', async () => {
+    const server = await startServer('https', () => {
+      // accept the request, never answer: its connection stays busy
+    });
+    const client = api(server, { requestTimeoutMs: 300, maxConnections: 1 });
+    const hung = rejection(client.read('deployments', 'team-a', 'hung'));
+    const queued = await rejection(client.read('deployments', 'team-a', 'queued'));
+    expect(queued).toBeInstanceOf(ApiTimeoutError);
+    expect((queued as ApiTimeoutError).sent).toBe(false);
+    expect(queued.message).toBe(
+      `Kubernetes API at ${server.url}: get deployments (team-a/queued) was not sent within 300 ms: every connection (maxConnections 1) stayed busy`,
+    );
+    const unanswered = await hung;
+    expect(unanswered).toBeInstanceOf(ApiTimeoutError);
+    expect((unanswered as ApiTimeoutError).sent).toBe(true);
+    expect(server.received.map((received) => received.url.slice(received.url.lastIndexOf('/') + 1))).toEqual(['hung']);
+  });
+
   it('a closed port -> ApiUnreachableError', async () => {
     const server = await startServer('https', () => undefined);
     const url = server.url;
