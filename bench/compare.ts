@@ -2,7 +2,10 @@
 // `npm run bench:statuses` (statuses.json) wrote for each, run one after the other on the
 // same machine with each commit's own benchmark, put in one table. It measures nothing.
 //
-//   tsx bench/compare.ts --title "..." --label A=DIR [--label B=DIR ...] --out FILE.md
+//   tsx bench/compare.ts --title "..." --label A=DIR [--label B=DIR ...] --out FILE.md [--harness COMMIT]
+//
+// --harness: the sides were run by one commit's benchmark, each loading another commit's
+// built library (its dist/), so that only the library differs; the header says so.
 //
 // Each DIR holds a cluster/ and a statuses/ folder (either may be missing), as written by
 // `bench/run.ts --out DIR/cluster` and `bench/statuses.ts --out DIR/statuses`.
@@ -46,7 +49,7 @@ interface StatusesFile {
 }
 
 const { values } = parseArgs({
-  options: { title: { type: 'string' }, label: { type: 'string', multiple: true }, out: { type: 'string' } },
+  options: { title: { type: 'string' }, label: { type: 'string', multiple: true }, out: { type: 'string' }, harness: { type: 'string' } },
   strict: true,
 });
 if (!values.out) throw new Error('--out: required (the markdown file to write)');
@@ -66,13 +69,18 @@ const sides = labels.map(({ name, dir }) => ({
 }));
 
 const lines: string[] = [`# ${values.title}`, ''];
+const how = values.harness
+  ? `each produced by one benchmark, commit ${values.harness}'s, loading that side's built library (its dist/), so that only the library differs`
+  : "each produced by its own commit's benchmark";
 lines.push(
-  "Written by `tsx bench/compare.ts` from the results of each side, each produced by its own commit's benchmark, one run after another on the same machine (the order below). Nothing here is measured twice: the figures are those files'.",
+  `Written by \`tsx bench/compare.ts\` from the results of each side, ${how}, one run after another on the same machine (the order below). Nothing here is measured twice: the figures are those files'.`,
   '',
 );
 for (const side of sides) {
   const machine = side.cluster?.machine ?? side.statuses?.machine;
-  lines.push(`- **${side.name}**: git ${machine?.gitCommit ?? 'unknown'}, ${machine?.date ?? 'no date'}`);
+  lines.push(
+    `- **${side.name}**: ${values.harness ? 'benchmark at ' : ''}git ${machine?.gitCommit ?? 'unknown'}, ${machine?.date ?? 'no date'}`,
+  );
 }
 
 const clusterSides = sides.filter((side) => side.cluster);
