@@ -70,6 +70,8 @@ export interface ClusterOptions {
    * KWOK node; root only, one per machine (it waits for the machine-wide lock).
    */
   readonly realNode?: boolean | RealNodeOptions;
+  /** For tests: how `count` free loopback ports are found (default reserveFreePorts). */
+  readonly reservePorts?: (count: number) => Promise<number[]>;
 }
 
 export interface LocalCluster {
@@ -106,6 +108,10 @@ const STOP_GRACE_MS = 5_000;
 // a minute; for an outage drill the closed port is what matters, so the grace is short.
 const APISERVER_OUTAGE_GRACE_MS = 2_000;
 const COMPONENT_START_TIMEOUT_MS = 60_000;
+// A reserved port is free only until released: another process (say, a second cluster
+// starting at the same moment) may bind it before our component does.
+const PORT_CONFLICT = /bind: address already in use/;
+const PORT_CONFLICT_RETRIES = 3;
 
 export async function startCluster(options: ClusterOptions = {}): Promise<LocalCluster> {
   const startedAt = Date.now();
@@ -192,7 +198,7 @@ class RunningCluster {
 
   async boot(): Promise<void> {
     this.prepareWorkDir();
-    const [etcdClient = 0, etcdPeer = 0, apiserver = 0, controllerManager = 0, scheduler = 0] = await reserveFreePorts(5);
+    const [etcdClient = 0, etcdPeer = 0, apiserver = 0, controllerManager = 0, scheduler = 0] = await this.reservePorts(5);
     this.ports = { etcdClient, etcdPeer, apiserver, controllerManager, scheduler };
     this.reaper = startReaper({
       parentPid: process.pid,
@@ -202,15 +208,47 @@ class RunningCluster {
     });
     registerForExit(this, this.options.handleSignals !== false);
 
-    await this.startEtcd();
-    await this.startApiserverAndWait();
+    await this.onFreshPortsIfTaken('etcd', ['etcdClient', 'etcdPeer'], () => this.startEtcd());
+    // Only the first start may move the apiserver: the kubeconfigs written next name its port.
+    await this.onFreshPortsIfTaken('kube-apiserver', ['apiserver'], () => this.startApiserverAndWait());
     this.writeKubeconfigs();
     await this.grantViewerRole();
-    await Promise.all([this.startControllerManager(), this.startScheduler()]);
+    await Promise.all([
+      this.onFreshPortsIfTaken('kube-controller-manager', ['controllerManager'], () => this.startControllerManager()),
+      this.onFreshPortsIfTaken('kube-scheduler', ['scheduler'], () => this.startScheduler()),
+    ]);
     this.startKwok();
     await this.registerNode();
     await Promise.all([this.waitForDefaultServiceAccount(), this.waitForNodeReady()]);
     this.realNode = await this.preparedRealNode?.start({ admin: this.adminTarget(), kubeconfigFor: (user) => this.kubeconfigFile(user) });
+  }
+
+  private reservePorts(count: number): Promise<number[]> {
+    return (this.options.reservePorts ?? reserveFreePorts)(count);
+  }
+
+  /**
+   * Runs `start`; when its component exited because one of its ports was taken meanwhile,
+   * moves those ports to fresh ones and starts it again. The failed attempt's log is kept
+   * beside the new one.
+   */
+  private async onFreshPortsIfTaken(name: ComponentName, keys: readonly (keyof Ports)[], start: () => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await start();
+        return;
+      } catch (error) {
+        const component = this.processes.get(name);
+        if (attempt > PORT_CONFLICT_RETRIES || component?.hasExited() !== true || !PORT_CONFLICT.test(tailLog(component.logFile))) {
+          throw error;
+        }
+        renameSync(component.logFile, component.logFile.replace(/\.log$/, `.port-conflict-${attempt}.log`));
+        const taken = keys.map((key) => this.requirePorts()[key]);
+        const fresh = await this.reservePorts(keys.length);
+        this.ports = { ...this.requirePorts(), ...Object.fromEntries(keys.map((key, index) => [key, fresh[index] ?? 0])) };
+        this.log(`${name}: port ${taken.join(', ')} was taken before it could bind; starting it again on ${fresh.join(', ')}`);
+      }
+    }
   }
 
   private prepareWorkDir(): void {

@@ -5,6 +5,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { get as httpsGet } from 'node:https';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -14,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { pinnedVersions, CONTROL_PLANE_DIR } from '../../scripts/control-plane/binaries.js';
 import { startCluster } from '../../scripts/control-plane/cluster.js';
+import { reserveFreePorts } from '../../scripts/control-plane/ports.js';
 import { isAlive } from '../../scripts/control-plane/processes.js';
 import { FAULT_LABEL, MISSING_SECRET_MESSAGE, faultImage } from '../../scripts/control-plane/stages.js';
 import type { FaultMode } from '../../scripts/control-plane/stages.js';
@@ -471,6 +474,44 @@ describe.concurrent('cluster lifecycle', () => {
       await second.stop();
       expect(pids.filter(isAlive)).toEqual([]);
       expect(existsSync(second.workDir)).toBe(false);
+    }
+  });
+
+  it('starts a component again on a fresh port when another process took its reserved port first', async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen({ host: '127.0.0.1', port: 0 }, resolve));
+    const taken = (squatter.address() as AddressInfo).port;
+    let handedOut = false;
+    const lines: string[] = [];
+    const cluster = await startCluster({
+      podReadyDelayMs: 200,
+      handleSignals: false,
+      log: (line) => lines.push(line),
+      // The controller manager's port (the fourth of five) is the one taken, as it once was in CI.
+      reservePorts: async (count) => {
+        const ports = await reserveFreePorts(count);
+        if (!handedOut && count === 5) {
+          handedOut = true;
+          ports[3] = taken;
+        }
+        return ports;
+      },
+    });
+    try {
+      const retried = lines.find((line) =>
+        line.startsWith(`kube-controller-manager: port ${String(taken)} was taken before it could bind`),
+      );
+      expect(retried, lines.join('\n')).toBeDefined();
+      const healthy = lines.find((line) => line.startsWith('kube-controller-manager healthy on port '));
+      expect(healthy).not.toContain(`port ${String(taken)}`);
+      expect(readFileSync(join(cluster.workDir, 'logs', 'kube-controller-manager.port-conflict-1.log'), 'utf8')).toMatch(
+        new RegExp(`127\\.0\\.0\\.1:${String(taken)}: bind: address already in use`),
+      );
+      expect(Object.keys(cluster.pids)).toContain('kube-controller-manager');
+      await kubectlOk(['get', 'nodes'], cluster.kubeconfigPath);
+    } finally {
+      await cluster.stop();
+      await new Promise((resolve) => squatter.close(resolve));
     }
   });
 
