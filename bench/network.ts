@@ -66,6 +66,13 @@ interface NetworkRun {
   readonly without: Side;
   readonly with: Side;
   readonly detectionMs: { readonly p50: number; readonly p99: number; readonly max: number; readonly samples: number };
+  /**
+   * Detection split where the completing change reached our watch: its arrival after the
+   * observer's (the API server's fan-out, the counting proxy, our transport's decoding),
+   * and our `ready` after that arrival (the library's judging and reporting).
+   */
+  readonly arrivalMs: { readonly p50: number; readonly p99: number };
+  readonly readyAfterArrivalMs: { readonly p50: number; readonly p99: number };
   /** Of the matched provisionings: how many had the EndpointSlice as the last of the two events ready waits for. */
   readonly sliceWasLast: number;
   readonly unmatched: number;
@@ -114,7 +121,7 @@ async function runSide(
       namespace,
       label,
       notes,
-      child: { impl, count: n, image: IMAGE, timeoutMs, ...(withPorts ? { ports: PORTS } : {}) },
+      child: { impl, count: n, image: IMAGE, timeoutMs, traceArrivals: true, ...(withPorts ? { ports: PORTS } : {}) },
       observe: async () => ({
         deployments: await DeploymentObserver.start(adminKubeconfig, namespace),
         slices: await EndpointSliceObserver.start(adminKubeconfig, namespace),
@@ -136,6 +143,8 @@ async function runN(namespaces: Namespaces, adminKubeconfig: string, n: number):
   const plain = await runSide(namespaces, adminKubeconfig, n, false);
   const ported = await runSide(namespaces, adminKubeconfig, n, true);
   const detection: number[] = [];
+  const arrival: number[] = [];
+  const readyAfterArrival: number[] = [];
   let sliceWasLast = 0;
   let unmatched = 0;
   let addresses = 0;
@@ -151,6 +160,10 @@ async function runN(namespaces: Namespaces, adminKubeconfig: string, n: number):
     const last = Math.max(complete.at, routed.at);
     if (routed.at >= complete.at) sliceWasLast += 1;
     detection.push(record.readyAt - last);
+    if (record.completeArrivedAt !== undefined) {
+      arrival.push(record.completeArrivedAt - last);
+      readyAfterArrival.push(record.readyAt - record.completeArrivedAt);
+    }
   }
   const extra = (p: 50 | 99): number =>
     p === 50 ? ported.side.endToEndMs.p50 - plain.side.endToEndMs.p50 : ported.side.endToEndMs.p99 - plain.side.endToEndMs.p99;
@@ -164,6 +177,8 @@ async function runN(namespaces: Namespaces, adminKubeconfig: string, n: number):
       max: detection.length > 0 ? Math.max(...detection) : Number.NaN,
       samples: detection.length,
     },
+    arrivalMs: { p50: percentile(arrival, 50), p99: percentile(arrival, 99) },
+    readyAfterArrivalMs: { p50: percentile(readyAfterArrival, 50), p99: percentile(readyAfterArrival, 99) },
     sliceWasLast,
     unmatched,
     addresses,
@@ -177,6 +192,8 @@ function markdown(runs: readonly NetworkRun[], machine: ReturnType<typeof machin
     String(run.n),
     `${run.with.succeeded}/${run.n}`,
     `${fmt(run.detectionMs.p50, 2)} / ${fmt(run.detectionMs.p99, 2)} / ${fmt(run.detectionMs.max, 2)}`,
+    `${fmt(run.arrivalMs.p50, 2)} / ${fmt(run.arrivalMs.p99, 2)}`,
+    `${fmt(run.readyAfterArrivalMs.p50, 2)} / ${fmt(run.readyAfterArrivalMs.p99, 2)}`,
     `${run.sliceWasLast}/${run.detectionMs.samples}`,
     String(run.with.peakOpenWatches.endpointslices ?? 0),
     String(run.with.watchRequests.endpointslices ?? 0),
@@ -203,13 +220,17 @@ function markdown(runs: readonly NetworkRun[], machine: ReturnType<typeof machin
     'Each N runs twice in the same cluster, each time in a fresh namespace: N provisionings without ports, then N with two ports.',
     'Detection is our `ready` minus the later of the two events it waits for, as an independent observer received them on its own',
     'watches (client-node, straight to the API server): the Deployment complete, and the EndpointSlice listing the new Pod as ready on',
-    'both ports. Times are ms; "→" reads "without ports → with ports".',
+    'both ports. It is split where the completing change reached our watch (the child stamps each event before the library sees it):',
+    "its arrival after the observer's (the API server's fan-out, the counting proxy between, our transport), and our `ready` after",
+    'that arrival (the library judging it and reporting). Times are ms; "→" reads "without ports → with ports".',
     '',
     markdownTable(
       [
         'N',
         'ready',
         'detection p50 / p99 / max',
+        'of it: arrival on our watch after the observer p50 / p99',
+        'of it: ready after that arrival p50 / p99',
         'slice was last',
         'EndpointSlice watches open at once',
         'EndpointSlice watch requests',

@@ -27,6 +27,11 @@ export interface ChildInput {
    * otherwise delay completions and count in detection latency.
    */
   readonly mode: 'latency' | 'memory';
+  /**
+   * Stamp when each Deployment event reaches the child's watch (bench/network.ts): the
+   * records then carry completeArrivedAt. Off elsewhere, so no run pays for it.
+   */
+  readonly traceArrivals?: boolean;
   /** The ports of every provisioning (bench/network.ts): each then gets a Service. */
   readonly ports?: readonly { readonly port: number; readonly protocol: 'tcp' | 'udp' }[];
   /** The storage of every provisioning (bench/storage.ts): each then gets a claim. */
@@ -46,6 +51,13 @@ export interface ProvisioningRecord {
    * last progress event, or the first Complete version the poller saw.
    */
   readonly completeResourceVersion?: string;
+  /** When the progress event of completeResourceVersion reached the child (our provisioner). */
+  readonly completeAt?: number;
+  /**
+   * traceArrivals only: when the later of the Deployment event of completeResourceVersion
+   * and the workload's latest EndpointSlice event reached the child's watch.
+   */
+  readonly completeArrivedAt?: number;
   /** The Service address the `ready` event carried (provisionings with ports). */
   readonly address?: string | null;
   /** Progress events (provisioner) or GETs (poller) for this provisioning. */

@@ -4,17 +4,39 @@
 // In memory mode it samples the heap once all N wait, then unsubscribes them all.
 import type { Subscription } from 'rxjs';
 import type { MutableRecord } from './protocol.js';
-import { ChildMeter, benchSpec, deploymentName, describeError, loadLibrary, readChildInput } from './child-harness.js';
+import { ChildMeter, benchSpec, deploymentName, describeError, loadLibrary, readChildInput, withWatchEvents } from './child-harness.js';
 import { hrNow } from './stats.js';
 
 const input = readChildInput();
 const meter = new ChildMeter();
 const library = await loadLibrary(input.impl);
-const api = library.KubernetesApi.fromConfig({
+const rawApi = library.KubernetesApi.fromConfig({
   kubeconfigPath: input.kubeconfigPath,
   namespace: input.namespace,
   onRequest: () => (meter.requests += 1),
 });
+// The latest Deployment and EndpointSlice event of each workload as it reached our watch,
+// before the library judged it: the later of the two is the arrival of the completing change.
+const deploymentArrivals = new Map<string, { resourceVersion: string; at: number }>();
+const sliceArrivals = new Map<string, number>();
+const api =
+  input.traceArrivals === true
+    ? withWatchEvents(rawApi, (kind, _type, object, deliver) => {
+        const at = hrNow();
+        if (kind === 'deployments' && object.metadata?.name !== undefined) {
+          deploymentArrivals.set(object.metadata.name, { resourceVersion: object.metadata.resourceVersion ?? '', at });
+        } else if (kind === 'endpointslices') {
+          const service = object.metadata?.labels?.['kubernetes.io/service-name'];
+          if (service !== undefined) sliceArrivals.set(service, at);
+        }
+        deliver();
+      })
+    : rawApi;
+const arrivalOf = (name: string, resourceVersion: string): number | undefined => {
+  const deployment = deploymentArrivals.get(name);
+  if (deployment?.resourceVersion !== resourceVersion) return undefined;
+  return Math.max(deployment.at, sliceArrivals.get(name) ?? 0);
+};
 
 // The library's default informer settings, plus a record of every retried failure.
 const informers = new library.InformerRegistry({
@@ -58,6 +80,8 @@ await new Promise<void>((resolve) => {
           case 'progress':
             record.steps += 1;
             record.completeResourceVersion = event.resourceVersion;
+            record.completeAt = hrNow();
+            if (input.traceArrivals === true) record.completeArrivedAt = arrivalOf(record.name, event.resourceVersion ?? '');
             break;
           case 'ready':
             record.readyAt = hrNow();
