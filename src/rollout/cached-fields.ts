@@ -95,11 +95,10 @@ class Fields {
    * built once per call site, not per object: a projection runs on every watch event.
    */
   each<T>(value: unknown, field: string, read: (item: Json) => T): T[] | undefined {
-    const list = this.list(value, field);
-    if (!list) return undefined;
-    const items: T[] = [];
-    for (const item of list) items.push(read(this.object(item, `${field}[]`) ?? this.fail(`${field}[]`, 'must be an object (got null)')));
-    return items;
+    // map, not push: a list built by push keeps room for more items, and these are cached.
+    return this.list(value, field)?.map((item) =>
+      read(this.object(item, `${field}[]`) ?? this.fail(`${field}[]`, 'must be an object (got null)')),
+    );
   }
 }
 
