@@ -174,7 +174,7 @@ function statusPaths(list: string) {
     };
   };
   return {
-    ...pathsOf(list, ['name', 'image', 'imageID', 'ready', 'restartCount'] as const),
+    ...pathsOf(list, ['name', 'image', 'ready', 'restartCount'] as const),
     state: state('state'),
     lastState: state('lastState'),
   };
@@ -298,16 +298,16 @@ function podCondition(f: Fields, condition: Json): V1PodCondition {
 }
 
 function containerStatus(f: Fields, container: Json, at: StatusPaths): V1ContainerStatus {
+  // Without imageID, which nothing reads (the type says required).
   return {
     name: f.string(container.name, at.name) ?? f.fail(at.name, 'is missing'),
     // Absent stays absent (the type says required; the readers default them themselves).
     image: f.string(container.image, at.image) as string,
-    imageID: f.string(container.imageID, at.imageID) as string,
     ready: f.boolean(container.ready, at.ready) as boolean,
     restartCount: f.number(container.restartCount, at.restartCount) as number,
     state: containerState(f, container.state, at.state),
     lastState: containerState(f, container.lastState, at.lastState),
-  };
+  } as V1ContainerStatus;
 }
 
 function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerState | undefined {

@@ -182,6 +182,12 @@ describe('cachedPodFields', () => {
     expect(cached.spec?.containers).toEqual([{ name: 'manager' }]);
   });
 
+  it("keeps of a container's status what is read, not its image ID", () => {
+    const cached = cachedPodFields(withManagedFields(pods.ready!));
+    expect(pods.ready!.status?.containerStatuses?.[0]?.imageID).toBeTruthy();
+    expect(cached.status?.containerStatuses?.[0]).not.toHaveProperty('imageID');
+  });
+
   it('leaves its input untouched', () => {
     const full = withManagedFields(pods.crashLoop!);
     const before = structuredClone(full);
