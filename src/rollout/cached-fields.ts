@@ -269,7 +269,11 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       message: f.string(status.message, 'status.message'),
       podIP: f.string(status.podIP, 'status.podIP'),
       hostIP: f.string(status.hostIP, 'status.hostIP'),
-      conditions: f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
+      // Every condition is checked; only those read are kept (the others are most of a Pod's).
+      conditions: only(
+        f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
+        isReadPodCondition,
+      ),
       initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c) =>
         containerStatus(f, c, INIT_CONTAINER_STATUS),
       ),
@@ -286,6 +290,18 @@ function ownerReference(f: Fields, owner: Json): V1OwnerReference {
     uid: f.string(owner.uid, OWNER.uid) as string,
     controller: f.boolean(owner.controller, OWNER.controller),
   };
+}
+
+/** The Pod conditions anything reads: PodScheduled (diagnosePod), Ready (workloadStatus, the Service gate). */
+const READ_POD_CONDITIONS: ReadonlySet<string> = new Set(['PodScheduled', 'Ready']);
+
+function isReadPodCondition(condition: V1PodCondition): boolean {
+  return READ_POD_CONDITIONS.has(condition.type);
+}
+
+/** The items `keep` accepts, in a list of their size (filter's own result keeps room for more). */
+function only<T>(items: T[] | undefined, keep: (item: T) => boolean): T[] | undefined {
+  return items?.filter(keep).slice();
 }
 
 function podCondition(f: Fields, condition: Json): V1PodCondition {

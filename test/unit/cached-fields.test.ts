@@ -188,6 +188,17 @@ describe('cachedPodFields', () => {
     expect(cached.status?.containerStatuses?.[0]).not.toHaveProperty('imageID');
   });
 
+  it('keeps the conditions read (PodScheduled, Ready) and drops the others', () => {
+    const full = pods.ready!;
+    expect(full.status?.conditions?.map((condition) => condition.type)).toEqual([
+      'Initialized',
+      'Ready',
+      'ContainersReady',
+      'PodScheduled',
+    ]);
+    expect(cachedPodFields(full).status?.conditions?.map((condition) => condition.type)).toEqual(['Ready', 'PodScheduled']);
+  });
+
   it('leaves its input untouched', () => {
     const full = withManagedFields(pods.crashLoop!);
     const before = structuredClone(full);
