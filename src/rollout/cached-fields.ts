@@ -29,10 +29,13 @@ import type {
   V1EndpointSlice,
   V1Service,
 } from '../kube/objects.js';
+import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { MalformedObjectError } from '../errors/api.js';
 import { REVISION_ANNOTATION } from './workload-status.js';
 import { NODE_ADDRESS_ANNOTATION } from './service-status.js';
 import { STORAGE_VOLUME_NAME } from '../input/storage.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../input/labels.js';
+import { POD_TEMPLATE_HASH_LABEL } from './rollout-pods.js';
 
 const NO_SELECTOR = Object.freeze({});
 
@@ -123,8 +126,7 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       generation: f.number(metadata?.generation, 'metadata.generation'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
-      // The ownership labels: shared with the input, never modified.
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      labels: readLabels(f, metadata?.labels),
       annotations: revision === undefined ? undefined : { [REVISION_ANNOTATION]: revision },
     },
     spec: spec && {
@@ -144,6 +146,28 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       conditions: f.each(status.conditions, 'status.conditions', (condition) => deploymentCondition(f, condition, DEPLOYMENT_CONDITION)),
     },
   };
+}
+
+/**
+ * The labels anything reads of a cached object: the ownership labels, the routing labels
+ * (a Pod's template hash, an EndpointSlice's Service). Every label is still checked; the
+ * others (app.kubernetes.io/*, the controllers' own) are not kept.
+ */
+const READ_LABELS = [
+  MANAGED_LABEL,
+  NODE_ID_LABEL,
+  CONTAINER_ID_LABEL,
+  INSTANCE_LABEL,
+  POD_TEMPLATE_HASH_LABEL,
+  SERVICE_NAME_LABEL,
+] as const;
+
+function readLabels(f: Fields, value: unknown): Record<string, string> | undefined {
+  const labels = f.strings(value, 'metadata.labels');
+  if (!labels) return undefined;
+  const kept: Record<string, string> = {};
+  for (const key of READ_LABELS) if (labels[key] !== undefined) kept[key] = labels[key];
+  return kept;
 }
 
 /** The field paths of a list item's fields, built once. */
@@ -248,7 +272,7 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      labels: readLabels(f, metadata?.labels),
       ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
     },
     spec: spec && {
@@ -372,7 +396,7 @@ export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentV
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      labels: readLabels(f, metadata?.labels),
       annotations: selectedNode === undefined ? undefined : { [SELECTED_NODE_ANNOTATION]: selectedNode },
     },
     spec: spec && {
@@ -445,7 +469,7 @@ export function cachedServiceFields(service: V1Service): V1Service {
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      labels: readLabels(f, metadata?.labels),
       annotations: nodeAddress === undefined ? undefined : { [NODE_ADDRESS_ANNOTATION]: nodeAddress },
       ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
     },
@@ -484,7 +508,7 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
       namespace: f.string(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      labels: readLabels(f, metadata?.labels),
       ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
     },
     addressType: f.string(root.addressType, 'addressType'),

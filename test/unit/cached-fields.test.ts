@@ -11,6 +11,7 @@ import { rolloutStatus } from '../../src/rollout/rollout-status.js';
 import { REVISION_ANNOTATION, workloadStatus } from '../../src/rollout/workload-status.js';
 import {
   EVICTION_MESSAGE,
+  HASH,
   IMAGE,
   OLD_HASH,
   T0,
@@ -111,7 +112,9 @@ describe('cachedDeploymentFields', () => {
   });
 
   it('keeps what awaitRollout() and the informer read, and drops the rest', () => {
-    const full = withManagedFields(progressingDeployment({ resourceVersion: '77' }));
+    const full = withManagedFields(
+      progressingDeployment({ resourceVersion: '77', labels: { app: 'web', [MANAGED_LABEL]: 'true', [CONTAINER_ID_LABEL]: '42' } }),
+    );
     const cached = cachedDeploymentFields(full);
     expect(cached.metadata).toMatchObject({
       name: full.metadata?.name,
@@ -122,7 +125,8 @@ describe('cachedDeploymentFields', () => {
     expect(cached.metadata).not.toHaveProperty('managedFields');
     // Of the annotations, the revision only; of the pod template, each container's name, image and resources.
     expect(cached.metadata?.annotations).toEqual({ [REVISION_ANNOTATION]: '1' });
-    expect(cached.metadata?.labels).toEqual(full.metadata?.labels);
+    // Of the labels, those read (ownership).
+    expect(cached.metadata?.labels).toEqual({ [MANAGED_LABEL]: 'true', [CONTAINER_ID_LABEL]: '42' });
     expect(cached.spec?.template).toEqual({ spec: { containers: [{ name: 'manager', image: IMAGE, resources: undefined }] } });
     expect(cached.status?.conditions?.[0]).toEqual({
       type: 'Available',
@@ -197,6 +201,16 @@ describe('cachedPodFields', () => {
       'PodScheduled',
     ]);
     expect(cachedPodFields(full).status?.conditions?.map((condition) => condition.type)).toEqual(['Ready', 'PodScheduled']);
+  });
+
+  it('keeps the labels read (ownership, template hash) and drops the others', () => {
+    const full = readyPod({ labels: { [CONTAINER_ID_LABEL]: '42', [MANAGED_LABEL]: 'true', 'app.kubernetes.io/name': 'web' } });
+    expect(full.metadata?.labels).toHaveProperty(['app.kubernetes.io/name']);
+    expect(cachedPodFields(full).metadata?.labels).toEqual({
+      [CONTAINER_ID_LABEL]: '42',
+      [MANAGED_LABEL]: 'true',
+      'pod-template-hash': HASH,
+    });
   });
 
   it('leaves its input untouched', () => {
