@@ -273,7 +273,7 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: readLabels(f, metadata?.labels),
-      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
+      ownerReferences: owners(f, metadata?.ownerReferences, ['kind', 'name']),
     },
     spec: spec && {
       nodeName: f.string(spec.nodeName, 'spec.nodeName'),
@@ -304,6 +304,19 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       containerStatuses: f.each(status.containerStatuses, 'status.containerStatuses', (c) => containerStatus(f, c, CONTAINER_STATUS)),
     },
   };
+}
+
+/**
+ * Of each owner reference, the fields read: a Pod's owner by kind and name (currentRolloutPods),
+ * an EndpointSlice's by kind and uid (its Service's). Every field is still checked.
+ */
+function owners(f: Fields, value: unknown, read: readonly ('kind' | 'name' | 'uid')[]): V1OwnerReference[] | undefined {
+  return f.each(value, 'metadata.ownerReferences', (owner) => {
+    const checked = ownerReference(f, owner);
+    const kept: Partial<V1OwnerReference> = {};
+    for (const field of read) kept[field] = checked[field];
+    return kept as V1OwnerReference;
+  });
 }
 
 function ownerReference(f: Fields, owner: Json): V1OwnerReference {
@@ -462,6 +475,8 @@ export function cachedServiceFields(service: V1Service): V1Service {
   const status = f.object(root.status, 'status');
   const nodeAddress = f.string(f.strings(metadata?.annotations, 'metadata.annotations')?.[NODE_ADDRESS_ANNOTATION], 'metadata.annotations');
   const loadBalancer = f.object(status?.loadBalancer, 'status.loadBalancer');
+  // Checked, not kept: nothing reads a cached Service's owners.
+  f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner));
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
@@ -471,7 +486,6 @@ export function cachedServiceFields(service: V1Service): V1Service {
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: readLabels(f, metadata?.labels),
       annotations: nodeAddress === undefined ? undefined : { [NODE_ADDRESS_ANNOTATION]: nodeAddress },
-      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
     },
     spec: spec && {
       type: f.string(spec.type, 'spec.type'),
@@ -509,7 +523,7 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       labels: readLabels(f, metadata?.labels),
-      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
+      ownerReferences: owners(f, metadata?.ownerReferences, ['kind', 'uid']),
     },
     addressType: f.string(root.addressType, 'addressType'),
     endpoints: f.each(root.endpoints, 'endpoints', (endpoint) => {

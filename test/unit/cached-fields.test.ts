@@ -4,7 +4,12 @@
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
-import { cachedDeploymentFields, cachedPodFields } from '../../src/rollout/cached-fields.js';
+import {
+  cachedDeploymentFields,
+  cachedEndpointSliceFields,
+  cachedPodFields,
+  cachedServiceFields,
+} from '../../src/rollout/cached-fields.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import { currentRolloutPods, newReplicaSetName } from '../../src/rollout/rollout-pods.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';
@@ -218,5 +223,28 @@ describe('cachedPodFields', () => {
     const before = structuredClone(full);
     cachedPodFields(full);
     expect(full).toEqual(before);
+  });
+});
+
+describe('owner references', () => {
+  const owner = { apiVersion: 'v1', kind: 'Service', name: 'web', uid: 'uid-7', controller: true, blockOwnerDeletion: true };
+
+  it("keep a Pod's owner by kind and name", () => {
+    const full = readyPod();
+    expect(full.metadata?.ownerReferences?.[0]).toHaveProperty('uid');
+    expect(cachedPodFields(full).metadata?.ownerReferences).toEqual([
+      { kind: 'ReplicaSet', name: full.metadata?.ownerReferences?.[0]?.name },
+    ]);
+  });
+
+  it("keep an EndpointSlice's owner by kind and uid, and no Service's", () => {
+    const slice = cachedEndpointSliceFields({
+      metadata: { name: 'web-abcde', ownerReferences: [owner] },
+      addressType: 'IPv4',
+      endpoints: [],
+    });
+    expect(slice.metadata?.ownerReferences).toEqual([{ kind: 'Service', uid: 'uid-7' }]);
+    const service = cachedServiceFields({ metadata: { name: 'web', ownerReferences: [{ ...owner, kind: 'Deployment' }] } });
+    expect(service.metadata).not.toHaveProperty('ownerReferences');
   });
 });
