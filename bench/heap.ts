@@ -43,8 +43,10 @@ const { values } = parseArgs({
   strict: true,
 });
 const WORKLOADS = Number(values.workloads ?? 1000);
-const NAMESPACE = 'heap';
-const WARM_UP_NAMESPACE = 'heap-warm-up';
+// Named as bench/soak.ts names them (a prefix and a random suffix; ct-00000, ...): a string's
+// length decides whether JSON.parse shares one copy of it.
+const NAMESPACE = 'soak-big-5f0c3a';
+const WARM_UP_NAMESPACE = 'soak-warm-9e1d7b';
 const WARM_UP_WORKLOADS = 50;
 const CHUNK = 16 * 1024;
 const IMAGE = 'registry.example.com/manager:1.0';
@@ -140,7 +142,7 @@ interface Workload {
 }
 
 function workload(namespace: string, index: number): Workload {
-  const name = `w-${String(index).padStart(5, '0')}`;
+  const name = `ct-${String(index).padStart(5, '0')}`;
   const spec = parseWorkloadSpec({
     containerId: String(1000 + index),
     nodeId: 1,
