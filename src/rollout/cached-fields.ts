@@ -46,6 +46,24 @@ function selectorOf(f: Fields, value: unknown): V1LabelSelector {
 
 type Json = Record<string, unknown>;
 
+/**
+ * JSON.parse makes its own copy of every string longer than 10 characters, so each cached
+ * object kept one of the namespace, of a condition's reason and message, of an image, of a
+ * node name. Those fields take one shared copy from this table instead; it is bounded (and
+ * starts afresh when full), so strings that do not repeat cost nothing lasting.
+ */
+const SHARED_STRINGS = new Map<string, string>();
+const MAX_SHARED_STRINGS = 4096;
+
+function sharedString(text: string): string {
+  if (text.length <= 10) return text;
+  const known = SHARED_STRINGS.get(text);
+  if (known !== undefined) return known;
+  if (SHARED_STRINGS.size >= MAX_SHARED_STRINGS) SHARED_STRINGS.clear();
+  SHARED_STRINGS.set(text, text);
+  return text;
+}
+
 /** Reads typed fields of one object, naming the field at fault when a type is wrong. */
 class Fields {
   constructor(
@@ -72,6 +90,12 @@ class Fields {
   string(value: unknown, field: string): string | undefined {
     if (value == null) return undefined;
     return typeof value === 'string' ? value : this.fail(field, `must be a string (got ${typeName(value)})`);
+  }
+
+  /** string(), for values many objects carry alike: one shared copy (see sharedString). */
+  common(value: unknown, field: string): string | undefined {
+    const text = this.string(value, field);
+    return text === undefined ? undefined : sharedString(text);
   }
 
   number(value: unknown, field: string): number | undefined {
@@ -121,7 +145,7 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       generation: f.number(metadata?.generation, 'metadata.generation'),
@@ -212,10 +236,10 @@ type StatePaths = StatusPaths['state'];
 
 function deploymentCondition(f: Fields, condition: Json, at: ConditionPaths): V1DeploymentCondition {
   return {
-    type: f.string(condition.type, at.type) ?? f.fail(at.type, 'is missing'),
+    type: f.common(condition.type, at.type) ?? f.fail(at.type, 'is missing'),
     status: f.string(condition.status, at.status) ?? f.fail(at.status, 'is missing'),
-    reason: f.string(condition.reason, at.reason),
-    message: f.string(condition.message, at.message),
+    reason: f.common(condition.reason, at.reason),
+    message: f.common(condition.message, at.message),
   };
 }
 
@@ -250,7 +274,7 @@ function templateContainer(f: Fields, container: Json): V1Container {
   const resources = f.object(container.resources, TEMPLATE_CONTAINER.resources);
   return {
     name: f.string(container.name, TEMPLATE_CONTAINER.name) ?? f.fail(TEMPLATE_CONTAINER.name, 'is missing'),
-    image: f.string(container.image, TEMPLATE_CONTAINER.image),
+    image: f.common(container.image, TEMPLATE_CONTAINER.image),
     resources: resources && {
       limits: f.strings(resources.limits, `${TEMPLATE_CONTAINER.resources}.limits`),
       requests: f.strings(resources.requests, `${TEMPLATE_CONTAINER.resources}.requests`),
@@ -268,7 +292,7 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
@@ -276,10 +300,10 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       ownerReferences: owners(f, metadata?.ownerReferences, ['kind', 'name']),
     },
     spec: spec && {
-      nodeName: f.string(spec.nodeName, 'spec.nodeName'),
+      nodeName: f.common(spec.nodeName, 'spec.nodeName'),
       // Only names and restart policies: a restartable init container is a sidecar.
       initContainers: f.each(spec.initContainers, 'spec.initContainers', (container) => ({
-        name: f.string(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
+        name: f.common(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
         restartPolicy: f.string(container.restartPolicy, INIT_CONTAINER.restartPolicy),
       })),
       containers:
@@ -292,7 +316,7 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       reason: f.string(status.reason, 'status.reason'),
       message: f.string(status.message, 'status.message'),
       podIP: f.string(status.podIP, 'status.podIP'),
-      hostIP: f.string(status.hostIP, 'status.hostIP'),
+      hostIP: f.common(status.hostIP, 'status.hostIP'),
       // Every condition is checked; only those read are kept (the others are most of a Pod's).
       conditions: only(
         f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
@@ -343,19 +367,19 @@ function only<T>(items: T[] | undefined, keep: (item: T) => boolean): T[] | unde
 
 function podCondition(f: Fields, condition: Json): V1PodCondition {
   return {
-    type: f.string(condition.type, POD_CONDITION.type) ?? f.fail(POD_CONDITION.type, 'is missing'),
+    type: f.common(condition.type, POD_CONDITION.type) ?? f.fail(POD_CONDITION.type, 'is missing'),
     status: f.string(condition.status, POD_CONDITION.status) ?? f.fail(POD_CONDITION.status, 'is missing'),
-    reason: f.string(condition.reason, POD_CONDITION.reason),
-    message: f.string(condition.message, POD_CONDITION.message),
+    reason: f.common(condition.reason, POD_CONDITION.reason),
+    message: f.common(condition.message, POD_CONDITION.message),
   };
 }
 
 function containerStatus(f: Fields, container: Json, at: StatusPaths): V1ContainerStatus {
   // Without imageID, which nothing reads (the type says required).
   return {
-    name: f.string(container.name, at.name) ?? f.fail(at.name, 'is missing'),
+    name: f.common(container.name, at.name) ?? f.fail(at.name, 'is missing'),
     // Absent stays absent (the type says required; the readers default them themselves).
-    image: f.string(container.image, at.image) as string,
+    image: f.common(container.image, at.image) as string,
     ready: f.boolean(container.ready, at.ready) as boolean,
     restartCount: f.number(container.restartCount, at.restartCount) as number,
     state: containerState(f, container.state, at.state),
@@ -371,13 +395,13 @@ function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerS
   const terminated = f.object(state.terminated, at.terminated);
   return {
     waiting: waiting && {
-      reason: f.string(waiting.reason, at.waitingReason),
+      reason: f.common(waiting.reason, at.waitingReason),
       message: f.string(waiting.message, at.waitingMessage),
     },
     running: running && {},
     terminated: terminated && {
       exitCode: f.number(terminated.exitCode, at.exitCode) ?? f.fail(at.exitCode, 'is missing'),
-      reason: f.string(terminated.reason, at.terminatedReason),
+      reason: f.common(terminated.reason, at.terminatedReason),
       message: f.string(terminated.message, at.terminatedMessage),
     },
   };
@@ -405,15 +429,15 @@ export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentV
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: readLabels(f, metadata?.labels),
-      annotations: selectedNode === undefined ? undefined : { [SELECTED_NODE_ANNOTATION]: selectedNode },
+      annotations: selectedNode === undefined ? undefined : { [SELECTED_NODE_ANNOTATION]: sharedString(selectedNode) },
     },
     spec: spec && {
-      storageClassName: f.string(spec.storageClassName, 'spec.storageClassName'),
+      storageClassName: f.common(spec.storageClassName, 'spec.storageClassName'),
       volumeName: f.string(spec.volumeName, 'spec.volumeName'),
       resources: { requests: requests?.storage === undefined ? undefined : { storage: requests.storage } },
     },
@@ -440,7 +464,7 @@ export function cachedEventFields(event: CoreV1Event): CoreV1Event {
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       creationTimestamp: time(metadata?.creationTimestamp, 'metadata.creationTimestamp'),
@@ -480,7 +504,7 @@ export function cachedServiceFields(service: V1Service): V1Service {
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
@@ -519,7 +543,7 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       labels: readLabels(f, metadata?.labels),
