@@ -387,18 +387,24 @@ function containerStatus(f: Fields, container: Json, at: StatusPaths): V1Contain
   } as V1ContainerStatus;
 }
 
+// Shared by every cached container state alike: the empty `lastState` of a container that
+// never restarted, and `running` (none of whose fields is read). Cached objects are never modified.
+const RUNNING = Object.freeze({});
+const NO_STATE: V1ContainerState = Object.freeze({ waiting: undefined, running: undefined, terminated: undefined });
+
 function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerState | undefined {
   const state = f.object(value, at.self);
   if (!state) return undefined;
   const waiting = f.object(state.waiting, at.waiting);
   const running = f.object(state.running, at.running);
   const terminated = f.object(state.terminated, at.terminated);
+  if (!waiting && !running && !terminated) return NO_STATE;
   return {
     waiting: waiting && {
       reason: f.common(waiting.reason, at.waitingReason),
       message: f.string(waiting.message, at.waitingMessage),
     },
-    running: running && {},
+    running: running && RUNNING,
     terminated: terminated && {
       exitCode: f.number(terminated.exitCode, at.exitCode) ?? f.fail(at.exitCode, 'is missing'),
       reason: f.common(terminated.reason, at.terminatedReason),
