@@ -29,10 +29,13 @@ import type {
   V1EndpointSlice,
   V1Service,
 } from '../kube/objects.js';
+import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { MalformedObjectError } from '../errors/api.js';
 import { REVISION_ANNOTATION } from './workload-status.js';
 import { NODE_ADDRESS_ANNOTATION } from './service-status.js';
 import { STORAGE_VOLUME_NAME } from '../input/storage.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../input/labels.js';
+import { POD_TEMPLATE_HASH_LABEL } from './rollout-pods.js';
 
 const NO_SELECTOR = Object.freeze({});
 
@@ -42,6 +45,24 @@ function selectorOf(f: Fields, value: unknown): V1LabelSelector {
 }
 
 type Json = Record<string, unknown>;
+
+/**
+ * JSON.parse makes its own copy of every string longer than 10 characters, so each cached
+ * object kept one of the namespace, of a condition's reason and message, of an image, of a
+ * node name. Those fields take one shared copy from this table instead; it is bounded (and
+ * starts afresh when full), so strings that do not repeat cost nothing lasting.
+ */
+const SHARED_STRINGS = new Map<string, string>();
+const MAX_SHARED_STRINGS = 4096;
+
+function sharedString(text: string): string {
+  if (text.length <= 10) return text;
+  const known = SHARED_STRINGS.get(text);
+  if (known !== undefined) return known;
+  if (SHARED_STRINGS.size >= MAX_SHARED_STRINGS) SHARED_STRINGS.clear();
+  SHARED_STRINGS.set(text, text);
+  return text;
+}
 
 /** Reads typed fields of one object, naming the field at fault when a type is wrong. */
 class Fields {
@@ -71,6 +92,12 @@ class Fields {
     return typeof value === 'string' ? value : this.fail(field, `must be a string (got ${typeName(value)})`);
   }
 
+  /** string(), for values many objects carry alike: one shared copy (see sharedString). */
+  common(value: unknown, field: string): string | undefined {
+    const text = this.string(value, field);
+    return text === undefined ? undefined : sharedString(text);
+  }
+
   number(value: unknown, field: string): number | undefined {
     if (value == null) return undefined;
     return typeof value === 'number' && Number.isFinite(value) ? value : this.fail(field, `must be a number (got ${typeName(value)})`);
@@ -95,11 +122,10 @@ class Fields {
    * built once per call site, not per object: a projection runs on every watch event.
    */
   each<T>(value: unknown, field: string, read: (item: Json) => T): T[] | undefined {
-    const list = this.list(value, field);
-    if (!list) return undefined;
-    const items: T[] = [];
-    for (const item of list) items.push(read(this.object(item, `${field}[]`) ?? this.fail(`${field}[]`, 'must be an object (got null)')));
-    return items;
+    // map, not push: a list built by push keeps room for more items, and these are cached.
+    return this.list(value, field)?.map((item) =>
+      read(this.object(item, `${field}[]`) ?? this.fail(`${field}[]`, 'must be an object (got null)')),
+    );
   }
 }
 
@@ -119,13 +145,12 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       generation: f.number(metadata?.generation, 'metadata.generation'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
-      // The ownership labels: shared with the input, never modified.
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      labels: readLabels(f, metadata?.labels),
       annotations: revision === undefined ? undefined : { [REVISION_ANNOTATION]: revision },
     },
     spec: spec && {
@@ -145,6 +170,28 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       conditions: f.each(status.conditions, 'status.conditions', (condition) => deploymentCondition(f, condition, DEPLOYMENT_CONDITION)),
     },
   };
+}
+
+/**
+ * The labels anything reads of a cached object: the ownership labels, the routing labels
+ * (a Pod's template hash, an EndpointSlice's Service). Every label is still checked; the
+ * others (app.kubernetes.io/*, the controllers' own) are not kept.
+ */
+const READ_LABELS = [
+  MANAGED_LABEL,
+  NODE_ID_LABEL,
+  CONTAINER_ID_LABEL,
+  INSTANCE_LABEL,
+  POD_TEMPLATE_HASH_LABEL,
+  SERVICE_NAME_LABEL,
+] as const;
+
+function readLabels(f: Fields, value: unknown): Record<string, string> | undefined {
+  const labels = f.strings(value, 'metadata.labels');
+  if (!labels) return undefined;
+  const kept: Record<string, string> = {};
+  for (const key of READ_LABELS) if (labels[key] !== undefined) kept[key] = labels[key];
+  return kept;
 }
 
 /** The field paths of a list item's fields, built once. */
@@ -175,7 +222,7 @@ function statusPaths(list: string) {
     };
   };
   return {
-    ...pathsOf(list, ['name', 'image', 'imageID', 'ready', 'restartCount'] as const),
+    ...pathsOf(list, ['name', 'image', 'ready', 'restartCount'] as const),
     state: state('state'),
     lastState: state('lastState'),
   };
@@ -189,10 +236,10 @@ type StatePaths = StatusPaths['state'];
 
 function deploymentCondition(f: Fields, condition: Json, at: ConditionPaths): V1DeploymentCondition {
   return {
-    type: f.string(condition.type, at.type) ?? f.fail(at.type, 'is missing'),
+    type: f.common(condition.type, at.type) ?? f.fail(at.type, 'is missing'),
     status: f.string(condition.status, at.status) ?? f.fail(at.status, 'is missing'),
-    reason: f.string(condition.reason, at.reason),
-    message: f.string(condition.message, at.message),
+    reason: f.common(condition.reason, at.reason),
+    message: f.common(condition.message, at.message),
   };
 }
 
@@ -227,7 +274,7 @@ function templateContainer(f: Fields, container: Json): V1Container {
   const resources = f.object(container.resources, TEMPLATE_CONTAINER.resources);
   return {
     name: f.string(container.name, TEMPLATE_CONTAINER.name) ?? f.fail(TEMPLATE_CONTAINER.name, 'is missing'),
-    image: f.string(container.image, TEMPLATE_CONTAINER.image),
+    image: f.common(container.image, TEMPLATE_CONTAINER.image),
     resources: resources && {
       limits: f.strings(resources.limits, `${TEMPLATE_CONTAINER.resources}.limits`),
       requests: f.strings(resources.requests, `${TEMPLATE_CONTAINER.resources}.requests`),
@@ -245,18 +292,18 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
-      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
+      labels: readLabels(f, metadata?.labels),
+      ownerReferences: owners(f, metadata?.ownerReferences, ['kind', 'name']),
     },
     spec: spec && {
-      nodeName: f.string(spec.nodeName, 'spec.nodeName'),
+      nodeName: f.common(spec.nodeName, 'spec.nodeName'),
       // Only names and restart policies: a restartable init container is a sidecar.
       initContainers: f.each(spec.initContainers, 'spec.initContainers', (container) => ({
-        name: f.string(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
+        name: f.common(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
         restartPolicy: f.string(container.restartPolicy, INIT_CONTAINER.restartPolicy),
       })),
       containers:
@@ -269,14 +316,31 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       reason: f.string(status.reason, 'status.reason'),
       message: f.string(status.message, 'status.message'),
       podIP: f.string(status.podIP, 'status.podIP'),
-      hostIP: f.string(status.hostIP, 'status.hostIP'),
-      conditions: f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
+      hostIP: f.common(status.hostIP, 'status.hostIP'),
+      // Every condition is checked; only those read are kept (the others are most of a Pod's).
+      conditions: only(
+        f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
+        isReadPodCondition,
+      ),
       initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c) =>
         containerStatus(f, c, INIT_CONTAINER_STATUS),
       ),
       containerStatuses: f.each(status.containerStatuses, 'status.containerStatuses', (c) => containerStatus(f, c, CONTAINER_STATUS)),
     },
   };
+}
+
+/**
+ * Of each owner reference, the fields read: a Pod's owner by kind and name (currentRolloutPods),
+ * an EndpointSlice's by kind and uid (its Service's). Every field is still checked.
+ */
+function owners(f: Fields, value: unknown, read: readonly ('kind' | 'name' | 'uid')[]): V1OwnerReference[] | undefined {
+  return f.each(value, 'metadata.ownerReferences', (owner) => {
+    const checked = ownerReference(f, owner);
+    const kept: Partial<V1OwnerReference> = {};
+    for (const field of read) kept[field] = checked[field];
+    return kept as V1OwnerReference;
+  });
 }
 
 function ownerReference(f: Fields, owner: Json): V1OwnerReference {
@@ -289,27 +353,44 @@ function ownerReference(f: Fields, owner: Json): V1OwnerReference {
   };
 }
 
+/** The Pod conditions anything reads: PodScheduled (diagnosePod), Ready (workloadStatus, the Service gate). */
+const READ_POD_CONDITIONS: ReadonlySet<string> = new Set(['PodScheduled', 'Ready']);
+
+function isReadPodCondition(condition: V1PodCondition): boolean {
+  return READ_POD_CONDITIONS.has(condition.type);
+}
+
+/** The items `keep` accepts, in a list of their size (filter's own result keeps room for more). */
+function only<T>(items: T[] | undefined, keep: (item: T) => boolean): T[] | undefined {
+  return items?.filter(keep).slice();
+}
+
 function podCondition(f: Fields, condition: Json): V1PodCondition {
   return {
-    type: f.string(condition.type, POD_CONDITION.type) ?? f.fail(POD_CONDITION.type, 'is missing'),
+    type: f.common(condition.type, POD_CONDITION.type) ?? f.fail(POD_CONDITION.type, 'is missing'),
     status: f.string(condition.status, POD_CONDITION.status) ?? f.fail(POD_CONDITION.status, 'is missing'),
-    reason: f.string(condition.reason, POD_CONDITION.reason),
-    message: f.string(condition.message, POD_CONDITION.message),
+    reason: f.common(condition.reason, POD_CONDITION.reason),
+    message: f.common(condition.message, POD_CONDITION.message),
   };
 }
 
 function containerStatus(f: Fields, container: Json, at: StatusPaths): V1ContainerStatus {
+  // Without imageID, which nothing reads (the type says required).
   return {
-    name: f.string(container.name, at.name) ?? f.fail(at.name, 'is missing'),
+    name: f.common(container.name, at.name) ?? f.fail(at.name, 'is missing'),
     // Absent stays absent (the type says required; the readers default them themselves).
-    image: f.string(container.image, at.image) as string,
-    imageID: f.string(container.imageID, at.imageID) as string,
+    image: f.common(container.image, at.image) as string,
     ready: f.boolean(container.ready, at.ready) as boolean,
     restartCount: f.number(container.restartCount, at.restartCount) as number,
     state: containerState(f, container.state, at.state),
     lastState: containerState(f, container.lastState, at.lastState),
-  };
+  } as V1ContainerStatus;
 }
+
+// Shared by every cached container state alike: the empty `lastState` of a container that
+// never restarted, and `running` (none of whose fields is read). Cached objects are never modified.
+const RUNNING = Object.freeze({});
+const NO_STATE: V1ContainerState = Object.freeze({ waiting: undefined, running: undefined, terminated: undefined });
 
 function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerState | undefined {
   const state = f.object(value, at.self);
@@ -317,15 +398,16 @@ function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerS
   const waiting = f.object(state.waiting, at.waiting);
   const running = f.object(state.running, at.running);
   const terminated = f.object(state.terminated, at.terminated);
+  if (!waiting && !running && !terminated) return NO_STATE;
   return {
     waiting: waiting && {
-      reason: f.string(waiting.reason, at.waitingReason),
+      reason: f.common(waiting.reason, at.waitingReason),
       message: f.string(waiting.message, at.waitingMessage),
     },
-    running: running && {},
+    running: running && RUNNING,
     terminated: terminated && {
       exitCode: f.number(terminated.exitCode, at.exitCode) ?? f.fail(at.exitCode, 'is missing'),
-      reason: f.string(terminated.reason, at.terminatedReason),
+      reason: f.common(terminated.reason, at.terminatedReason),
       message: f.string(terminated.message, at.terminatedMessage),
     },
   };
@@ -353,15 +435,15 @@ export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentV
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
-      annotations: selectedNode === undefined ? undefined : { [SELECTED_NODE_ANNOTATION]: selectedNode },
+      labels: readLabels(f, metadata?.labels),
+      annotations: selectedNode === undefined ? undefined : { [SELECTED_NODE_ANNOTATION]: sharedString(selectedNode) },
     },
     spec: spec && {
-      storageClassName: f.string(spec.storageClassName, 'spec.storageClassName'),
+      storageClassName: f.common(spec.storageClassName, 'spec.storageClassName'),
       volumeName: f.string(spec.volumeName, 'spec.volumeName'),
       resources: { requests: requests?.storage === undefined ? undefined : { storage: requests.storage } },
     },
@@ -388,7 +470,7 @@ export function cachedEventFields(event: CoreV1Event): CoreV1Event {
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       creationTimestamp: time(metadata?.creationTimestamp, 'metadata.creationTimestamp'),
@@ -423,16 +505,17 @@ export function cachedServiceFields(service: V1Service): V1Service {
   const status = f.object(root.status, 'status');
   const nodeAddress = f.string(f.strings(metadata?.annotations, 'metadata.annotations')?.[NODE_ADDRESS_ANNOTATION], 'metadata.annotations');
   const loadBalancer = f.object(status?.loadBalancer, 'status.loadBalancer');
+  // Checked, not kept: nothing reads a cached Service's owners.
+  f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner));
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
+      labels: readLabels(f, metadata?.labels),
       annotations: nodeAddress === undefined ? undefined : { [NODE_ADDRESS_ANNOTATION]: nodeAddress },
-      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
     },
     spec: spec && {
       type: f.string(spec.type, 'spec.type'),
@@ -466,11 +549,11 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
   return {
     metadata: {
       name: f.string(metadata?.name, 'metadata.name'),
-      namespace: f.string(metadata?.namespace, 'metadata.namespace'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
       uid: f.string(metadata?.uid, 'metadata.uid'),
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
-      labels: f.strings(metadata?.labels, 'metadata.labels'),
-      ownerReferences: f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner)),
+      labels: readLabels(f, metadata?.labels),
+      ownerReferences: owners(f, metadata?.ownerReferences, ['kind', 'uid']),
     },
     addressType: f.string(root.addressType, 'addressType'),
     endpoints: f.each(root.endpoints, 'endpoints', (endpoint) => {

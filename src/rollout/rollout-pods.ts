@@ -5,7 +5,8 @@
 // has not yet, only an unambiguous set of Pods (one pod-template-hash) is used.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 
-const POD_TEMPLATE_HASH = 'pod-template-hash';
+/** Set by the deployment controller on each ReplicaSet's Pods. */
+export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
 const QUOTED_REPLICASET = /(?:ReplicaSet|replica set) "([^"]+)"/;
 
 export function newReplicaSetName(deployment: V1Deployment): string | undefined {
@@ -26,7 +27,7 @@ export function currentRolloutPods(deployment: V1Deployment, pods: readonly V1Po
     );
     if (owned.length > 0 || !namesPreviousReplicaSet(deployment)) return owned;
   }
-  const hashes = new Set(pods.map((pod) => pod.metadata?.labels?.[POD_TEMPLATE_HASH]));
+  const hashes = new Set(pods.map((pod) => pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL]));
   return hashes.size === 1 ? [...pods] : [];
 }
 

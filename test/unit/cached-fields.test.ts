@@ -4,13 +4,19 @@
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
-import { cachedDeploymentFields, cachedPodFields } from '../../src/rollout/cached-fields.js';
+import {
+  cachedDeploymentFields,
+  cachedEndpointSliceFields,
+  cachedPodFields,
+  cachedServiceFields,
+} from '../../src/rollout/cached-fields.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import { currentRolloutPods, newReplicaSetName } from '../../src/rollout/rollout-pods.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';
 import { REVISION_ANNOTATION, workloadStatus } from '../../src/rollout/workload-status.js';
 import {
   EVICTION_MESSAGE,
+  HASH,
   IMAGE,
   OLD_HASH,
   T0,
@@ -111,7 +117,9 @@ describe('cachedDeploymentFields', () => {
   });
 
   it('keeps what awaitRollout() and the informer read, and drops the rest', () => {
-    const full = withManagedFields(progressingDeployment({ resourceVersion: '77' }));
+    const full = withManagedFields(
+      progressingDeployment({ resourceVersion: '77', labels: { app: 'web', [MANAGED_LABEL]: 'true', [CONTAINER_ID_LABEL]: '42' } }),
+    );
     const cached = cachedDeploymentFields(full);
     expect(cached.metadata).toMatchObject({
       name: full.metadata?.name,
@@ -122,7 +130,8 @@ describe('cachedDeploymentFields', () => {
     expect(cached.metadata).not.toHaveProperty('managedFields');
     // Of the annotations, the revision only; of the pod template, each container's name, image and resources.
     expect(cached.metadata?.annotations).toEqual({ [REVISION_ANNOTATION]: '1' });
-    expect(cached.metadata?.labels).toEqual(full.metadata?.labels);
+    // Of the labels, those read (ownership).
+    expect(cached.metadata?.labels).toEqual({ [MANAGED_LABEL]: 'true', [CONTAINER_ID_LABEL]: '42' });
     expect(cached.spec?.template).toEqual({ spec: { containers: [{ name: 'manager', image: IMAGE, resources: undefined }] } });
     expect(cached.status?.conditions?.[0]).toEqual({
       type: 'Available',
@@ -182,10 +191,60 @@ describe('cachedPodFields', () => {
     expect(cached.spec?.containers).toEqual([{ name: 'manager' }]);
   });
 
+  it("keeps of a container's status what is read, not its image ID", () => {
+    const cached = cachedPodFields(withManagedFields(pods.ready!));
+    expect(pods.ready!.status?.containerStatuses?.[0]?.imageID).toBeTruthy();
+    expect(cached.status?.containerStatuses?.[0]).not.toHaveProperty('imageID');
+  });
+
+  it('keeps the conditions read (PodScheduled, Ready) and drops the others', () => {
+    const full = pods.ready!;
+    expect(full.status?.conditions?.map((condition) => condition.type)).toEqual([
+      'Initialized',
+      'Ready',
+      'ContainersReady',
+      'PodScheduled',
+    ]);
+    expect(cachedPodFields(full).status?.conditions?.map((condition) => condition.type)).toEqual(['Ready', 'PodScheduled']);
+  });
+
+  it('keeps the labels read (ownership, template hash) and drops the others', () => {
+    const full = readyPod({ labels: { [CONTAINER_ID_LABEL]: '42', [MANAGED_LABEL]: 'true', 'app.kubernetes.io/name': 'web' } });
+    expect(full.metadata?.labels).toHaveProperty(['app.kubernetes.io/name']);
+    expect(cachedPodFields(full).metadata?.labels).toEqual({
+      [CONTAINER_ID_LABEL]: '42',
+      [MANAGED_LABEL]: 'true',
+      'pod-template-hash': HASH,
+    });
+  });
+
   it('leaves its input untouched', () => {
     const full = withManagedFields(pods.crashLoop!);
     const before = structuredClone(full);
     cachedPodFields(full);
     expect(full).toEqual(before);
+  });
+});
+
+describe('owner references', () => {
+  const owner = { apiVersion: 'v1', kind: 'Service', name: 'web', uid: 'uid-7', controller: true, blockOwnerDeletion: true };
+
+  it("keep a Pod's owner by kind and name", () => {
+    const full = readyPod();
+    expect(full.metadata?.ownerReferences?.[0]).toHaveProperty('uid');
+    expect(cachedPodFields(full).metadata?.ownerReferences).toEqual([
+      { kind: 'ReplicaSet', name: full.metadata?.ownerReferences?.[0]?.name },
+    ]);
+  });
+
+  it("keep an EndpointSlice's owner by kind and uid, and no Service's", () => {
+    const slice = cachedEndpointSliceFields({
+      metadata: { name: 'web-abcde', ownerReferences: [owner] },
+      addressType: 'IPv4',
+      endpoints: [],
+    });
+    expect(slice.metadata?.ownerReferences).toEqual([{ kind: 'Service', uid: 'uid-7' }]);
+    const service = cachedServiceFields({ metadata: { name: 'web', ownerReferences: [{ ...owner, kind: 'Deployment' }] } });
+    expect(service.metadata).not.toHaveProperty('ownerReferences');
   });
 });
