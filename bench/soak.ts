@@ -809,6 +809,11 @@ async function main(): Promise<void> {
       const changeAfter = await soakChild.sample();
       const recorded = await soakChild.recorded();
       await observer.stop();
+      if (observer.reconnects > 0 || observer.failures.length > 0) {
+        notes.push(
+          `section 1: the observer re-opened its watch ${observer.reconnects} time(s); failures: ${observer.failures.join('; ') || 'none'}`,
+        );
+      }
       const detection: number[] = [];
       let unmatched = 0;
       for (const event of recorded) {

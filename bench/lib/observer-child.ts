@@ -2,9 +2,12 @@
 // resource it is given, straight to the API server (not through the measured clients'
 // proxy). A process of its own, so that a parent busy with its benchmark's requests never
 // delays a stamp: each event is stamped (hrNow) as it arrives, reduced to what the
-// benchmarks measure (observations.ts), and sent to the parent in order.
+// benchmarks measure (observations.ts), and sent to the parent in order. Each resource is
+// listed first (its objects stamped as ADDED) and watched from the list's version, so a
+// server close resumes from a version the server knows; a gap (410 Gone) is reported.
 // Usage: observer-child.ts <input.json> (ObserverChildInput); messages in observer-protocol.ts.
 import { readFileSync } from 'node:fs';
+import { request, type RequestOptions } from 'node:https';
 import { KubeConfig, Watch } from '@kubernetes/client-node';
 import { OBSERVED_PATHS, observe, type ObservationsOf, type ObservedResource } from './observations.js';
 import type { ObserverChildInput, ObserverMessage, ObserverParentMessage } from './observer-protocol.js';
@@ -29,35 +32,78 @@ const flush = (): void => {
   send({ type: 'events', events: batch });
 };
 
-/** Watches `resource` from `resourceVersion` (or now); a server close resumes from the last version seen. */
+/** Stamps one object's event and queues it for the parent. */
+function record(resource: ObservedResource, type: string, object: { metadata?: { resourceVersion?: string } }, at: number): void {
+  const version = object.metadata?.resourceVersion;
+  if (!version) return;
+  const observation = observe(resource, { type, resourceVersion: version, at }, object);
+  if (!observation) return;
+  pending.push({ resource, observation });
+  if (!flushScheduled) {
+    flushScheduled = true;
+    setImmediate(flush);
+  }
+}
+
+/**
+ * Lists `resource` (each item stamped as ADDED when the list arrived) and returns the list's
+ * resourceVersion, for the watch to start from: a watch without one would send the whole
+ * state as one burst of events, and no single event's version is a point to resume from.
+ */
+async function list(resource: ObservedResource): Promise<string> {
+  const url = new URL(config.getCurrentCluster()?.server + OBSERVED_PATHS[resource](input.namespace));
+  const options: RequestOptions = { method: 'GET', headers: { accept: 'application/json' } };
+  await config.applyToHTTPSOptions(options);
+  const body = await new Promise<string>((resolve, reject) => {
+    const req = request(url, options, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`list ${url.pathname}: HTTP ${res.statusCode}`))));
+      res.on('error', reject);
+    });
+    req.setTimeout(60_000, () => req.destroy(new Error(`list ${url.pathname}: no answer within 60 s`)));
+    req.on('error', reject);
+    req.end();
+  });
+  const at = hrNow();
+  const parsed = JSON.parse(body) as { metadata?: { resourceVersion?: string }; items?: { metadata?: { resourceVersion?: string } }[] };
+  for (const item of parsed.items ?? []) record(resource, 'ADDED', item, at);
+  const version = parsed.metadata?.resourceVersion;
+  if (!version) throw new Error(`list ${url.pathname}: no resourceVersion`);
+  return version;
+}
+
+/** Watches `resource` from `resourceVersion`; a server close resumes from the last version seen (bookmarks included). */
 async function watch(resource: ObservedResource, resourceVersion: string): Promise<void> {
   let lastVersion = resourceVersion;
   let established = false;
   let failure: unknown;
+  let gone = false;
   const path = OBSERVED_PATHS[resource](input.namespace);
   const controller = await new Watch(config).watch(
     path,
     // Long enough for any run; a server close is re-watched from the last version.
-    { timeoutSeconds: 3600, ...(lastVersion ? { resourceVersion: lastVersion } : {}) },
-    (type: string, object: { metadata?: { resourceVersion?: string } }) => {
+    { timeoutSeconds: 3600, allowWatchBookmarks: true, resourceVersion: lastVersion },
+    (type: string, object: { metadata?: { resourceVersion?: string }; code?: number; message?: string }) => {
       const at = hrNow();
-      const version = object.metadata?.resourceVersion;
-      if (type === 'BOOKMARK' || type === 'ERROR' || !version) return;
-      lastVersion = version;
-      const observation = observe(resource, { type, resourceVersion: version, at }, object);
-      if (!observation) return;
-      pending.push({ resource, observation });
-      if (!flushScheduled) {
-        flushScheduled = true;
-        setImmediate(flush);
+      if (type === 'ERROR') {
+        // 410 Gone: the versions since lastVersion are compacted away; this watch cannot go on without a gap.
+        gone = true;
+        fail(resource, `watch from ${lastVersion} ended: ${object.code ?? ''} ${object.message ?? ''}`);
+        return;
       }
+      const version = object.metadata?.resourceVersion;
+      if (!version) return;
+      lastVersion = version;
+      if (type !== 'BOOKMARK') record(resource, type, object, at);
     },
     (error: unknown) => {
       if (!established) {
         failure = error ?? new Error('closed before it was established');
         return;
       }
-      if (stopped) return;
+      if (stopped || gone) return;
       send({ type: 'reconnect', resource });
       setTimeout(() => {
         if (!stopped) void watch(resource, lastVersion).catch((cause: unknown) => fail(resource, cause));
@@ -93,7 +139,7 @@ process.on('disconnect', () => {
 });
 
 try {
-  for (const resource of input.resources) await watch(resource, '');
+  for (const resource of input.resources) await watch(resource, await list(resource));
   send({ type: 'ready' });
 } catch (error) {
   fail(input.resources[0]!, error);

@@ -27,6 +27,11 @@ export class DeploymentObserver {
     return this.process.reconnects;
   }
 
+  /** Watches that could not be resumed, with why; ideally none. */
+  get failures(): readonly string[] {
+    return this.process.failures;
+  }
+
   /** The observation of `name` at exactly `resourceVersion`. */
   at(name: string, resourceVersion: string): Observation | undefined {
     return this.byKey.get(`${name}\u0000${resourceVersion}`);
