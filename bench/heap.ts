@@ -31,7 +31,7 @@ import { InformerRegistry } from '../src/informers/registry.js';
 import type { KindMap, ListRequestOptions, ObjectList, WatchHandle, WatchHandlers, WatchParams, WatchedKind } from '../src/kube/client.js';
 import { WatchStreamReader } from '../src/kube/watch-stream.js';
 import type { V1Deployment, V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service } from '../src/kube/objects.js';
-import { parseWorkloadSpec } from '../src/input/workload-spec.js';
+import { SOAK_IMAGE as IMAGE, soakWorkloadSpec } from './lib/soak-workload.js';
 import { buildDeployment, workloadLabels } from '../src/workload/manifest.js';
 import { buildService, deploymentOwner } from '../src/workload/service-manifest.js';
 import { buildClaim } from '../src/workload/storage-manifest.js';
@@ -49,7 +49,6 @@ const NAMESPACE = 'soak-big-5f0c3a';
 const WARM_UP_NAMESPACE = 'soak-warm-9e1d7b';
 const WARM_UP_WORKLOADS = 50;
 const CHUNK = 16 * 1024;
-const IMAGE = 'registry.example.com/manager:1.0';
 const STORAGE_CLASS = 'local-wait';
 const NODE = 'kwok-node-0';
 const HASH = '6d4cf56db6';
@@ -143,17 +142,7 @@ interface Workload {
 
 function workload(namespace: string, index: number): Workload {
   const name = `ct-${String(index).padStart(5, '0')}`;
-  const spec = parseWorkloadSpec({
-    containerId: String(1000 + index),
-    nodeId: 1,
-    hostname: name,
-    image: IMAGE,
-    cpus: 0.01,
-    memoryMb: 16,
-    namespace,
-    ports: [{ port: 80, protocol: 'tcp' }],
-    storage: { sizeGb: 1, storageClass: STORAGE_CLASS, paths: ['/srv'] },
-  });
+  const spec = soakWorkloadSpec(namespace, name, String(1000 + index), STORAGE_CLASS);
   const built = buildDeployment(spec, { namespace });
   const deploymentUid = uid(1, index);
   const podIp = `10.244.${Math.floor(index / 250)}.${(index % 250) + 2}`;

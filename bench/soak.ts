@@ -29,11 +29,11 @@ import { AppsV1Api, CoreV1Api, KubeConfig, StorageV1Api, type V1PersistentVolume
 import { startCluster, type LocalCluster } from '../scripts/control-plane/cluster.js';
 import { KubernetesApi } from '../src/kube/kubernetes-api.js';
 import type { WatchedKind } from '../src/kube/kinds.js';
-import { parseWorkloadSpec } from '../src/input/workload-spec.js';
 import { buildDeployment, workloadLabels } from '../src/workload/manifest.js';
 import { buildService, deploymentOwner } from '../src/workload/service-manifest.js';
 import { buildClaim } from '../src/workload/storage-manifest.js';
 import { machineInfo, machineMarkdown, type MachineInfo } from './lib/machine.js';
+import { SOAK_IMAGE, soakWorkloadSpec } from './lib/soak-workload.js';
 import { Namespaces } from './lib/namespaces.js';
 import { DeploymentObserver } from './lib/observer.js';
 import { observersOn } from './lib/observer-process.js';
@@ -59,7 +59,7 @@ import type { RequestCounts } from '../test/support/api-proxy.js';
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOAK_CHILD = join(REPO_ROOT, 'bench', 'lib', 'soak-child.ts');
 const POLLER_CHILD = join(REPO_ROOT, 'bench', 'lib', 'status-poller-child.ts');
-const IMAGE = 'registry.example.com/manager:1.0';
+const IMAGE = SOAK_IMAGE;
 const CREATE_CONCURRENCY = 24;
 const PHASE_TIMEOUT_MS = 1_800_000;
 const KiB = 1024;
@@ -315,20 +315,6 @@ function workloadName(prefix: string, index: number): string {
   return `${prefix}-${String(index).padStart(5, '0')}`;
 }
 
-function workloadSpec(namespace: string, name: string, containerId: string, storageClass: string) {
-  return parseWorkloadSpec({
-    containerId,
-    nodeId: 1,
-    hostname: name,
-    image: IMAGE,
-    cpus: 0.01,
-    memoryMb: 16,
-    namespace,
-    ports: [{ port: 80, protocol: 'tcp' }],
-    storage: { sizeGb: 1, storageClass, paths: ['/srv'] },
-  });
-}
-
 /** A local volume pre-bound (claimRef) to the claim of `name`, on the KWOK node. */
 function preBoundVolume(cluster: Cluster, namespace: string, name: string): V1PersistentVolume {
   return {
@@ -376,7 +362,7 @@ async function createWorkloads(cluster: Cluster, items: readonly WaveItem[]): Pr
   let done = 0;
   let lastLog = hrNow();
   await pool(items, CREATE_CONCURRENCY, async (item) => {
-    const spec = workloadSpec(item.namespace, item.name, item.containerId, cluster.storageClass);
+    const spec = soakWorkloadSpec(item.namespace, item.name, item.containerId, cluster.storageClass);
     const storage = spec.storage!;
     await createVolume(cluster, item);
     await retried(
