@@ -133,6 +133,10 @@ async function runSide(
       notes.push(`${label}: ${result.failed} of ${n} failed; the first: ${result.errors.slice(0, 2).join(' | ').slice(0, 600)}`);
       notes.push(`${label}: what reached the API server (through the proxy): ${createsReceived(requestLog)}`);
     }
+    // A re-opened watch costs a relist or a resume: say why each one happened.
+    const retries = run.result.informerRetries;
+    if (retries.length > 0)
+      notes.push(`${label}: ${retries.length} informer retries; the first: ${retries.slice(0, 3).join(' | ').slice(0, 600)}`);
     return { side: result, run, ...observers };
   } finally {
     if (!(await namespaces.delete(namespace))) notes.push(`namespace ${namespace} was not gone 300 s after its deletion`);

@@ -25,11 +25,21 @@ export type MemberOutcome = WorkloadMember & {
 
 /**
  * Emits the members as stored once all exist. `outcomes` gets each member as soon as it is
- * created or adopted, so a caller whose later member fails knows what this run created.
+ * created or adopted, so a caller whose later member fails knows what this run created;
+ * `onMember` is told of it then too, before the next member is written.
  */
-export function createOrAdopt(client: KubernetesClient, set: WorkloadSet, outcomes: MemberOutcome[] = []): Observable<MemberOutcome[]> {
+export function createOrAdopt(
+  client: KubernetesClient,
+  set: WorkloadSet,
+  outcomes: MemberOutcome[] = [],
+  onMember?: (outcome: MemberOutcome) => void,
+): Observable<MemberOutcome[]> {
   return fromAbortable(async (signal) => {
-    for (const member of set.members) outcomes.push(await createOrAdoptMember(client, set, member, outcomes, signal));
+    for (const member of set.members) {
+      const outcome = await createOrAdoptMember(client, set, member, outcomes, signal);
+      outcomes.push(outcome);
+      if (!signal.aborted) onMember?.(outcome);
+    }
     return outcomes;
   });
 }

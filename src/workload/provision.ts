@@ -52,7 +52,7 @@ import { CLASS_SOURCE_ANNOTATION } from './storage-manifest.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { buildWorkload, deploymentOf, ownedBy, serviceOf, type WorkloadSet } from './workload-set.js';
 import { claimGates } from './rollout-sources.js';
-import { heldRouted, heldWorkload, routedStreams } from './workload-streams.js';
+import { HeldConnections, heldRouted, heldWorkload, routedStreams } from './workload-streams.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { servicePorts, type ServiceStatusValue } from '../rollout/service-status.js';
 import { NotFoundError } from '../errors/api.js';
@@ -190,6 +190,11 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     // With a Service: its informers from the start, synced by the time the rollout completes.
     const routedScope = { informers: registry, client, namespace, name, instance: spec.instance };
     const routed = serviceOf(set) ? heldRouted(routedScope) : undefined;
+    // The Deployment's and Pods' from the moment the Deployment exists, through the writes
+    // after it: a provisioning whose Service create is slow then keeps them running for the
+    // next, instead of the last to finish stopping them and the next listing everything again.
+    const workload = heldWorkload(routedScope, spec.containerId);
+    const heldStreams = new HeldConnections();
     const work$ = chosen$.pipe(
       switchMap((choice) =>
         createOrAdopt(
@@ -202,6 +207,9 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
               })
             : set,
           outcomes,
+          (outcome) => {
+            if (outcome.kind === 'deployments') heldStreams.hold(workload);
+          },
         ),
       ),
       switchMap((members) =>
@@ -260,9 +268,9 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
         }
         let service: ServiceStatusValue | null = null;
         const rolloutTarget = { namespace, name, uid, providerId };
-        const workload = heldWorkload(routedScope, spec.containerId);
         const { deployments$, pods$ } = workload.streams;
-        const waits$ = concat(
+        heldStreams.hold(workload);
+        return concat(
           of<ProvisionEvent>({
             type: adopted ? 'adopted' : 'created',
             at: at(),
@@ -297,25 +305,16 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             : of<ProvisionEvent>(),
           defer(() => of<ReadyEvent>(readyEvent(adopted, service))),
         );
-        return using(
-          () => {
-            const connections = workload.connect();
-            return { unsubscribe: () => connections.forEach((connection) => connection.unsubscribe()) };
-          },
-          () => waits$,
-        );
       }),
     );
 
-    const heldWork$ = routed
-      ? using(
-          () => {
-            const connections = routed.connect();
-            return { unsubscribe: () => connections.forEach((connection) => connection.unsubscribe()) };
-          },
-          () => work$,
-        )
-      : work$;
+    const heldWork$ = using(
+      () => {
+        if (routed) heldStreams.hold(routed);
+        return heldStreams;
+      },
+      () => work$,
+    );
     return heldWork$.pipe(
       deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus, waitingFor), scheduler),
       catchError((error: unknown) => {

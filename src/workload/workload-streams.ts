@@ -87,6 +87,27 @@ export function heldRouted(context: Pick<OperationContext, 'informers' | 'client
   return { streams: { services$: services, slices$: slices }, connect: () => [services.connect(), slices.connect()] };
 }
 
+/**
+ * Held streams connected at most once each and released together (the `using` resource of
+ * an operation). Nothing is connected after the release: a write that finishes as its
+ * operation is torn down opens no watch.
+ */
+export class HeldConnections {
+  private readonly connections = new Map<object, Subscription[]>();
+  private released = false;
+
+  hold(streams: { readonly connect: () => Subscription[] }): void {
+    if (this.released || this.connections.has(streams)) return;
+    this.connections.set(streams, streams.connect());
+  }
+
+  unsubscribe(): void {
+    this.released = true;
+    for (const connections of this.connections.values()) for (const connection of connections) connection.unsubscribe();
+    this.connections.clear();
+  }
+}
+
 function held<T>(source: Observable<T>): Connectable<T> {
   return connectable(source, { connector: () => new ReplaySubject<T>(1), resetOnDisconnect: false });
 }

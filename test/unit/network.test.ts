@@ -79,6 +79,47 @@ describe('provision with ports', () => {
     expect(watches.filter((kind) => kind === 'pods')).toHaveLength(1);
   });
 
+  it('a provisioning whose Service create is slow holds the Deployment and Pod informers from its Deployment on: the one before it finishing does not make them list again', async () => {
+    const fake = new FakeKubernetes();
+    const informers = fastInformers();
+    let releaseService = (): void => undefined;
+    const serviceHeld = new Promise<void>((resolve) => (releaseService = resolve));
+    const create = fake.create.bind(fake) as (...args: unknown[]) => Promise<unknown>;
+    vi.spyOn(fake, 'create').mockImplementation((async (...args: unknown[]) => {
+      const [kind, , body] = args as [string, string, { metadata?: { name?: string } }];
+      if (kind === 'services' && body.metadata?.name === 'web2') await serviceHeld;
+      return create(...args);
+    }) as typeof fake.create);
+    const first = record(fake, input, { informers });
+    await vi.waitFor(() => expect(first.types()).toContain('created'));
+    const second = record(fake, { ...input, containerId: 43, hostname: 'web2' }, { informers });
+    // The second is between its Deployment and its Service: both are consumers of the Deployment informer.
+    const deploymentConsumers = () => informers.describe(fake).find((informer) => informer.kind === 'deployments')?.consumers;
+    await vi.waitFor(() => expect(deploymentConsumers()).toBe(2));
+    expect(fake.get('services', 'web2')).toBeUndefined();
+    completeRollout(fake, 'web');
+    publishEndpoints(fake, 'web', [{ pod: readyPodOf(fake), ready: true }]);
+    await vi.waitFor(() => expect(first.done()).toBe(true));
+    expect(first.error()).toBeUndefined();
+
+    releaseService();
+    await vi.waitFor(() => expect(second.types()).toContain('created'));
+    completeRollout(fake, 'web2');
+    publishEndpoints(fake, 'web2', [{ pod: readyPodOf(fake, 'web2', 'y1'), ready: true }]);
+    await vi.waitFor(() => expect(second.done()).toBe(true));
+    expect(second.error()).toBeUndefined();
+    const watches = fake.calls.filter((call) => call.method === 'watch').map((call) => call.kind);
+    expect(
+      watches.filter((kind) => kind === 'deployments'),
+      watches.join(', '),
+    ).toHaveLength(1);
+    expect(
+      watches.filter((kind) => kind === 'pods'),
+      watches.join(', '),
+    ).toHaveLength(1);
+    expect(fake.activeWatches).toBe(0);
+  });
+
   it('creates the Service beside the Deployment, owned by it, and is ready only once the slice routes to the new Pod', async () => {
     const fake = new FakeKubernetes();
     const run = record(fake);
