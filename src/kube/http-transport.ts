@@ -41,9 +41,12 @@ export interface RequestInfo {
 }
 
 export interface TransportOptions {
-  /** Bound on every request; for a watch, on the time until the server answers. */
+  /**
+   * Bound on the server's answer to every request; for a watch, on the time until the server
+   * answers. It also bounds the wait for a free connection of a request without a signal.
+   */
   readonly requestTimeoutMs: number;
-  /** Connections open at once for requests other than watches; more requests queue. */
+  /** Connections open at once for requests other than watches; more requests queue, in order. */
   readonly maxConnections?: number;
   /** Called once per request sent (benchmarks count API calls with it). */
   readonly onRequest?: (info: RequestInfo) => void;
@@ -186,20 +189,31 @@ export class HttpTransport {
     // timer and listener go away once settled. Either way out destroys the request. The
     // wait for a free connection and the wait for the answer are bounded apart, so a request
     // queued behind a busy server is not called unanswered before the server has it.
-    const within = <V>(promise: Promise<V>, error: Error): Promise<V> =>
+    const within = <V>(promise: Promise<V>, milliseconds: number, error: Error): Promise<V> =>
       pTimeout(promise, {
-        milliseconds: this.options.requestTimeoutMs,
+        milliseconds,
         message: error,
         customTimers: LONG_TIMERS,
         ...(request.signal ? { signal: request.signal } : {}),
       });
     const connected = new Promise<void>((resolve) => req.once('socket', () => resolve()));
     const connections = this.options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    // A queue that moves is no fault of the server's: a request with a signal (an
+    // operation's, which carries its deadline) waits its turn for as long as the signal
+    // allows; every request sent is bounded, so a connection always frees up.
+    const queueBoundMs = request.signal ? Number.POSITIVE_INFINITY : this.options.requestTimeoutMs;
     return within(
       Promise.race([connected, answer.then(() => undefined)]),
+      queueBoundMs,
       new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target, notSent: { connections } }),
     )
-      .then(() => within(answer, new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target })))
+      .then(() =>
+        within(
+          answer,
+          this.options.requestTimeoutMs,
+          new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target: request.target }),
+        ),
+      )
       .finally(() => req.destroy());
   }
 

@@ -37,10 +37,12 @@ import { describe as describeValue, isRecord } from './watch-decoder.js';
 /** How requests are sent; the same for a kubeconfig and for a server URL with a token. */
 export interface ConnectionOptions {
   /**
-   * Bound on every API request (and on a watch until the server answers), in whole
-   * milliseconds from 1 to 365 days; a request is always bounded (no Infinity). It applies
-   * twice: to a request's wait for a free connection (see maxConnections), then to the
-   * server's answer. Default 75 s (DEFAULT_REQUEST_TIMEOUT_MS says why).
+   * Bound on the server's answer to every API request (and on a watch until the server
+   * answers), in whole milliseconds from 1 to 365 days; a request is always bounded (no
+   * Infinity). A request waiting for a free connection (see maxConnections) waits its turn
+   * for as long as its signal allows (every operation passes one that carries its deadline);
+   * one without a signal waits at most this long, then fails with `ApiTimeoutError` whose
+   * `sent` is false. Default 75 s (DEFAULT_REQUEST_TIMEOUT_MS says why).
    */
   readonly requestTimeoutMs?: number;
   /**

@@ -412,6 +412,35 @@ describe('KubernetesApi requests over https', () => {
     expect(server.received.map((received) => received.url.slice(received.url.lastIndexOf('/') + 1))).toEqual(['hung']);
   });
 
+  it('a request with a signal waits its turn past requestTimeoutMs while the queue moves, and succeeds', async () => {
+    // One connection, each answer in 200 ms: the third read waits 400 ms for the connection,
+    // past the 300 ms bound, which without a signal would fail it unsent.
+    const server = await startServer('https', (_req, res) => {
+      setTimeout(() => sendJson(res, deployment({ name: 'web', namespace: 'team-a' })), 200);
+    });
+    const client = api(server, { requestTimeoutMs: 300, maxConnections: 1 });
+    const signal = new AbortController().signal;
+    const reads = ['first', 'second', 'third'].map((name) => client.read('deployments', 'team-a', name, { signal }));
+    const answers = await Promise.all(reads);
+    expect(answers.map((answer) => answer.metadata?.name)).toEqual(['web', 'web', 'web']);
+    expect(server.received.map((received) => received.url.slice(received.url.lastIndexOf('/') + 1))).toEqual(['first', 'second', 'third']);
+  });
+
+  it("a queued request whose signal aborts rejects with the signal's reason, and the server never sees it", async () => {
+    const server = await startServer('https', () => {
+      // accept the request, never answer: its connection stays busy
+    });
+    const client = api(server, { requestTimeoutMs: 300, maxConnections: 1 });
+    const hung = rejection(client.read('deployments', 'team-a', 'hung'));
+    const controller = new AbortController();
+    const queued = rejection(client.read('deployments', 'team-a', 'queued', { signal: controller.signal }));
+    const reason = new Error('the operation ran out of time');
+    setTimeout(() => controller.abort(reason), 100);
+    expect((await queued).message).toBe(reason.message);
+    expect(await hung).toBeInstanceOf(ApiTimeoutError);
+    expect(server.received.map((received) => received.url.slice(received.url.lastIndexOf('/') + 1))).toEqual(['hung']);
+  });
+
   it('a closed port -> ApiUnreachableError', async () => {
     const server = await startServer('https', () => undefined);
     const url = server.url;
