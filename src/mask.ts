@@ -120,7 +120,7 @@ export class Masker {
     return ranges.length === 0 ? text : replaceRanges(text, ranges);
   }
 
-  /** A deep copy of a plain value (an event, a record) with every string, keys included, masked. */
+  /** A plain value (an event, a record) with every string, keys included, masked (see maskValueWith). */
   maskValue<T>(value: T): T {
     return maskValueWith(value, (text) => this.mask(text));
   }
@@ -135,7 +135,7 @@ const SHAPES_ONLY = new Masker();
 
 /**
  * `text` with every credential shape masked (no known values: for text no client relayed);
- * given a plain value (an event), a deep copy with every string masked.
+ * given a plain value (an event), the value with every string masked (see maskValueWith).
  */
 export function maskCredentials(text: string): string;
 export function maskCredentials<T>(value: T): T;
@@ -149,7 +149,10 @@ export function maskOf(source: { readonly scrub?: MaskText } | undefined): MaskT
   return typeof scrub === 'function' ? (text) => scrub.call(source, text) : maskCredentials;
 }
 
-/** A deep copy of a plain value with every string masked; errors inside go through maskErrorWith. */
+/**
+ * A plain value with every string masked; errors inside go through maskErrorWith. What
+ * changes is copied, never written to; a part with nothing to mask is the value's own.
+ */
 export function maskValueWith<T>(value: T, mask: MaskText): T {
   return maskDeep(value, mask, 0) as T;
 }
@@ -202,15 +205,29 @@ function maskDeep(value: unknown, mask: MaskText, depth: number, keepForeign = f
   if (typeof value === 'string') return mask(value);
   if (value === null || typeof value !== 'object' || depth > 64) return value;
   if (value instanceof Error) return maskErrorDeep(value, mask, depth, keepForeign);
-  if (Array.isArray(value)) return value.map((item) => maskDeep(item, mask, depth + 1, keepForeign));
+  if (Array.isArray(value)) {
+    const items = value.map((item) => maskDeep(item, mask, depth + 1, keepForeign));
+    return isPlain(value) && items.every((item, index) => item === value[index]) ? value : items;
+  }
   const copy: Record<string, unknown> = {};
+  // Copy-on-write for plain data: a value with nothing to mask is handed on as it is, so a
+  // consumer keeping it shares it with its source (a status board's last status) instead
+  // of holding a second copy.
+  let changed = !isPlain(value);
   for (const key of Object.keys(value)) {
-    const item = maskDeep((value as Record<string, unknown>)[key], mask, depth + 1, keepForeign);
+    const original = (value as Record<string, unknown>)[key];
+    const item = maskDeep(original, mask, depth + 1, keepForeign);
     const masked = mask(key);
+    if (item !== original || masked !== key) changed = true;
     if (masked === '__proto__') redefine(copy, masked, item);
     else copy[masked] = item;
   }
-  return copy;
+  return changed ? copy : value;
+}
+
+function isPlain(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === Array.prototype || prototype === null;
 }
 
 /** Defines (never assigns) a property, so a key like `__proto__` stays a key. */

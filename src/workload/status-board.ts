@@ -339,6 +339,8 @@ export class StatusBoard {
         status = { ...status, storage: claimStatus(this.claimsByName.get(workload.claimName), workload.claimName) };
       }
     }
+    // Unchanged, it is the status already shown: one copy per workload, not two.
+    if (workload.last && sameWorkloadStatus(workload.last, status)) status = workload.last;
     workload.lastKnown = status;
     this.show(workload, status);
     // After the status is shown: a reader that answers at once shows its lines next.
@@ -372,7 +374,7 @@ export class StatusBoard {
   }
 
   private show(workload: Workload, status: WorkloadStatusValue): void {
-    if (workload.last && sameWorkloadStatus(workload.last, status)) return;
+    if (workload.last === status || (workload.last && sameWorkloadStatus(workload.last, status))) return;
     workload.last = status;
     this.targetLast = status;
     const resourceVersion = workload.deployment.metadata?.resourceVersion ?? '';
@@ -417,7 +419,8 @@ export class StatusBoard {
       containerId,
       nodeId,
       resourceVersion,
-      status,
+      // Consumers keep it as it is (nothing to mask is not copied): frozen, so none can change what the board compares with.
+      status: frozen(status),
     };
   }
 }
@@ -427,4 +430,11 @@ function removeName(index: Map<string, string[]>, key: string, name: string): vo
   const names = index.get(key)?.filter((each) => each !== name);
   if (names?.length) index.set(key, names);
   else index.delete(key);
+}
+
+/** The value, and every object in it, frozen (statuses are plain data). */
+function frozen<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  for (const item of Object.values(value)) frozen(item);
+  return Object.freeze(value);
 }

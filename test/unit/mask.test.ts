@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { KubeProvisionerError } from '../../src/errors/base.js';
 import { RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { credentialValues, execArgumentSecrets, preparedCredentials } from '../../src/kube/credential-values.js';
-import { MASK, Masker, maskCredentials, maskErrorWith } from '../../src/mask.js';
+import { MASK, Masker, maskCredentials, maskErrorWith, maskValueWith } from '../../src/mask.js';
 
 const TOKEN = 'kp-token-4f1c9a27d3b84e6f9c0a';
 const b64 = (text: string, url = false): string => Buffer.from(text).toString(url ? 'base64url' : 'base64');
@@ -150,6 +150,29 @@ describe('errors', () => {
     maskErrorWith(timeout, mask);
     expect(JSON.stringify(timeout)).not.toContain(TOKEN);
     expect(timeout.lastStatus?.message).toBe(MASK);
+  });
+});
+
+describe('values', () => {
+  const masker = new Masker([TOKEN]);
+  const mask = (text: string): string => masker.mask(text);
+
+  it('hands on a plain value with nothing to mask as it is, and copies only the parts that change', () => {
+    const clean = { state: 'running', replicas: { ready: 1 }, ports: [{ port: 22 }], at: '2026-12-04T03:00:00.000Z' };
+    expect(maskValueWith(clean, mask)).toBe(clean);
+    const leaky = { state: 'failed', message: `pull failed: ${TOKEN}`, replicas: clean.replicas, ports: [clean.ports[0], TOKEN] };
+    const masked = maskValueWith(leaky, mask);
+    expect(masked).not.toBe(leaky);
+    expect(masked).toEqual({ state: 'failed', message: `pull failed: ${MASK}`, replicas: { ready: 1 }, ports: [{ port: 22 }, MASK] });
+    expect(masked.replicas).toBe(clean.replicas);
+    expect(masked.ports[0]).toBe(clean.ports[0]);
+    // The original is never written to.
+    expect(leaky.message).toBe(`pull failed: ${TOKEN}`);
+    expect(leaky.ports[1]).toBe(TOKEN);
+    // A key that is a secret is masked too, in a copy.
+    const keyed = { [TOKEN]: 1 };
+    expect(maskValueWith(keyed, mask)).toEqual({ [MASK]: 1 });
+    expect(Object.keys(keyed)).toEqual([TOKEN]);
   });
 });
 

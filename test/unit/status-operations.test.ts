@@ -220,6 +220,29 @@ describe('statuses$', () => {
     expect(fake.activeWatches).toBe(0);
   });
 
+  it("hands each status on as the board's own, frozen: nothing to mask is not copied, and no consumer can change what the next change is compared with", async () => {
+    const fake = new FakeKubernetes('apps');
+    const { pod } = workload(fake, 'a', 1);
+    const run = collect(statuses$(fake, { informers: fastInformers() }));
+    await vi.waitFor(() => expect(run.words()).toEqual(['a:running']));
+    const shown = run.events[0]!.status;
+    expect(Object.isFrozen(shown) && Object.isFrozen(shown.replicas) && Object.isFrozen(shown.resources)).toBe(true);
+    expect(() => {
+      (shown as { state: string }).state = 'stopped';
+    }).toThrow(TypeError);
+    // A Pod change that changes no status: no event; one that does: exactly one.
+    const podName = pod.metadata!.name!;
+    fake.update('pods', podName, (pod) => {
+      pod.metadata = { ...pod.metadata, annotations: { note: 'unread' } };
+    });
+    fake.update('pods', podName, (pod) => {
+      pod.status = { ...pod.status, conditions: [podConditions.ready(false)] };
+    });
+    await vi.waitFor(() => expect(run.events).toHaveLength(2));
+    expect(run.events[1]).toMatchObject({ name: 'a', status: { state: 'running', podIp: null } });
+    run.subscription.unsubscribe();
+  });
+
   it('a deleted workload emits one final missing', async () => {
     const fake = new FakeKubernetes('apps');
     workload(fake, 'a', 1);
