@@ -16,7 +16,7 @@
 //               informer caches against the objects that exist, unsettled waiters
 // Every workload is the full set of a container's objects: Deployment (and its Pod), a
 // Service with one port, and a claim bound to a pre-created local PersistentVolume of a
-// no-provisioner WaitForFirstConsumer class (pre-bound by claimRef, so binding needs no
+// no-provisioner WaitForFirstConsumer class (pre-bound both ways, so binding needs no
 // search over thousands of volumes). Writes bench/results/soak.md and soak.json; asserts
 // nothing. See bench/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -337,6 +337,21 @@ function preBoundVolume(cluster: Cluster, namespace: string, name: string): V1Pe
   };
 }
 
+/**
+ * Our claim, pre-bound to its volume (spec.volumeName) as the volume is to it: a claim left
+ * for the binder to match is searched for among every volume of the class, and with
+ * thousands the scheduler's bind wait ran out with most Pods pending (bench/README.md).
+ */
+function preBoundClaim(
+  cluster: Cluster,
+  item: WaveItem,
+  spec: ReturnType<typeof soakWorkloadSpec>,
+  storage: NonNullable<ReturnType<typeof soakWorkloadSpec>['storage']>,
+) {
+  const claim = buildClaim({ ...spec, storage }, { namespace: item.namespace, labels: workloadLabels(spec) });
+  return { ...claim, spec: { ...claim.spec, volumeName: preBoundVolume(cluster, item.namespace, item.name).metadata!.name! } };
+}
+
 async function createVolume(cluster: Cluster, item: WaveItem): Promise<void> {
   await retried(
     `volume ${item.name}`,
@@ -367,12 +382,7 @@ async function createWorkloads(cluster: Cluster, items: readonly WaveItem[]): Pr
     await createVolume(cluster, item);
     await retried(
       `claim ${item.name}`,
-      async () =>
-        void (await cluster.admin.create(
-          'persistentvolumeclaims',
-          item.namespace,
-          buildClaim({ ...spec, storage }, { namespace: item.namespace, labels: workloadLabels(spec) }),
-        )),
+      async () => void (await cluster.admin.create('persistentvolumeclaims', item.namespace, preBoundClaim(cluster, item, spec, storage))),
       async () => undefined,
     );
     const deployment = await retried(
