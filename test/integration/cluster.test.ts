@@ -513,7 +513,10 @@ describe.concurrent('cluster lifecycle', () => {
       await cluster.stop();
       await new Promise((resolve) => squatter.close(resolve));
     }
-  });
+    // A whole cluster start plus a retried component, beside the suite's other clusters: past
+    // the suite's default a slow start ended as a bare timeout, where the start's own bounded
+    // waits name what was slow with its log's last lines.
+  }, 300_000);
 
   it('kills the control plane of a parent that dies by SIGKILL (reaper)', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(CONTROL_PLANE_DIR, 'start.ts'), '--json'], {
