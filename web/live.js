@@ -356,7 +356,8 @@ function showConnection() {
   let value = state.stream;
   let text = { connecting: 'connecting…', reconnecting: 'reconnecting…', ended: 'disconnected' }[value] ?? value;
   if (value === 'open') {
-    const cluster = state.cluster?.state ?? 'connected';
+    // Until the first snapshot nothing is known of the cluster: the stream can open before it arrives.
+    const cluster = state.snapshots === 0 ? 'connecting' : (state.cluster?.state ?? 'connected');
     value = cluster === 'connected' ? 'live' : cluster === 'unreachable' ? 'unreachable' : 'connecting';
     text =
       value === 'live'

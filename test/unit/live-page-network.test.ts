@@ -120,3 +120,43 @@ describe('live page: the Address column (web/live.js describeService)', () => {
     });
   });
 });
+
+describe('the connection badge before the first snapshot', () => {
+  it('an open stream without a snapshot yet says connecting, never live; the snapshot then decides', () => {
+    const source = readFileSync(fileURLToPath(new URL('../../web/live.js', import.meta.url)), 'utf8');
+    const listeners = new Map<string, (message: { data: string; lastEventId: string }) => void>();
+    const body = { dataset: {} as Record<string, string> };
+    const label = { textContent: '' };
+    const context: Record<string, unknown> = {
+      EventSource: class {
+        static readonly CLOSED = 2;
+        addEventListener(name: string, listener: (message: { data: string; lastEventId: string }) => void): void {
+          listeners.set(name, listener);
+        }
+        close(): void {}
+      },
+      document: { body, getElementById: (id: string) => (id === 'connection' ? label : null) },
+      // Nothing is rendered here: the badge is set before any render.
+      setTimeout: () => 0,
+      clearTimeout: () => {},
+      requestAnimationFrame: () => 0,
+    };
+    runInNewContext(source, context);
+    listeners.get('open')!({ data: '', lastEventId: '' });
+    expect(body.dataset.connection).toBe('connecting');
+    expect(label.textContent).toBe('connecting to the cluster…');
+    const snapshot = {
+      namespace: 'team-a',
+      actions: [],
+      statuses: [],
+      operations: [],
+      connection: { state: 'unreachable', message: 'no answer' },
+    };
+    try {
+      listeners.get('snapshot')!({ data: JSON.stringify(snapshot), lastEventId: '1' });
+    } catch {
+      // The rest of applySnapshot renders rows into a document this stand-in does not have.
+    }
+    expect(body.dataset.connection).toBe('unreachable');
+  });
+});
