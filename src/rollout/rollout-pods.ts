@@ -3,6 +3,14 @@
 // fails a new rollout. The deployment controller names the new ReplicaSet in its
 // Progressing condition ("ReplicaSet \"web-5d8f\" is progressing." and similar); when it
 // has not yet, only an unambiguous set of Pods (one pod-template-hash) is used.
+//
+// Once that condition says NewReplicaSetAvailable the controller stops rewriting it while
+// every replica is of its newest ReplicaSet, and a Recreate rollout passes through zero
+// replicas, where that holds: a start or reconfiguration whose "created" condition was not
+// written (a conflict, or a ReplicaSet that already existed) completes under the name of
+// the ReplicaSet it replaced. So under that reason a named ReplicaSet that owns none of the
+// Pods that stay (neither deleted nor finished) while others do is taken as stale, and those
+// others are used when they are of one revision.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 
 /** Set by the deployment controller on each ReplicaSet's Pods. */
@@ -25,21 +33,29 @@ export function currentRolloutPods(deployment: V1Deployment, pods: readonly V1Po
     const owned = pods.filter((pod) =>
       pod.metadata?.ownerReferences?.some((owner) => owner.kind === 'ReplicaSet' && owner.name === replicaSet),
     );
-    if (owned.length > 0 || !namesPreviousReplicaSet(deployment)) return owned;
+    if (!mayNameStaleReplicaSet(deployment)) return owned;
+    // The name stands while its ReplicaSet owns a Pod that stays, or while no Pod stays.
+    const staying = pods.filter(isStaying);
+    if (staying.length === 0 || staying.some((pod) => owned.includes(pod))) return owned;
+    return oneRevision(staying);
   }
+  return oneRevision(pods);
+}
+
+/** The condition the controller leaves unrefreshed (see above): its name may be the previous ReplicaSet's. */
+function mayNameStaleReplicaSet(deployment: V1Deployment): boolean {
+  const progressing = deployment.status?.conditions?.find((condition) => condition.type === 'Progressing');
+  return progressing?.reason === 'NewReplicaSetAvailable';
+}
+
+/** `pods` when they carry one pod-template-hash (one ReplicaSet's), else none. */
+function oneRevision(pods: readonly V1Pod[]): readonly V1Pod[] {
   const hashes = new Set(pods.map((pod) => pod.metadata?.labels?.[POD_TEMPLATE_HASH_LABEL]));
   return hashes.size === 1 ? [...pods] : [];
 }
 
-/**
- * A template rolled out before (a rollback undone) scales its old ReplicaSet up again, and
- * the controller then keeps the Progressing condition it had: NewReplicaSetAvailable,
- * naming the ReplicaSet that was complete, while the rollout is not. That name is stale.
- */
-function namesPreviousReplicaSet(deployment: V1Deployment): boolean {
-  const progressing = deployment.status?.conditions?.find((condition) => condition.type === 'Progressing');
-  if (progressing?.reason !== 'NewReplicaSetAvailable') return false;
-  const replicas = deployment.spec?.replicas ?? 1;
-  const status = deployment.status;
-  return (status?.updatedReplicas ?? 0) < replicas || (status?.availableReplicas ?? 0) < replicas;
+/** Neither deleted nor finished: a Recreate rollout starts its new Pods only once no other such Pod is left. */
+function isStaying(pod: V1Pod): boolean {
+  const phase = pod.status?.phase;
+  return !pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed';
 }

@@ -5,6 +5,7 @@
 import type { V1Deployment, V1EndpointSlice, V1Service } from '../../src/kube/objects.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/errors/api.js';
+import { CONTAINER_ID_LABEL } from '../../src/input/labels.js';
 import { RolloutFailedError } from '../../src/errors/rollout.js';
 import type { WorkloadDriftError } from '../../src/workload/drift.js';
 import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
@@ -270,5 +271,45 @@ describe('a Service that can never route to the Pods is named within seconds, ne
     expect(drift).toMatchObject({ name: 'WorkloadDriftError' });
     expect((drift as WorkloadDriftError).fields).toContainEqual({ field: 'ports', live: '22/tcp tcp-22 → 2222', desired: '22/tcp tcp-22' });
     expect(liveService(name).metadata?.resourceVersion).toBe(before);
+  });
+});
+
+describe("a rollout the deployment controller completes under the replaced ReplicaSet's name (real control plane)", () => {
+  it('started again on a template rolled out before: the Pod that runs is the rollout; status says routed, start returns at once', async () => {
+    const spec = sampleSpec({ namespace, ports: [{ port: 22 }] });
+    const { providerId: id, name } = await provision(api, spec, TIMEOUT);
+    const first = liveDeployment(name).spec?.template;
+    await reconfigure(api, id, { env: { MODE: 'two' } }, TIMEOUT);
+    await stop(api, id, TIMEOUT);
+    // kubectl, in one write: the first template and one replica. The controller scales that
+    // template's ReplicaSet up again without a "created" condition, through zero replicas, so
+    // its complete condition keeps naming the reconfiguration's ReplicaSet.
+    const patch = [
+      { op: 'replace', path: '/spec/template', value: first },
+      { op: 'replace', path: '/spec/replicas', value: 1 },
+    ];
+    kubectl(['patch', 'deployment', name, '-n', namespace, '--type=json', '-p', JSON.stringify(patch)]);
+    kubectl(['rollout', 'status', `deployment/${name}`, '-n', namespace, '--timeout=60s']);
+    await expect.poll(() => readyEndpoints(name), { timeout: 30_000 }).toHaveLength(1);
+    expect(readyEndpoints(name)).toEqual(readyPodIps(name));
+
+    // What the scenario needs, read with kubectl: the condition names another ReplicaSet than the Pod's.
+    const progressing = liveDeployment(name).status?.conditions?.find((condition) => condition.type === 'Progressing');
+    const owners = kubectlJson<{ items: { metadata?: { ownerReferences?: { name: string }[] } }[] }>([
+      'get',
+      'pods',
+      '-n',
+      namespace,
+      '-l',
+      `${CONTAINER_ID_LABEL}=${String(spec.containerId)}`,
+    ]).items.map((pod) => pod.metadata?.ownerReferences?.[0]?.name ?? '');
+    expect(owners).toHaveLength(1);
+    expect(progressing?.reason).toBe('NewReplicaSetAvailable');
+    expect(progressing?.message).not.toContain(`"${owners[0] ?? ''}"`);
+
+    expect(await status(api, id)).toMatchObject({ state: 'running', podIp: readyPodIps(name)[0], service: { routed: true } });
+    const began = Date.now();
+    await expect(start(api, id, TIMEOUT)).resolves.toMatchObject({ changed: false });
+    expect(Date.now() - began).toBeLessThan(10_000);
   });
 });

@@ -98,9 +98,36 @@ describe('currentRolloutPods', () => {
       conditions: [conditions.unavailable(), conditions.newReplicaSetAvailable(OLD_RS)],
     });
     expect(names(currentRolloutPods(stale, [pending]))).toEqual([pending.metadata!.name]);
-    // Named and complete: that ReplicaSet's Pods only, as before.
+  });
+
+  it("a Recreate start or reconfiguration completed under the replaced ReplicaSet's name: the Pod that stays is the rollout", () => {
+    // Seen on the real controller: stop, then a start whose new ReplicaSet's "created"
+    // condition was not written; the rollout passed through zero replicas, and the complete
+    // condition kept naming the previous ReplicaSet.
+    const current = readyPod({ hash: HASH });
+    const complete = deployment({ generation: 3, conditions: [conditions.available(), conditions.newReplicaSetAvailable(OLD_RS)] });
+    expect(names(currentRolloutPods(complete, [current]))).toEqual([current.metadata!.name]);
+    // The replaced ReplicaSet's Pod on its way out changes nothing.
+    const leaving = readyPod({ hash: OLD_HASH, deletionTimestamp: new Date('2026-01-01T00:00:00Z') });
+    expect(names(currentRolloutPods(complete, [leaving, current]))).toEqual([current.metadata!.name]);
+    // Two revisions that both stay: no way to tell, so none.
+    expect(currentRolloutPods(complete, [readyPod({ hash: '7c9d8e6f5a' }), current])).toEqual([]);
+  });
+
+  it('NewReplicaSetAvailable naming a ReplicaSet that owns a Pod that stays: its Pods only', () => {
+    const named = readyPod({ hash: OLD_HASH });
+    const other = readyPod({ hash: HASH });
     const complete = deployment({ conditions: [conditions.available(), conditions.newReplicaSetAvailable(OLD_RS)] });
-    expect(currentRolloutPods(complete, [pending])).toEqual([]);
+    expect(names(currentRolloutPods(complete, [named, other]))).toEqual([named.metadata!.name]);
+    // Stopping: its only Pod is deleted, nothing else stays; the named ReplicaSet's Pod is still the one to follow.
+    const stopping = readyPod({ hash: OLD_HASH, deletionTimestamp: new Date('2026-01-01T00:00:00Z') });
+    expect(names(currentRolloutPods(complete, [stopping]))).toEqual([stopping.metadata!.name]);
+  });
+
+  it('another reason naming a ReplicaSet that owns no Pod yet: none (its Pods are still to come)', () => {
+    const old = readyPod({ hash: OLD_HASH });
+    const d = progressingDeployment({ generation: 2, conditions: [conditions.unavailable(), conditions.newReplicaSetCreated(NEW_RS)] });
+    expect(currentRolloutPods(d, [old])).toEqual([]);
   });
 
   it('returns an empty list for no pods', () => {
