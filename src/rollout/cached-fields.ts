@@ -47,16 +47,19 @@ function selectorOf(f: Fields, value: unknown): V1LabelSelector {
 type Json = Record<string, unknown>;
 
 /**
- * JSON.parse makes its own copy of every string longer than 10 characters, so each cached
- * object kept one of the namespace, of a condition's reason and message, of an image, of a
- * node name. Those fields take one shared copy from this table instead; it is bounded (and
- * starts afresh when full), so strings that do not repeat cost nothing lasting.
+ * JSON.parse shares one copy of a very short string only (how short differs between V8
+ * versions), so each cached object kept its own copy of the namespace, of a condition's
+ * reason and message, of an image, of a node name, of an owner's kind. Those fields take one
+ * shared copy from this table instead; it is bounded (and starts afresh when full), so
+ * strings that do not repeat cost nothing lasting.
  */
 const SHARED_STRINGS = new Map<string, string>();
 const MAX_SHARED_STRINGS = 4096;
+/** The shortest string that JSON.parse copies on some Node line we run on (Node 24's). */
+const SHORTEST_COPIED = 10;
 
 function sharedString(text: string): string {
-  if (text.length <= 10) return text;
+  if (text.length < SHORTEST_COPIED) return text;
   const known = SHARED_STRINGS.get(text);
   if (known !== undefined) return known;
   if (SHARED_STRINGS.size >= MAX_SHARED_STRINGS) SHARED_STRINGS.clear();
@@ -346,7 +349,7 @@ function owners(f: Fields, value: unknown, read: readonly ('kind' | 'name' | 'ui
 function ownerReference(f: Fields, owner: Json): V1OwnerReference {
   return {
     apiVersion: f.string(owner.apiVersion, OWNER.apiVersion) as string,
-    kind: f.string(owner.kind, OWNER.kind) as string,
+    kind: f.common(owner.kind, OWNER.kind) as string,
     name: f.string(owner.name, OWNER.name) as string,
     uid: f.string(owner.uid, OWNER.uid) as string,
     controller: f.boolean(owner.controller, OWNER.controller),
