@@ -36,6 +36,7 @@ import { NODE_ADDRESS_ANNOTATION } from './service-status.js';
 import { STORAGE_VOLUME_NAME } from '../input/storage.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../input/labels.js';
 import { POD_TEMPLATE_HASH_LABEL } from './rollout-pods.js';
+import { frozen } from './frozen.js';
 
 const NO_SELECTOR = Object.freeze({});
 
@@ -65,6 +66,25 @@ function sharedString(text: string): string {
   if (SHARED_STRINGS.size >= MAX_SHARED_STRINGS) SHARED_STRINGS.clear();
   SHARED_STRINGS.set(text, text);
   return text;
+}
+
+/**
+ * Parts many cached objects carry alike (a Pod's Ready condition, a running container's
+ * state, a revision annotation): one frozen copy of each, found by its kind and its JSON
+ * (every field is present, so the JSON says all of it), from a table bounded as the
+ * strings' is. Cached objects are never modified. Not for parts that often belong to one
+ * object alone (a message that names it, a load balancer's address): the table's key for
+ * such a part would cost more than the copy it saves.
+ */
+const SHARED_VALUES = new Map<string, object>();
+
+function sharedValue<T extends object>(kind: string, value: T): T {
+  const key = `${kind}:${JSON.stringify(value)}`;
+  const known = SHARED_VALUES.get(key);
+  if (known !== undefined) return known as T;
+  if (SHARED_VALUES.size >= MAX_SHARED_STRINGS) SHARED_VALUES.clear();
+  SHARED_VALUES.set(key, frozen(value));
+  return value;
 }
 
 /** Reads typed fields of one object, naming the field at fault when a type is wrong. */
@@ -154,7 +174,7 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       generation: f.number(metadata?.generation, 'metadata.generation'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: readLabels(f, metadata?.labels),
-      annotations: revision === undefined ? undefined : { [REVISION_ANNOTATION]: revision },
+      annotations: revision === undefined ? undefined : sharedValue('annotations', { [REVISION_ANNOTATION]: revision }),
     },
     spec: spec && {
       replicas: f.number(spec.replicas, 'spec.replicas'),
@@ -170,7 +190,7 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       updatedReplicas: f.number(status.updatedReplicas, 'status.updatedReplicas'),
       readyReplicas: f.number(status.readyReplicas, 'status.readyReplicas'),
       availableReplicas: f.number(status.availableReplicas, 'status.availableReplicas'),
-      conditions: f.each(status.conditions, 'status.conditions', (condition) => deploymentCondition(f, condition, DEPLOYMENT_CONDITION)),
+      conditions: f.each(status.conditions, 'status.conditions', (item) => cachedCondition(f, item)),
     },
   };
 }
@@ -203,8 +223,7 @@ function pathsOf<K extends string>(list: string, fields: readonly K[]): Readonly
 }
 
 const CONDITION_FIELDS = ['type', 'status', 'reason', 'message'] as const;
-const DEPLOYMENT_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
-const POD_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
+const CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
 const OWNER = pathsOf('metadata.ownerReferences', ['apiVersion', 'kind', 'name', 'uid', 'controller'] as const);
 const INIT_CONTAINER = pathsOf('spec.initContainers', ['name', 'restartPolicy'] as const);
 const CONTAINER = pathsOf('spec.containers', ['name'] as const);
@@ -233,17 +252,18 @@ function statusPaths(list: string) {
 const CONTAINER_STATUS = statusPaths('status.containerStatuses');
 const INIT_CONTAINER_STATUS = statusPaths('status.initContainerStatuses');
 
-type ConditionPaths = Readonly<Record<(typeof CONDITION_FIELDS)[number], string>>;
 type StatusPaths = ReturnType<typeof statusPaths>;
 type StatePaths = StatusPaths['state'];
 
-function deploymentCondition(f: Fields, condition: Json, at: ConditionPaths): V1DeploymentCondition {
-  return {
-    type: f.common(condition.type, at.type) ?? f.fail(at.type, 'is missing'),
-    status: f.string(condition.status, at.status) ?? f.fail(at.status, 'is missing'),
-    reason: f.common(condition.reason, at.reason),
-    message: f.common(condition.message, at.message),
+/** A Deployment's, a Pod's or a claim's condition: they have the same fields. */
+function cachedCondition(f: Fields, item: Json): V1DeploymentCondition & V1PodCondition {
+  const condition = {
+    type: f.common(item.type, CONDITION.type) ?? f.fail(CONDITION.type, 'is missing'),
+    status: f.string(item.status, CONDITION.status) ?? f.fail(CONDITION.status, 'is missing'),
+    reason: f.common(item.reason, CONDITION.reason),
+    message: f.common(item.message, CONDITION.message),
   };
+  return condition.message === undefined ? sharedValue('condition', condition) : condition;
 }
 
 const TEMPLATE_CONTAINER = pathsOf('spec.template.spec.containers', ['name', 'image', 'resources'] as const);
@@ -322,7 +342,7 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       hostIP: f.common(status.hostIP, 'status.hostIP'),
       // Every condition is checked; only those read are kept (the others are most of a Pod's).
       conditions: only(
-        f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
+        f.each(status.conditions, 'status.conditions', (item) => cachedCondition(f, item)),
         isReadPodCondition,
       ),
       initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c) =>
@@ -368,15 +388,6 @@ function only<T>(items: T[] | undefined, keep: (item: T) => boolean): T[] | unde
   return items?.filter(keep).slice();
 }
 
-function podCondition(f: Fields, condition: Json): V1PodCondition {
-  return {
-    type: f.common(condition.type, POD_CONDITION.type) ?? f.fail(POD_CONDITION.type, 'is missing'),
-    status: f.string(condition.status, POD_CONDITION.status) ?? f.fail(POD_CONDITION.status, 'is missing'),
-    reason: f.common(condition.reason, POD_CONDITION.reason),
-    message: f.common(condition.message, POD_CONDITION.message),
-  };
-}
-
 function containerStatus(f: Fields, container: Json, at: StatusPaths): V1ContainerStatus {
   // Without imageID, which nothing reads (the type says required).
   return {
@@ -402,7 +413,7 @@ function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerS
   const running = f.object(state.running, at.running);
   const terminated = f.object(state.terminated, at.terminated);
   if (!waiting && !running && !terminated) return NO_STATE;
-  return {
+  const cached = {
     waiting: waiting && {
       reason: f.common(waiting.reason, at.waitingReason),
       message: f.string(waiting.message, at.waitingMessage),
@@ -414,12 +425,11 @@ function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerS
       message: f.string(terminated.message, at.terminatedMessage),
     },
   };
+  return cached.waiting?.message === undefined && cached.terminated?.message === undefined ? sharedValue('state', cached) : cached;
 }
 
 /** Set by the scheduler on a WaitForFirstConsumer claim: the node its volume must be provisioned for. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
-
-const CLAIM_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
 
 /**
  * A claim's fields that claimStatus() and the storage diagnosis read: its identity and
@@ -443,7 +453,7 @@ export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentV
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: readLabels(f, metadata?.labels),
-      annotations: selectedNode === undefined ? undefined : { [SELECTED_NODE_ANNOTATION]: sharedString(selectedNode) },
+      annotations: selectedNode === undefined ? undefined : sharedValue('annotations', { [SELECTED_NODE_ANNOTATION]: selectedNode }),
     },
     spec: spec && {
       storageClassName: f.common(spec.storageClassName, 'spec.storageClassName'),
@@ -453,7 +463,7 @@ export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentV
     status: status && {
       phase: f.string(status.phase, 'status.phase'),
       capacity: capacity?.storage === undefined ? undefined : { storage: capacity.storage },
-      conditions: f.each(status.conditions, 'status.conditions', (condition) => deploymentCondition(f, condition, CLAIM_CONDITION)),
+      conditions: f.each(status.conditions, 'status.conditions', (item) => cachedCondition(f, item)),
       allocatedResourceStatuses: allocated?.storage === undefined ? undefined : { storage: allocated.storage },
     },
   };
@@ -507,7 +517,6 @@ export function cachedServiceFields(service: V1Service): V1Service {
   const spec = f.object(root.spec, 'spec');
   const status = f.object(root.status, 'status');
   const nodeAddress = f.string(f.strings(metadata?.annotations, 'metadata.annotations')?.[NODE_ADDRESS_ANNOTATION], 'metadata.annotations');
-  const loadBalancer = f.object(status?.loadBalancer, 'status.loadBalancer');
   // Checked, not kept: nothing reads a cached Service's owners.
   f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner));
   return {
@@ -518,7 +527,7 @@ export function cachedServiceFields(service: V1Service): V1Service {
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: readLabels(f, metadata?.labels),
-      annotations: nodeAddress === undefined ? undefined : { [NODE_ADDRESS_ANNOTATION]: nodeAddress },
+      annotations: nodeAddress === undefined ? undefined : sharedValue('annotations', { [NODE_ADDRESS_ANNOTATION]: nodeAddress }),
     },
     spec: spec && {
       type: f.string(spec.type, 'spec.type'),
@@ -533,15 +542,22 @@ export function cachedServiceFields(service: V1Service): V1Service {
         targetPort: typeof port.targetPort === 'string' ? port.targetPort : f.number(port.targetPort, SERVICE_PORT.targetPort),
       })),
     },
-    status: status && {
-      loadBalancer: loadBalancer && {
-        ingress: f.each(loadBalancer.ingress, 'status.loadBalancer.ingress', (ingress) => ({
-          ip: f.string(ingress.ip, LB_INGRESS.ip),
-          hostname: f.string(ingress.hostname, LB_INGRESS.hostname),
-        })),
-      },
+    status: status && serviceStatusFields(f, status),
+  };
+}
+
+function serviceStatusFields(f: Fields, status: Json): V1Service['status'] {
+  const loadBalancer = f.object(status.loadBalancer, 'status.loadBalancer');
+  const cached = {
+    loadBalancer: loadBalancer && {
+      ingress: f.each(loadBalancer.ingress, 'status.loadBalancer.ingress', (ingress) => ({
+        ip: f.string(ingress.ip, LB_INGRESS.ip),
+        hostname: f.string(ingress.hostname, LB_INGRESS.hostname),
+      })),
     },
   };
+  // Without a load balancer's address (a ClusterIP Service's), every status is alike.
+  return cached.loadBalancer?.ingress === undefined ? sharedValue('service-status', cached) : cached;
 }
 
 /** An EndpointSlice's fields that podEndpoint() reads: its Service, its endpoints' Pods and conditions, its ports. */
@@ -566,11 +582,13 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
         addresses: (f.list(endpoint.addresses, ENDPOINT.addresses) ?? []).map(
           (address) => f.string(address, `${ENDPOINT.addresses}[]`) ?? f.fail(`${ENDPOINT.addresses}[]`, 'must be a string (got null)'),
         ),
-        conditions: conditions && {
-          ready: f.boolean(conditions.ready, ENDPOINT.ready),
-          serving: f.boolean(conditions.serving, ENDPOINT.serving),
-          terminating: f.boolean(conditions.terminating, ENDPOINT.terminating),
-        },
+        conditions:
+          conditions &&
+          sharedValue('endpoint-conditions', {
+            ready: f.boolean(conditions.ready, ENDPOINT.ready),
+            serving: f.boolean(conditions.serving, ENDPOINT.serving),
+            terminating: f.boolean(conditions.terminating, ENDPOINT.terminating),
+          }),
         targetRef: ref && {
           kind: f.string(ref.kind, ENDPOINT.refKind),
           name: f.string(ref.name, ENDPOINT.refName),

@@ -27,6 +27,7 @@ import type { InformerNotice } from '../informers/shared-informer.js';
 import { CrashLogReads, type CrashLogReader, type CrashRef } from '../rollout/crash-lines.js';
 import type { FailurePolicy } from '../rollout/failure-policy.js';
 import { claimStatus } from '../rollout/claim-status.js';
+import { frozen } from '../rollout/frozen.js';
 import { sameWorkloadStatus } from '../rollout/same-workload-status.js';
 import { serviceGate } from '../rollout/service-gate.js';
 import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from '../rollout/tracker.js';
@@ -430,11 +431,4 @@ function removeName(index: Map<string, string[]>, key: string, name: string): vo
   const names = index.get(key)?.filter((each) => each !== name);
   if (names?.length) index.set(key, names);
   else index.delete(key);
-}
-
-/** The value, and every object in it, frozen (statuses are plain data). */
-function frozen<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  for (const item of Object.values(value)) frozen(item);
-  return Object.freeze(value);
 }

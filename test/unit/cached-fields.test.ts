@@ -5,6 +5,7 @@ import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 import {
+  cachedClaimFields,
   cachedDeploymentFields,
   cachedEndpointSliceFields,
   cachedPodFields,
@@ -29,6 +30,7 @@ import {
   kubeletMessages,
   pendingPod,
   pod,
+  podConditions,
   progressingDeployment,
   readyPod,
   runningPod,
@@ -246,5 +248,63 @@ describe('owner references', () => {
     expect(slice.metadata?.ownerReferences).toEqual([{ kind: 'Service', uid: 'uid-7' }]);
     const service = cachedServiceFields({ metadata: { name: 'web', ownerReferences: [{ ...owner, kind: 'Deployment' }] } });
     expect(service.metadata).not.toHaveProperty('ownerReferences');
+  });
+});
+
+describe('parts many cached objects carry alike', () => {
+  it("are one frozen copy: a Pod's conditions without a message, a running or completed container's state", () => {
+    const completedInit = () => pod({ initContainerStatuses: [containerStatus({ name: 'seed', state: states.terminated(0) })] });
+    const [one, other] = [cachedPodFields(readyPod()), cachedPodFields(completedInit())];
+    expect(one.status?.conditions).toEqual([
+      { type: 'Ready', status: 'True', reason: undefined, message: undefined },
+      { type: 'PodScheduled', status: 'True', reason: undefined, message: undefined },
+    ]);
+    expect(one.status?.conditions?.[1]).toBe(other.status?.conditions?.[1]);
+    expect(Object.isFrozen(one.status?.conditions?.[1])).toBe(true);
+    expect(one.status?.containerStatuses?.[0]?.state).toBe(other.status?.containerStatuses?.[0]?.state);
+    const seed = cachedPodFields(completedInit()).status?.initContainerStatuses?.[0]?.state;
+    expect(seed).toEqual({ waiting: undefined, running: undefined, terminated: { exitCode: 0, reason: 'Completed', message: undefined } });
+    expect(seed).toBe(other.status?.initContainerStatuses?.[0]?.state);
+    expect(Object.isFrozen(seed?.terminated)).toBe(true);
+  });
+
+  it('are not shared when they carry a message (it often names its object): each keeps its own', () => {
+    const unready = () => cachedPodFields(pod({ conditions: [podConditions.ready(false)] })).status?.conditions?.[0];
+    expect(unready()).toEqual({
+      type: 'Ready',
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [manager]',
+    });
+    expect(unready()).not.toBe(unready());
+    const crashing = () => cachedPodFields(waitingPod('CrashLoopBackOff', 'back-off 40s')).status?.containerStatuses?.[0]?.state;
+    expect(crashing()).toEqual({
+      waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s' },
+      running: undefined,
+      terminated: undefined,
+    });
+    expect(crashing()).not.toBe(crashing());
+  });
+
+  it("are one frozen copy: a revision, a claim's selected node, an endpoint's conditions, a Service status without an address", () => {
+    expect(cachedDeploymentFields(deployment()).metadata?.annotations).toBe(cachedDeploymentFields(deployment()).metadata?.annotations);
+    const claim = () =>
+      cachedClaimFields({ metadata: { name: 'web', annotations: { 'volume.kubernetes.io/selected-node': 'worker-1', other: 'x' } } });
+    expect(claim().metadata?.annotations).toEqual({ 'volume.kubernetes.io/selected-node': 'worker-1' });
+    expect(claim().metadata?.annotations).toBe(claim().metadata?.annotations);
+    const endpoint = () =>
+      cachedEndpointSliceFields({
+        metadata: { name: 'web-abcde' },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.0.0.9'], conditions: { ready: true, serving: true, terminating: false } }],
+      }).endpoints?.[0];
+    expect(endpoint()?.conditions).toEqual({ ready: true, serving: true, terminating: false });
+    expect(endpoint()?.conditions).toBe(endpoint()?.conditions);
+    const service = (status: object) => cachedServiceFields({ metadata: { name: 'web' }, status }).status;
+    expect(service({ loadBalancer: {} })).toEqual({ loadBalancer: { ingress: undefined } });
+    expect(service({ loadBalancer: {} })).toBe(service({ loadBalancer: {} }));
+    const balanced = { loadBalancer: { ingress: [{ ip: '192.0.2.7' }] } };
+    expect(service(balanced)).toEqual({ loadBalancer: { ingress: [{ ip: '192.0.2.7', hostname: undefined }] } });
+    expect(service(balanced)).not.toBe(service(balanced));
   });
 });
