@@ -70,15 +70,16 @@ function sharedString(text: string): string {
 
 /**
  * Parts many cached objects carry alike (a Pod's Ready condition, a running container's
- * state, a revision annotation): one frozen copy of each, found by its kind and its JSON
- * (every field is present, so the JSON says all of it), from a table bounded as the
- * strings' is. Cached objects are never modified. Not for parts that often belong to one
- * object alone (a message that names it, a load balancer's address): the table's key for
- * such a part would cost more than the copy it saves.
+ * state, a Service's ports, a container's resources): one frozen copy of each, found by its
+ * kind and its JSON (every field is present, so the JSON says all of it), from a table
+ * bounded as the strings' is. Cached objects are never modified. Not for parts that often
+ * belong to one object alone (a message that names it, a load balancer's address): the
+ * table's key for such a part would cost more than the copy it saves.
  */
 const SHARED_VALUES = new Map<string, object>();
 
-function sharedValue<T extends object>(kind: string, value: T): T {
+function sharedValue<T extends object | undefined>(kind: string, value: T): T {
+  if (value === undefined) return value;
   const key = `${kind}:${JSON.stringify(value)}`;
   const known = SHARED_VALUES.get(key);
   if (known !== undefined) return known as T;
@@ -298,11 +299,15 @@ function templateContainer(f: Fields, container: Json): V1Container {
   return {
     name: f.string(container.name, TEMPLATE_CONTAINER.name) ?? f.fail(TEMPLATE_CONTAINER.name, 'is missing'),
     image: f.common(container.image, TEMPLATE_CONTAINER.image),
-    resources: resources && {
-      limits: f.strings(resources.limits, `${TEMPLATE_CONTAINER.resources}.limits`),
-      requests: f.strings(resources.requests, `${TEMPLATE_CONTAINER.resources}.requests`),
-    },
+    resources:
+      resources && sharedValue('resources', { limits: copy(resources.limits, 'limits'), requests: copy(resources.requests, 'requests') }),
   };
+
+  /** A copy: the shared value is frozen, and the input stays untouched. */
+  function copy(value: unknown, field: string): Record<string, string> | undefined {
+    const map = f.strings(value, `${TEMPLATE_CONTAINER.resources}.${field}`);
+    return map && { ...map };
+  }
 }
 
 /** A Pod's fields that diagnosePod(), currentRolloutPods() and workloadStatus() read, labels included. */
@@ -325,10 +330,13 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
     spec: spec && {
       nodeName: f.common(spec.nodeName, 'spec.nodeName'),
       // Only names and restart policies: a restartable init container is a sidecar.
-      initContainers: f.each(spec.initContainers, 'spec.initContainers', (container) => ({
-        name: f.common(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
-        restartPolicy: f.string(container.restartPolicy, INIT_CONTAINER.restartPolicy),
-      })),
+      initContainers: sharedValue(
+        'init-containers',
+        f.each(spec.initContainers, 'spec.initContainers', (container) => ({
+          name: f.common(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
+          restartPolicy: f.string(container.restartPolicy, INIT_CONTAINER.restartPolicy),
+        })),
+      ),
       containers:
         f.each(spec.containers, 'spec.containers', (container) => ({
           name: f.string(container.name, CONTAINER.name) ?? f.fail(CONTAINER.name, 'is missing'),
@@ -345,9 +353,7 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
         f.each(status.conditions, 'status.conditions', (item) => cachedCondition(f, item)),
         isReadPodCondition,
       ),
-      initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c) =>
-        containerStatus(f, c, INIT_CONTAINER_STATUS),
-      ),
+      initContainerStatuses: initContainerStatuses(f, status.initContainerStatuses),
       containerStatuses: f.each(status.containerStatuses, 'status.containerStatuses', (c) => containerStatus(f, c, CONTAINER_STATUS)),
     },
   };
@@ -425,7 +431,22 @@ function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerS
       message: f.string(terminated.message, at.terminatedMessage),
     },
   };
-  return cached.waiting?.message === undefined && cached.terminated?.message === undefined ? sharedValue('state', cached) : cached;
+  return hasMessage(cached) ? cached : sharedValue('state', cached);
+}
+
+function hasMessage(state: V1ContainerState | undefined): boolean {
+  return state?.waiting?.message !== undefined || state?.terminated?.message !== undefined;
+}
+
+/**
+ * Init containers are the pod template's (a volume's seed), alike in every workload made
+ * from it: their statuses are shared while no state carries a message.
+ */
+function initContainerStatuses(f: Fields, value: unknown): V1ContainerStatus[] | undefined {
+  const statuses = f.each(value, 'status.initContainerStatuses', (c) => containerStatus(f, c, INIT_CONTAINER_STATUS));
+  return statuses?.some((status) => hasMessage(status.state) || hasMessage(status.lastState))
+    ? statuses
+    : sharedValue('init-statuses', statuses);
 }
 
 /** Set by the scheduler on a WaitForFirstConsumer claim: the node its volume must be provisioned for. */
@@ -458,11 +479,11 @@ export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentV
     spec: spec && {
       storageClassName: f.common(spec.storageClassName, 'spec.storageClassName'),
       volumeName: f.string(spec.volumeName, 'spec.volumeName'),
-      resources: { requests: requests?.storage === undefined ? undefined : { storage: requests.storage } },
+      resources: sharedValue('claim-resources', { requests: requests?.storage === undefined ? undefined : { storage: requests.storage } }),
     },
     status: status && {
       phase: f.string(status.phase, 'status.phase'),
-      capacity: capacity?.storage === undefined ? undefined : { storage: capacity.storage },
+      capacity: capacity?.storage === undefined ? undefined : sharedValue('capacity', { storage: capacity.storage }),
       conditions: f.each(status.conditions, 'status.conditions', (item) => cachedCondition(f, item)),
       allocatedResourceStatuses: allocated?.storage === undefined ? undefined : { storage: allocated.storage },
     },
@@ -533,14 +554,17 @@ export function cachedServiceFields(service: V1Service): V1Service {
       type: f.string(spec.type, 'spec.type'),
       clusterIP: f.string(spec.clusterIP, 'spec.clusterIP'),
       selector: f.strings(spec.selector, 'spec.selector'),
-      ports: f.each(spec.ports, 'spec.ports', (port) => ({
-        name: f.string(port.name, SERVICE_PORT.name),
-        protocol: f.string(port.protocol, SERVICE_PORT.protocol),
-        port: f.number(port.port, SERVICE_PORT.port) ?? f.fail(SERVICE_PORT.port, 'is missing'),
-        nodePort: f.number(port.nodePort, SERVICE_PORT.nodePort),
-        // Read by the Service gate: a port aimed at another target never routes as asked.
-        targetPort: typeof port.targetPort === 'string' ? port.targetPort : f.number(port.targetPort, SERVICE_PORT.targetPort),
-      })),
+      ports: sharedValue(
+        'service-ports',
+        f.each(spec.ports, 'spec.ports', (port) => ({
+          name: f.string(port.name, SERVICE_PORT.name),
+          protocol: f.string(port.protocol, SERVICE_PORT.protocol),
+          port: f.number(port.port, SERVICE_PORT.port) ?? f.fail(SERVICE_PORT.port, 'is missing'),
+          nodePort: f.number(port.nodePort, SERVICE_PORT.nodePort),
+          // Read by the Service gate: a port aimed at another target never routes as asked.
+          targetPort: typeof port.targetPort === 'string' ? port.targetPort : f.number(port.targetPort, SERVICE_PORT.targetPort),
+        })),
+      ),
     },
     status: status && serviceStatusFields(f, status),
   };
@@ -596,11 +620,14 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
         },
       };
     }),
-    ports: f.each(root.ports, 'ports', (port) => ({
-      name: f.string(port.name, SLICE_PORT.name),
-      protocol: f.string(port.protocol, SLICE_PORT.protocol),
-      port: f.number(port.port, SLICE_PORT.port),
-    })),
+    ports: sharedValue(
+      'slice-ports',
+      f.each(root.ports, 'ports', (port) => ({
+        name: f.string(port.name, SLICE_PORT.name),
+        protocol: f.string(port.protocol, SLICE_PORT.protocol),
+        port: f.number(port.port, SLICE_PORT.port),
+      })),
+    ),
   };
 }
 

@@ -308,3 +308,68 @@ describe('parts many cached objects carry alike', () => {
     expect(service(balanced)).not.toBe(service(balanced));
   });
 });
+
+describe('lists and sizes many cached objects carry alike', () => {
+  const withResources = () => {
+    const full = deployment();
+    full.spec!.template.spec!.containers[0]!.resources = { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '500m' } };
+    return full;
+  };
+
+  it("are one frozen copy: a template container's resources, and the input stays as it was", () => {
+    const full = withResources();
+    const cached = cachedDeploymentFields(full).spec?.template?.spec?.containers[0]?.resources;
+    expect(cached).toEqual({ limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '500m' } });
+    expect(cached).toBe(cachedDeploymentFields(withResources()).spec?.template?.spec?.containers[0]?.resources);
+    expect(Object.isFrozen(cached?.limits)).toBe(true);
+    expect(Object.isFrozen(full.spec?.template?.spec?.containers[0]?.resources?.limits)).toBe(false);
+  });
+
+  it("are one frozen copy: a Service's ports, an EndpointSlice's ports, a claim's request and capacity", () => {
+    const service = () =>
+      cachedServiceFields({ metadata: { name: 'web' }, spec: { ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 80 }] } })
+        .spec?.ports;
+    expect(service()).toEqual([{ name: 'http', protocol: 'TCP', port: 80, nodePort: undefined, targetPort: 80 }]);
+    expect(service()).toBe(service());
+    const slice = () =>
+      cachedEndpointSliceFields({
+        metadata: { name: 'web-abcde' },
+        addressType: 'IPv4',
+        endpoints: [],
+        ports: [{ name: 'http', port: 80 }],
+      }).ports;
+    expect(slice()).toEqual([{ name: 'http', protocol: undefined, port: 80 }]);
+    expect(slice()).toBe(slice());
+    const claim = () =>
+      cachedClaimFields({
+        metadata: { name: 'web' },
+        spec: { resources: { requests: { storage: '1Gi' } } },
+        status: { phase: 'Bound', capacity: { storage: '1Gi' } },
+      });
+    expect(claim().spec?.resources).toEqual({ requests: { storage: '1Gi' } });
+    expect(claim().spec?.resources).toBe(claim().spec?.resources);
+    expect(claim().status?.capacity).toBe(claim().status?.capacity);
+  });
+
+  it("are one frozen copy: a Pod's init containers, and their statuses while no state carries a message", () => {
+    const seeded = (state: ReturnType<typeof states.terminated>) =>
+      cachedPodFields(pod({ initContainers: [{ name: 'seed' }], initContainerStatuses: [containerStatus({ name: 'seed', state })] }));
+    const [one, other] = [seeded(states.terminated(0)), seeded(states.terminated(0))];
+    expect(one.spec?.initContainers).toEqual([{ name: 'seed', restartPolicy: undefined }]);
+    expect(one.spec?.initContainers).toBe(other.spec?.initContainers);
+    expect(one.status?.initContainerStatuses).toEqual([
+      {
+        name: 'seed',
+        image: IMAGE,
+        ready: false,
+        restartCount: 0,
+        state: { waiting: undefined, running: undefined, terminated: { exitCode: 0, reason: 'Completed', message: undefined } },
+        lastState: { waiting: undefined, running: undefined, terminated: undefined },
+      },
+    ]);
+    expect(one.status?.initContainerStatuses).toBe(other.status?.initContainerStatuses);
+    const failing = () => seeded(states.terminated(1, 'Error', 'disk full')).status?.initContainerStatuses;
+    expect(failing()?.[0]?.state?.terminated).toEqual({ exitCode: 1, reason: 'Error', message: 'disk full' });
+    expect(failing()).not.toBe(failing());
+  });
+});
