@@ -12,7 +12,9 @@
 // projections are pure, and they are also the check that an object fits the fields read: a field of
 // the wrong type (`conditions` that is not a list, a Pod whose spec has no container list,
 // a restart count that is a string) throws MalformedObjectError, and the informer skips
-// the object instead of letting a reader throw on it. A JSON null counts as absent.
+// the object instead of letting a reader throw on it. A JSON null counts as absent. Parts
+// many objects carry alike are one frozen copy shared by all (shared-values.ts), and so
+// are the strings they repeat (below): a cached object is never modified.
 import type {
   CoreV1Event,
   V1PersistentVolumeClaim,
@@ -36,7 +38,7 @@ import { NODE_ADDRESS_ANNOTATION } from './service-status.js';
 import { STORAGE_VOLUME_NAME } from '../input/storage.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../input/labels.js';
 import { POD_TEMPLATE_HASH_LABEL } from './rollout-pods.js';
-import { frozen } from './frozen.js';
+import { sharedValue } from './shared-values.js';
 
 const NO_SELECTOR = Object.freeze({});
 
@@ -66,26 +68,6 @@ function sharedString(text: string): string {
   if (SHARED_STRINGS.size >= MAX_SHARED_STRINGS) SHARED_STRINGS.clear();
   SHARED_STRINGS.set(text, text);
   return text;
-}
-
-/**
- * Parts many cached objects carry alike (a Pod's Ready condition, a running container's
- * state, a Service's ports, a container's resources): one frozen copy of each, found by its
- * kind and its JSON (every field is present, so the JSON says all of it), from a table
- * bounded as the strings' is. Cached objects are never modified. Not for parts that often
- * belong to one object alone (a message that names it, a load balancer's address): the
- * table's key for such a part would cost more than the copy it saves.
- */
-const SHARED_VALUES = new Map<string, object>();
-
-function sharedValue<T extends object | undefined>(kind: string, value: T): T {
-  if (value === undefined) return value;
-  const key = `${kind}:${JSON.stringify(value)}`;
-  const known = SHARED_VALUES.get(key);
-  if (known !== undefined) return known as T;
-  if (SHARED_VALUES.size >= MAX_SHARED_STRINGS) SHARED_VALUES.clear();
-  SHARED_VALUES.set(key, frozen(value));
-  return value;
 }
 
 /** Reads typed fields of one object, naming the field at fault when a type is wrong. */
