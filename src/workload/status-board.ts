@@ -83,10 +83,8 @@ const evaluations = channel(STATUS_EVALUATIONS_CHANNEL);
 const NOTICE = Object.freeze({ event: 'notice' });
 const EVALUATION = Object.freeze({ event: 'evaluation' });
 
-/** One managed Deployment and what the board remembers about it. */
+/** One managed Deployment and what the board remembers about it (what its Deployment says is read off it). */
 class Workload {
-  uid: string | undefined;
-  nodeId = '';
   /** The claim its Pods mount (the container's volume), if any. */
   claimName: string | undefined;
   /** Last emitted. */
@@ -101,10 +99,13 @@ class Workload {
 
   constructor(
     readonly name: string,
-    readonly providerId: string,
     readonly containerId: string,
     public deployment: V1Deployment,
   ) {}
+
+  get nodeId(): string {
+    return this.deployment.metadata?.labels?.[NODE_ID_LABEL] ?? '';
+  }
 
   /** Another object took the name: nothing about the old one applies. */
   forget(): void {
@@ -118,13 +119,13 @@ class Workload {
 export class StatusBoard {
   private readonly workloads = new Map<string, Workload>();
   /** Deployment names by container-id label (almost always one). */
-  private readonly namesByContainerId = new Map<string, string[]>();
+  private readonly namesByContainerId = new NameIndex();
   private readonly podsByContainerId = new Map<string, readonly V1Pod[]>();
   private readonly servicesByName = new Map<string, V1Service>();
   private readonly slicesByService = new Map<string, readonly V1EndpointSlice[]>();
   private readonly claimsByName = new Map<string, V1PersistentVolumeClaim>();
   /** Deployment names by the claim their Pods mount (almost always one, of the same name). */
-  private readonly namesByClaim = new Map<string, string[]>();
+  private readonly namesByClaim = new NameIndex();
   /** False once the caller turned out not to be allowed to watch claims: statuses carry no storage. */
   private claimsReadable = true;
   private readonly synced = new Set<Kind>();
@@ -178,10 +179,7 @@ export class StatusBoard {
     const claim = notice.objects[0];
     if (claim) this.claimsByName.set(notice.key, claim);
     else this.claimsByName.delete(notice.key);
-    for (const name of this.namesByClaim.get(notice.key) ?? []) {
-      const workload = this.workloads.get(name);
-      if (workload) this.evaluate(workload);
-    }
+    this.namesByClaim.forEach(notice.key, (name) => this.evaluateNamed(name));
   }
 
   /**
@@ -239,17 +237,13 @@ export class StatusBoard {
       return;
     }
     if (!workload) {
-      workload = new Workload(name, `${this.options.namespace}/${name}`, containerId, deployment);
+      workload = new Workload(name, containerId, deployment);
       this.workloads.set(name, workload);
-      const names = this.namesByContainerId.get(containerId);
-      if (names) names.push(name);
-      else this.namesByContainerId.set(containerId, [name]);
+      this.namesByContainerId.add(containerId, name);
     }
-    const uid = deployment.metadata?.uid;
-    if (workload.uid !== undefined && workload.uid !== uid) workload.forget();
-    workload.uid = uid;
+    const uid = workload.deployment.metadata?.uid;
+    if (uid !== undefined && uid !== deployment.metadata?.uid) workload.forget();
     workload.deployment = deployment;
-    workload.nodeId = deployment.metadata?.labels?.[NODE_ID_LABEL] ?? '';
     this.mountsClaim(workload, claimNameOf(deployment));
     this.evaluate(workload);
   }
@@ -257,27 +251,23 @@ export class StatusBoard {
   private podsChanged(containerId: string, pods: readonly V1Pod[]): void {
     if (pods.length === 0) this.podsByContainerId.delete(containerId);
     else this.podsByContainerId.set(containerId, pods);
-    const names = this.namesByContainerId.get(containerId);
-    if (!names) return;
-    for (const name of names) {
-      const workload = this.workloads.get(name);
-      if (workload) this.evaluate(workload);
-    }
+    this.namesByContainerId.forEach(containerId, (name) => this.evaluateNamed(name));
   }
 
   /** Keeps the claim index: a claim's change finds the workloads mounting it with one lookup. */
   private mountsClaim(workload: Workload, claimName: string | undefined): void {
     if (workload.claimName === claimName) return;
-    if (workload.claimName !== undefined) removeName(this.namesByClaim, workload.claimName, workload.name);
+    if (workload.claimName !== undefined) this.namesByClaim.remove(workload.claimName, workload.name);
     workload.claimName = claimName;
-    if (claimName === undefined) return;
-    const names = this.namesByClaim.get(claimName);
-    if (names) names.push(workload.name);
-    else this.namesByClaim.set(claimName, [workload.name]);
+    if (claimName !== undefined) this.namesByClaim.add(claimName, workload.name);
   }
 
   /** A Service (or its EndpointSlices) changed: its workload, named like it, is evaluated. */
   private networkChanged(name: string): void {
+    this.evaluateNamed(name);
+  }
+
+  private evaluateNamed(name: string): void {
     const workload = this.workloads.get(name);
     if (workload) this.evaluate(workload);
   }
@@ -287,7 +277,7 @@ export class StatusBoard {
     workload.recheck?.unsubscribe();
     workload.crashLogs?.stop();
     this.workloads.delete(workload.name);
-    removeName(this.namesByContainerId, workload.containerId, workload.name);
+    this.namesByContainerId.remove(workload.containerId, workload.name);
     this.mountsClaim(workload, undefined);
     if (!workload.last) return;
     const gone: WorkloadStatusValue = {
@@ -297,7 +287,7 @@ export class StatusBoard {
     };
     workload.last = gone;
     this.targetLast = gone;
-    this.options.emit(this.event(workload.name, workload.providerId, workload.containerId, workload.nodeId, '', gone));
+    this.options.emit(this.event(workload.name, workload.containerId, workload.nodeId, '', gone));
   }
 
   private evaluateAll(): void {
@@ -379,7 +369,7 @@ export class StatusBoard {
     workload.last = status;
     this.targetLast = status;
     const resourceVersion = workload.deployment.metadata?.resourceVersion ?? '';
-    this.options.emit(this.event(workload.name, workload.providerId, workload.containerId, workload.nodeId, resourceVersion, status));
+    this.options.emit(this.event(workload.name, workload.containerId, workload.nodeId, resourceVersion, status));
   }
 
   /** status$: says `missing` (or `unknown`) for its Deployment while no workload stands for it. */
@@ -395,7 +385,7 @@ export class StatusBoard {
     if (this.targetLast?.state === 'missing' && status.reason === 'NotFound') return;
     if (this.targetLast && sameWorkloadStatus(this.targetLast, status)) return;
     this.targetLast = status;
-    this.options.emit(this.event(only.name, `${this.options.namespace}/${only.name}`, only.containerId ?? '', '', '', status));
+    this.options.emit(this.event(only.name, only.containerId ?? '', '', '', status));
   }
 
   private firstDisconnection(): { readonly error: unknown } | undefined {
@@ -403,20 +393,13 @@ export class StatusBoard {
     return undefined;
   }
 
-  private event(
-    name: string,
-    providerId: string,
-    containerId: string,
-    nodeId: string,
-    resourceVersion: string,
-    status: WorkloadStatusValue,
-  ): StatusEvent {
+  private event(name: string, containerId: string, nodeId: string, resourceVersion: string, status: WorkloadStatusValue): StatusEvent {
     return {
       type: 'status',
       at: isoTime(this.options.scheduler),
       namespace: this.options.namespace,
       name,
-      providerId,
+      providerId: `${this.options.namespace}/${name}`,
       containerId,
       nodeId,
       resourceVersion,
@@ -426,9 +409,34 @@ export class StatusBoard {
   }
 }
 
-/** Drops `name` from the names under `key`, and the key with its last name. */
-function removeName(index: Map<string, string[]>, key: string, name: string): void {
-  const names = index.get(key)?.filter((each) => each !== name);
-  if (names?.length) index.set(key, names);
-  else index.delete(key);
+/** Workload names by a key that almost always names one: a name alone, a list only for more. */
+class NameIndex {
+  private readonly byKey = new Map<string, string | readonly string[]>();
+
+  add(key: string, name: string): void {
+    this.set(key, [...this.namesOf(key), name]);
+  }
+
+  remove(key: string, name: string): void {
+    this.set(
+      key,
+      this.namesOf(key).filter((each) => each !== name),
+    );
+  }
+
+  forEach(key: string, visit: (name: string) => void): void {
+    const names = this.byKey.get(key);
+    if (typeof names === 'string') visit(names);
+    else names?.forEach((name) => visit(name));
+  }
+
+  private namesOf(key: string): readonly string[] {
+    const names = this.byKey.get(key);
+    return typeof names === 'string' ? [names] : (names ?? []);
+  }
+
+  private set(key: string, names: readonly string[]): void {
+    if (names.length === 0) this.byKey.delete(key);
+    else this.byKey.set(key, names.length === 1 ? names[0]! : names);
+  }
 }
