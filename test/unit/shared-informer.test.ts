@@ -155,6 +155,17 @@ describe('SharedInformer', () => {
     ]);
   });
 
+  it('hands every waiter of a key the same array for one change, and a new one for the next', () => {
+    const { events, informer } = setup();
+    const [one, other] = [collect(informer, 'a'), collect(informer, 'a')];
+    events.next({ type: 'listed', items: [obj('a')], resourceVersion: '5' });
+    events.next({ type: 'MODIFIED', object: obj('a', 'a', '6') });
+    expect(one.seen[0]).toBe(other.seen[0]);
+    expect(one.seen[1]).toBe(other.seen[1]);
+    expect(one.seen[1]).not.toBe(one.seen[0]);
+    expect(one.seen[1]).toEqual([obj('a', 'a', '6')]);
+  });
+
   it('moves an object whose routing key changes, telling the waiters of both keys', () => {
     const { events, informer } = setup();
     const a = collect(informer, 'a');
