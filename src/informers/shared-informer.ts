@@ -119,7 +119,7 @@ export class SharedInformer<T extends KubeObject> {
       this.subscribersByKey.set(key, [...(this.subscribersByKey.get(key) ?? NONE), subscriber]);
       this.subscriberCount += 1;
       if (this.subscriberCount === 1) this.start();
-      else if (this.synced) subscriber.next(this.objectsOf(key));
+      else if (this.synced) subscriber.next(this.cached(key));
 
       return () => this.remove(key, subscriber);
     });
@@ -181,6 +181,15 @@ export class SharedInformer<T extends KubeObject> {
     let waitingOnly = 0;
     for (const key of this.subscribersByKey.keys()) if (!this.cachedByKey.has(key)) waitingOnly += 1;
     return this.cachedByKey.size + waitingOnly;
+  }
+
+  /**
+   * The objects cached under `key` now, as a waiter receives them: for a consumer of
+   * observeAll() that reads a key's objects when it needs them instead of keeping them.
+   */
+  cached(key: string): readonly T[] {
+    const cached = this.cachedByKey.get(key);
+    return cached === undefined ? NONE : listOf(cached);
   }
 
   private start(): void {
@@ -304,12 +313,6 @@ export class SharedInformer<T extends KubeObject> {
     for (const subscriber of this.allSubscribers) subscriber.next(SYNCED);
   }
 
-  /** The objects under `key`, as a waiter receives them. */
-  private objectsOf(key: string): readonly T[] {
-    const cached = this.cachedByKey.get(key);
-    return cached === undefined ? NONE : listOf(cached);
-  }
-
   /** Caches `object` (of identity `name`) under `key`, in place of the one of that name, if any. */
   private cache(key: string, name: string, object: T): void {
     const cached = this.cachedByKey.get(key);
@@ -325,7 +328,7 @@ export class SharedInformer<T extends KubeObject> {
 
   /** Drops the object of identity `name` from under `key`, and the key with its last object. */
   private uncache(key: string, name: string): void {
-    const left = this.objectsOf(key).filter((cached) => this.identity(cached) !== name);
+    const left = this.cached(key).filter((cached) => this.identity(cached) !== name);
     if (left.length === 0) this.cachedByKey.delete(key);
     else this.cachedByKey.set(key, left.length === 1 ? left[0]! : left);
   }
@@ -337,7 +340,7 @@ export class SharedInformer<T extends KubeObject> {
     if (subscribers.length === 0 && all.length === 0) return;
     // One array for every waiter of this change; a waiter that leaves meanwhile replaces the
     // list of waiters, not this one.
-    const objects = this.objectsOf(key);
+    const objects = this.cached(key);
     for (const subscriber of subscribers) subscriber.next(objects);
     if (all.length > 0) {
       const notice: InformerNotice<T> = { type: 'changed', key, objects };

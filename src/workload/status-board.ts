@@ -8,8 +8,10 @@
 // leads to the workload(s) carrying it, a Service or EndpointSlice change names the
 // Service, which is named like its workload, and a claim change names the claim, which
 // leads to the workload(s) whose Pods mount it. Only that workload is evaluated, with only
-// its own objects. Nothing is emitted before every informer has listed once (a Deployment
-// without its Pods would flash a wrong status); then every workload once.
+// its own objects, read from the informers' caches then (the board keeps no copy of them,
+// only each workload's Deployment and what it judged). Nothing is emitted before every
+// informer has listed once (a Deployment without its Pods would flash a wrong status);
+// then every workload once.
 //
 // The failure policy runs per workload, as during a rollout, through the same tracker step
 // (rollout/tracker.ts), once per event: problems are tracked over time, the status is read
@@ -65,6 +67,19 @@ export interface StatusBoardOptions {
   readonly only?: { readonly name: string; readonly containerId?: string };
   /** Reads a crashed container's last lines; without it, statuses carry none. */
   readonly readCrashLog?: CrashLogReader;
+  /** The informers' caches, which the notices report changes of. */
+  readonly cached: CachedObjects;
+}
+
+/**
+ * What the informers hold under a routing key now. The board reads a workload's objects
+ * from them when it evaluates it, and keeps none of its own but each workload's Deployment.
+ */
+export interface CachedObjects {
+  readonly pods: (containerId: string) => readonly V1Pod[];
+  readonly services: (name: string) => readonly V1Service[];
+  readonly slices: (serviceName: string) => readonly V1EndpointSlice[];
+  readonly claims: (name: string) => readonly V1PersistentVolumeClaim[];
 }
 
 type Kind = 'deployments' | 'pods' | 'services' | 'endpointslices' | 'persistentvolumeclaims';
@@ -120,10 +135,6 @@ export class StatusBoard {
   private readonly workloads = new Map<string, Workload>();
   /** Deployment names by container-id label (almost always one). */
   private readonly namesByContainerId = new NameIndex();
-  private readonly podsByContainerId = new Map<string, readonly V1Pod[]>();
-  private readonly servicesByName = new Map<string, V1Service>();
-  private readonly slicesByService = new Map<string, readonly V1EndpointSlice[]>();
-  private readonly claimsByName = new Map<string, V1PersistentVolumeClaim>();
   /** Deployment names by the claim their Pods mount (almost always one, of the same name). */
   private readonly namesByClaim = new NameIndex();
   /** False once the caller turned out not to be allowed to watch claims: statuses carry no storage. */
@@ -147,38 +158,23 @@ export class StatusBoard {
   onPods(notice: InformerNotice<V1Pod>): void {
     if (notice.type !== 'changed') return this.onConnectionNotice('pods', notice);
     if (evaluations.hasSubscribers) evaluations.publish(NOTICE);
-    this.podsChanged(notice.key, notice.objects);
+    this.namesByContainerId.forEach(notice.key, (name) => this.evaluateNamed(name));
   }
 
+  /** A Service changed: its workload, named like it, is evaluated. */
   onServices(notice: InformerNotice<V1Service>): void {
-    if (notice.type !== 'changed') {
-      this.onConnectionNotice('services', notice);
-      return;
-    }
-    const service = notice.objects[0];
-    if (service) this.servicesByName.set(notice.key, service);
-    else this.servicesByName.delete(notice.key);
-    this.networkChanged(notice.key);
+    if (notice.type !== 'changed') return this.onConnectionNotice('services', notice);
+    this.evaluateNamed(notice.key);
   }
 
+  /** An EndpointSlice of a Service changed: the workload named like the Service is evaluated. */
   onSlices(notice: InformerNotice<V1EndpointSlice>): void {
-    if (notice.type !== 'changed') {
-      this.onConnectionNotice('endpointslices', notice);
-      return;
-    }
-    if (notice.objects.length === 0) this.slicesByService.delete(notice.key);
-    else this.slicesByService.set(notice.key, notice.objects);
-    this.networkChanged(notice.key);
+    if (notice.type !== 'changed') return this.onConnectionNotice('endpointslices', notice);
+    this.evaluateNamed(notice.key);
   }
 
   onClaims(notice: InformerNotice<V1PersistentVolumeClaim>): void {
-    if (notice.type !== 'changed') {
-      this.onConnectionNotice('persistentvolumeclaims', notice);
-      return;
-    }
-    const claim = notice.objects[0];
-    if (claim) this.claimsByName.set(notice.key, claim);
-    else this.claimsByName.delete(notice.key);
+    if (notice.type !== 'changed') return this.onConnectionNotice('persistentvolumeclaims', notice);
     this.namesByClaim.forEach(notice.key, (name) => this.evaluateNamed(name));
   }
 
@@ -188,7 +184,6 @@ export class StatusBoard {
    */
   claimsUnreadable(): void {
     this.claimsReadable = false;
-    this.claimsByName.clear();
     this.onConnectionNotice('persistentvolumeclaims', { type: 'synced' });
     if (this.started) this.evaluateAll();
   }
@@ -248,23 +243,12 @@ export class StatusBoard {
     this.evaluate(workload);
   }
 
-  private podsChanged(containerId: string, pods: readonly V1Pod[]): void {
-    if (pods.length === 0) this.podsByContainerId.delete(containerId);
-    else this.podsByContainerId.set(containerId, pods);
-    this.namesByContainerId.forEach(containerId, (name) => this.evaluateNamed(name));
-  }
-
   /** Keeps the claim index: a claim's change finds the workloads mounting it with one lookup. */
   private mountsClaim(workload: Workload, claimName: string | undefined): void {
     if (workload.claimName === claimName) return;
     if (workload.claimName !== undefined) this.namesByClaim.remove(workload.claimName, workload.name);
     workload.claimName = claimName;
     if (claimName !== undefined) this.namesByClaim.add(claimName, workload.name);
-  }
-
-  /** A Service (or its EndpointSlices) changed: its workload, named like it, is evaluated. */
-  private networkChanged(name: string): void {
-    this.evaluateNamed(name);
   }
 
   private evaluateNamed(name: string): void {
@@ -303,7 +287,8 @@ export class StatusBoard {
       this.show(workload, unreachableStatus(failure.error, workload.lastKnown));
       return;
     }
-    const pods = this.podsByContainerId.get(workload.containerId) ?? NO_PODS;
+    const { cached } = this.options;
+    const pods = cached.pods(workload.containerId);
     const { deployment } = workload;
     let status = ownershipStatus(deployment, this.options.only?.containerId);
     let crash: CrashRef | undefined;
@@ -312,8 +297,8 @@ export class StatusBoard {
       this.scheduleRecheck(workload, undefined);
     } else {
       // The one judgement of this event: the policy over time, and the status read off it.
-      const service = this.servicesByName.get(workload.name);
-      const network = service ? { service, slices: this.slicesByService.get(workload.name) ?? NO_SLICES } : {};
+      const service = cached.services(workload.name)[0];
+      const network = service ? { service, slices: cached.slices(workload.name) } : {};
       const gate = serviceGate(network.service, network.slices ?? NO_SLICES, deployment, pods, this.options.policy);
       const step = trackRollout(this.options.policy, workload.tracker, {
         deployment,
@@ -327,7 +312,7 @@ export class StatusBoard {
       crash = step.crash;
       status = trackedStatus(deployment, pods, step, workload.lastKnown, network);
       if (workload.claimName !== undefined && this.claimsReadable) {
-        status = { ...status, storage: claimStatus(this.claimsByName.get(workload.claimName), workload.claimName) };
+        status = { ...status, storage: claimStatus(cached.claims(workload.claimName)[0], workload.claimName) };
       }
     }
     // Unchanged, it is the status already shown: one copy per workload, not two.

@@ -25,6 +25,7 @@ import {
   replicaSetName,
   waitingPod,
 } from '../support/fixtures.js';
+import { noticedCaches } from '../support/noticed-caches.js';
 
 const labels = (containerId: string) => ({ [MANAGED_LABEL]: 'true', [NODE_ID_LABEL]: '7', [CONTAINER_ID_LABEL]: containerId });
 
@@ -53,19 +54,23 @@ function board$(
   { claims$, ...options }: Partial<StatusBoardOptions> & { readonly claims$?: Observable<ClaimNotice> } = {},
 ): Observable<StatusEvent> {
   return new Observable<StatusEvent>((subscriber) => {
+    const caches = noticedCaches();
     const board = new StatusBoard({
       namespace: 'default',
       scheduler,
       policy: DEFAULT_FAILURE_POLICY,
       emit: (event) => subscriber.next(event),
+      cached: caches.cached,
       ...options,
     });
     // No Services in these timelines: their informers have listed nothing (the network has its own tests).
     board.onServices(SYNCED);
     board.onSlices(SYNCED);
     // Claims: listed nothing unless a timeline feeds some (options.claims$).
-    const claims = (claims$ ?? new Observable<ClaimNotice>((s) => s.next(SYNCED))).subscribe((notice) => board.onClaims(notice));
-    const pods = pods$.subscribe((notice) => board.onPods(notice));
+    const claims = (claims$ ?? new Observable<ClaimNotice>((s) => s.next(SYNCED))).subscribe((notice) =>
+      board.onClaims(caches.note.claims(notice)),
+    );
+    const pods = pods$.subscribe((notice) => board.onPods(caches.note.pods(notice)));
     const deployments = deployments$.subscribe((notice) => board.onDeployments(notice));
     return () => {
       board.close();
