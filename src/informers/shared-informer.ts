@@ -3,8 +3,8 @@
 // container-id label) and receive the cached objects under that key:
 //   - on subscribe, at once from the cache when it is synced (nothing is missed between
 //     a create and the subscription);
-//   - on every change to an object under the key: an event costs one Map lookup (its
-//     object's name) when its routing key is unchanged, with one waiter or ten thousand;
+//   - on every change to an object under the key: an event costs a few Map lookups (its
+//     object's name, then its key), with one waiter or ten thousand;
 //   - after every relist, so waiters re-evaluate what changed while disconnected.
 // The first subscriber starts the reflector, the last one stops it. A fatal reflector
 // error fails every current subscriber at once. An optional transform projects each
@@ -12,17 +12,17 @@
 // consumers read.
 //
 // A consumer of every key (a live list of all workloads) uses observeAll(): it gets each
-// key's change as it happens (the same one lookup per event, whatever the number of
+// key's change as it happens (the same lookups per event, whatever the number of
 // keys), a `synced` notice after every (re)list, and the connection's state as the
 // reflector reports it through the registry (`disconnected` while it retries, then
 // `connected`).
 //
-// Each routing key has one entry holding its cached objects and its subscribers, and each
-// cached name points at its key's entry: an event finds everything it touches with one
-// lookup, since each lookup in a large Map is a memory access of its own. The
-// objects and subscribers of an entry are immutable arrays, replaced on change
-// (copy-on-write): an event hands its key's array to every subscriber as is, and
-// notifying needs no copy even when a subscriber leaves meanwhile.
+// A cached object costs two Map entries and nothing else: its routing key by its name, and
+// its key's objects by key, where most keys (a Deployment's name, a container-id) hold one
+// object, kept as is; a list only for more. An event reads its object's key by name, then
+// that key's objects and its waiters. What a waiter receives is an immutable array: one
+// made per change and handed to every waiter of the key as is (so notifying needs no copy
+// even when a waiter leaves meanwhile), never changed afterwards.
 import { Observable, Subscription, type Subscriber } from 'rxjs';
 import type { KubeObject, ReflectorEvent } from './reflector.js';
 
@@ -69,16 +69,16 @@ export type InformerNotice<T> =
 const SYNCED: InformerNotice<never> = Object.freeze({ type: 'synced' });
 const CONNECTED: InformerNotice<never> = Object.freeze({ type: 'connected' });
 
-interface KeyEntry<T> {
-  readonly key: string;
-  objects: readonly T[];
-  subscribers: readonly Subscriber<readonly T[]>[];
-}
+/** The objects cached under one routing key: the object itself when alone, else a list of them. */
+type Cached<T> = T | readonly T[];
 
 export class SharedInformer<T extends KubeObject> {
-  private readonly entries = new Map<string, KeyEntry<T>>();
-  /** The entry of every cached object, by name (objects without a routing key are not cached). */
-  private readonly byName = new Map<string, KeyEntry<T>>();
+  /** The cached objects by routing key (a key without objects is not kept). */
+  private readonly cachedByKey = new Map<string, Cached<T>>();
+  /** The routing key of every cached object, by name (objects without a routing key are not cached). */
+  private readonly keyByName = new Map<string, string>();
+  /** The waiters of each key (observe), by key (a key without waiters is not kept). */
+  private readonly subscribersByKey = new Map<string, readonly Subscriber<readonly T[]>[]>();
   private subscriberCount = 0;
   private connection: Subscription | undefined;
   private synced = false;
@@ -116,11 +116,10 @@ export class SharedInformer<T extends KubeObject> {
    */
   observe(key: string): Observable<readonly T[]> {
     return new Observable<readonly T[]>((subscriber) => {
-      const entry = this.entryOf(key);
-      entry.subscribers = [...entry.subscribers, subscriber];
+      this.subscribersByKey.set(key, [...(this.subscribersByKey.get(key) ?? NONE), subscriber]);
       this.subscriberCount += 1;
       if (this.subscriberCount === 1) this.start();
-      else if (this.synced) subscriber.next(entry.objects);
+      else if (this.synced) subscriber.next(this.cached(key));
 
       return () => this.remove(key, subscriber);
     });
@@ -137,9 +136,7 @@ export class SharedInformer<T extends KubeObject> {
       this.subscriberCount += 1;
       if (this.subscriberCount === 1) this.start();
       else if (this.synced) {
-        for (const entry of this.entries.values()) {
-          if (entry.objects.length > 0) subscriber.next({ type: 'changed', key: entry.key, objects: entry.objects });
-        }
+        for (const [key, cached] of this.cachedByKey) subscriber.next({ type: 'changed', key, objects: listOf(cached) });
         subscriber.next(SYNCED);
       }
       if (this.disconnection) subscriber.next(this.disconnection);
@@ -176,12 +173,23 @@ export class SharedInformer<T extends KubeObject> {
 
   /** How many objects the cache holds now (for leak checks: compare with what exists). */
   get size(): number {
-    return this.byName.size;
+    return this.keyByName.size;
   }
 
   /** How many routing keys are tracked now: keys with objects or with a waiter. */
   get keys(): number {
-    return this.entries.size;
+    let waitingOnly = 0;
+    for (const key of this.subscribersByKey.keys()) if (!this.cachedByKey.has(key)) waitingOnly += 1;
+    return this.cachedByKey.size + waitingOnly;
+  }
+
+  /**
+   * The objects cached under `key` now, as a waiter receives them: for a consumer of
+   * observeAll() that reads a key's objects when it needs them instead of keeping them.
+   */
+  cached(key: string): readonly T[] {
+    const cached = this.cachedByKey.get(key);
+    return cached === undefined ? NONE : listOf(cached);
   }
 
   private start(): void {
@@ -208,15 +216,16 @@ export class SharedInformer<T extends KubeObject> {
   }
 
   private clear(): void {
-    this.entries.clear();
-    this.byName.clear();
+    this.cachedByKey.clear();
+    this.keyByName.clear();
   }
 
   private remove(key: string, subscriber: Subscriber<readonly T[]>): void {
-    const entry = this.entries.get(key);
-    if (!entry?.subscribers.includes(subscriber)) return;
-    entry.subscribers = entry.subscribers.filter((other) => other !== subscriber);
-    this.dropIfEmpty(entry);
+    const subscribers = this.subscribersByKey.get(key);
+    if (!subscribers?.includes(subscriber)) return;
+    const left = subscribers.filter((other) => other !== subscriber);
+    if (left.length === 0) this.subscribersByKey.delete(key);
+    else this.subscribersByKey.set(key, left);
     this.subscriberCount -= 1;
     if (this.subscriberCount === 0) this.stop();
   }
@@ -255,95 +264,93 @@ export class SharedInformer<T extends KubeObject> {
     const { object, key } = projected;
     const name = this.identity(object);
     if (!name) return;
-    const previous = this.byName.get(name);
-    if (event.type !== 'DELETED' && previous !== undefined && previous.key === key) {
-      // The common case: a cached object changed, its routing key did not. Alone under
-      // its key (a Deployment by name), it needs no search: no read of the old object.
-      previous.objects = previous.objects.length === 1 ? [object] : this.withObject(previous.objects, name, object);
-      this.notify(previous);
+    const previous = this.keyByName.get(name);
+    if (event.type !== 'DELETED' && previous !== undefined && previous === key) {
+      // The common case: a cached object changed, its routing key did not.
+      this.cache(key, name, object);
+      this.notify(key);
       return;
     }
-    if (previous) {
-      previous.objects = previous.objects.filter((cached) => this.identity(cached) !== name);
-      this.byName.delete(name);
+    if (previous !== undefined) {
+      this.uncache(previous, name);
+      this.keyByName.delete(name);
     }
-    let current: KeyEntry<T> | undefined;
+    let current: string | undefined;
     if (event.type !== 'DELETED' && key !== undefined) {
-      current = this.entryOf(key);
-      current.objects = this.withObject(current.objects, name, object);
-      this.byName.set(name, current);
-    } else if (key !== undefined) {
+      this.cache(key, name, object);
+      this.keyByName.set(name, key);
+      current = key;
+    } else if (key !== undefined && (key === previous || this.cachedByKey.has(key) || this.subscribersByKey.has(key))) {
       // A deletion still tells the key's waiters where things stand.
-      current = this.entries.get(key);
+      current = key;
     }
-    if (current) this.notify(current);
-    if (previous && previous !== current) this.notify(previous);
-    if (previous) this.dropIfEmpty(previous);
+    if (current !== undefined) this.notify(current);
+    if (previous !== undefined && previous !== current) this.notify(previous);
   }
 
   /** A (re)list replaces the whole cache; every waiter re-evaluates from it. */
   private replace(items: readonly T[]): void {
-    // Arrays built fresh here can be appended to until they are published.
-    const listed = new Map<KeyEntry<T>, T[]>();
-    this.byName.clear();
+    // Lists built fresh here can be appended to until they are cached.
+    const listed = new Map<string, T[]>();
+    this.keyByName.clear();
     for (const item of items) {
       const projected = this.project(item, false);
       if (!projected) continue;
       const { object: cached, key } = projected;
       const name = this.identity(cached);
       if (!name || key === undefined) continue;
-      const entry = this.entryOf(key);
-      const objects = listed.get(entry);
+      const objects = listed.get(key);
       if (objects) objects.push(cached);
-      else listed.set(entry, [cached]);
-      this.byName.set(name, entry);
+      else listed.set(key, [cached]);
+      this.keyByName.set(name, key);
     }
-    const touched = [...this.entries.values()];
-    for (const entry of touched) entry.objects = listed.get(entry) ?? NONE;
-    this.synced = true;
     // Keys emptied by the relist are reported too: their objects went away while disconnected.
-    for (const entry of touched) this.notify(entry);
-    for (const entry of touched) this.dropIfEmpty(entry);
+    const touched = new Set([...this.cachedByKey.keys(), ...this.subscribersByKey.keys(), ...listed.keys()]);
+    this.cachedByKey.clear();
+    for (const [key, objects] of listed) this.cachedByKey.set(key, objects.length === 1 ? objects[0]! : objects.slice());
+    this.synced = true;
+    for (const key of touched) this.notify(key);
     for (const subscriber of this.allSubscribers) subscriber.next(SYNCED);
   }
 
-  private entryOf(key: string): KeyEntry<T> {
-    let entry = this.entries.get(key);
-    if (!entry) {
-      entry = { key, objects: NONE, subscribers: NONE };
-      this.entries.set(key, entry);
+  /** Caches `object` (of identity `name`) under `key`, in place of the one of that name, if any. */
+  private cache(key: string, name: string, object: T): void {
+    const cached = this.cachedByKey.get(key);
+    if (cached === undefined || (!isList(cached) && this.identity(cached) === name)) {
+      // Alone under its key (a Deployment by name), it needs no search: no read of the old object.
+      this.cachedByKey.set(key, object);
+      return;
     }
-    return entry;
+    const objects = listOf(cached);
+    const index = objects.findIndex((other) => this.identity(other) === name);
+    this.cachedByKey.set(key, index < 0 ? [...objects, object] : objects.with(index, object));
   }
 
-  private dropIfEmpty(entry: KeyEntry<T>): void {
-    if (entry.objects.length === 0 && entry.subscribers.length === 0 && this.entries.get(entry.key) === entry) {
-      this.entries.delete(entry.key);
-    }
+  /** Drops the object of identity `name` from under `key`, and the key with its last object. */
+  private uncache(key: string, name: string): void {
+    const left = this.cached(key).filter((cached) => this.identity(cached) !== name);
+    if (left.length === 0) this.cachedByKey.delete(key);
+    else this.cachedByKey.set(key, left.length === 1 ? left[0]! : left);
   }
 
-  private notify(entry: KeyEntry<T>): void {
+  private notify(key: string): void {
     if (!this.synced) return;
-    const { objects, subscribers } = entry;
-    // Copy-on-write: a waiter that unsubscribes meanwhile replaces the array, not this one.
-    for (const subscriber of subscribers) subscriber.next(objects);
+    const subscribers = this.subscribersByKey.get(key) ?? NONE;
     const all = this.allSubscribers;
+    if (subscribers.length === 0 && all.length === 0) return;
+    // One array for every waiter of this change; a waiter that leaves meanwhile replaces the
+    // list of waiters, not this one.
+    const objects = this.cached(key);
+    for (const subscriber of subscribers) subscriber.next(objects);
     if (all.length > 0) {
-      const notice: InformerNotice<T> = { type: 'changed', key: entry.key, objects };
+      const notice: InformerNotice<T> = { type: 'changed', key, objects };
       for (const subscriber of all) subscriber.next(notice);
     }
   }
 
-  /** `objects` with the one of identity `name` replaced by `object`, or `object` appended. */
-  private withObject(objects: readonly T[], name: string, object: T): readonly T[] {
-    for (let index = 0; index < objects.length; index += 1) {
-      if (this.identity(objects[index]!) === name) return objects.with(index, object);
-    }
-    return [...objects, object];
-  }
-
   private failAll(error: unknown): void {
-    const subscribers = [...this.entries.values()].flatMap((entry) => entry.subscribers);
+    const subscribers = [...this.subscribersByKey.values()].flat();
+    this.subscribersByKey.clear();
     const all = this.allSubscribers;
     this.allSubscribers = NONE;
     this.subscriberCount = 0;
@@ -355,4 +362,13 @@ export class SharedInformer<T extends KubeObject> {
     for (const subscriber of subscribers) subscriber.error(error);
     for (const subscriber of all) subscriber.error(error);
   }
+}
+
+function isList<T>(cached: Cached<T>): cached is readonly T[] {
+  return Array.isArray(cached);
+}
+
+/** A key's objects as a list (a fresh one for a single object). */
+function listOf<T>(cached: Cached<T>): readonly T[] {
+  return isList(cached) ? cached : [cached];
 }

@@ -12,7 +12,9 @@
 // projections are pure, and they are also the check that an object fits the fields read: a field of
 // the wrong type (`conditions` that is not a list, a Pod whose spec has no container list,
 // a restart count that is a string) throws MalformedObjectError, and the informer skips
-// the object instead of letting a reader throw on it. A JSON null counts as absent.
+// the object instead of letting a reader throw on it. A JSON null counts as absent. Parts
+// many objects carry alike are one frozen copy shared by all (shared-values.ts), and so
+// are the strings they repeat (below): a cached object is never modified.
 import type {
   CoreV1Event,
   V1PersistentVolumeClaim,
@@ -36,6 +38,7 @@ import { NODE_ADDRESS_ANNOTATION } from './service-status.js';
 import { STORAGE_VOLUME_NAME } from '../input/storage.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../input/labels.js';
 import { POD_TEMPLATE_HASH_LABEL } from './rollout-pods.js';
+import { sharedValue } from './shared-values.js';
 
 const NO_SELECTOR = Object.freeze({});
 
@@ -47,16 +50,19 @@ function selectorOf(f: Fields, value: unknown): V1LabelSelector {
 type Json = Record<string, unknown>;
 
 /**
- * JSON.parse makes its own copy of every string longer than 10 characters, so each cached
- * object kept one of the namespace, of a condition's reason and message, of an image, of a
- * node name. Those fields take one shared copy from this table instead; it is bounded (and
- * starts afresh when full), so strings that do not repeat cost nothing lasting.
+ * JSON.parse shares one copy of a very short string only (how short differs between V8
+ * versions), so each cached object kept its own copy of the namespace, of a condition's
+ * reason and message, of an image, of a node name, of an owner's kind. Those fields take one
+ * shared copy from this table instead; it is bounded (and starts afresh when full), so
+ * strings that do not repeat cost nothing lasting.
  */
 const SHARED_STRINGS = new Map<string, string>();
 const MAX_SHARED_STRINGS = 4096;
+/** The shortest string that JSON.parse copies on some Node line we run on (Node 24's). */
+const SHORTEST_COPIED = 10;
 
 function sharedString(text: string): string {
-  if (text.length <= 10) return text;
+  if (text.length < SHORTEST_COPIED) return text;
   const known = SHARED_STRINGS.get(text);
   if (known !== undefined) return known;
   if (SHARED_STRINGS.size >= MAX_SHARED_STRINGS) SHARED_STRINGS.clear();
@@ -151,7 +157,7 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       generation: f.number(metadata?.generation, 'metadata.generation'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: readLabels(f, metadata?.labels),
-      annotations: revision === undefined ? undefined : { [REVISION_ANNOTATION]: revision },
+      annotations: revision === undefined ? undefined : sharedValue('annotations', { [REVISION_ANNOTATION]: revision }),
     },
     spec: spec && {
       replicas: f.number(spec.replicas, 'spec.replicas'),
@@ -167,7 +173,7 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
       updatedReplicas: f.number(status.updatedReplicas, 'status.updatedReplicas'),
       readyReplicas: f.number(status.readyReplicas, 'status.readyReplicas'),
       availableReplicas: f.number(status.availableReplicas, 'status.availableReplicas'),
-      conditions: f.each(status.conditions, 'status.conditions', (condition) => deploymentCondition(f, condition, DEPLOYMENT_CONDITION)),
+      conditions: f.each(status.conditions, 'status.conditions', (item) => cachedCondition(f, item)),
     },
   };
 }
@@ -200,8 +206,7 @@ function pathsOf<K extends string>(list: string, fields: readonly K[]): Readonly
 }
 
 const CONDITION_FIELDS = ['type', 'status', 'reason', 'message'] as const;
-const DEPLOYMENT_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
-const POD_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
+const CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
 const OWNER = pathsOf('metadata.ownerReferences', ['apiVersion', 'kind', 'name', 'uid', 'controller'] as const);
 const INIT_CONTAINER = pathsOf('spec.initContainers', ['name', 'restartPolicy'] as const);
 const CONTAINER = pathsOf('spec.containers', ['name'] as const);
@@ -230,17 +235,18 @@ function statusPaths(list: string) {
 const CONTAINER_STATUS = statusPaths('status.containerStatuses');
 const INIT_CONTAINER_STATUS = statusPaths('status.initContainerStatuses');
 
-type ConditionPaths = Readonly<Record<(typeof CONDITION_FIELDS)[number], string>>;
 type StatusPaths = ReturnType<typeof statusPaths>;
 type StatePaths = StatusPaths['state'];
 
-function deploymentCondition(f: Fields, condition: Json, at: ConditionPaths): V1DeploymentCondition {
-  return {
-    type: f.common(condition.type, at.type) ?? f.fail(at.type, 'is missing'),
-    status: f.string(condition.status, at.status) ?? f.fail(at.status, 'is missing'),
-    reason: f.common(condition.reason, at.reason),
-    message: f.common(condition.message, at.message),
+/** A Deployment's, a Pod's or a claim's condition: they have the same fields. */
+function cachedCondition(f: Fields, item: Json): V1DeploymentCondition & V1PodCondition {
+  const condition = {
+    type: f.common(item.type, CONDITION.type) ?? f.fail(CONDITION.type, 'is missing'),
+    status: f.string(item.status, CONDITION.status) ?? f.fail(CONDITION.status, 'is missing'),
+    reason: f.common(item.reason, CONDITION.reason),
+    message: f.common(item.message, CONDITION.message),
   };
+  return condition.message === undefined ? sharedValue('condition', condition) : condition;
 }
 
 const TEMPLATE_CONTAINER = pathsOf('spec.template.spec.containers', ['name', 'image', 'resources'] as const);
@@ -275,11 +281,15 @@ function templateContainer(f: Fields, container: Json): V1Container {
   return {
     name: f.string(container.name, TEMPLATE_CONTAINER.name) ?? f.fail(TEMPLATE_CONTAINER.name, 'is missing'),
     image: f.common(container.image, TEMPLATE_CONTAINER.image),
-    resources: resources && {
-      limits: f.strings(resources.limits, `${TEMPLATE_CONTAINER.resources}.limits`),
-      requests: f.strings(resources.requests, `${TEMPLATE_CONTAINER.resources}.requests`),
-    },
+    resources:
+      resources && sharedValue('resources', { limits: copy(resources.limits, 'limits'), requests: copy(resources.requests, 'requests') }),
   };
+
+  /** A copy: the shared value is frozen, and the input stays untouched. */
+  function copy(value: unknown, field: string): Record<string, string> | undefined {
+    const map = f.strings(value, `${TEMPLATE_CONTAINER.resources}.${field}`);
+    return map && { ...map };
+  }
 }
 
 /** A Pod's fields that diagnosePod(), currentRolloutPods() and workloadStatus() read, labels included. */
@@ -302,10 +312,13 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
     spec: spec && {
       nodeName: f.common(spec.nodeName, 'spec.nodeName'),
       // Only names and restart policies: a restartable init container is a sidecar.
-      initContainers: f.each(spec.initContainers, 'spec.initContainers', (container) => ({
-        name: f.common(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
-        restartPolicy: f.string(container.restartPolicy, INIT_CONTAINER.restartPolicy),
-      })),
+      initContainers: sharedValue(
+        'init-containers',
+        f.each(spec.initContainers, 'spec.initContainers', (container) => ({
+          name: f.common(container.name, INIT_CONTAINER.name) ?? f.fail(INIT_CONTAINER.name, 'is missing'),
+          restartPolicy: f.string(container.restartPolicy, INIT_CONTAINER.restartPolicy),
+        })),
+      ),
       containers:
         f.each(spec.containers, 'spec.containers', (container) => ({
           name: f.string(container.name, CONTAINER.name) ?? f.fail(CONTAINER.name, 'is missing'),
@@ -319,12 +332,10 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       hostIP: f.common(status.hostIP, 'status.hostIP'),
       // Every condition is checked; only those read are kept (the others are most of a Pod's).
       conditions: only(
-        f.each(status.conditions, 'status.conditions', (condition) => podCondition(f, condition)),
+        f.each(status.conditions, 'status.conditions', (item) => cachedCondition(f, item)),
         isReadPodCondition,
       ),
-      initContainerStatuses: f.each(status.initContainerStatuses, 'status.initContainerStatuses', (c) =>
-        containerStatus(f, c, INIT_CONTAINER_STATUS),
-      ),
+      initContainerStatuses: initContainerStatuses(f, status.initContainerStatuses),
       containerStatuses: f.each(status.containerStatuses, 'status.containerStatuses', (c) => containerStatus(f, c, CONTAINER_STATUS)),
     },
   };
@@ -346,7 +357,7 @@ function owners(f: Fields, value: unknown, read: readonly ('kind' | 'name' | 'ui
 function ownerReference(f: Fields, owner: Json): V1OwnerReference {
   return {
     apiVersion: f.string(owner.apiVersion, OWNER.apiVersion) as string,
-    kind: f.string(owner.kind, OWNER.kind) as string,
+    kind: f.common(owner.kind, OWNER.kind) as string,
     name: f.string(owner.name, OWNER.name) as string,
     uid: f.string(owner.uid, OWNER.uid) as string,
     controller: f.boolean(owner.controller, OWNER.controller),
@@ -363,15 +374,6 @@ function isReadPodCondition(condition: V1PodCondition): boolean {
 /** The items `keep` accepts, in a list of their size (filter's own result keeps room for more). */
 function only<T>(items: T[] | undefined, keep: (item: T) => boolean): T[] | undefined {
   return items?.filter(keep).slice();
-}
-
-function podCondition(f: Fields, condition: Json): V1PodCondition {
-  return {
-    type: f.common(condition.type, POD_CONDITION.type) ?? f.fail(POD_CONDITION.type, 'is missing'),
-    status: f.string(condition.status, POD_CONDITION.status) ?? f.fail(POD_CONDITION.status, 'is missing'),
-    reason: f.common(condition.reason, POD_CONDITION.reason),
-    message: f.common(condition.message, POD_CONDITION.message),
-  };
 }
 
 function containerStatus(f: Fields, container: Json, at: StatusPaths): V1ContainerStatus {
@@ -399,7 +401,7 @@ function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerS
   const running = f.object(state.running, at.running);
   const terminated = f.object(state.terminated, at.terminated);
   if (!waiting && !running && !terminated) return NO_STATE;
-  return {
+  const cached = {
     waiting: waiting && {
       reason: f.common(waiting.reason, at.waitingReason),
       message: f.string(waiting.message, at.waitingMessage),
@@ -411,12 +413,26 @@ function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerS
       message: f.string(terminated.message, at.terminatedMessage),
     },
   };
+  return hasMessage(cached) ? cached : sharedValue('state', cached);
+}
+
+function hasMessage(state: V1ContainerState | undefined): boolean {
+  return state?.waiting?.message !== undefined || state?.terminated?.message !== undefined;
+}
+
+/**
+ * Init containers are the pod template's (a volume's seed), alike in every workload made
+ * from it: their statuses are shared while no state carries a message.
+ */
+function initContainerStatuses(f: Fields, value: unknown): V1ContainerStatus[] | undefined {
+  const statuses = f.each(value, 'status.initContainerStatuses', (c) => containerStatus(f, c, INIT_CONTAINER_STATUS));
+  return statuses?.some((status) => hasMessage(status.state) || hasMessage(status.lastState))
+    ? statuses
+    : sharedValue('init-statuses', statuses);
 }
 
 /** Set by the scheduler on a WaitForFirstConsumer claim: the node its volume must be provisioned for. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
-
-const CLAIM_CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
 
 /**
  * A claim's fields that claimStatus() and the storage diagnosis read: its identity and
@@ -440,17 +456,17 @@ export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentV
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: readLabels(f, metadata?.labels),
-      annotations: selectedNode === undefined ? undefined : { [SELECTED_NODE_ANNOTATION]: sharedString(selectedNode) },
+      annotations: selectedNode === undefined ? undefined : sharedValue('annotations', { [SELECTED_NODE_ANNOTATION]: selectedNode }),
     },
     spec: spec && {
       storageClassName: f.common(spec.storageClassName, 'spec.storageClassName'),
       volumeName: f.string(spec.volumeName, 'spec.volumeName'),
-      resources: { requests: requests?.storage === undefined ? undefined : { storage: requests.storage } },
+      resources: sharedValue('claim-resources', { requests: requests?.storage === undefined ? undefined : { storage: requests.storage } }),
     },
     status: status && {
       phase: f.string(status.phase, 'status.phase'),
-      capacity: capacity?.storage === undefined ? undefined : { storage: capacity.storage },
-      conditions: f.each(status.conditions, 'status.conditions', (condition) => deploymentCondition(f, condition, CLAIM_CONDITION)),
+      capacity: capacity?.storage === undefined ? undefined : sharedValue('capacity', { storage: capacity.storage }),
+      conditions: f.each(status.conditions, 'status.conditions', (item) => cachedCondition(f, item)),
       allocatedResourceStatuses: allocated?.storage === undefined ? undefined : { storage: allocated.storage },
     },
   };
@@ -504,7 +520,6 @@ export function cachedServiceFields(service: V1Service): V1Service {
   const spec = f.object(root.spec, 'spec');
   const status = f.object(root.status, 'status');
   const nodeAddress = f.string(f.strings(metadata?.annotations, 'metadata.annotations')?.[NODE_ADDRESS_ANNOTATION], 'metadata.annotations');
-  const loadBalancer = f.object(status?.loadBalancer, 'status.loadBalancer');
   // Checked, not kept: nothing reads a cached Service's owners.
   f.each(metadata?.ownerReferences, 'metadata.ownerReferences', (owner) => ownerReference(f, owner));
   return {
@@ -515,30 +530,40 @@ export function cachedServiceFields(service: V1Service): V1Service {
       resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: (metadata?.deletionTimestamp ?? undefined) as Date | undefined,
       labels: readLabels(f, metadata?.labels),
-      annotations: nodeAddress === undefined ? undefined : { [NODE_ADDRESS_ANNOTATION]: nodeAddress },
+      annotations: nodeAddress === undefined ? undefined : sharedValue('annotations', { [NODE_ADDRESS_ANNOTATION]: nodeAddress }),
     },
     spec: spec && {
       type: f.string(spec.type, 'spec.type'),
       clusterIP: f.string(spec.clusterIP, 'spec.clusterIP'),
       selector: f.strings(spec.selector, 'spec.selector'),
-      ports: f.each(spec.ports, 'spec.ports', (port) => ({
-        name: f.string(port.name, SERVICE_PORT.name),
-        protocol: f.string(port.protocol, SERVICE_PORT.protocol),
-        port: f.number(port.port, SERVICE_PORT.port) ?? f.fail(SERVICE_PORT.port, 'is missing'),
-        nodePort: f.number(port.nodePort, SERVICE_PORT.nodePort),
-        // Read by the Service gate: a port aimed at another target never routes as asked.
-        targetPort: typeof port.targetPort === 'string' ? port.targetPort : f.number(port.targetPort, SERVICE_PORT.targetPort),
+      ports: sharedValue(
+        'service-ports',
+        f.each(spec.ports, 'spec.ports', (port) => ({
+          name: f.string(port.name, SERVICE_PORT.name),
+          protocol: f.string(port.protocol, SERVICE_PORT.protocol),
+          port: f.number(port.port, SERVICE_PORT.port) ?? f.fail(SERVICE_PORT.port, 'is missing'),
+          nodePort: f.number(port.nodePort, SERVICE_PORT.nodePort),
+          // Read by the Service gate: a port aimed at another target never routes as asked.
+          targetPort: typeof port.targetPort === 'string' ? port.targetPort : f.number(port.targetPort, SERVICE_PORT.targetPort),
+        })),
+      ),
+    },
+    status: status && serviceStatusFields(f, status),
+  };
+}
+
+function serviceStatusFields(f: Fields, status: Json): V1Service['status'] {
+  const loadBalancer = f.object(status.loadBalancer, 'status.loadBalancer');
+  const cached = {
+    loadBalancer: loadBalancer && {
+      ingress: f.each(loadBalancer.ingress, 'status.loadBalancer.ingress', (ingress) => ({
+        ip: f.string(ingress.ip, LB_INGRESS.ip),
+        hostname: f.string(ingress.hostname, LB_INGRESS.hostname),
       })),
     },
-    status: status && {
-      loadBalancer: loadBalancer && {
-        ingress: f.each(loadBalancer.ingress, 'status.loadBalancer.ingress', (ingress) => ({
-          ip: f.string(ingress.ip, LB_INGRESS.ip),
-          hostname: f.string(ingress.hostname, LB_INGRESS.hostname),
-        })),
-      },
-    },
   };
+  // Without a load balancer's address (a ClusterIP Service's), every status is alike.
+  return cached.loadBalancer?.ingress === undefined ? sharedValue('service-status', cached) : cached;
 }
 
 /** An EndpointSlice's fields that podEndpoint() reads: its Service, its endpoints' Pods and conditions, its ports. */
@@ -563,11 +588,13 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
         addresses: (f.list(endpoint.addresses, ENDPOINT.addresses) ?? []).map(
           (address) => f.string(address, `${ENDPOINT.addresses}[]`) ?? f.fail(`${ENDPOINT.addresses}[]`, 'must be a string (got null)'),
         ),
-        conditions: conditions && {
-          ready: f.boolean(conditions.ready, ENDPOINT.ready),
-          serving: f.boolean(conditions.serving, ENDPOINT.serving),
-          terminating: f.boolean(conditions.terminating, ENDPOINT.terminating),
-        },
+        conditions:
+          conditions &&
+          sharedValue('endpoint-conditions', {
+            ready: f.boolean(conditions.ready, ENDPOINT.ready),
+            serving: f.boolean(conditions.serving, ENDPOINT.serving),
+            terminating: f.boolean(conditions.terminating, ENDPOINT.terminating),
+          }),
         targetRef: ref && {
           kind: f.string(ref.kind, ENDPOINT.refKind),
           name: f.string(ref.name, ENDPOINT.refName),
@@ -575,11 +602,14 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
         },
       };
     }),
-    ports: f.each(root.ports, 'ports', (port) => ({
-      name: f.string(port.name, SLICE_PORT.name),
-      protocol: f.string(port.protocol, SLICE_PORT.protocol),
-      port: f.number(port.port, SLICE_PORT.port),
-    })),
+    ports: sharedValue(
+      'slice-ports',
+      f.each(root.ports, 'ports', (port) => ({
+        name: f.string(port.name, SLICE_PORT.name),
+        protocol: f.string(port.protocol, SLICE_PORT.protocol),
+        port: f.number(port.port, SLICE_PORT.port),
+      })),
+    ),
   };
 }
 

@@ -10,6 +10,7 @@
 //   the Pod is ready in a slice with every port         Routed
 import type { V1Service, V1EndpointSlice, V1Endpoint } from '../kube/objects.js';
 import { PORT_PROTOCOLS, type PortProtocol, type ServiceType } from '../input/ports.js';
+import { sharedValue } from './shared-values.js';
 
 /** One port of the Service as the API server stored it (node ports allocated). */
 export interface ServicePortValue {
@@ -64,7 +65,8 @@ function serviceType(service: V1Service): ServiceType {
 
 function protocolOf(protocol: string | undefined): PortProtocol {
   const lower = (protocol ?? 'TCP').toLowerCase();
-  return (PORT_PROTOCOLS as readonly string[]).includes(lower) ? (lower as PortProtocol) : 'tcp';
+  // The constant, not `lower`: a status keeps it, and one copy serves them all.
+  return PORT_PROTOCOLS.find((known) => known === lower) ?? 'tcp';
 }
 
 /** The Service's ports in our words, in the Service's order. */
@@ -178,7 +180,8 @@ export function serviceStatus(
 ): ServiceStatusValue | null {
   if (service === undefined) return null;
   const type = serviceType(service);
-  const base = { type, address: serviceAddress(service), clusterIp: clusterIpOf(service), ports: servicePorts(service) };
+  const ports = sharedValue('service-status-ports', servicePorts(service));
+  const base = { type, address: serviceAddress(service), clusterIp: clusterIpOf(service), ports };
   const value = (reason: ServiceReachability, message: string): ServiceStatusValue => ({
     ...base,
     routed: reason === 'Routed',

@@ -27,6 +27,7 @@ import { serviceGate } from './service-gate.js';
 import { routedPodOf, serviceStatus, type ServiceStatusValue } from './service-status.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { oneLine } from '../text.js';
+import { sharedValue } from './shared-values.js';
 import { lastLogLine } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ReplicaCounts, RolloutStatus } from './events.js';
@@ -279,10 +280,14 @@ function detailOf(
     nodeName: shown?.spec?.nodeName ?? null,
     restarts,
     image: container?.image ?? null,
-    resources: { cpu: quantity(limits?.cpu ?? requests?.cpu), memory: quantity(limits?.memory ?? requests?.memory) },
+    // Alike in many workloads, and kept with each one's status (statuses$): one shared copy.
+    resources: sharedValue('workload-resources', {
+      cpu: quantity(limits?.cpu ?? requests?.cpu),
+      memory: quantity(limits?.memory ?? requests?.memory),
+    }),
     generation: rollout.generation,
     observedGeneration: rollout.observedGeneration,
-    replicas: rollout.replicas,
+    replicas: sharedValue('replicas', rollout.replicas),
   };
 }
 

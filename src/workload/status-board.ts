@@ -8,8 +8,10 @@
 // leads to the workload(s) carrying it, a Service or EndpointSlice change names the
 // Service, which is named like its workload, and a claim change names the claim, which
 // leads to the workload(s) whose Pods mount it. Only that workload is evaluated, with only
-// its own objects. Nothing is emitted before every informer has listed once (a Deployment
-// without its Pods would flash a wrong status); then every workload once.
+// its own objects, read from the informers' caches then (the board keeps no copy of them,
+// only each workload's Deployment and what it judged). Nothing is emitted before every
+// informer has listed once (a Deployment without its Pods would flash a wrong status);
+// then every workload once.
 //
 // The failure policy runs per workload, as during a rollout, through the same tracker step
 // (rollout/tracker.ts), once per event: problems are tracked over time, the status is read
@@ -27,6 +29,7 @@ import type { InformerNotice } from '../informers/shared-informer.js';
 import { CrashLogReads, type CrashLogReader, type CrashRef } from '../rollout/crash-lines.js';
 import type { FailurePolicy } from '../rollout/failure-policy.js';
 import { claimStatus } from '../rollout/claim-status.js';
+import { frozen } from '../rollout/shared-values.js';
 import { sameWorkloadStatus } from '../rollout/same-workload-status.js';
 import { serviceGate } from '../rollout/service-gate.js';
 import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from '../rollout/tracker.js';
@@ -64,6 +67,19 @@ export interface StatusBoardOptions {
   readonly only?: { readonly name: string; readonly containerId?: string };
   /** Reads a crashed container's last lines; without it, statuses carry none. */
   readonly readCrashLog?: CrashLogReader;
+  /** The informers' caches, which the notices report changes of. */
+  readonly cached: CachedObjects;
+}
+
+/**
+ * What the informers hold under a routing key now. The board reads a workload's objects
+ * from them when it evaluates it, and keeps none of its own but each workload's Deployment.
+ */
+export interface CachedObjects {
+  readonly pods: (containerId: string) => readonly V1Pod[];
+  readonly services: (name: string) => readonly V1Service[];
+  readonly slices: (serviceName: string) => readonly V1EndpointSlice[];
+  readonly claims: (name: string) => readonly V1PersistentVolumeClaim[];
 }
 
 type Kind = 'deployments' | 'pods' | 'services' | 'endpointslices' | 'persistentvolumeclaims';
@@ -82,10 +98,8 @@ const evaluations = channel(STATUS_EVALUATIONS_CHANNEL);
 const NOTICE = Object.freeze({ event: 'notice' });
 const EVALUATION = Object.freeze({ event: 'evaluation' });
 
-/** One managed Deployment and what the board remembers about it. */
+/** One managed Deployment and what the board remembers about it (what its Deployment says is read off it). */
 class Workload {
-  uid: string | undefined;
-  nodeId = '';
   /** The claim its Pods mount (the container's volume), if any. */
   claimName: string | undefined;
   /** Last emitted. */
@@ -100,10 +114,13 @@ class Workload {
 
   constructor(
     readonly name: string,
-    readonly providerId: string,
     readonly containerId: string,
     public deployment: V1Deployment,
   ) {}
+
+  get nodeId(): string {
+    return this.deployment.metadata?.labels?.[NODE_ID_LABEL] ?? '';
+  }
 
   /** Another object took the name: nothing about the old one applies. */
   forget(): void {
@@ -117,13 +134,9 @@ class Workload {
 export class StatusBoard {
   private readonly workloads = new Map<string, Workload>();
   /** Deployment names by container-id label (almost always one). */
-  private readonly namesByContainerId = new Map<string, string[]>();
-  private readonly podsByContainerId = new Map<string, readonly V1Pod[]>();
-  private readonly servicesByName = new Map<string, V1Service>();
-  private readonly slicesByService = new Map<string, readonly V1EndpointSlice[]>();
-  private readonly claimsByName = new Map<string, V1PersistentVolumeClaim>();
+  private readonly namesByContainerId = new NameIndex();
   /** Deployment names by the claim their Pods mount (almost always one, of the same name). */
-  private readonly namesByClaim = new Map<string, string[]>();
+  private readonly namesByClaim = new NameIndex();
   /** False once the caller turned out not to be allowed to watch claims: statuses carry no storage. */
   private claimsReadable = true;
   private readonly synced = new Set<Kind>();
@@ -145,42 +158,24 @@ export class StatusBoard {
   onPods(notice: InformerNotice<V1Pod>): void {
     if (notice.type !== 'changed') return this.onConnectionNotice('pods', notice);
     if (evaluations.hasSubscribers) evaluations.publish(NOTICE);
-    this.podsChanged(notice.key, notice.objects);
+    this.namesByContainerId.forEach(notice.key, (name) => this.evaluateNamed(name));
   }
 
+  /** A Service changed: its workload, named like it, is evaluated. */
   onServices(notice: InformerNotice<V1Service>): void {
-    if (notice.type !== 'changed') {
-      this.onConnectionNotice('services', notice);
-      return;
-    }
-    const service = notice.objects[0];
-    if (service) this.servicesByName.set(notice.key, service);
-    else this.servicesByName.delete(notice.key);
-    this.networkChanged(notice.key);
+    if (notice.type !== 'changed') return this.onConnectionNotice('services', notice);
+    this.evaluateNamed(notice.key);
   }
 
+  /** An EndpointSlice of a Service changed: the workload named like the Service is evaluated. */
   onSlices(notice: InformerNotice<V1EndpointSlice>): void {
-    if (notice.type !== 'changed') {
-      this.onConnectionNotice('endpointslices', notice);
-      return;
-    }
-    if (notice.objects.length === 0) this.slicesByService.delete(notice.key);
-    else this.slicesByService.set(notice.key, notice.objects);
-    this.networkChanged(notice.key);
+    if (notice.type !== 'changed') return this.onConnectionNotice('endpointslices', notice);
+    this.evaluateNamed(notice.key);
   }
 
   onClaims(notice: InformerNotice<V1PersistentVolumeClaim>): void {
-    if (notice.type !== 'changed') {
-      this.onConnectionNotice('persistentvolumeclaims', notice);
-      return;
-    }
-    const claim = notice.objects[0];
-    if (claim) this.claimsByName.set(notice.key, claim);
-    else this.claimsByName.delete(notice.key);
-    for (const name of this.namesByClaim.get(notice.key) ?? []) {
-      const workload = this.workloads.get(name);
-      if (workload) this.evaluate(workload);
-    }
+    if (notice.type !== 'changed') return this.onConnectionNotice('persistentvolumeclaims', notice);
+    this.namesByClaim.forEach(notice.key, (name) => this.evaluateNamed(name));
   }
 
   /**
@@ -189,7 +184,6 @@ export class StatusBoard {
    */
   claimsUnreadable(): void {
     this.claimsReadable = false;
-    this.claimsByName.clear();
     this.onConnectionNotice('persistentvolumeclaims', { type: 'synced' });
     if (this.started) this.evaluateAll();
   }
@@ -238,45 +232,26 @@ export class StatusBoard {
       return;
     }
     if (!workload) {
-      workload = new Workload(name, `${this.options.namespace}/${name}`, containerId, deployment);
+      workload = new Workload(name, containerId, deployment);
       this.workloads.set(name, workload);
-      const names = this.namesByContainerId.get(containerId);
-      if (names) names.push(name);
-      else this.namesByContainerId.set(containerId, [name]);
+      this.namesByContainerId.add(containerId, name);
     }
-    const uid = deployment.metadata?.uid;
-    if (workload.uid !== undefined && workload.uid !== uid) workload.forget();
-    workload.uid = uid;
+    const uid = workload.deployment.metadata?.uid;
+    if (uid !== undefined && uid !== deployment.metadata?.uid) workload.forget();
     workload.deployment = deployment;
-    workload.nodeId = deployment.metadata?.labels?.[NODE_ID_LABEL] ?? '';
     this.mountsClaim(workload, claimNameOf(deployment));
     this.evaluate(workload);
-  }
-
-  private podsChanged(containerId: string, pods: readonly V1Pod[]): void {
-    if (pods.length === 0) this.podsByContainerId.delete(containerId);
-    else this.podsByContainerId.set(containerId, pods);
-    const names = this.namesByContainerId.get(containerId);
-    if (!names) return;
-    for (const name of names) {
-      const workload = this.workloads.get(name);
-      if (workload) this.evaluate(workload);
-    }
   }
 
   /** Keeps the claim index: a claim's change finds the workloads mounting it with one lookup. */
   private mountsClaim(workload: Workload, claimName: string | undefined): void {
     if (workload.claimName === claimName) return;
-    if (workload.claimName !== undefined) removeName(this.namesByClaim, workload.claimName, workload.name);
+    if (workload.claimName !== undefined) this.namesByClaim.remove(workload.claimName, workload.name);
     workload.claimName = claimName;
-    if (claimName === undefined) return;
-    const names = this.namesByClaim.get(claimName);
-    if (names) names.push(workload.name);
-    else this.namesByClaim.set(claimName, [workload.name]);
+    if (claimName !== undefined) this.namesByClaim.add(claimName, workload.name);
   }
 
-  /** A Service (or its EndpointSlices) changed: its workload, named like it, is evaluated. */
-  private networkChanged(name: string): void {
+  private evaluateNamed(name: string): void {
     const workload = this.workloads.get(name);
     if (workload) this.evaluate(workload);
   }
@@ -286,7 +261,7 @@ export class StatusBoard {
     workload.recheck?.unsubscribe();
     workload.crashLogs?.stop();
     this.workloads.delete(workload.name);
-    removeName(this.namesByContainerId, workload.containerId, workload.name);
+    this.namesByContainerId.remove(workload.containerId, workload.name);
     this.mountsClaim(workload, undefined);
     if (!workload.last) return;
     const gone: WorkloadStatusValue = {
@@ -296,7 +271,7 @@ export class StatusBoard {
     };
     workload.last = gone;
     this.targetLast = gone;
-    this.options.emit(this.event(workload.name, workload.providerId, workload.containerId, workload.nodeId, '', gone));
+    this.options.emit(this.event(workload.name, workload.containerId, workload.nodeId, '', gone));
   }
 
   private evaluateAll(): void {
@@ -312,7 +287,8 @@ export class StatusBoard {
       this.show(workload, unreachableStatus(failure.error, workload.lastKnown));
       return;
     }
-    const pods = this.podsByContainerId.get(workload.containerId) ?? NO_PODS;
+    const { cached } = this.options;
+    const pods = cached.pods(workload.containerId);
     const { deployment } = workload;
     let status = ownershipStatus(deployment, this.options.only?.containerId);
     let crash: CrashRef | undefined;
@@ -321,8 +297,8 @@ export class StatusBoard {
       this.scheduleRecheck(workload, undefined);
     } else {
       // The one judgement of this event: the policy over time, and the status read off it.
-      const service = this.servicesByName.get(workload.name);
-      const network = service ? { service, slices: this.slicesByService.get(workload.name) ?? NO_SLICES } : {};
+      const service = cached.services(workload.name)[0];
+      const network = service ? { service, slices: cached.slices(workload.name) } : {};
       const gate = serviceGate(network.service, network.slices ?? NO_SLICES, deployment, pods, this.options.policy);
       const step = trackRollout(this.options.policy, workload.tracker, {
         deployment,
@@ -336,7 +312,7 @@ export class StatusBoard {
       crash = step.crash;
       status = trackedStatus(deployment, pods, step, workload.lastKnown, network);
       if (workload.claimName !== undefined && this.claimsReadable) {
-        status = { ...status, storage: claimStatus(this.claimsByName.get(workload.claimName), workload.claimName) };
+        status = { ...status, storage: claimStatus(cached.claims(workload.claimName)[0], workload.claimName) };
       }
     }
     // Unchanged, it is the status already shown: one copy per workload, not two.
@@ -378,7 +354,7 @@ export class StatusBoard {
     workload.last = status;
     this.targetLast = status;
     const resourceVersion = workload.deployment.metadata?.resourceVersion ?? '';
-    this.options.emit(this.event(workload.name, workload.providerId, workload.containerId, workload.nodeId, resourceVersion, status));
+    this.options.emit(this.event(workload.name, workload.containerId, workload.nodeId, resourceVersion, status));
   }
 
   /** status$: says `missing` (or `unknown`) for its Deployment while no workload stands for it. */
@@ -394,7 +370,7 @@ export class StatusBoard {
     if (this.targetLast?.state === 'missing' && status.reason === 'NotFound') return;
     if (this.targetLast && sameWorkloadStatus(this.targetLast, status)) return;
     this.targetLast = status;
-    this.options.emit(this.event(only.name, `${this.options.namespace}/${only.name}`, only.containerId ?? '', '', '', status));
+    this.options.emit(this.event(only.name, only.containerId ?? '', '', '', status));
   }
 
   private firstDisconnection(): { readonly error: unknown } | undefined {
@@ -402,20 +378,13 @@ export class StatusBoard {
     return undefined;
   }
 
-  private event(
-    name: string,
-    providerId: string,
-    containerId: string,
-    nodeId: string,
-    resourceVersion: string,
-    status: WorkloadStatusValue,
-  ): StatusEvent {
+  private event(name: string, containerId: string, nodeId: string, resourceVersion: string, status: WorkloadStatusValue): StatusEvent {
     return {
       type: 'status',
       at: isoTime(this.options.scheduler),
       namespace: this.options.namespace,
       name,
-      providerId,
+      providerId: `${this.options.namespace}/${name}`,
       containerId,
       nodeId,
       resourceVersion,
@@ -425,16 +394,34 @@ export class StatusBoard {
   }
 }
 
-/** Drops `name` from the names under `key`, and the key with its last name. */
-function removeName(index: Map<string, string[]>, key: string, name: string): void {
-  const names = index.get(key)?.filter((each) => each !== name);
-  if (names?.length) index.set(key, names);
-  else index.delete(key);
-}
+/** Workload names by a key that almost always names one: a name alone, a list only for more. */
+class NameIndex {
+  private readonly byKey = new Map<string, string | readonly string[]>();
 
-/** The value, and every object in it, frozen (statuses are plain data). */
-function frozen<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  for (const item of Object.values(value)) frozen(item);
-  return Object.freeze(value);
+  add(key: string, name: string): void {
+    this.set(key, [...this.namesOf(key), name]);
+  }
+
+  remove(key: string, name: string): void {
+    this.set(
+      key,
+      this.namesOf(key).filter((each) => each !== name),
+    );
+  }
+
+  forEach(key: string, visit: (name: string) => void): void {
+    const names = this.byKey.get(key);
+    if (typeof names === 'string') visit(names);
+    else names?.forEach((name) => visit(name));
+  }
+
+  private namesOf(key: string): readonly string[] {
+    const names = this.byKey.get(key);
+    return typeof names === 'string' ? [names] : (names ?? []);
+  }
+
+  private set(key: string, names: readonly string[]): void {
+    if (names.length === 0) this.byKey.delete(key);
+    else this.byKey.set(key, names.length === 1 ? names[0]! : names);
+  }
 }

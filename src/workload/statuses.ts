@@ -88,6 +88,12 @@ function board$(
       scheduler,
       policy: resolveFailurePolicy(options.failurePolicy),
       emit: (event) => subscriber.next(event),
+      cached: {
+        pods: (containerId) => informers.pods.cached(containerId),
+        services: (name) => informers.services.cached(name),
+        slices: (serviceName) => informers.endpointSlices.cached(serviceName),
+        claims: (name) => informers.claims.cached(name),
+      },
       ...crashLogOption(client, namespace, scheduler),
       ...(only ? { only } : {}),
     });

@@ -25,6 +25,7 @@ import {
   replicaSetName,
   waitingPod,
 } from '../support/fixtures.js';
+import { noticedCaches } from '../support/noticed-caches.js';
 
 const labels = (containerId: string) => ({ [MANAGED_LABEL]: 'true', [NODE_ID_LABEL]: '7', [CONTAINER_ID_LABEL]: containerId });
 
@@ -53,19 +54,23 @@ function board$(
   { claims$, ...options }: Partial<StatusBoardOptions> & { readonly claims$?: Observable<ClaimNotice> } = {},
 ): Observable<StatusEvent> {
   return new Observable<StatusEvent>((subscriber) => {
+    const caches = noticedCaches();
     const board = new StatusBoard({
       namespace: 'default',
       scheduler,
       policy: DEFAULT_FAILURE_POLICY,
       emit: (event) => subscriber.next(event),
+      cached: caches.cached,
       ...options,
     });
     // No Services in these timelines: their informers have listed nothing (the network has its own tests).
     board.onServices(SYNCED);
     board.onSlices(SYNCED);
     // Claims: listed nothing unless a timeline feeds some (options.claims$).
-    const claims = (claims$ ?? new Observable<ClaimNotice>((s) => s.next(SYNCED))).subscribe((notice) => board.onClaims(notice));
-    const pods = pods$.subscribe((notice) => board.onPods(notice));
+    const claims = (claims$ ?? new Observable<ClaimNotice>((s) => s.next(SYNCED))).subscribe((notice) =>
+      board.onClaims(caches.note.claims(notice)),
+    );
+    const pods = pods$.subscribe((notice) => board.onPods(caches.note.pods(notice)));
     const deployments = deployments$.subscribe((notice) => board.onDeployments(notice));
     return () => {
       board.close();
@@ -146,6 +151,35 @@ describe('StatusBoard (marble)', () => {
     });
     // b's Pod is replaced (6: no IP) and ready again (8); a's same Pod again (10) is no change.
     expect(seen).toEqual(['0 a:10.244.1.17', '0 b:10.244.1.17', '6 b:none', '8 b:10.244.1.17']);
+  });
+
+  it('routes a Pod change to every workload carrying its container-id, before and after one of them goes', () => {
+    const scheduler = newScheduler();
+    let seen: string[] = [];
+    scheduler.run(({ hot }) => {
+      const d = hot<DeploymentNotice>('(abs)---x', {
+        a: changedD('a', creating('a', '1')),
+        b: changedD('b', creating('b', '1')),
+        x: changedD('a'),
+        s: SYNCED,
+      });
+      const p = hot<PodNotice>('(ps)-u---r', {
+        p: changedP('1', podOf('a', '1', containerCreatingPod), podOf('b', '1', containerCreatingPod)),
+        u: changedP('1', podOf('a', '1'), podOf('b', '1')),
+        r: changedP('1', podOf('b', '1', containerCreatingPod)),
+        s: SYNCED,
+      });
+      seen = timeline(scheduler, board$(scheduler, d, p), (e) => `${e.name} ${e.status.state}/${e.status.message}`);
+    });
+    // Both follow their Pods (5: ready); b still does after a's deletion (8; 9: replaced).
+    expect(seen).toEqual([
+      '0 a creating/pulling the image and starting the container',
+      '0 b creating/pulling the image and starting the container',
+      '5 a creating/container ready, waiting for the Deployment to count it available',
+      '5 b creating/container ready, waiting for the Deployment to count it available',
+      '8 a missing/the Deployment was deleted, or lost its ownership labels',
+      '9 b creating/pulling the image and starting the container',
+    ]);
   });
 
   it('a deleted workload ends with one missing event (reason Deleted); the others are unaffected', () => {

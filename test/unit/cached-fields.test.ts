@@ -5,6 +5,7 @@ import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 import {
+  cachedClaimFields,
   cachedDeploymentFields,
   cachedEndpointSliceFields,
   cachedPodFields,
@@ -29,6 +30,7 @@ import {
   kubeletMessages,
   pendingPod,
   pod,
+  podConditions,
   progressingDeployment,
   readyPod,
   runningPod,
@@ -246,5 +248,128 @@ describe('owner references', () => {
     expect(slice.metadata?.ownerReferences).toEqual([{ kind: 'Service', uid: 'uid-7' }]);
     const service = cachedServiceFields({ metadata: { name: 'web', ownerReferences: [{ ...owner, kind: 'Deployment' }] } });
     expect(service.metadata).not.toHaveProperty('ownerReferences');
+  });
+});
+
+describe('parts many cached objects carry alike', () => {
+  it("are one frozen copy: a Pod's conditions without a message, a running or completed container's state", () => {
+    const completedInit = () => pod({ initContainerStatuses: [containerStatus({ name: 'seed', state: states.terminated(0) })] });
+    const [one, other] = [cachedPodFields(readyPod()), cachedPodFields(completedInit())];
+    expect(one.status?.conditions).toEqual([
+      { type: 'Ready', status: 'True', reason: undefined, message: undefined },
+      { type: 'PodScheduled', status: 'True', reason: undefined, message: undefined },
+    ]);
+    expect(one.status?.conditions?.[1]).toBe(other.status?.conditions?.[1]);
+    expect(Object.isFrozen(one.status?.conditions?.[1])).toBe(true);
+    expect(one.status?.containerStatuses?.[0]?.state).toBe(other.status?.containerStatuses?.[0]?.state);
+    const seed = cachedPodFields(completedInit()).status?.initContainerStatuses?.[0]?.state;
+    expect(seed).toEqual({ waiting: undefined, running: undefined, terminated: { exitCode: 0, reason: 'Completed', message: undefined } });
+    expect(seed).toBe(other.status?.initContainerStatuses?.[0]?.state);
+    expect(Object.isFrozen(seed?.terminated)).toBe(true);
+  });
+
+  it('are not shared when they carry a message (it often names its object): each keeps its own', () => {
+    const unready = () => cachedPodFields(pod({ conditions: [podConditions.ready(false)] })).status?.conditions?.[0];
+    expect(unready()).toEqual({
+      type: 'Ready',
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [manager]',
+    });
+    expect(unready()).not.toBe(unready());
+    const crashing = () => cachedPodFields(waitingPod('CrashLoopBackOff', 'back-off 40s')).status?.containerStatuses?.[0]?.state;
+    expect(crashing()).toEqual({
+      waiting: { reason: 'CrashLoopBackOff', message: 'back-off 40s' },
+      running: undefined,
+      terminated: undefined,
+    });
+    expect(crashing()).not.toBe(crashing());
+  });
+
+  it("are one frozen copy: a revision, a claim's selected node, an endpoint's conditions, a Service status without an address", () => {
+    expect(cachedDeploymentFields(deployment()).metadata?.annotations).toBe(cachedDeploymentFields(deployment()).metadata?.annotations);
+    const claim = () =>
+      cachedClaimFields({ metadata: { name: 'web', annotations: { 'volume.kubernetes.io/selected-node': 'worker-1', other: 'x' } } });
+    expect(claim().metadata?.annotations).toEqual({ 'volume.kubernetes.io/selected-node': 'worker-1' });
+    expect(claim().metadata?.annotations).toBe(claim().metadata?.annotations);
+    const endpoint = () =>
+      cachedEndpointSliceFields({
+        metadata: { name: 'web-abcde' },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.0.0.9'], conditions: { ready: true, serving: true, terminating: false } }],
+      }).endpoints?.[0];
+    expect(endpoint()?.conditions).toEqual({ ready: true, serving: true, terminating: false });
+    expect(endpoint()?.conditions).toBe(endpoint()?.conditions);
+    const service = (status: object) => cachedServiceFields({ metadata: { name: 'web' }, status }).status;
+    expect(service({ loadBalancer: {} })).toEqual({ loadBalancer: { ingress: undefined } });
+    expect(service({ loadBalancer: {} })).toBe(service({ loadBalancer: {} }));
+    const balanced = { loadBalancer: { ingress: [{ ip: '192.0.2.7' }] } };
+    expect(service(balanced)).toEqual({ loadBalancer: { ingress: [{ ip: '192.0.2.7', hostname: undefined }] } });
+    expect(service(balanced)).not.toBe(service(balanced));
+  });
+});
+
+describe('lists and sizes many cached objects carry alike', () => {
+  const withResources = () => {
+    const full = deployment();
+    full.spec!.template.spec!.containers[0]!.resources = { limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '500m' } };
+    return full;
+  };
+
+  it("are one frozen copy: a template container's resources, and the input stays as it was", () => {
+    const full = withResources();
+    const cached = cachedDeploymentFields(full).spec?.template?.spec?.containers[0]?.resources;
+    expect(cached).toEqual({ limits: { cpu: '500m', memory: '256Mi' }, requests: { cpu: '500m' } });
+    expect(cached).toBe(cachedDeploymentFields(withResources()).spec?.template?.spec?.containers[0]?.resources);
+    expect(Object.isFrozen(cached?.limits)).toBe(true);
+    expect(Object.isFrozen(full.spec?.template?.spec?.containers[0]?.resources?.limits)).toBe(false);
+  });
+
+  it("are one frozen copy: a Service's ports, an EndpointSlice's ports, a claim's request and capacity", () => {
+    const service = () =>
+      cachedServiceFields({ metadata: { name: 'web' }, spec: { ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 80 }] } })
+        .spec?.ports;
+    expect(service()).toEqual([{ name: 'http', protocol: 'TCP', port: 80, nodePort: undefined, targetPort: 80 }]);
+    expect(service()).toBe(service());
+    const slice = () =>
+      cachedEndpointSliceFields({
+        metadata: { name: 'web-abcde' },
+        addressType: 'IPv4',
+        endpoints: [],
+        ports: [{ name: 'http', port: 80 }],
+      }).ports;
+    expect(slice()).toEqual([{ name: 'http', protocol: undefined, port: 80 }]);
+    expect(slice()).toBe(slice());
+    const claim = () =>
+      cachedClaimFields({
+        metadata: { name: 'web' },
+        spec: { resources: { requests: { storage: '1Gi' } } },
+        status: { phase: 'Bound', capacity: { storage: '1Gi' } },
+      });
+    expect(claim().spec?.resources).toEqual({ requests: { storage: '1Gi' } });
+    expect(claim().spec?.resources).toBe(claim().spec?.resources);
+    expect(claim().status?.capacity).toBe(claim().status?.capacity);
+  });
+
+  it("are one frozen copy: a Pod's init containers, and their statuses while no state carries a message", () => {
+    const seeded = (state: ReturnType<typeof states.terminated>) =>
+      cachedPodFields(pod({ initContainers: [{ name: 'seed' }], initContainerStatuses: [containerStatus({ name: 'seed', state })] }));
+    const [one, other] = [seeded(states.terminated(0)), seeded(states.terminated(0))];
+    expect(one.spec?.initContainers).toEqual([{ name: 'seed', restartPolicy: undefined }]);
+    expect(one.spec?.initContainers).toBe(other.spec?.initContainers);
+    expect(one.status?.initContainerStatuses).toEqual([
+      {
+        name: 'seed',
+        image: IMAGE,
+        ready: false,
+        restartCount: 0,
+        state: { waiting: undefined, running: undefined, terminated: { exitCode: 0, reason: 'Completed', message: undefined } },
+        lastState: { waiting: undefined, running: undefined, terminated: undefined },
+      },
+    ]);
+    expect(one.status?.initContainerStatuses).toBe(other.status?.initContainerStatuses);
+    const failing = () => seeded(states.terminated(1, 'Error', 'disk full')).status?.initContainerStatuses;
+    expect(failing()?.[0]?.state?.terminated).toEqual({ exitCode: 1, reason: 'Error', message: 'disk full' });
+    expect(failing()).not.toBe(failing());
   });
 });

@@ -21,6 +21,7 @@ import { INITIAL_TRACKER_STATE, trackRollout } from '../../src/rollout/tracker.j
 import { LOG_TAIL_LINES, MAX_LOG_LINE_CHARS, crashLogReader } from '../../src/workload/crash-logs.js';
 import { StatusBoard, type StatusEvent } from '../../src/workload/status-board.js';
 import { kubeletMessages, progressingDeployment, readyPod, replicaSetName, waitingPod } from '../support/fixtures.js';
+import { noticedCaches } from '../support/noticed-caches.js';
 
 const POD = `${replicaSetName()}-a1`;
 const target = { namespace: 'default', name: 'web', uid: 'uid-web', providerId: 'default/web' };
@@ -223,10 +224,12 @@ describe('the StatusBoard with readCrashLog', () => {
     const seen: string[] = [];
     const read = countingReader(() => scheduler.createColdObservable('--(l|)', { l: ['giving up'] }));
     scheduler.run(({ hot }) => {
+      const caches = noticedCaches();
       const board = new StatusBoard({
         namespace: 'default',
         scheduler,
         policy: DEFAULT_FAILURE_POLICY,
+        cached: caches.cached,
         readCrashLog: read,
         emit: (event: StatusEvent) => seen.push(`${scheduler.now()} ${event.status.pod?.logs?.join(',') ?? '-'} ${event.status.message}`),
       });
@@ -234,7 +237,9 @@ describe('the StatusBoard with readCrashLog', () => {
       hot<InformerNotice<V1Deployment>>('(as)', { a: changed('web', [rolling]), s: { type: 'synced' } }).subscribe((n) =>
         board.onDeployments(n),
       );
-      hot<InformerNotice<V1Pod>>('(ps)', { p: changed('1', [crash(1)]), s: { type: 'synced' } }).subscribe((n) => board.onPods(n));
+      hot<InformerNotice<V1Pod>>('(ps)', { p: changed('1', [crash(1)]), s: { type: 'synced' } }).subscribe((n) =>
+        board.onPods(caches.note.pods(n)),
+      );
       // A workload without ports or storage: the Service, EndpointSlice and claim informers sync with nothing.
       hot<InformerNotice<never>>('s', { s: { type: 'synced' } }).subscribe((n) => {
         board.onServices(n);

@@ -13,6 +13,8 @@ import { reconfigure } from '../../src/workload/reconfigure.js';
 import { remove } from '../../src/workload/remove.js';
 import { ServiceRejectedError } from '../../src/workload/service-refusal.js';
 import { setPorts } from '../../src/workload/set-ports.js';
+import type { StatusEvent } from '../../src/workload/status-board.js';
+import { statuses$ } from '../../src/workload/statuses.js';
 import { WorkloadOwnershipError } from '../../src/workload/ownership.js';
 import { WorkloadDriftError } from '../../src/workload/drift.js';
 import { InvalidObjectError } from '../../src/errors/api.js';
@@ -249,6 +251,25 @@ describe('provision with ports', () => {
     await vi.waitFor(() => expect(fixed.done()).toBe(true));
     expect(fixed.error()).toBeUndefined();
     expect(fixed.events[0]).toMatchObject({ type: 'adopted', reconfigured: ['ports'] });
+  });
+});
+
+describe('statuses$ with ports', () => {
+  it("shows the Service from the namespace's Service and EndpointSlice informers, and each change of its route", async () => {
+    const fake = new FakeKubernetes();
+    const { pod } = await running(fake);
+    const events: StatusEvent[] = [];
+    const subscription = statuses$(fake, { informers: fastInformers() }).subscribe((event) => events.push(event));
+    const service = () => events.at(-1)?.status.service;
+    await vi.waitFor(() => expect(service()).toMatchObject({ routed: true, reason: 'Routed' }));
+    publishEndpoints(fake, 'web', [{ pod, ready: false }]);
+    await vi.waitFor(() => expect(service()).toMatchObject({ routed: false, reason: 'EndpointNotReady' }));
+    publishEndpoints(fake, 'web', [{ pod, ready: true }]);
+    await vi.waitFor(() => expect(service()).toMatchObject({ routed: true }));
+    fake.removeObject('services', 'web');
+    await vi.waitFor(() => expect(service()).toBeNull());
+    expect(events.map((event) => event.status.service?.reason ?? 'none')).toEqual(['Routed', 'EndpointNotReady', 'Routed', 'none']);
+    subscription.unsubscribe();
   });
 });
 

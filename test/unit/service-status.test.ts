@@ -73,6 +73,15 @@ describe('serviceStatus: through a container’s life', () => {
     });
   });
 
+  it('shares one frozen copy of the ports many Services have alike, with the protocol constant', () => {
+    const ports = serviceStatus(service(), [], POD)?.ports;
+    expect(ports).toBe(serviceStatus(service({ clusterIP: '10.0.0.9' }), [], undefined)?.ports);
+    expect(Object.isFrozen(ports?.[0])).toBe(true);
+    expect(serviceStatus(service({ ports: [{ name: 'x', port: 22, protocol: 'SCTP' }] }), [], POD)?.ports).toEqual([
+      { port: 22, protocol: 'tcp', name: 'x' },
+    ]);
+  });
+
   it('a new Pod first listed not ready, then not listed at all', () => {
     expect(serviceStatus(service(), [slice([endpoint(STARTING)], SLICE_PORTS)], POD)).toMatchObject({
       routed: false,

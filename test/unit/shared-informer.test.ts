@@ -155,6 +155,29 @@ describe('SharedInformer', () => {
     ]);
   });
 
+  it('hands every waiter of a key the same array for one change, and a new one for the next', () => {
+    const { events, informer } = setup();
+    const [one, other] = [collect(informer, 'a'), collect(informer, 'a')];
+    events.next({ type: 'listed', items: [obj('a')], resourceVersion: '5' });
+    events.next({ type: 'MODIFIED', object: obj('a', 'a', '6') });
+    expect(one.seen[0]).toBe(other.seen[0]);
+    expect(one.seen[1]).toBe(other.seen[1]);
+    expect(one.seen[1]).not.toBe(one.seen[0]);
+    expect(one.seen[1]).toEqual([obj('a', 'a', '6')]);
+  });
+
+  it('answers what it caches under a key now, for a consumer that keeps none of it', () => {
+    const { events, informer } = setup();
+    const waiter = collect(informer, 'c1');
+    events.next({ type: 'listed', items: [obj('p1', 'c1', '1'), obj('p2', 'c1', '1'), obj('x', 'c2', '1')], resourceVersion: '5' });
+    events.next({ type: 'DELETED', object: obj('p2', 'c1', '6') });
+    expect(informer.cached('c1')).toEqual([obj('p1', 'c1', '1')]);
+    expect(informer.cached('c2')).toEqual([obj('x', 'c2', '1')]);
+    expect(informer.cached('none')).toEqual([]);
+    waiter.subscription.unsubscribe();
+    expect(informer.cached('c1')).toEqual([]);
+  });
+
   it('moves an object whose routing key changes, telling the waiters of both keys', () => {
     const { events, informer } = setup();
     const a = collect(informer, 'a');

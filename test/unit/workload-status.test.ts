@@ -160,6 +160,14 @@ describe('workloadStatus: running', () => {
     const value = status(ours(), [readyPod({ deletionTimestamp: T0 })]);
     expect(value.podIp).toBeNull();
   });
+
+  it('shares one frozen copy of the resources and replica counts many workloads have alike', () => {
+    const [one, other] = [status(ours(), [readyPod()]), status(ours(), [readyPod()])];
+    expect(one.resources).toBe(other.resources);
+    expect(one.replicas).toBe(other.replicas);
+    expect(Object.isFrozen(one.replicas)).toBe(true);
+    expect(status(ours({ replicas: 2 }), [readyPod()]).replicas).toMatchObject({ desired: 2 });
+  });
 });
 
 describe('workloadStatus: in progress (creating / starting / updating)', () => {
