@@ -264,16 +264,16 @@ function templateContainers(f: Fields, value: unknown): V1PodTemplateSpec {
   };
 }
 
-/** Of the template's volumes, only the container's own (the claim its status shows). */
+/** Of the template's volumes, only the container's own (the claim its status shows); every one is checked. */
 function storageClaimName(f: Fields, value: unknown): string | undefined {
-  if (!Array.isArray(value)) return undefined;
-  for (const item of value as unknown[]) {
+  let claimName: string | undefined;
+  for (const item of f.list(value, 'spec.template.spec.volumes') ?? []) {
     const volume = f.object(item, 'spec.template.spec.volumes[]');
-    if (volume?.name !== STORAGE_VOLUME_NAME) continue;
+    if (volume?.name !== STORAGE_VOLUME_NAME || claimName !== undefined) continue;
     const claim = f.object(volume.persistentVolumeClaim, 'spec.template.spec.volumes[].persistentVolumeClaim');
-    return f.string(claim?.claimName, 'spec.template.spec.volumes[].persistentVolumeClaim.claimName');
+    claimName = f.string(claim?.claimName, 'spec.template.spec.volumes[].persistentVolumeClaim.claimName');
   }
-  return undefined;
+  return claimName;
 }
 
 function templateContainer(f: Fields, container: Json): V1Container {

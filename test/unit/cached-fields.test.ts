@@ -3,6 +3,8 @@
 // every state the fixtures model; and the projections leave their input untouched.
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
+import { MalformedObjectError } from '../../src/errors/api.js';
+import { STORAGE_VOLUME_NAME } from '../../src/input/storage.js';
 import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 import {
   cachedClaimFields,
@@ -143,6 +145,27 @@ describe('cachedDeploymentFields', () => {
     });
     // This fixture is small (a watched Deployment is far larger); labels, revision and image stay.
     expect(JSON.stringify(cached).length).toBeLessThan(JSON.stringify(full).length * 0.6);
+  });
+
+  it("names the template's volumes when they are not a list, or when a volume after the claim's is not an object", () => {
+    const junk = (volumes: unknown) => {
+      const full = deployment();
+      (full.spec!.template.spec as { volumes?: unknown }).volumes = volumes;
+      return () => cachedDeploymentFields(full);
+    };
+    expect(junk('data')).toThrow(MalformedObjectError);
+    expect(junk('data')).toThrow(/spec\.template\.spec\.volumes must be a list \(got a string\)/);
+    const claim = { name: STORAGE_VOLUME_NAME, persistentVolumeClaim: { claimName: 'web-data' } };
+    expect(junk([claim, 7])).toThrow(/spec\.template\.spec\.volumes\[\] must be an object \(got a number\)/);
+    expect(cachedDeploymentFields(deploymentWithVolumes([claim, { name: 'other', emptyDir: {} }])).spec?.template.spec?.volumes).toEqual([
+      { name: STORAGE_VOLUME_NAME, persistentVolumeClaim: { claimName: 'web-data' } },
+    ]);
+
+    function deploymentWithVolumes(volumes: unknown[]): V1Deployment {
+      const full = deployment();
+      (full.spec!.template.spec as { volumes?: unknown }).volumes = volumes;
+      return full;
+    }
   });
 
   it('leaves its input untouched and gives every Deployment the same shape', () => {
