@@ -71,8 +71,8 @@ const WAVE_OPS: readonly WaveOp[] = ['create', 'stop', 'start', 'reconfigure', '
 const STATUS_KINDS: readonly WatchedKind[] = ['deployments', 'pods', 'services', 'endpointslices', 'persistentvolumeclaims'];
 
 const MODES = {
-  short: { workloads: 1000, namespaces: 10, perNamespace: 100, wave: 50, churnMinutes: 3, sample: 200 },
-  full: { workloads: 10_000, namespaces: 10, perNamespace: 1000, wave: 300, churnMinutes: 60, sample: 1000 },
+  short: { workloads: 1000, namespaces: 10, perNamespace: 100, wave: 50, churnMinutes: 3, provisionings: 0, sample: 200 },
+  full: { workloads: 10_000, namespaces: 10, perNamespace: 1000, wave: 300, churnMinutes: 60, provisionings: 10_000, sample: 1000 },
 } as const;
 
 const { values } = parseArgs({
@@ -83,6 +83,7 @@ const { values } = parseArgs({
     'per-namespace': { type: 'string' },
     wave: { type: 'string' },
     'churn-minutes': { type: 'string' },
+    provisionings: { type: 'string' },
     sample: { type: 'string' },
     phases: { type: 'string' },
     'pod-ready-ms': { type: 'string' },
@@ -110,6 +111,7 @@ const perNamespace = integer('per-namespace', values['per-namespace'], defaults.
 const waveSize = integer('wave', values.wave ?? env.BENCH_SOAK_WAVE, defaults.wave);
 const churnMinutes = Number(values['churn-minutes'] ?? env.BENCH_SOAK_CHURN_MINUTES ?? defaults.churnMinutes);
 if (!Number.isFinite(churnMinutes) || churnMinutes < 0) throw new Error(`--churn-minutes: must be a number >= 0`);
+const minProvisionings = integer('provisionings', values.provisionings, defaults.provisionings, 0);
 const sampleSize = Math.min(workloads, integer('sample', values.sample, defaults.sample));
 const phaseList = (values.phases ?? env.BENCH_SOAK_PHASES ?? PHASES.join(',')).split(',').filter(Boolean) as Phase[];
 for (const phase of phaseList)
@@ -654,7 +656,7 @@ async function main(): Promise<void> {
     (phases.has('snapshot') || phases.has('relist') ? workloads : 0) +
     (phases.has('soak') ? waveSize : 0);
   log(
-    `mode ${mode}: phases ${[...phases].join(', ')}; ${namespaceCount} x ${perNamespace}, 1 x ${workloads}, waves of ${waveSize} for ${churnMinutes} min; child loads ${impl}`,
+    `mode ${mode}: phases ${[...phases].join(', ')}; ${namespaceCount} x ${perNamespace}, 1 x ${workloads}, waves of ${waveSize} for ${churnMinutes} min and at least ${minProvisionings} provisionings; child loads ${impl}`,
   );
   const local = await startCluster({
     podReadyDelayMs,
@@ -678,6 +680,7 @@ async function main(): Promise<void> {
       perNamespace,
       waveSize,
       churnMinutes,
+      minProvisionings,
       sampleSize,
       phases: [...phases],
       podReadyDelayMs,
@@ -956,7 +959,8 @@ async function main(): Promise<void> {
       let failures = 0;
       let wave = 0;
       const deadline = soakStarted + churnMinutes * 60_000;
-      while (wave < 3 || hrNow() < deadline) {
+      // At least three waves, the churn time, and the provisionings asked for.
+      while (wave < 3 || hrNow() < deadline || wave * waveSize < minProvisionings) {
         wave += 1;
         const waveItems = items(churn, `w${wave}`, waveSize, nextContainerId);
         nextContainerId += waveSize;
@@ -1251,13 +1255,14 @@ function processCpuMs(pid: number | undefined): number {
 
 // ---- the report ---------------------------------------------------------------------------------------
 
-/** Whether these figures are those of a full run: every phase, the full sizes, an hour of churn. */
+/** Whether these figures are those of a full run: every phase, the full sizes, an hour of churn and its provisionings. */
 function fullRunDone(figures: Figures): boolean {
   const options = figures.options as { workloads?: number; perNamespace?: number; churnMinutes?: number; phases?: string[] };
   return (
     (options.workloads ?? 0) >= MODES.full.workloads &&
     (options.perNamespace ?? 0) >= MODES.full.perNamespace &&
     (options.churnMinutes ?? 0) >= MODES.full.churnMinutes &&
+    (figures.soak ? figures.soak.waves * figures.soak.waveSize : 0) >= MODES.full.provisionings &&
     PHASES.every((phase) => options.phases?.includes(phase))
   );
 }
