@@ -48,9 +48,9 @@ import { deleteCreated, withCleanup } from './cleanup.js';
 import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
 import { checkManifestSize } from './manifest.js';
 import { chooseStorageClass, type StorageClassChoice } from './storage-class-choice.js';
-import { CLASS_SOURCE_ANNOTATION } from './storage-manifest.js';
+import { CLASS_SOURCE_ANNOTATION, claimName } from './storage-manifest.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { buildWorkload, deploymentOf, ownedBy, serviceOf, type WorkloadSet } from './workload-set.js';
+import { buildWorkload, deploymentOf, ownedBy, serviceOf, type BuildWorkloadOptions, type WorkloadSet } from './workload-set.js';
 import { claimGates } from './rollout-sources.js';
 import { HeldConnections, heldRouted, heldWorkload, routedStreams } from './workload-streams.js';
 import { awaitRouted } from '../rollout/await-routed.js';
@@ -144,11 +144,13 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const spec = parseWorkloadSpec(input);
     const failurePolicy = resolveFailurePolicy(options.failurePolicy);
-    const set = buildWorkload(spec, {
+    // Every build of the set takes these (the one with the chosen class too): one list, none left out.
+    const buildOptions: BuildWorkloadOptions = {
       namespace: client.namespace,
       ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
       ...(options.minReadySeconds !== undefined ? { minReadySeconds: options.minReadySeconds } : {}),
-    });
+    };
+    const set = buildWorkload(spec, buildOptions);
     // Before any request: the API server (or etcd behind it) would refuse it after.
     checkManifestSize(deploymentOf(set), spec);
     const { namespace, name, providerId } = set;
@@ -182,10 +184,11 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     };
 
     // The claim's class, found before anything is created: the spec's (it must exist), or
-    // the cluster's default (there must be one).
+    // the cluster's default, or without one the class of the container's kept claim.
     const storage = spec.storage;
+    const kept = { namespace, name: claimName(spec), owner: set.owner };
     const chosen$: Observable<StorageClassChoice | undefined> = storage
-      ? fromAbortable((signal) => chooseStorageClass(client, storage, signal))
+      ? fromAbortable((signal) => chooseStorageClass(client, storage, signal, kept))
       : of(undefined);
     // With a Service: its informers from the start, synced by the time the rollout completes.
     const routedScope = { informers: registry, client, namespace, name, instance: spec.instance };
@@ -197,20 +200,9 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const heldStreams = new HeldConnections();
     const work$ = chosen$.pipe(
       switchMap((choice) =>
-        createOrAdopt(
-          client,
-          choice
-            ? buildWorkload(spec, {
-                namespace: client.namespace,
-                storageClass: choice.name,
-                ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
-              })
-            : set,
-          outcomes,
-          (outcome) => {
-            if (outcome.kind === 'deployments') heldStreams.hold(workload);
-          },
-        ),
+        createOrAdopt(client, choice ? buildWorkload(spec, { ...buildOptions, storageClass: choice.name }) : set, outcomes, (outcome) => {
+          if (outcome.kind === 'deployments') heldStreams.hold(workload);
+        }),
       ),
       switchMap((members) =>
         set.members.some((member) => member.kind === 'services') ? of(members) : withLeftoverService(client, set, members),

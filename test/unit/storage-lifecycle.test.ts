@@ -198,6 +198,53 @@ describe('provision with storage', () => {
     expect(claimChanges(fake)).toEqual([]);
   });
 
+  it('no default StorageClass: a kept claim of this container is re-attached on its own class, nothing named', async () => {
+    const fake = await withClasses();
+    const kept = await running(fake);
+    await remove(fake, ID, { containerId: 42, keepData: true, informers: fastInformers() });
+    // The default class is gone since (an admin removed the annotation): the claim still names its class.
+    fake.update(
+      'storageclasses',
+      'standard',
+      (storageClass) => {
+        storageClass.metadata = { ...storageClass.metadata, annotations: {} };
+      },
+      '',
+    );
+    fake.calls.length = 0;
+    const events = lastValueFrom(provision$(fake, input, { informers: fastInformers() }).pipe(toArray()));
+    await vi.waitFor(() => expect(fake.get('deployments', 'web')).toBeDefined());
+    fake.addPod(podOf(completeRollout(fake, 'web'), readyStatus()));
+    const seen = await events;
+    expect(seen[0]).toMatchObject({ type: 'created', claim: { uid: kept.metadata?.uid, adopted: true, storageClass: 'standard' } });
+    expect(fake.get('persistentvolumeclaims', 'web')?.metadata?.uid).toBe(kept.metadata?.uid);
+    expect(claimChanges(fake)).toEqual([]);
+  });
+
+  it("no default StorageClass and the claim of the name is another container's: NoDefaultStorageClassError, nothing created", async () => {
+    const fake = new FakeKubernetes();
+    await fake.create('persistentvolumeclaims', 'default', {
+      metadata: {
+        name: 'web',
+        labels: { 'org.mieweb.opensource-server.managed': 'true', 'org.mieweb.opensource-server.container-id': '99' },
+      },
+      spec: { storageClassName: 'fixed', resources: { requests: { storage: '10Gi' } } },
+    });
+    fake.calls.length = 0;
+    const error = await provision(fake, input, { informers: fastInformers() }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NoDefaultStorageClassError);
+    expect(fake.calls.filter((call) => call.method === 'create')).toEqual([]);
+  });
+
+  it('minReadySeconds is kept in the Deployment built with the chosen class (0 stays 0)', async () => {
+    const fake = await withClasses();
+    const run = provision$(fake, input, { informers: fastInformers(), minReadySeconds: 0 }).subscribe();
+    await vi.waitFor(() => expect(fake.get('deployments', 'web')).toBeDefined());
+    expect(fake.get('deployments', 'web')?.spec?.minReadySeconds).toBe(0);
+    expect(fake.get('persistentvolumeclaims', 'web')?.spec?.storageClassName).toBe('standard');
+    run.unsubscribe();
+  });
+
   it("a claim of the name that is another container's is a conflict, left untouched, and nothing is created", async () => {
     const fake = await withClasses();
     await fake.create('persistentvolumeclaims', 'default', {
