@@ -247,7 +247,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
               reconfigured: drift.map((each) => each.field),
             }),
             // The Service first: the rollout's wait ends when it routes on the ports asked for.
-            fromAbortable((signal) => writeService(context, desiredService, signal)).pipe(ignoreElements()),
+            fromAbortable((signal) => writeService(context, spec.containerId, desiredService, signal)).pipe(ignoreElements()),
             reconfigureAdopted(context, deployment, spec).pipe(
               filter((event): event is ProgressEvent => event.type === 'progress'),
               tap((event) => {

@@ -153,7 +153,9 @@ export function reconfigure$(
                   );
                 }
                 const write$ = change
-                  ? fromAbortable((signal) => writeService(context, serviceForDeployment(owned.deployment, change), signal)).pipe(
+                  ? fromAbortable((signal) =>
+                      writeService(context, owned.containerId, serviceForDeployment(owned.deployment, change), signal),
+                    ).pipe(
                       concatMap((write) => {
                         if (write.action === 'unchanged') return of<LifecycleEvent>();
                         serviceFields = write.fields;

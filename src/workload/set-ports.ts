@@ -122,15 +122,21 @@ const MAX_WRITE_ATTEMPTS = 5;
 /**
  * Makes the workload's Service what `desired` says (undefined: no Service): creates,
  * patches (type, ports, selector, owner reference) or deletes it, each write naming the
- * version or UID read. A Service of that name that is not this workload's is refused with
+ * version or UID read. A Service of that name that is not this workload's (`containerId`:
+ * its Deployment's container-id, whatever the caller named) is refused with
  * WorkloadOwnershipError and left untouched; a label difference is WorkloadDriftError
  * (labels are never rewritten); a refusal is a ServiceRejectedError naming the field.
  */
-export async function writeService(context: OperationContext, desired: V1Service | undefined, signal: AbortSignal): Promise<ServiceWrite> {
+export async function writeService(
+  context: OperationContext,
+  containerId: string,
+  desired: V1Service | undefined,
+  signal: AbortSignal,
+): Promise<ServiceWrite> {
   const { client, namespace, name } = context;
   for (let attempt = 1; ; attempt += 1) {
     const live = await readService(client, namespace, name, signal);
-    if (live) ownedContainerId(context, 'services', live);
+    if (live) ownedContainerId({ ...context, expectedContainerId: containerId }, 'services', live);
     if (live?.metadata?.deletionTimestamp) {
       throw new ConflictError(`Service ${namespace}/${name} is being deleted; retry once it is gone`, {
         reason: 'AlreadyExists',
@@ -230,7 +236,7 @@ export function setPorts(
 export function applyPorts(context: OperationContext, owned: OwnedWorkload, change: PortsChange): Observable<LifecycleEvent> {
   return defer(() => {
     const desired = serviceForDeployment(owned.deployment, change);
-    return fromAbortable((signal) => writeService(context, desired, signal)).pipe(
+    return fromAbortable((signal) => writeService(context, owned.containerId, desired, signal)).pipe(
       switchMap((write) => {
         const written: Observable<LifecycleEvent> =
           write.action === 'unchanged'
