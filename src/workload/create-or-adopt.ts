@@ -13,7 +13,15 @@ import { KINDS, apiVersionOf, type KindMap } from '../kube/kinds.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import type { DriftField } from './drift.js';
 import { serviceRefusal } from './service-refusal.js';
-import { ownedBy, ownerOf, rulesOf, type MemberKind, type MemberRules, type WorkloadMember, type WorkloadSet } from './workload-set.js';
+import {
+  describeOwner,
+  ownedBy,
+  rulesOf,
+  type MemberKind,
+  type MemberRules,
+  type WorkloadMember,
+  type WorkloadSet,
+} from './workload-set.js';
 
 /** One member as this run found or made it. */
 export type MemberOutcome = WorkloadMember & {
@@ -69,11 +77,8 @@ async function createOrAdoptMember(
     const target = { verb: 'create', resource: kind, namespace, name };
     const { containerId, instance } = set.owner;
     if (!ownedBy(existing, set.owner)) {
-      const found = ownerOf(existing);
       throw new ConflictError(
-        `${what} already exists and belongs to ` +
-          (found.containerId ? `container-id ${found.containerId}${describeInstance(found.instance)}` : 'something other than Manager') +
-          `, not container-id ${containerId}${describeInstance(instance)}; it was left untouched`,
+        `${what} already exists and belongs to ${describeOwner(existing)}, not container-id ${containerId}${describeInstance(instance)}; it was left untouched`,
         { reason: 'AlreadyExists', target, cause: error },
       );
     }

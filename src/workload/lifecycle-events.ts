@@ -81,6 +81,28 @@ export interface KeptEvent extends LifecycleEventBase {
   readonly uid: string;
 }
 
+/**
+ * remove: an object of the workload's name that is not this container's (another
+ * container's or installation's, or not Manager's at all) was left untouched, and did not
+ * keep the workload's own objects from going.
+ */
+export interface LeftEvent extends LifecycleEventBase {
+  readonly type: 'left';
+  readonly kind: LeftObject['kind'];
+  readonly object: string;
+  readonly uid: string;
+  /** Whose it is, in words: "Service team-a/web belongs to something other than Manager, not container-id 42: left untouched". */
+  readonly message: string;
+}
+
+/** An object remove left untouched because it is not the container's. */
+export interface LeftObject {
+  readonly kind: 'Service' | 'PersistentVolumeClaim';
+  readonly object: string;
+  readonly uid: string;
+  readonly message: string;
+}
+
 /** The workload's Service was written (setPorts, reconfigure with ports, adoption with onDrift: 'reconfigure'). */
 export interface ServiceEvent extends LifecycleEventBase {
   readonly type: 'service';
@@ -144,6 +166,8 @@ export interface RemovedEvent extends OutcomeBase {
   readonly type: 'removed';
   /** The container's claim: deleted and gone, kept (keepData), or there was none. */
   readonly storage: 'deleted' | 'kept' | 'none';
+  /** Objects of the name that are not the container's, left untouched (each had its `left` event). */
+  readonly left: readonly LeftObject[];
 }
 
 export type OutcomeEvent = StartedEvent | StoppedEvent | RestartedEvent | ReconfiguredEvent | RemovedEvent | PortsSetEvent;
@@ -156,6 +180,7 @@ export type LifecycleEvent =
   | RollbackEvent
   | DeletedEvent
   | KeptEvent
+  | LeftEvent
   | ResizedEvent
   | ServiceEvent
   | WaitingEvent

@@ -34,6 +34,8 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
       return `${id} PersistentVolumeClaim ${event.object} grown from ${event.previous} to ${event.requested}: ${event.message}`;
     case 'kept':
       return `${id} PersistentVolumeClaim ${event.object} kept, with its data: a create for the same container re-attaches it`;
+    case 'left':
+      return `${id} ${event.message}`;
     case 'service':
       return `${id} Service ${event.action}${event.fields.length > 0 ? ` (${event.fields.join(', ')})` : ''}`;
     case 'portsSet':
@@ -52,8 +54,13 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
         `${id} reconfigured (${event.fields.join(', ')}) in ${seconds(event.durationMs)}` +
         (event.replicas === 0 ? '; stopped, it stays stopped' : '')
       );
-    case 'removed':
-      if (!event.changed) return `${id} already gone: nothing to delete${event.storage === 'kept' ? ' (its claim is kept)' : ''}`;
-      return `${id} deleted in ${seconds(event.durationMs)}${event.storage === 'kept' ? '; its claim is kept' : ''}`;
+    case 'removed': {
+      const left =
+        event.left.length > 0
+          ? `; left untouched, not this container’s: ${event.left.map((each) => `${each.kind} ${each.object}`).join(', ')}`
+          : '';
+      if (!event.changed) return `${id} already gone: nothing to delete${event.storage === 'kept' ? ' (its claim is kept)' : ''}${left}`;
+      return `${id} deleted in ${seconds(event.durationMs)}${event.storage === 'kept' ? '; its claim is kept' : ''}${left}`;
+    }
   }
 }

@@ -1,9 +1,10 @@
 // remove$() / remove(): delete the objects of a workload set and wait until they and the
 // Pods are gone. (`delete` is a JavaScript keyword.)
 //
-//   read each member -> none there: `removed` (changed: false) at once
-//        -> one not the expected container's (container-id label, managed=true):
-//           WorkloadOwnershipError, nothing deleted
+//   read each member -> a Deployment not the expected container's (container-id label,
+//           managed=true): WorkloadOwnershipError, nothing deleted
+//        -> a Service or claim of the name that is not the container's: `left`, untouched
+//        -> none of ours there: `removed` (changed: false) at once
 //   -> hold the informers -> `diagnosed` for every Pod with something to say, before they go
 //   -> DELETE each, last created first, with the UID read as a precondition (the object
 //      checked is the one deleted) and its kind's propagation (a Deployment's ReplicaSets
@@ -13,15 +14,16 @@
 // Nothing waits for a Pod to become ready or to start: a Pending Pod is deleted like any
 // other, and the wait ends as soon as it is gone.
 import { EMPTY, concat, defer, from, of, switchMap, type Observable } from 'rxjs';
+import { describeInstance } from '../input/labels.js';
 import { ConflictError, NotFoundError } from '../errors/api.js';
 import type { KubeObject } from '../informers/reflector.js';
 import { KINDS } from '../kube/kinds.js';
 import { ownedContainerId } from './ownership.js';
-import { MEMBER_KINDS, ownedBy, rulesOf, type MemberKind } from './workload-set.js';
+import { MEMBER_KINDS, describeOwner, ownedBy, rulesOf, type MemberKind } from './workload-set.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { awaitRemoved } from './await-workload.js';
-import type { LifecycleEvent, RemovedEvent } from './lifecycle-events.js';
+import type { LeftObject, LifecycleEvent, RemovedEvent } from './lifecycle-events.js';
 import {
   outcomeOf,
   resultBase,
@@ -46,6 +48,8 @@ export interface RemoveOptions extends WorkloadOperationOptions {
 export interface RemoveResult extends OperationResult {
   /** The container's claim: deleted and gone, kept (keepData), or there was none. */
   readonly storage: 'deleted' | 'kept' | 'none';
+  /** Objects of the name that are not the container's (a team's own Service `web`, say), left untouched. */
+  readonly left: readonly LeftObject[];
 }
 
 /** A delete refused because another object took the name is checked again this often. */
@@ -55,7 +59,7 @@ const MAX_DELETE_ATTEMPTS = 3;
 export function remove$(client: KubernetesClient, providerId: string, options: RemoveOptions): Observable<LifecycleEvent> {
   return runOperation('remove', client, providerId, options, (context) =>
     fromAbortable((signal) => readMembers(context, signal)).pipe(
-      switchMap((found) => {
+      switchMap(({ present: found, left }) => {
         const claim = found.find((member) => member.kind === 'persistentvolumeclaims');
         const keep = options.keepData === true && claim !== undefined;
         const storage = claim === undefined ? 'none' : keep ? 'kept' : 'deleted';
@@ -63,21 +67,16 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
         const keptEvent$ = keep
           ? of<LifecycleEvent>({ type: 'kept', ...context.base(), kind: 'PersistentVolumeClaim', object: claim.name, uid: claim.uid })
           : EMPTY;
-        if (present.length === 0)
-          return concat(
-            keptEvent$,
-            defer(() => of(removed(context, false, storage))),
-          );
+        const leftEvents$ = defer(() => from(left.map((each): LifecycleEvent => ({ type: 'left', ...context.base(), ...each }))));
+        const removed = (changed: boolean) => defer(() => of(removedEvent(context, changed, storage, left)));
+        if (present.length === 0) return concat(leftEvents$, keptEvent$, removed(false));
         return withWorkloadStreams(context, present[0]!.containerId, (streams) =>
           concat(
+            leftEvents$,
             diagnoseBeforeTheyGo(context, streams),
-            fromAbortable((signal) => deleteMembers(context, present, signal)).pipe(
+            fromAbortable((signal) => deleteMembers(context, present, left, signal)).pipe(
               switchMap((deleted) => {
-                if (deleted.length === 0)
-                  return concat(
-                    keptEvent$,
-                    defer(() => of(removed(context, false, storage))),
-                  );
+                if (deleted.length === 0) return concat(keptEvent$, removed(false));
                 const gone = deleted.map((member) => ({
                   kind: KINDS[member.kind].kind,
                   uid: member.uid,
@@ -95,7 +94,7 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
                   ),
                   keptEvent$,
                   awaitRemoved(context, gone, streams.pods$, context),
-                  defer(() => of(removed(context, true, storage))),
+                  removed(true),
                 );
               }),
             ),
@@ -111,6 +110,7 @@ export function remove(client: KubernetesClient, providerId: string, options: Re
   return outcomeOf(remove$(client, providerId, options), 'removed', (event: RemovedEvent) => ({
     ...resultBase(event),
     storage: event.storage,
+    left: event.left,
   }));
 }
 
@@ -122,14 +122,24 @@ interface PresentMember {
   readonly containerId: string;
 }
 
-/** The workload's objects that exist, each checked to be ours (WorkloadOwnershipError, nothing deleted, if one is not). */
-async function readMembers(context: OperationContext, signal: AbortSignal): Promise<PresentMember[]> {
-  const present: PresentMember[] = [];
+/** What is there of the name, split into what is the container's and what is left untouched. */
+interface FoundMembers {
+  readonly present: PresentMember[];
+  readonly left: LeftObject[];
+}
+
+/**
+ * The workload's objects that exist: the Deployment checked to be ours (WorkloadOwnershipError,
+ * nothing deleted, if it is not); a Service or claim of the name that is not ours is left.
+ */
+async function readMembers(context: OperationContext, signal: AbortSignal): Promise<FoundMembers> {
+  const found: FoundMembers = { present: [], left: [] };
   for (const kind of MEMBER_KINDS) {
     const member = await readMember(context, kind, rulesOf(kind).nameIn(context.name), signal);
-    if (member) present.push(member);
+    if (member && 'message' in member) found.left.push(member);
+    else if (member) found.present.push(member);
   }
-  return present;
+  return found;
 }
 
 async function readMember(
@@ -137,15 +147,21 @@ async function readMember(
   kind: MemberKind,
   name: string,
   signal: AbortSignal,
-): Promise<PresentMember | undefined> {
+): Promise<PresentMember | LeftObject | undefined> {
   try {
     const object = await context.client.read(kind, context.namespace, name, { signal });
-    // A claim of that name that is not this container's is not part of it: left untouched.
-    if (
-      kind === 'persistentvolumeclaims' &&
-      !ownedBy(object, { containerId: context.expectedContainerId ?? '', instance: context.instance })
-    )
-      return undefined;
+    // A Service or claim of that name that is not this container's is not part of it: left
+    // untouched, and it keeps nothing of ours from going. Only the Deployment decides whose the workload is.
+    const expected = context.expectedContainerId ?? '';
+    if (kind !== 'deployments' && !ownedBy(object, { containerId: expected, instance: context.instance })) {
+      const what = `${KINDS[kind].kind} ${context.namespace}/${name}`;
+      return {
+        kind: kind === 'services' ? 'Service' : 'PersistentVolumeClaim',
+        object: name,
+        uid: object.metadata?.uid ?? '',
+        message: `${what} belongs to ${describeOwner(object)}, not container-id ${expected}${describeInstance(context.instance)}: left untouched`,
+      };
+    }
     return { kind, name, uid: object.metadata?.uid ?? '', containerId: ownedContainerId(context, kind, object) };
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
@@ -153,11 +169,19 @@ async function readMember(
   }
 }
 
-/** Deletes each member, last created first; the ones that were there to delete. */
-async function deleteMembers(context: OperationContext, present: readonly PresentMember[], signal: AbortSignal): Promise<PresentMember[]> {
+/**
+ * Deletes each member, last created first; the ones that were there to delete. One whose
+ * name another's object took meanwhile joins `left`.
+ */
+async function deleteMembers(
+  context: OperationContext,
+  present: readonly PresentMember[],
+  left: LeftObject[],
+  signal: AbortSignal,
+): Promise<PresentMember[]> {
   const deleted: PresentMember[] = [];
   for (const member of [...present].reverse()) {
-    const gone = await deleteChecked(context, member, signal);
+    const gone = await deleteChecked(context, member, left, signal);
     if (gone) deleted.push(gone);
   }
   return deleted;
@@ -167,7 +191,12 @@ async function deleteMembers(context: OperationContext, present: readonly Presen
  * Deletes the object that was checked (UID precondition). When the name now holds another
  * object, that one is checked in turn; undefined when there is nothing left to delete.
  */
-async function deleteChecked(context: OperationContext, first: PresentMember, signal: AbortSignal): Promise<PresentMember | undefined> {
+async function deleteChecked(
+  context: OperationContext,
+  first: PresentMember,
+  left: LeftObject[],
+  signal: AbortSignal,
+): Promise<PresentMember | undefined> {
   let member: PresentMember | undefined = first;
   for (let attempt = 1; member; attempt += 1) {
     try {
@@ -180,7 +209,9 @@ async function deleteChecked(context: OperationContext, first: PresentMember, si
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       if (!(error instanceof ConflictError) || attempt >= MAX_DELETE_ATTEMPTS) throw error;
-      member = await readMember(context, member.kind, member.name, signal);
+      const now = await readMember(context, member.kind, member.name, signal);
+      if (now && 'message' in now) left.push(now);
+      member = now && 'message' in now ? undefined : now;
     }
   }
   return undefined;
@@ -191,6 +222,11 @@ function snapshotsOf(context: OperationContext, member: PresentMember): Observab
   return rulesOf(member.kind).snapshots(context.informers, context.client, context.namespace, member.name, context.instance);
 }
 
-function removed(context: OperationContext, changed: boolean, storage: RemovedEvent['storage']): RemovedEvent {
-  return { type: 'removed', ...context.base(), changed, durationMs: context.elapsed(), storage };
+function removedEvent(
+  context: OperationContext,
+  changed: boolean,
+  storage: RemovedEvent['storage'],
+  left: readonly LeftObject[],
+): RemovedEvent {
+  return { type: 'removed', ...context.base(), changed, durationMs: context.elapsed(), storage, left: [...left] };
 }

@@ -7,7 +7,7 @@
 // buildWorkload() and one entry of MEMBER_RULES (after its entry in the kind table).
 import type { Observable } from 'rxjs';
 import type { InformerRegistry } from '../informers/registry.js';
-import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, belongsToInstance } from '../input/labels.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, belongsToInstance, describeInstance } from '../input/labels.js';
 import { formatProviderId } from '../input/provider-id.js';
 import type { WorkloadSpec } from '../input/workload-spec.js';
 import type { KubernetesClient } from '../kube/client.js';
@@ -159,4 +159,13 @@ export function ownedBy(object: { metadata?: { labels?: Record<string, string> }
 export function ownerOf(object: { metadata?: { labels?: Record<string, string> } }): Partial<WorkloadOwner> {
   const labels = object.metadata?.labels ?? {};
   return { containerId: labels[CONTAINER_ID_LABEL], instance: labels[INSTANCE_LABEL] };
+}
+
+/** Whose an object is, in words: "container-id 99 of instance b", or "something other than Manager". */
+export function describeOwner(object: { metadata?: { labels?: Record<string, string> } }): string {
+  const found = ownerOf(object);
+  const managed = object.metadata?.labels?.[MANAGED_LABEL] === 'true';
+  return managed && found.containerId
+    ? `container-id ${found.containerId}${describeInstance(found.instance)}`
+    : 'something other than Manager';
 }

@@ -321,6 +321,32 @@ describe('setPorts and reconfigure with ports', () => {
     );
   });
 
+  it("without containerId, another container's managed Service of the name is neither deleted nor patched: the Deployment's container-id decides", async () => {
+    const fake = new FakeKubernetes();
+    await running(fake, { ...input, ports: undefined });
+    const otherLabels = {
+      'org.mieweb.opensource-server.managed': 'true',
+      'org.mieweb.opensource-server.container-id': '99',
+      'org.mieweb.opensource-server.node-id': '7',
+    };
+    const theirs = await fake.create('services', 'default', {
+      metadata: { name: 'web', labels: otherLabels },
+      spec: { ports: [{ port: 80 }] },
+    });
+    fake.calls.length = 0;
+    const refusals = [
+      await setPorts(fake, 'default/web', [], { informers: fastInformers() }).catch((e: unknown) => e),
+      await reconfigure(fake, 'default/web', { ports: [] }, { informers: fastInformers() }).catch((e: unknown) => e),
+      await setPorts(fake, 'default/web', [], { informers: fastInformers(), containerId: 42 }).catch((e: unknown) => e),
+    ];
+    for (const error of refusals) {
+      expect(error).toBeInstanceOf(WorkloadOwnershipError);
+      expect(error).toMatchObject({ kind: 'Service', expectedContainerId: '42', actualContainerId: '99' });
+    }
+    expect(fake.calls.filter((call) => call.kind === 'services' && call.method !== 'read')).toEqual([]);
+    expect(fake.get('services', 'web')?.metadata?.uid).toBe(theirs.metadata?.uid);
+  });
+
   it('remove deletes the Service and the Deployment and waits for both', async () => {
     const fake = new FakeKubernetes();
     await running(fake);
@@ -336,5 +362,48 @@ describe('setPorts and reconfigure with ports', () => {
     expect(fake.get('services', 'web')).toBeUndefined();
     expect(fake.get('deployments', 'web')).toBeUndefined();
     await expect(remove(fake, 'default/web', { containerId: 42, informers: fastInformers() })).resolves.toMatchObject({ changed: false });
+  });
+});
+
+describe('remove beside a Service that is not ours', () => {
+  it("a team's plain Service of the workload's name is left untouched and named; the Deployment is deleted", async () => {
+    const fake = new FakeKubernetes();
+    await running(fake, { ...input, ports: undefined });
+    const theirs = await fake.create('services', 'default', { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } });
+    const events = await lastValueFrom(
+      (await import('../../src/workload/remove.js'))
+        .remove$(fake, 'default/web', { containerId: 42, informers: fastInformers() })
+        .pipe(toArray()),
+    );
+    expect(events.filter((event) => event.type === 'deleted').map((event) => event.type === 'deleted' && event.kind)).toEqual([
+      'Deployment',
+    ]);
+    expect(events.find((event) => event.type === 'left')).toMatchObject({
+      kind: 'Service',
+      object: 'web',
+      uid: theirs.metadata?.uid,
+      message: expect.stringMatching(/belongs to something other than Manager, not container-id 42: left untouched/),
+    });
+    expect(events.at(-1)).toMatchObject({ type: 'removed', changed: true, left: [{ kind: 'Service', object: 'web' }] });
+    expect(fake.get('deployments', 'web')).toBeUndefined();
+    expect(fake.get('services', 'web')?.metadata?.uid).toBe(theirs.metadata?.uid);
+  });
+
+  it("another container's Service of the name is left too, and a remove with nothing of ours says so (changed: false)", async () => {
+    const fake = new FakeKubernetes();
+    await fake.create('services', 'default', {
+      metadata: {
+        name: 'web',
+        labels: { 'org.mieweb.opensource-server.managed': 'true', 'org.mieweb.opensource-server.container-id': '99' },
+      },
+      spec: { ports: [{ port: 80 }] },
+    });
+    const result = await remove(fake, 'default/web', { containerId: 42, informers: fastInformers() });
+    expect(result).toMatchObject({
+      changed: false,
+      left: [{ kind: 'Service', object: 'web', message: expect.stringMatching(/container-id 99/) }],
+    });
+    expect(fake.get('services', 'web')).toBeDefined();
+    expect(fake.calls.filter((call) => call.method === 'delete')).toEqual([]);
   });
 });

@@ -206,8 +206,33 @@ describe('describeLifecycleEvent', () => {
       { ...base, type: 'restarted', changed: false, running: false, durationMs: 3 },
       'team-a/web not running (stopped): it stays stopped, nothing was restarted',
     ],
-    [{ ...base, type: 'removed', changed: false, durationMs: 3, storage: 'none' }, 'team-a/web already gone: nothing to delete'],
-    [{ ...base, type: 'removed', changed: true, durationMs: 1500, storage: 'kept' }, 'team-a/web deleted in 1.5s; its claim is kept'],
+    [{ ...base, type: 'removed', changed: false, durationMs: 3, storage: 'none', left: [] }, 'team-a/web already gone: nothing to delete'],
+    [
+      { ...base, type: 'removed', changed: true, durationMs: 1500, storage: 'kept', left: [] },
+      'team-a/web deleted in 1.5s; its claim is kept',
+    ],
+    [
+      {
+        ...base,
+        type: 'removed',
+        changed: true,
+        durationMs: 1500,
+        storage: 'none',
+        left: [{ kind: 'Service', object: 'web', uid: 'u3', message: 'Service team-a/web belongs to something other than Manager' }],
+      },
+      'team-a/web deleted in 1.5s; left untouched, not this container’s: Service web',
+    ],
+    [
+      {
+        ...base,
+        type: 'left',
+        kind: 'Service',
+        object: 'web',
+        uid: 'u3',
+        message: 'Service team-a/web belongs to something other than Manager, not container-id 42: left untouched',
+      },
+      'team-a/web Service team-a/web belongs to something other than Manager, not container-id 42: left untouched',
+    ],
     [
       { ...base, type: 'deleted', uid: 'u1', kind: 'PersistentVolumeClaim', object: 'web' },
       'team-a/web PersistentVolumeClaim web deleted (its data goes with it); waiting for it to be gone',

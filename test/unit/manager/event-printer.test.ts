@@ -111,6 +111,17 @@ const everyEvent: { readonly [Type in JobEvent['type']]: readonly Extract<JobEve
     },
   ],
   kept: [{ type: 'kept', at: at(11), kind: 'PersistentVolumeClaim', object: 'web-storage', uid: 'uid-3', ...base }],
+  left: [
+    {
+      type: 'left',
+      at: at(11),
+      kind: 'Service',
+      object: 'web',
+      uid: 'uid-5',
+      message: 'Service team-a/web belongs to something other than Manager, not container-id 101: left untouched',
+      ...base,
+    },
+  ],
   service: [{ type: 'service', at: at(11), action: 'patched', fields: ['ports'], uid: 'uid-4', ...base }],
   portsSet: [
     { type: 'portsSet', at: at(17), address: '10.96.0.10', service: null, ...outcome },
@@ -136,9 +147,16 @@ const everyEvent: { readonly [Type in JobEvent['type']]: readonly Extract<JobEve
     { type: 'reconfigured', at: at(16), fields: [], replicas: 1, ...outcome, changed: false },
   ],
   removed: [
-    { type: 'removed', at: at(17), storage: 'deleted', ...outcome },
-    { type: 'removed', at: at(17), storage: 'kept', ...outcome },
-    { type: 'removed', at: at(17), storage: 'none', ...outcome, changed: false },
+    { type: 'removed', at: at(17), storage: 'deleted', left: [], ...outcome },
+    { type: 'removed', at: at(17), storage: 'kept', left: [], ...outcome },
+    { type: 'removed', at: at(17), storage: 'none', left: [], ...outcome, changed: false },
+    {
+      type: 'removed',
+      at: at(17),
+      storage: 'none',
+      left: [{ kind: 'Service', object: 'web', uid: 'uid-5', message: 'Service team-a/web belongs to something other than Manager' }],
+      ...outcome,
+    },
   ],
   completed: [
     {
