@@ -256,6 +256,6 @@ export { WorkloadSupersededError, type Supersession } from './workload/guard-gen
 export { WorkloadDriftError, type DriftField } from './workload/drift.js';
 export type { WorkloadCleanup } from './workload/cleanup.js';
 export { ReconfigureFailedError } from './workload/reconfigure.js';
-export { StorageResizeError, type StorageResizeRefusal } from './workload/resize-claim.js';
+export { StorageResizeError, claimHolds, type StorageResizeRefusal } from './workload/resize-claim.js';
 export { NoDefaultStorageClassError, StorageClassNotFoundError } from './workload/storage-class-choice.js';
 export { ServiceRejectedError, type ServiceRefusal } from './workload/service-refusal.js';

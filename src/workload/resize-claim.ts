@@ -51,6 +51,15 @@ export interface ResizePlan {
   readonly grow: boolean;
 }
 
+/**
+ * Whether the claim asks for `sizeGb` or more already: a size the volume has reached, which
+ * a caller stating a least size (Manager's approved rootfs) has no need to ask for again.
+ */
+export function claimHolds(claim: V1PersistentVolumeClaim, sizeGb: number): boolean {
+  const order = storageCompare(storageQuantity(sizeGb), claim.spec?.resources?.requests?.storage);
+  return order !== undefined && order <= 0;
+}
+
 /** Reads the claim (and its class) and decides; throws StorageResizeError before any write. */
 /** `containerId`: the container the Deployment read belongs to; the claim must be its too. */
 export async function planResize(context: OperationContext, containerId: string, sizeGb: number, signal: AbortSignal): Promise<ResizePlan> {

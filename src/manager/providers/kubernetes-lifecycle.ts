@@ -6,6 +6,8 @@
 import { concatMap, defer, from, of, switchMap } from 'rxjs';
 import type { Observable } from 'rxjs';
 import {
+  NotFoundError,
+  claimHolds,
   claimNameOf,
   parseProviderId,
   reconfigure$ as libraryReconfigure$,
@@ -161,9 +163,11 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
  * The record as it now is, as changes: its whole environment (variables the Deployment
  * has and the record no longer has are unset), its entrypoint (null: the image's own),
  * CPU, memory, its GPU (nvidiaRequested), its services' ports, and, when its Pods mount a
- * claim, the approved rootfs as the volume's size: an approval of a larger rootfs grows the
- * volume (a resize), the same size changes nothing, a smaller one is refused before any write
- * (a volume never shrinks). The image is left as it is.
+ * claim that asks for less than the approved rootfs, that rootfs as the volume's size (an
+ * approval of a larger rootfs is a resize). The approved rootfs is the least the volume
+ * has, as at the create: a claim already as large or larger (kept data re-attached by a
+ * create with a smaller rootfs, a claim an admin grew) is no change, never a shrink the
+ * library would refuse. The image is left as it is.
  */
 async function changesFor(
   api: KubernetesClient,
@@ -179,19 +183,37 @@ async function changesFor(
   const deployment = await api.read('deployments', namespace, name, signalOf(context));
   const live = deployment.spec?.template.spec?.containers[0]?.env ?? [];
   const unsetEnv = live.map((variable) => variable.name).filter((variableName) => !(variableName in env));
+  // A container created without a volume (persistence off then) has none to grow.
+  const claim = record.node.kubePersistence !== 'off' ? claimNameOf(deployment) : undefined;
+  const grow = claim !== undefined && !(await claimHoldsRootfs(api, namespace, claim, record.resources.rootfsGb, context));
   return {
     env,
     unsetEnv,
     entrypoint: effectiveEntrypoint(record.entrypoint, null),
     cpus: record.resources.cpus,
     memoryMb: record.resources.memoryMb,
-    // A container created without a volume (persistence off then) has none to grow.
-    ...(record.node.kubePersistence !== 'off' && claimNameOf(deployment) !== undefined ? { storageGb: record.resources.rootfsGb } : {}),
+    ...(grow ? { storageGb: record.resources.rootfsGb } : {}),
     // The services too: the Service follows the row (only it is written when they alone changed).
     ...(ports !== undefined ? { ports } : {}),
     ...(ports !== undefined && ports.length > 0 && serviceType !== undefined ? { serviceType } : {}),
     ...gpuChanges(record),
   };
+}
+
+/** Whether the claim asks for the approved rootfs or more; a claim missing is the library's to name (NoClaim). */
+async function claimHoldsRootfs(
+  api: KubernetesClient,
+  namespace: string,
+  claim: string,
+  rootfsGb: number,
+  context: ProviderContext,
+): Promise<boolean> {
+  try {
+    return claimHolds(await api.read('persistentvolumeclaims', namespace, claim, signalOf(context)), rootfsGb);
+  } catch (error) {
+    if (error instanceof NotFoundError) return false;
+    throw error;
+  }
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { V1Deployment } from '../../../src/kube/objects.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
+import { NotFoundError } from '../../../src/errors/api.js';
 import { containerLifecycle, type ContainerOperationEvent } from '../../../src/manager/lifecycle.js';
 import { ContainerNotProvisionedError, LifecycleUnsupportedError, UnknownNodeTypeError } from '../../../src/manager/errors.js';
 import { ProviderRegistry } from '../../../src/manager/providers/registry.js';
@@ -27,8 +28,11 @@ const kubeRecord = containerRecord({
   ],
 });
 
-/** A stand-in client: reconfigure reads the live Deployment's env (and whether its Pods mount a claim) from it. */
-function fakeApi(liveEnv: string[], claim?: string): KubernetesClient {
+/**
+ * A stand-in client: reconfigure reads the live Deployment's env (and whether its Pods mount
+ * a claim) from it, and the claim (`claimSize`: what it asks for; none: not found).
+ */
+function fakeApi(liveEnv: string[], claim?: string, claimSize?: string): KubernetesClient {
   const deployment: V1Deployment = {
     spec: {
       selector: {},
@@ -43,7 +47,11 @@ function fakeApi(liveEnv: string[], claim?: string): KubernetesClient {
   return {
     namespace: 'team-a',
     server: 'https://east.example:6443',
-    read: async () => deployment,
+    read: async (kind: string, _namespace: string, name: string) => {
+      if (kind !== 'persistentvolumeclaims') return deployment;
+      if (claimSize === undefined || name !== claim) throw new NotFoundError(`persistentvolumeclaims "${name}" not found`);
+      return { metadata: { name }, spec: { resources: { requests: { storage: claimSize } } } };
+    },
   } as unknown as KubernetesClient;
 }
 
@@ -51,11 +59,17 @@ function kubernetesLifecycle(
   calls: unknown[][],
   address: string | null = '10.0.0.42',
   liveEnv: string[] = [],
-  extra: { instance?: string; rollbackOnFailure?: boolean; serviceType?: 'ClusterIP' | 'LoadBalancer'; claim?: string } = {},
+  extra: {
+    instance?: string;
+    rollbackOnFailure?: boolean;
+    serviceType?: 'ClusterIP' | 'LoadBalancer';
+    claim?: string;
+    claimSize?: string;
+  } = {},
 ) {
-  const { claim, ...providerOptions } = extra;
+  const { claim, claimSize, ...providerOptions } = extra;
   const provider = createKubernetesProvider({
-    clientFor: () => fakeApi(liveEnv, claim),
+    clientFor: () => fakeApi(liveEnv, claim, claimSize),
     operations: recordingOperations(calls, address),
     ...providerOptions,
   });
@@ -163,7 +177,7 @@ describe('containerLifecycle on a Kubernetes node', () => {
     const persistent = { ...kubeRecord, node: { ...kubeRecord.node, kubePersistence: null } };
     const calls: unknown[][] = [];
     await kubernetesLifecycle(calls, '10.244.0.8', ['APP_MODE'], { claim: 'web-42' }).reconfigure(persistent);
-    // containerRecord's approved rootfs: 20 GB (the library grows the claim, changes nothing at the same size, refuses a shrink).
+    // containerRecord's approved rootfs: 20 GB; the claim is not found here, so the library decides (and names it).
     expect(calls[0]?.[2]).toMatchObject({ storageGb: 20, cpus: 2, memoryMb: 2048 });
     // A node that turned persistence off, or a container created without a volume: no size is asked for.
     const off: unknown[][] = [];
@@ -172,6 +186,21 @@ describe('containerLifecycle on a Kubernetes node', () => {
     const none: unknown[][] = [];
     await kubernetesLifecycle(none, '10.244.0.8', []).reconfigure(persistent);
     expect(none[0]?.[2]).not.toHaveProperty('storageGb');
+  });
+
+  it('the approved rootfs is the least the volume has: a claim as large or larger is no change, so an env change is never refused as a shrink', async () => {
+    const persistent = { ...kubeRecord, node: { ...kubeRecord.node, kubePersistence: null } };
+    const sizes = ['10Gi', '20Gi', '50Gi', '51200Mi'];
+    const asked: unknown[] = [];
+    for (const claimSize of sizes) {
+      const calls: unknown[][] = [];
+      // containerRecord's approved rootfs: 20 GB.
+      await kubernetesLifecycle(calls, '10.244.0.8', ['APP_MODE'], { claim: 'web-42', claimSize }).reconfigure(persistent);
+      expect(calls[0]?.[2]).toMatchObject({ env: { APP_MODE: 'staging' }, cpus: 2 });
+      asked.push((calls[0]?.[2] as { storageGb?: number }).storageGb);
+    }
+    // Only the claim asking for less than the approval grows; a kept or admin-grown 50Gi is left as it is.
+    expect(asked).toEqual([20, undefined, undefined, undefined]);
   });
 
   it("setPorts passes the record's services as ports (the only call a change of services needs), with the provider's Service type", async () => {
