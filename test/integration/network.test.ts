@@ -18,6 +18,7 @@ import { start } from '../../src/workload/start.js';
 import { status } from '../../src/workload/status.js';
 import { list } from '../../src/workload/list.js';
 import { stop } from '../../src/workload/stop.js';
+import { WorkloadOwnershipError } from '../../src/workload/ownership.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec } from '../support/kube.js';
 import { runNode, type ProcessRun } from '../support/run-process.js';
@@ -311,5 +312,55 @@ describe("a rollout the deployment controller completes under the replaced Repli
     const began = Date.now();
     await expect(start(api, id, TIMEOUT)).resolves.toMatchObject({ changed: false });
     expect(Date.now() - began).toBeLessThan(10_000);
+  });
+});
+
+describe('a Service of our name that is not ours (real control plane)', () => {
+  it("another container's Service: --no-ports and setPorts without --container-id, and with it, are refused; it is left as it was", async () => {
+    const spec = sampleSpec({ namespace });
+    const { providerId: id, name } = await provision(api, spec, TIMEOUT);
+    const labels = { ...liveDeployment(name).metadata?.labels, [CONTAINER_ID_LABEL]: String(Number(spec.containerId) + 1) };
+    const theirs: V1Service = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace, labels },
+      spec: { selector: { app: 'someone-else' }, ports: [{ port: 80, protocol: 'TCP' }] },
+    };
+    kubectl(['apply', '-f', '-'], { input: JSON.stringify(theirs) });
+    const before = liveService(name);
+
+    const none = await cli(['reconfigure', id, '--no-ports']);
+    expect(none.code).toBe(6);
+    expect(none.stderr).toContain(`belongs to container-id ${labels[CONTAINER_ID_LABEL]}, not container-id ${String(spec.containerId)}`);
+    await expect(setPorts(api, id, [], TIMEOUT)).rejects.toBeInstanceOf(WorkloadOwnershipError);
+    await expect(setPorts(api, id, [], { ...TIMEOUT, containerId: String(spec.containerId) })).rejects.toBeInstanceOf(
+      WorkloadOwnershipError,
+    );
+    await expect(setPorts(api, id, [{ port: 80 }], TIMEOUT)).rejects.toBeInstanceOf(WorkloadOwnershipError);
+
+    const after = liveService(name);
+    expect(after.metadata?.uid).toBe(before.metadata?.uid);
+    expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
+    kubectl(['delete', 'service', name, '-n', namespace]);
+    await remove(api, id, { ...TIMEOUT, containerId: String(spec.containerId) });
+  });
+
+  it("a team's plain Service of the name: remove deletes our Deployment, leaves the Service and names it", async () => {
+    const spec = sampleSpec({ namespace });
+    const { providerId: id, name } = await provision(api, spec, TIMEOUT);
+    kubectl(['create', 'service', 'clusterip', name, '-n', namespace, '--tcp=80:80']);
+    const before = liveService(name);
+
+    const removed = await remove(api, id, { ...TIMEOUT, containerId: String(spec.containerId) });
+    expect(removed).toMatchObject({
+      changed: true,
+      left: [
+        { kind: 'Service', object: name, uid: before.metadata?.uid, message: expect.stringContaining('something other than Manager') },
+      ],
+    });
+    expect(kubectl(['get', 'deployment', name, '-n', namespace, '--ignore-not-found', '-o', 'name']).trim()).toBe('');
+    const after = liveService(name);
+    expect(after.metadata?.uid).toBe(before.metadata?.uid);
+    expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
   });
 });

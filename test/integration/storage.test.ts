@@ -199,6 +199,25 @@ describe('storage on the real control plane', () => {
     expect(claimOf(namespace, name)).toBeUndefined();
   });
 
+  it('no default StorageClass: a kept claim is re-attached without naming its class, on its own class and volume', async () => {
+    expect(defaultClassNames()).toEqual([]);
+    storage.addVolumes(1);
+    const input = spec();
+    const { providerId, name } = await provision(api, input, TIMEOUT);
+    const claim = claimOf(namespace, name)!;
+    const options = { ...TIMEOUT, containerId: String(input.containerId) };
+    await remove(api, providerId, { ...options, keepData: true });
+
+    const unnamed = { ...input, storage: { sizeGb: 5, paths: ['/srv', '/var'] } };
+    await expect(provision(api, unnamed, TIMEOUT)).resolves.toMatchObject({ providerId });
+    const again = claimOf(namespace, name)!;
+    expect(again.metadata.uid).toBe(claim.metadata.uid);
+    expect(again.spec.volumeName).toBe(claim.spec.volumeName);
+    expect(again.spec.storageClassName).toBe(storage.className);
+    await remove(api, providerId, options);
+    expect(claimOf(namespace, name)).toBeUndefined();
+  });
+
   it('no default StorageClass and none named: the typed error, nothing created', async () => {
     expect(defaultClassNames()).toEqual([]);
     const input = sampleSpec({ namespace, storage: { sizeGb: 1 } });
