@@ -64,7 +64,7 @@ describe('kube-provision check: flags', () => {
   it('a bad spec flag names the flag and exits 2 before reading a kubeconfig', async () => {
     const { code, err } = await run(['check', '--kubeconfig', '/nonexistent', '--cpus', '0', '--memory-mb', '64']);
     expect(code).toBe(2);
-    expect(err[0]).toBe('error: UsageError: --cpus must be greater than 0');
+    expect(err[0]).toBe('error: UsageError: --cpus must be greater than 0 (got 0)');
   });
 });
 
