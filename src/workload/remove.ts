@@ -60,8 +60,11 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
         const keep = options.keepData === true && claim !== undefined;
         const storage = claim === undefined ? 'none' : keep ? 'kept' : 'deleted';
         const present = keep ? found.filter((member) => member !== claim) : found;
+        // Stamped when emitted, after the deletions it follows, never when decided.
         const keptEvent$ = keep
-          ? of<LifecycleEvent>({ type: 'kept', ...context.base(), kind: 'PersistentVolumeClaim', object: claim.name, uid: claim.uid })
+          ? defer(() =>
+              of<LifecycleEvent>({ type: 'kept', ...context.base(), kind: 'PersistentVolumeClaim', object: claim.name, uid: claim.uid }),
+            )
           : EMPTY;
         if (present.length === 0)
           return concat(
@@ -88,6 +91,8 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
                     deleted.map((member): LifecycleEvent => ({
                       type: 'deleted',
                       ...context.base(),
+                      // When the API server accepted this deletion, not when all were done.
+                      at: member.at,
                       uid: member.uid,
                       kind: KINDS[member.kind].kind,
                       object: member.name,
@@ -153,12 +158,17 @@ async function readMember(
   }
 }
 
-/** Deletes each member, last created first; the ones that were there to delete. */
-async function deleteMembers(context: OperationContext, present: readonly PresentMember[], signal: AbortSignal): Promise<PresentMember[]> {
-  const deleted: PresentMember[] = [];
+/** A member whose deletion the API server accepted, and when. */
+interface DeletedMember extends PresentMember {
+  readonly at: string;
+}
+
+/** Deletes each member, last created first; the ones that were there to delete, each with the time it was deleted. */
+async function deleteMembers(context: OperationContext, present: readonly PresentMember[], signal: AbortSignal): Promise<DeletedMember[]> {
+  const deleted: DeletedMember[] = [];
   for (const member of [...present].reverse()) {
     const gone = await deleteChecked(context, member, signal);
-    if (gone) deleted.push(gone);
+    if (gone) deleted.push({ ...gone, at: context.base().at });
   }
   return deleted;
 }
