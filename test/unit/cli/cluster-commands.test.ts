@@ -66,6 +66,27 @@ describe('kube-provision check: flags', () => {
     expect(code).toBe(2);
     expect(err[0]).toBe('error: UsageError: --cpus must be greater than 0 (got 0)');
   });
+
+  it('a bad --namespace or --gpu-resource names the value given, and the rule', async () => {
+    const namespace = await run(['check', '--kubeconfig', '/nonexistent', '-n', 'Team_A']);
+    expect(namespace.code).toBe(2);
+    expect(namespace.err[0]).toMatch(/^error: UsageError: --namespace must be a DNS-1123 label: .* \(got "Team_A"\)$/);
+    const resource = await run([
+      'check',
+      '--kubeconfig',
+      '/nonexistent',
+      '--cpus',
+      '1',
+      '--memory-mb',
+      '64',
+      '--gpus',
+      '1',
+      '--gpu-resource',
+      'gpu',
+    ]);
+    expect(resource.code).toBe(2);
+    expect(resource.err[0]).toMatch(/^error: UsageError: --gpu-resource must be an extended resource name.* \(got "gpu"\)$/);
+  });
 });
 
 describe('kube-provision check: output and exit codes', () => {
