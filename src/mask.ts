@@ -15,6 +15,10 @@
 //     tokens, PEM bodies, base64 key data, credentials in URLs.
 // Each is replaced by `***`. A known value shorter than MIN_ANYWHERE is masked only where
 // it stands alone, so a short password does not mask every word containing it.
+//
+// Text a third party wrote and we relay (an exec plugin's stderr, an API server's message)
+// may hold a credential in no shape at all (`token VALUE`, a bare token): there, long
+// high-entropy words are masked too (maskHighEntropyWords).
 import { KubeProvisionerError } from './errors/base.js';
 
 export const MASK = '***';
@@ -132,6 +136,54 @@ export class Masker {
 }
 
 const SHAPES_ONLY = new Masker();
+
+// ---- high-entropy words, in relayed text -----------------------------------------------
+
+/** A word: a run of the characters tokens are made of; `.`, `/`, `:` and `@` split it, so a path, host or image reference is judged by its parts. */
+const WORD = /[A-Za-z0-9_+=~-]+/g;
+/** A word with upper and lower case letters and digits is judged from this length... */
+const MIN_MIXED_CASE = 20;
+/** ...and one of lowercase letters and digits only (it may be a name: names have dashes) from this length. */
+const MIN_ONE_CASE = 32;
+/** Shannon entropy per character, in bits, from which such a word is taken for random. */
+const MIN_MIXED_CASE_ENTROPY = 3.5;
+const MIN_ONE_CASE_ENTROPY = 3.8;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Whether `word` looks like a random secret rather than something a user reads: long,
+ * letters and digits mixed, high entropy. Kept whatever their length: UIDs, and hex (a
+ * digest, a commit, a container ID), which users need to find what a message is about and
+ * a token is rarely printed as; Kubernetes names (lowercase with dashes, shorter than
+ * MIN_ONE_CASE in their random parts); words without digits.
+ */
+export function isHighEntropyWord(word: string): boolean {
+  if (word.length < MIN_MIXED_CASE || UUID.test(word) || /^[0-9a-f]+$/i.test(word)) return false;
+  if (!/[0-9]/.test(word) || !/[A-Za-z]/.test(word)) return false;
+  const mixedCase = /[a-z]/.test(word) && /[A-Z]/.test(word);
+  if (mixedCase) return entropyOf(word) >= MIN_MIXED_CASE_ENTROPY;
+  return word.length >= MIN_ONE_CASE && /^[a-z0-9]+$/i.test(word) && entropyOf(word) >= MIN_ONE_CASE_ENTROPY;
+}
+
+function entropyOf(word: string): number {
+  const counts = new Map<string, number>();
+  for (const char of word) counts.set(char, (counts.get(char) ?? 0) + 1);
+  let bits = 0;
+  for (const count of counts.values()) {
+    const share = count / word.length;
+    bits -= share * Math.log2(share);
+  }
+  return bits;
+}
+
+/**
+ * Relayed text with its long high-entropy words replaced by `***` (see isHighEntropyWord).
+ * Only for text a third party wrote: applied to our own, it would hide what users need.
+ */
+export function maskHighEntropyWords(text: string): string {
+  if (text.length < MIN_MIXED_CASE) return text;
+  return text.replace(WORD, (word) => (isHighEntropyWord(word) ? MASK : word));
+}
 
 /**
  * `text` with every credential shape masked (no known values: for text no client relayed);

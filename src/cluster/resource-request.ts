@@ -3,8 +3,9 @@
 import { z } from 'zod';
 import { InvalidSpecError } from '../errors/input.js';
 import { DEFAULT_GPU_RESOURCE } from '../input/gpus.js';
-import { GPU_RESOURCE_WITHOUT_GPUS, workloadSpecSchema } from '../input/workload-spec.js';
+import { gpuResourceWithoutGpus, workloadSpecSchema } from '../input/workload-spec.js';
 import type { PodRequest } from './namespace-limits.js';
+import { withGiven } from '../input/given.js';
 
 const resourceRequestSchema = z.object(
   {
@@ -22,11 +23,16 @@ const MEBIBYTE = 1024 * 1024;
 export function parseResourceRequest(input: unknown): PodRequest {
   const result = resourceRequestSchema.safeParse(input);
   if (!result.success) {
-    throw new InvalidSpecError(result.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })));
+    throw new InvalidSpecError(
+      result.error.issues.map((issue) => ({
+        path: issue.path.map(String).join('.'),
+        message: withGiven(issue.message, input, issue.path),
+      })),
+    );
   }
   const { cpus, memoryMb, gpus, gpuResource } = result.data;
   if (gpuResource !== undefined && gpus === undefined) {
-    throw new InvalidSpecError([GPU_RESOURCE_WITHOUT_GPUS]);
+    throw new InvalidSpecError([gpuResourceWithoutGpus(gpuResource)]);
   }
   // Requests equal limits (buildDeployment), in whole millicores and MiB.
   return {

@@ -10,6 +10,7 @@
 // value the rule accepts fires when it says.
 
 import { InvalidOptionError } from '../errors/input.js';
+import { describeValue } from './given.js';
 
 /** The longest duration any option accepts: 365 days, in milliseconds. */
 export const MAX_DURATION_MS = 365 * 24 * 60 * 60 * 1000;
@@ -101,10 +102,4 @@ export function countProblem(value: unknown): string | undefined {
     return `must be a whole number from 0 (got ${describeValue(value)})`;
   }
   return undefined;
-}
-
-function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint' || value == null) return String(value);
-  return Array.isArray(value) ? 'a list' : `a ${typeof value}`;
 }

@@ -26,6 +26,7 @@
 // "my_org.x/app" (not a valid host, so the whole of it is a path).
 
 import { InvalidSpecError } from '../errors/input.js';
+import { withGiven } from './given.js';
 
 const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
 const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
@@ -74,7 +75,7 @@ function digestProblem(digest: string): string | undefined {
   const hex = digest.slice(colon + 1);
   const expected = DIGEST_HEX_LENGTHS[algorithm];
   if (expected === undefined) return `the digest algorithm "${algorithm}" is not one a node can verify (sha256, sha384 or sha512)`;
-  if (hex.length !== expected) return `a ${algorithm} digest has exactly ${expected} hex digits (got ${hex.length})`;
+  if (hex.length !== expected) return `a ${algorithm} digest has exactly ${expected} hex digits, not ${hex.length}`;
   if (hex !== hex.toLowerCase()) return `the ${algorithm} digest must be lowercase hex`;
   return undefined;
 }
@@ -148,7 +149,7 @@ export function imageReferenceProblem(ref: string): string | undefined {
   const repository = colon === -1 ? remainder : remainder.slice(0, colon);
   if (repository.toLowerCase() !== repository) {
     const shown = repository.split('@')[0] ?? repository;
-    return `the repository path must be lowercase (got "${shown.startsWith(OFFICIAL_PREFIX) && !ref.startsWith(OFFICIAL_PREFIX) ? shown.slice(OFFICIAL_PREFIX.length) : shown}")`;
+    return `the repository path "${shown.startsWith(OFFICIAL_PREFIX) && !ref.startsWith(OFFICIAL_PREFIX) ? shown.slice(OFFICIAL_PREFIX.length) : shown}" must be lowercase`;
   }
   const full = `${domain}/${remainder}`;
   const match = REFERENCE.exec(full);
@@ -171,6 +172,6 @@ export function isValidImageReference(ref: string): boolean {
  */
 export function parseImageReference(ref: string): ImageReferenceParts {
   const problem = typeof ref === 'string' ? imageReferenceProblem(ref) : 'must be a string';
-  if (problem !== undefined) throw new InvalidSpecError([{ path: 'image', message: problem }]);
+  if (problem !== undefined) throw new InvalidSpecError([{ path: 'image', message: withGiven(problem, { image: ref }, ['image']) }]);
   return splitImageReference(ref);
 }

@@ -6,6 +6,7 @@
 import { InvalidOptionError } from '../errors/input.js';
 import { durationProblem, type DurationRule } from './duration.js';
 import type { FieldRule } from './fields.js';
+import { describeValue } from './given.js';
 
 /** Why a value breaks an option's rule, or undefined; or, for an object of options, their table. */
 export type OptionRule = FieldRule | NestedOptions;
@@ -99,4 +100,4 @@ export const oneOf =
   (value) =>
     typeof value === 'string' && choices.includes(value)
       ? undefined
-      : `must be ${choices.map((choice) => JSON.stringify(choice)).join(' or ')} (got ${String(value)})`;
+      : `must be ${choices.map((choice) => JSON.stringify(choice)).join(' or ')} (got ${describeValue(value)})`;

@@ -122,7 +122,10 @@ export function portListIssues(ports: readonly WorkloadPort[] | undefined, servi
   const issues: PortListIssue[] = [];
   const list = ports ?? [];
   if (serviceType !== undefined && list.length === 0) {
-    issues.push({ path: ['serviceType'], message: 'needs ports: a container without ports gets no Service' });
+    issues.push({
+      path: ['serviceType'],
+      message: `needs ports: a container without ports gets no Service (got "${serviceType}" and no ports)`,
+    });
   }
   const byPort = new Map<string, number>();
   const byName = new Map<string, number>();
@@ -148,7 +151,10 @@ export function portListIssues(ports: readonly WorkloadPort[] | undefined, servi
 
     if (entry.nodePort !== undefined) {
       if (type === 'ClusterIP') {
-        issues.push({ path: ['ports', index, 'nodePort'], message: 'is only for serviceType "NodePort" or "LoadBalancer"' });
+        issues.push({
+          path: ['ports', index, 'nodePort'],
+          message: `is only for serviceType "NodePort" or "LoadBalancer" (got ${entry.nodePort} with serviceType "${type}")`,
+        });
       }
       const nodeKey = `${entry.nodePort}/${entry.protocol}`;
       const sameNodePort = byNodePort.get(nodeKey);

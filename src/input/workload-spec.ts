@@ -8,6 +8,7 @@ import type { SpecIssue } from '../errors/input.js';
 import { ShellWordsError } from '../errors/input.js';
 import { splitShellWords } from './shell-words.js';
 import { imageReferenceProblem } from './image-reference.js';
+import { withGiven } from './given.js';
 import { instanceProblem, labelId, labelIdProblem, namespaceProblem } from './fields.js';
 import { DEFAULT_GPU_RESOURCE, dns1123SubdomainProblem, gpuResourceProblem, gpusProblem } from './gpus.js';
 import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName } from './names.js';
@@ -330,8 +331,8 @@ function formatPath(path: readonly PropertyKey[]): string {
   return path.map((segment) => (segment === '' ? '""' : String(segment))).join('.');
 }
 
-/** Flattens zod's issues into ours: one per unknown key, record key rules unwrapped. */
-function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
+/** Flattens zod's issues into ours: one per unknown key, record key rules unwrapped, each naming the value given. */
+function toSpecIssues(issues: readonly z.core.$ZodIssue[], input: unknown): SpecIssue[] {
   return issues.flatMap((issue): SpecIssue[] => {
     if (issue.code === 'unrecognized_keys') {
       const allowed =
@@ -344,11 +345,17 @@ function toSpecIssues(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
     if (issue.code === 'invalid_key') {
       return issue.issues.map((inner) => ({ path: formatPath(issue.path), message: inner.message }));
     }
-    return [{ path: formatPath(issue.path), message: issue.message }];
+    return [{ path: formatPath(issue.path), message: withGiven(issue.message, input, issue.path) }];
   });
 }
 
-export const GPU_RESOURCE_WITHOUT_GPUS: SpecIssue = { path: 'gpuResource', message: 'needs gpus of 1 or more (it names what gpus counts)' };
+/** The issue of a GPU resource given without a count: it would be dropped without a word. */
+export function gpuResourceWithoutGpus(resource: string): SpecIssue {
+  return {
+    path: 'gpuResource',
+    message: withGiven('needs gpus of 1 or more (it names what gpus counts)', { gpuResource: resource }, ['gpuResource']),
+  };
+}
 
 /**
  * Validates and normalises untrusted input into a WorkloadSpec. Throws InvalidSpecError
@@ -357,12 +364,12 @@ export const GPU_RESOURCE_WITHOUT_GPUS: SpecIssue = { path: 'gpuResource', messa
 export function parseWorkloadSpec(input: unknown): WorkloadSpec {
   const result = workloadSpecSchema.safeParse(input);
   const crossField = portRulesIssues(input);
-  if (!result.success) throw new InvalidSpecError([...toSpecIssues(result.error.issues), ...crossField]);
+  if (!result.success) throw new InvalidSpecError([...toSpecIssues(result.error.issues, input), ...crossField]);
   if (crossField.length > 0) throw new InvalidSpecError(crossField);
   const { entrypoint, args, namespace, instance, env, gpus, gpuResource, runtimeClass, storage, ports, serviceType, ...required } =
     result.data;
   // A resource with no count would be dropped without a word: refused instead.
-  if (gpuResource !== undefined && gpus === undefined) throw new InvalidSpecError([GPU_RESOURCE_WITHOUT_GPUS]);
+  if (gpuResource !== undefined && gpus === undefined) throw new InvalidSpecError([gpuResourceWithoutGpus(gpuResource)]);
   if (storage?.seed === 'image' && required.hostname === SEED_CONTAINER_NAME) {
     throw new InvalidSpecError([
       {
@@ -397,11 +404,12 @@ function portRulesIssues(input: unknown): SpecIssue[] {
   const ports = portsSchema.safeParse(fields.ports);
   const serviceType = serviceTypeSchema.safeParse(fields.serviceType);
   if (!ports.success || !serviceType.success) return [];
+  // Each of these messages names the values it compares.
   const issues = portListIssues(ports.data, serviceType.data).map((issue) => ({ path: formatPath(issue.path), message: issue.message }));
   const hostname = fields.hostname;
   if (ports.data !== undefined && ports.data.length > 0 && typeof hostname === 'string' && !dns1123LabelProblem(hostname)) {
     const problem = serviceNameProblem(hostname);
-    if (problem) issues.unshift({ path: 'hostname', message: problem });
+    if (problem) issues.unshift({ path: 'hostname', message: withGiven(problem, input, ['hostname']) });
   }
   return issues;
 }

@@ -19,7 +19,7 @@ import { ExecPluginError, KubeconfigInvalidError } from '../errors/kubeconfig.js
 import { setLongTimeout, type LongTimeout } from '../rx/long-timer.js';
 import { oneLine } from '../text.js';
 import type { WatchEventType, WatchHandle } from './client.js';
-import { Masker } from '../mask.js';
+import { Masker, maskHighEntropyWords } from '../mask.js';
 import { preparedCredentials } from './credential-values.js';
 import { errorFromNetwork, errorFromResponse, parseStatus } from './translate-error.js';
 import { WatchStreamReader } from './watch-stream.js';
@@ -178,6 +178,7 @@ export class HttpTransport {
                 status: parseStatus(text),
                 retryAfterHeader: headerValue(res.headers['retry-after']),
                 target: request.target,
+                relay: this.relay,
               }),
             );
           })
@@ -266,6 +267,7 @@ export class HttpTransport {
                     status: parseStatus(text),
                     retryAfterHeader: headerValue(res.headers['retry-after']),
                     target,
+                    relay: this.relay,
                   }),
                 ),
               )
@@ -313,6 +315,12 @@ export class HttpTransport {
     }
   }
 
+  /**
+   * A server's message as it is relayed: known values first (a long word masked first would
+   * leave parts of a known value behind), then long high-entropy words.
+   */
+  private readonly relay = (text: string): string => maskHighEntropyWords(this.masker.mask(text));
+
   /** Why applying the credentials failed, as a typed error with the plugin's output masked. */
   private credentialError(error: unknown): Error {
     const user = this.credentials.getCurrentUser?.();
@@ -326,7 +334,7 @@ export class HttpTransport {
       else if (error instanceof SyntaxError) detail = 'it did not print an ExecCredential (its output is not JSON)';
       else if (error instanceof TypeError) detail = 'it did not print a valid ExecCredential (no status)';
       else {
-        const output = oneLine(this.masker.mask(error instanceof Error ? error.message : String(error)));
+        const output = oneLine(maskHighEntropyWords(this.masker.mask(error instanceof Error ? error.message : String(error))));
         detail = `it exited with an error${output ? `: ${output.length > MAX_PLUGIN_OUTPUT ? `${output.slice(0, MAX_PLUGIN_OUTPUT)}...` : output}` : ''}`;
       }
       return new ExecPluginError(command, detail);

@@ -19,6 +19,7 @@ import {
   type FieldCause,
   type RequestTarget,
 } from '../errors/api.js';
+import { maskHighEntropyWords } from '../mask.js';
 import { oneLine } from '../text.js';
 
 /** The fields of a metav1.Status we read. */
@@ -88,12 +89,18 @@ export interface ResponseFacts {
   readonly retryAfterHeader?: string | undefined;
   readonly target: RequestTarget;
   readonly cause?: unknown;
+  /**
+   * How the server's messages are relayed: masked (they may echo what we sent). Default:
+   * long high-entropy words only; a client masks its known values first.
+   */
+  readonly relay?: (text: string) => string;
 }
 
 export function errorFromResponse(facts: ResponseFacts): ApiError {
   const { server, statusCode, status, target, cause } = facts;
+  const relayed = (message: string | undefined): string => oneLine((facts.relay ?? maskHighEntropyWords)(message ?? ''));
   const reason = status?.reason === undefined ? undefined : oneLine(status.reason);
-  const serverMessage = oneLine(status?.message);
+  const serverMessage = relayed(status?.message);
   switch (statusCode) {
     case 401:
       return new UnauthorizedError(server, { target, cause });
@@ -115,7 +122,7 @@ export function errorFromResponse(facts: ResponseFacts): ApiError {
     case 410:
       return new ResourceExpiredError({ target, reason, cause });
     case 422:
-      return new InvalidObjectError(serverMessage || 'invalid object', fieldCauses(status), { target, cause });
+      return new InvalidObjectError(serverMessage || 'invalid object', fieldCauses(status, relayed), { target, cause });
     case 429:
       return new TooManyRequestsError(retryAfterMs(status, facts.retryAfterHeader), { target, reason, cause });
     default:
@@ -189,11 +196,11 @@ function networkCode(error: unknown): string | undefined {
   return undefined;
 }
 
-function fieldCauses(status: KubeStatus | undefined): FieldCause[] {
+function fieldCauses(status: KubeStatus | undefined, relayed: (message: string | undefined) => string): FieldCause[] {
   return (status?.details?.causes ?? []).map((cause) => ({
     field: oneLine(cause.field),
     reason: oneLine(cause.reason),
-    message: oneLine(cause.message) || cause.reason || 'invalid',
+    message: relayed(cause.message) || cause.reason || 'invalid',
   }));
 }
 

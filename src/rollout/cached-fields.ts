@@ -209,7 +209,7 @@ const CONDITION_FIELDS = ['type', 'status', 'reason', 'message'] as const;
 const CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
 const OWNER = pathsOf('metadata.ownerReferences', ['apiVersion', 'kind', 'name', 'uid', 'controller'] as const);
 const INIT_CONTAINER = pathsOf('spec.initContainers', ['name', 'restartPolicy'] as const);
-const CONTAINER = pathsOf('spec.containers', ['name'] as const);
+const CONTAINER = pathsOf('spec.containers', ['name', 'resources'] as const);
 /** The field paths of a container status and of its two states, built once. */
 function statusPaths(list: string) {
   const state = (which: string) => {
@@ -292,6 +292,13 @@ function templateContainer(f: Fields, container: Json): V1Container {
   }
 }
 
+/** A container's memory limit as `resources`, one shared copy per value; undefined without one. */
+function memoryLimitOf(f: Fields, value: unknown): V1Container['resources'] {
+  const resources = f.object(value, CONTAINER.resources);
+  const memory = f.common(f.strings(resources?.limits, `${CONTAINER.resources}.limits`)?.memory, `${CONTAINER.resources}.limits.memory`);
+  return memory === undefined ? undefined : sharedValue('memory-limit', { limits: { memory } });
+}
+
 /** A Pod's fields that diagnosePod(), currentRolloutPods() and workloadStatus() read, labels included. */
 export function cachedPodFields(pod: V1Pod): V1Pod {
   const f = new Fields('Pod', pod);
@@ -322,6 +329,8 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
       containers:
         f.each(spec.containers, 'spec.containers', (container) => ({
           name: f.string(container.name, CONTAINER.name) ?? f.fail(CONTAINER.name, 'is missing'),
+          // Only the memory limit: an exit 137 under it is named as most likely out of memory.
+          resources: memoryLimitOf(f, container.resources),
         })) ?? f.fail('spec.containers', 'is missing'),
     },
     status: status && {

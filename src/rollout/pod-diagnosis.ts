@@ -1,7 +1,7 @@
 // diagnosePod(): what one Pod is doing, or why it cannot run, as a value; undefined when
 // it is running and ready. Reads only the Pod's status, in the order a user would look:
 // failed pod, scheduling, init containers, then the containers.
-import type { V1ContainerStatus, V1Pod } from '../kube/objects.js';
+import type { V1ContainerStateTerminated, V1ContainerStatus, V1Pod } from '../kube/objects.js';
 import { oneLine } from '../text.js';
 import type { PodDiagnosis } from './events.js';
 import { diagnoseStorage } from './storage-diagnosis.js';
@@ -64,7 +64,8 @@ function podDiagnosis(pod: V1Pod): PodDiagnosis | undefined {
     if (found) return diagnosis(found.severity, found.reason, found.message, init);
   }
   for (const container of status?.containerStatuses ?? []) {
-    const found = diagnoseContainer(container, false);
+    const memoryLimit = pod.spec?.containers.find((spec) => spec.name === container.name)?.resources?.limits?.memory;
+    const found = diagnoseContainer(container, false, memoryLimit);
     if (found) return diagnosis(found.severity, found.reason, found.message, container);
   }
   if (!status?.containerStatuses?.length) {
@@ -79,11 +80,29 @@ interface ContainerFinding {
   readonly message: string;
 }
 
-function diagnoseContainer(container: V1ContainerStatus, isInit: boolean): ContainerFinding | undefined {
+/** The exit code of a process ended by SIGKILL (128 + 9): what the kernel's OOM killer sends. */
+export const KILLED_EXIT_CODE = 137;
+
+/**
+ * How a container ended, as a user should read it: the runtime's reason and code, except
+ * a SIGKILL the runtime did not name. The runtime does not always report OOMKilled for an
+ * OOM kill (it may say Error), so exit 137 under a memory limit is named as most likely
+ * out of memory at that limit; without a limit, only as killed.
+ */
+export function describeExit(terminated: V1ContainerStateTerminated, memoryLimit: string | undefined): string {
+  if (terminated.exitCode !== KILLED_EXIT_CODE || terminated.reason === 'OOMKilled') {
+    return `${terminated.reason || 'Error'} (exit code ${terminated.exitCode})`;
+  }
+  return memoryLimit === undefined
+    ? `killed (exit ${KILLED_EXIT_CODE})`
+    : `killed (exit ${KILLED_EXIT_CODE}), most likely out of memory at its ${memoryLimit} limit`;
+}
+
+function diagnoseContainer(container: V1ContainerStatus, isInit: boolean, memoryLimit?: string): ContainerFinding | undefined {
   const waiting = container.state?.waiting;
   const terminated = container.state?.terminated;
   const last = container.lastState?.terminated;
-  const lastExit = last ? `last exit: ${last.reason || 'Error'} (exit code ${last.exitCode})` : '';
+  const lastExit = last ? `last exit: ${describeExit(last, memoryLimit)}` : '';
 
   if (waiting) {
     const reason = waiting.reason || 'Waiting';
@@ -98,7 +117,11 @@ function diagnoseContainer(container: V1ContainerStatus, isInit: boolean): Conta
     return {
       severity: terminated.exitCode === 0 ? 'waiting' : 'failed',
       reason,
-      message: terminated.message || `the container exited with code ${terminated.exitCode}`,
+      message:
+        terminated.message ||
+        (terminated.exitCode === KILLED_EXIT_CODE
+          ? `the container was ${describeExit(terminated, memoryLimit)}`
+          : `the container exited with code ${terminated.exitCode}`),
     };
   }
   if (isInit && !terminated) {

@@ -64,8 +64,11 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
         const keep = options.keepData === true && claim !== undefined;
         const storage = claim === undefined ? 'none' : keep ? 'kept' : 'deleted';
         const present = keep ? found.filter((member) => member !== claim) : found;
+        // Stamped when emitted, after the deletions it follows, never when decided.
         const keptEvent$ = keep
-          ? of<LifecycleEvent>({ type: 'kept', ...context.base(), kind: 'PersistentVolumeClaim', object: claim.name, uid: claim.uid })
+          ? defer(() =>
+              of<LifecycleEvent>({ type: 'kept', ...context.base(), kind: 'PersistentVolumeClaim', object: claim.name, uid: claim.uid }),
+            )
           : EMPTY;
         const leftEvents$ = defer(() => from(left.map((each): LifecycleEvent => ({ type: 'left', ...context.base(), ...each }))));
         const removed = (changed: boolean) => defer(() => of(removedEvent(context, changed, storage, left)));
@@ -87,6 +90,8 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
                     deleted.map((member): LifecycleEvent => ({
                       type: 'deleted',
                       ...context.base(),
+                      // When the API server accepted this deletion, not when all were done.
+                      at: member.at,
                       uid: member.uid,
                       kind: KINDS[member.kind].kind,
                       object: member.name,
@@ -169,20 +174,25 @@ async function readMember(
   }
 }
 
+/** A member whose deletion the API server accepted, and when. */
+interface DeletedMember extends PresentMember {
+  readonly at: string;
+}
+
 /**
- * Deletes each member, last created first; the ones that were there to delete. One whose
- * name another's object took meanwhile joins `left`.
+ * Deletes each member, last created first; the ones that were there to delete, each with the
+ * time it was deleted. One whose name another's object took meanwhile joins `left`.
  */
 async function deleteMembers(
   context: OperationContext,
   present: readonly PresentMember[],
   left: LeftObject[],
   signal: AbortSignal,
-): Promise<PresentMember[]> {
-  const deleted: PresentMember[] = [];
+): Promise<DeletedMember[]> {
+  const deleted: DeletedMember[] = [];
   for (const member of [...present].reverse()) {
     const gone = await deleteChecked(context, member, left, signal);
-    if (gone) deleted.push(gone);
+    if (gone) deleted.push({ ...gone, at: context.base().at });
   }
   return deleted;
 }

@@ -28,6 +28,7 @@ import {
 import type { KubernetesClient } from '../kube/client.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { NODE_ADDRESS_ANNOTATION, serviceStatus, type ServiceStatusValue } from '../rollout/service-status.js';
+import { withGiven } from '../input/given.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { isReconfigurable, WorkloadDriftError } from './drift.js';
 import type { LifecycleEvent, PortsSetEvent } from './lifecycle-events.js';
@@ -74,8 +75,14 @@ export function parsePortsChange(name: string, ports: unknown, serviceType: unkn
   const parsedType = serviceTypeSchema.safeParse(serviceType);
   if (ports === undefined || ports === null) issues.push({ path: 'ports', message: 'is required: a list of ports, [] to remove them all' });
   if (!parsedPorts.success)
-    issues.push(...parsedPorts.error.issues.map((issue) => ({ path: ['ports', ...issue.path].join('.'), message: issue.message })));
-  if (!parsedType.success) issues.push({ path: 'serviceType', message: parsedType.error.issues[0]?.message ?? 'is invalid' });
+    issues.push(
+      ...parsedPorts.error.issues.map((issue) => ({
+        path: ['ports', ...issue.path].join('.'),
+        message: withGiven(issue.message, ports, issue.path),
+      })),
+    );
+  if (!parsedType.success)
+    issues.push({ path: 'serviceType', message: withGiven(parsedType.error.issues[0]?.message ?? 'is invalid', serviceType, []) });
   if (issues.length > 0) throw new InvalidSpecError(issues);
   const list = sortPorts((parsedPorts.data ?? []).map(normalisePort));
   const type = parsedType.success ? parsedType.data : undefined;

@@ -7,10 +7,11 @@ import { z } from 'zod';
 import { InvalidSpecError, type SpecIssue } from '../errors/input.js';
 import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
-import { GPU_RESOURCE_WITHOUT_GPUS, workloadSpecSchema } from '../input/workload-spec.js';
+import { gpuResourceWithoutGpus, workloadSpecSchema } from '../input/workload-spec.js';
 import { DEFAULT_GPU_RESOURCE, gpusProblem, isGpuResource } from '../input/gpus.js';
 import { wholeUnits } from './drift.js';
 import { storageSizeSchema } from '../input/storage.js';
+import { withGiven } from '../input/given.js';
 
 /** The input of reconfigure(): every field optional; absent means "leave as it is". */
 export interface WorkloadChanges {
@@ -134,14 +135,14 @@ export function parseWorkloadChanges(input: unknown): ParsedChanges {
   const resetArgs = record?.args === null;
   const resetRuntimeClass = record?.runtimeClass === null;
   const result = changesSchema.safeParse(record ? withoutNull(record, ['entrypoint', 'args', 'runtimeClass']) : input);
-  if (!result.success) throw new InvalidSpecError(issuesOf(result.error.issues));
+  if (!result.success) throw new InvalidSpecError(issuesOf(result.error.issues, input));
   const { env = {}, unsetEnv: unset = [], entrypoint, args, cpus, memoryMb, image, storageGb, ports, serviceType } = result.data;
   const { gpus, gpuResource, runtimeClass } = result.data;
   const both = unset.flatMap((name, index) =>
     Object.hasOwn(env, name) ? [{ path: `unsetEnv.${index}`, message: `${name} is also set in env` }] : [],
   );
   // A resource with no count would be dropped without a word: refused, as at creation.
-  if (gpuResource !== undefined && gpus === undefined) both.push(GPU_RESOURCE_WITHOUT_GPUS);
+  if (gpuResource !== undefined && gpus === undefined) both.push(gpuResourceWithoutGpus(gpuResource));
   if (both.length > 0) throw new InvalidSpecError(both);
   return {
     env,
@@ -164,7 +165,7 @@ function withoutNull(record: Record<string, unknown>, keys: readonly string[]): 
   return Object.fromEntries(Object.entries(record).filter(([key, value]) => !(keys.includes(key) && value === null)));
 }
 
-function issuesOf(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
+function issuesOf(issues: readonly z.core.$ZodIssue[], input: unknown): SpecIssue[] {
   const path = (segments: readonly PropertyKey[]): string => segments.map((segment) => (segment === '' ? '""' : String(segment))).join('.');
   return issues.flatMap((issue): SpecIssue[] => {
     if (issue.code === 'unrecognized_keys') {
@@ -174,7 +175,7 @@ function issuesOf(issues: readonly z.core.$ZodIssue[]): SpecIssue[] {
       }));
     }
     if (issue.code === 'invalid_key') return issue.issues.map((inner) => ({ path: path(issue.path), message: inner.message }));
-    return [{ path: path(issue.path), message: issue.message }];
+    return [{ path: path(issue.path), message: withGiven(issue.message, input, issue.path) }];
   });
 }
 

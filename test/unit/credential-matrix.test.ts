@@ -64,8 +64,12 @@ const MINTED = {
   pemLine: `MIIEvQIBADANBgkqhkiG9w0BAQEFAASC${hex().toUpperCase()}${hex()}`,
   keyData: Buffer.from(`-----BEGIN PRIVATE KEY-----\n${hex()}`).toString('base64'),
   password: `Pw${hex()}`,
+  // In no shape: after a plain word and a space, as a plugin's log line may print it.
+  spaced: `Sp${hex().slice(0, 12)}${hex().toUpperCase().slice(0, 12)}`,
 };
 const STDERR_SHAPES = [
+  // First: the error keeps only the start of the plugin's output.
+  `token ${MINTED.spaced}`,
   `minted ${MINTED.jwt}`,
   `token=${MINTED.token}`,
   `client_secret=${MINTED.clientSecret}`,

@@ -75,8 +75,8 @@ describe('examples that need no cluster run as written (the built package, as a 
     expect(run.stdout.split('\n')).toEqual([
       'team-a web Recreate',
       '{"limits":{"cpu":"500m","memory":"256Mi"},"requests":{"cpu":"500m","memory":"256Mi"}}',
-      expect.stringMatching(/^hostname: must be a DNS-1123 label: .*\(it contains "W", "_"\)$/),
-      'cpus: must be greater than 0',
+      expect.stringMatching(/^hostname: must be a DNS-1123 label: .*\(it contains "W", "_"\) \(got "[^"]*"\)$/),
+      'cpus: must be greater than 0 (got 0)',
       '',
     ]);
   });

@@ -59,18 +59,21 @@ describe('the spec: gpus, gpuResource, runtimeClass', () => {
   });
 
   it('refuses, by field and rule, what it would otherwise change or drop', () => {
-    expect(issuesOf({ ...base, gpus: 1.5 })).toEqual([{ path: 'gpus', message: 'must be a whole number of GPUs, e.g. 1' }]);
-    expect(issuesOf({ ...base, gpus: '1' })).toEqual([{ path: 'gpus', message: 'must be a whole number of GPUs, e.g. 1' }]);
-    expect(issuesOf({ ...base, gpus: -1 })).toEqual([{ path: 'gpus', message: 'must be 0 or more' }]);
-    expect(issuesOf({ ...base, gpus: 65 })).toEqual([{ path: 'gpus', message: 'must be at most 64' }]);
+    expect(issuesOf({ ...base, gpus: 1.5 })).toEqual([{ path: 'gpus', message: 'must be a whole number of GPUs, e.g. 1 (got 1.5)' }]);
+    expect(issuesOf({ ...base, gpus: '1' })).toEqual([{ path: 'gpus', message: 'must be a whole number of GPUs, e.g. 1 (got "1")' }]);
+    expect(issuesOf({ ...base, gpus: -1 })).toEqual([{ path: 'gpus', message: 'must be 0 or more (got -1)' }]);
+    expect(issuesOf({ ...base, gpus: 65 })).toEqual([{ path: 'gpus', message: 'must be at most 64 (got 65)' }]);
     expect(issuesOf({ ...base, gpuResource: 'amd.com/gpu' })).toEqual([
-      { path: 'gpuResource', message: 'needs gpus of 1 or more (it names what gpus counts)' },
+      { path: 'gpuResource', message: 'needs gpus of 1 or more (it names what gpus counts) (got "amd.com/gpu")' },
     ]);
     expect(issuesOf({ ...base, gpus: 1, gpuResource: 'gpu' })).toEqual([
-      { path: 'gpuResource', message: expect.stringMatching(/^must be an extended resource name.*\(it has no '\/'\)$/) },
+      { path: 'gpuResource', message: expect.stringMatching(/^must be an extended resource name.*\(it has no '\/'\) \(got "gpu"\)$/) },
     ]);
     expect(issuesOf({ ...base, gpus: 1, gpuResource: 'kubernetes.io/gpu' })).toEqual([
-      { path: 'gpuResource', message: expect.stringMatching(/\(kubernetes\.io is reserved for Kubernetes\)$/) },
+      {
+        path: 'gpuResource',
+        message: expect.stringMatching(/\(kubernetes\.io is reserved for Kubernetes\) \(got "kubernetes\.io\/gpu"\)$/),
+      },
     ]);
     expect(issuesOf({ ...base, runtimeClass: 'Nvidia' })).toEqual([
       { path: 'runtimeClass', message: expect.stringMatching(/^must be a DNS-1123 subdomain/) },
@@ -264,7 +267,7 @@ describe('reconfigure: gpus, gpuResource, runtimeClass', () => {
       stderr: (line) => err.push(line),
     });
     expect(code).toBe(2);
-    expect(err).toEqual(['error: InvalidSpecError: Invalid workload spec: --gpus: must be a whole number of GPUs, e.g. 1']);
+    expect(err).toEqual(['error: InvalidSpecError: Invalid workload spec: --gpus: must be a whole number of GPUs, e.g. 1 (got "two")']);
   });
 });
 

@@ -4,6 +4,7 @@
 // checks every row, and 200,000 random strings, against the parser itself.
 import { describe, expect, it } from 'vitest';
 import { imageReferenceProblem, isValidImageReference } from '../../src/input/image-reference.js';
+import { describeValue } from '../../src/input/given.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { InvalidSpecError } from '../../src/errors/input.js';
 import { IMAGE_REFERENCE_CASES } from '../support/image-reference-cases.js';
@@ -31,7 +32,8 @@ describe('image references: what a node refuses (InvalidImageName), we refuse be
       error = caught;
     }
     expect(error).toBeInstanceOf(InvalidSpecError);
-    expect((error as InvalidSpecError).issues).toEqual([{ path: 'image', message: problem }]);
+    // The rule, then the reference refused (cut when long).
+    expect((error as InvalidSpecError).issues).toEqual([{ path: 'image', message: `${problem} (got ${describeValue(ref)})` }]);
     // One line, whatever the reference held.
     expect((error as Error).message).not.toMatch(/[\n\r]/);
   });
@@ -39,11 +41,11 @@ describe('image references: what a node refuses (InvalidImageName), we refuse be
 
 describe('image references: the message names the rule', () => {
   it.each([
-    ['Nginx', /must be lowercase \(got "Nginx"\)/],
-    ['test:5000/Uppercase/lowercase:tag', /must be lowercase \(got "Uppercase\/lowercase"\)/],
+    ['Nginx', /repository path "Nginx" must be lowercase/],
+    ['test:5000/Uppercase/lowercase:tag', /repository path "Uppercase\/lowercase" must be lowercase/],
     ['1a3f5e7d9c1b3a5f7e9d1c3b5a7f9e1d3c5b7a9f1e3d5d7c9b1a3f5e7d9c1b3a', /image ID/],
     [`app@md5:${'0'.repeat(64)}`, /"md5" is not one a node can verify/],
-    [`app@sha256:${'0'.repeat(63)}`, /exactly 64 hex digits \(got 63\)/],
+    [`app@sha256:${'0'.repeat(63)}`, /exactly 64 hex digits, not 63/],
     ['foo.com:http/bar', /the registry "foo.com:http"/],
     ['example.com/..dots/myimage', /path component "..dots"/],
     ['app:.tag', /the tag ".tag"/],

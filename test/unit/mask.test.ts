@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { KubeProvisionerError } from '../../src/errors/base.js';
 import { RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { credentialValues, execArgumentSecrets, preparedCredentials } from '../../src/kube/credential-values.js';
-import { MASK, Masker, maskCredentials, maskErrorWith, maskValueWith } from '../../src/mask.js';
+import { MASK, Masker, isHighEntropyWord, maskCredentials, maskErrorWith, maskHighEntropyWords, maskValueWith } from '../../src/mask.js';
 
 const TOKEN = 'kp-token-4f1c9a27d3b84e6f9c0a';
 const b64 = (text: string, url = false): string => Buffer.from(text).toString(url ? 'base64url' : 'base64');
@@ -229,5 +229,46 @@ describe('which kubeconfig values are secrets', () => {
   it('learns what the authenticator put into a prepared request', () => {
     expect(preparedCredentials({ headers: { Authorization: 'Bearer minted-8' } })).toEqual(['minted-8']);
     expect(preparedCredentials({ auth: 'u:p' })).toEqual([b64('u:p'), 'p']);
+  });
+});
+
+describe('maskHighEntropyWords: relayed text (a plugin’s stderr, a server’s message) in no credential shape', () => {
+  const token = 'Sp7fQ2xK9mZr4TbW1vLc8NdY';
+  const lowercase = 'k3j9x2m7q8w4z1v6b5n0c9r2t7y4u8p3';
+
+  it.each([
+    ['a token after a plain word and a space', `token ${token}`, `token ${MASK}`],
+    ['a bare token in a sentence', `minted ${token} for you`, `minted ${MASK} for you`],
+    ['a token quoted, or at the end of a path', `value "${token}" at /tmp/${token}`, `value "${MASK}" at /tmp/${MASK}`],
+    ['a long lowercase token of letters and digits', `session ${lowercase}`, `session ${MASK}`],
+  ])('masks %s', (_what, text, masked) => {
+    expect(maskHighEntropyWords(text)).toBe(masked);
+  });
+
+  it.each([
+    ['ordinary words, however long', 'CreateContainerConfigError: couldn\u2019t find key DATABASE_PASSWORD_FROM_SECRET in Secret'],
+    ['an image reference with a digest', `registry.example.com:5000/team/app@sha256:${'4f1c9a27d3b84e6f'.repeat(4)}`],
+    ['an image reference with a tag', 'ghcr.io/mieweb/opensource-server/manager-agent:v2.14.0-rc3'],
+    ['a path', '/var/lib/kubelet/pods/volumes/kubernetes.io~csi/pvc-data/mount'],
+    ['a UID', 'pods "web-7c9f5d6b8-x2k9p" (uid 0b1c2d3e-0000-4000-8000-000000000042) not found'],
+    ['a commit and a container ID (hex)', `commit ${'a1b2c3d4e5'.repeat(4)} containerd://${'0f3c9a1d2e4b'.repeat(5)}`],
+    ['Kubernetes names, long ones too', 'deployment my-very-long-deployment-name-2026-team-a-7c9f5d6b8 in team-a'],
+    ['environment variable names', 'AWS_SECRET_ACCESS_KEY_ID_2 and KUBE_PROVISIONER_TIMEOUT_SECONDS'],
+    ['a Go type and a field path', 'io.k8s.api.core.v1.PodSpec spec.template.spec.containers[0].resources.limits'],
+  ])('keeps %s', (_what, text) => {
+    expect(maskHighEntropyWords(text)).toBe(text);
+  });
+
+  it('judges a word by length, mixed characters and entropy', () => {
+    expect(isHighEntropyWord(token)).toBe(true);
+    // Too short, no digit, repetitive (low entropy), hex.
+    expect(isHighEntropyWord(token.slice(0, 19))).toBe(false);
+    expect(isHighEntropyWord('SupercalifragilisticExpialidocious')).toBe(false);
+    expect(isHighEntropyWord('Ab1Ab1Ab1Ab1Ab1Ab1Ab1Ab1')).toBe(false);
+    expect(isHighEntropyWord('4F1C9A27D3B84E6F9C0A4F1C9A27D3B8')).toBe(false);
+  });
+
+  it('the shapes-only masker leaves such a word alone: our own text is never judged by entropy', () => {
+    expect(maskCredentials(`token ${token}`)).toBe(`token ${token}`);
   });
 });

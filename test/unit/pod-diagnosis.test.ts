@@ -3,6 +3,8 @@
 // of any service).
 import { describe, expect, it } from 'vitest';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
+import { cachedPodFields } from '../../src/rollout/cached-fields.js';
+import type { V1Pod } from '../../src/kube/objects.js';
 import {
   EVICTION_MESSAGE,
   UNSCHEDULABLE_MESSAGE,
@@ -56,7 +58,58 @@ describe('diagnosePod: container waiting reasons that mean a failure', () => {
     expect(d?.message).toContain('OOMKilled');
     expect(d?.message).toContain('exit code 137');
   });
+});
 
+/** `pod` with its container's memory limit set, as buildDeployment sets it. */
+function withMemoryLimit(p: V1Pod, memory: string): V1Pod {
+  const container = p.spec!.containers[0]!;
+  return { ...p, spec: { ...p.spec!, containers: [{ ...container, resources: { limits: { memory }, requests: { memory } } }] } };
+}
+
+describe('diagnosePod: an OOM kill, in every form the runtime reports it', () => {
+  const crashLoop = (lastState: ReturnType<typeof states.terminated>) =>
+    waitingPod('CrashLoopBackOff', kubeletMessages.crashLoop('web-7c9f5d-abcde'), { restartCount: 2, lastState });
+
+  it('reason OOMKilled: named as the runtime says it', () => {
+    const d = diagnosePod(withMemoryLimit(crashLoop(states.terminated(137, 'OOMKilled')), '256Mi'));
+    expect(d?.message).toMatch(/; last exit: OOMKilled \(exit code 137\)$/);
+  });
+
+  it('exit 137 with reason Error under a memory limit: most likely out of memory at that limit', () => {
+    const d = diagnosePod(withMemoryLimit(crashLoop(states.terminated(137, 'Error')), '256Mi'));
+    expect(d).toMatchObject({ severity: 'failed', reason: 'CrashLoopBackOff' });
+    expect(d?.message).toMatch(/; last exit: killed \(exit 137\), most likely out of memory at its 256Mi limit$/);
+  });
+
+  it('the memory limit survives the informer projection (cachedPodFields)', () => {
+    const full = withMemoryLimit(crashLoop(states.terminated(137, 'Error')), '256Mi');
+    expect(diagnosePod(cachedPodFields(full))).toEqual(diagnosePod(full));
+    expect(diagnosePod(cachedPodFields(full))?.message).toContain('most likely out of memory at its 256Mi limit');
+  });
+
+  it('exit 137 without a memory limit: killed, and no guess at the cause', () => {
+    const d = diagnosePod(crashLoop(states.terminated(137, 'Error')));
+    expect(d?.message).toMatch(/; last exit: killed \(exit 137\)$/);
+    expect(d?.message).not.toContain('memory');
+  });
+
+  it('a container terminated with exit 137 under a limit, not restarted yet; and a restarted one, running but not ready', () => {
+    const terminated = diagnosePod(withMemoryLimit(terminatedPod(137, 'Error'), '64Mi'));
+    expect(terminated).toMatchObject({ severity: 'failed', reason: 'Error' });
+    expect(terminated?.message).toBe('the container was killed (exit 137), most likely out of memory at its 64Mi limit');
+    const running = diagnosePod(withMemoryLimit(runningPod({ restartCount: 1, lastState: states.terminated(137, 'Error') }), '64Mi'));
+    expect(running?.message).toBe(
+      'running, not ready yet (restarted after last exit: killed (exit 137), most likely out of memory at its 64Mi limit)',
+    );
+  });
+
+  it("another exit code keeps the runtime's words, limit or not", () => {
+    const d = diagnosePod(withMemoryLimit(crashLoop(states.terminated(1, 'Error')), '256Mi'));
+    expect(d?.message).toMatch(/; last exit: Error \(exit code 1\)$/);
+  });
+});
+
+describe('diagnosePod: container waiting reasons that mean a failure (exit codes)', () => {
   it('reports CrashLoopBackOff after a non-zero exit with that exit code in the message', () => {
     const p = waitingPod('CrashLoopBackOff', kubeletMessages.crashLoop('web-7c9f5d-abcde', 'manager', 40), {
       restartCount: 3,

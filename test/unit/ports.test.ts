@@ -53,9 +53,9 @@ describe('ports: every problem named by its field', () => {
   it.each([
     [0, 'ports.0.port', 'must be from 1 to 65535 (got 0)'],
     [65536, 'ports.0.port', 'must be from 1 to 65535 (got 65536)'],
-    [22.5, 'ports.0.port', 'must be a whole number from 1 to 65535'],
-    ['22', 'ports.0.port', 'must be a whole number from 1 to 65535'],
-    [Number.NaN, 'ports.0.port', 'must be a whole number from 1 to 65535'],
+    [22.5, 'ports.0.port', 'must be a whole number from 1 to 65535 (got 22.5)'],
+    ['22', 'ports.0.port', 'must be a whole number from 1 to 65535 (got "22")'],
+    [Number.NaN, 'ports.0.port', 'must be a whole number from 1 to 65535 (got NaN)'],
   ])('port %s', (port, path, message) => {
     expect(issuesOf({ ports: [{ port }] })).toEqual([{ path, message }]);
   });
@@ -66,16 +66,18 @@ describe('ports: every problem named by its field', () => {
       { path: 'ports.0.proto', message: 'is not a known field (allowed: port, protocol, name, nodePort)' },
     ]);
     expect(issuesOf({ ports: [{ port: 22, protocol: 'TCP' }] })).toEqual([
-      { path: 'ports.0.protocol', message: 'must be "tcp" or "udp" (lowercase)' },
+      { path: 'ports.0.protocol', message: 'must be "tcp" or "udp" (lowercase) (got "TCP")' },
     ]);
     expect(issuesOf({ ports: [{ port: 22, protocol: 'sctp' }] })[0]?.path).toBe('ports.0.protocol');
   });
 
   it('a list that is not a list, an entry that is not an object, too many entries', () => {
-    expect(issuesOf({ ports: 22 })).toEqual([{ path: 'ports', message: 'must be a list of { port, protocol?, name? } entries' }]);
-    expect(issuesOf({ ports: [22] })).toEqual([{ path: 'ports.0', message: 'must be an object { port, protocol?, name?, nodePort? }' }]);
+    expect(issuesOf({ ports: 22 })).toEqual([{ path: 'ports', message: 'must be a list of { port, protocol?, name? } entries (got 22)' }]);
+    expect(issuesOf({ ports: [22] })).toEqual([
+      { path: 'ports.0', message: 'must be an object { port, protocol?, name?, nodePort? } (got 22)' },
+    ]);
     const many = Array.from({ length: MAX_PORTS + 1 }, (_, index) => ({ port: index + 1 }));
-    expect(issuesOf({ ports: many })).toEqual([{ path: 'ports', message: `must have at most ${MAX_PORTS} entries` }]);
+    expect(issuesOf({ ports: many })).toEqual([{ path: 'ports', message: `must have at most ${MAX_PORTS} entries (got a list)` }]);
   });
 
   it('the same port and protocol twice; the same number with both protocols is fine', () => {
@@ -111,12 +113,15 @@ describe('ports: every problem named by its field', () => {
     const [issue] = issuesOf({ ports: [{ port: 22, name }] });
     expect(issue?.path).toBe('ports.0.name');
     expect(issue?.message).toContain(detail);
-    expect(portNameProblem(name)).toBe(issue?.message);
+    expect(issue?.message).toBe(`${portNameProblem(name)} (got ${JSON.stringify(name)})`);
   });
 
   it('a node port without a type that has node ports, or given twice', () => {
     expect(issuesOf({ ports: [{ port: 22, nodePort: 30022 }] })).toEqual([
-      { path: 'ports.0.nodePort', message: 'is only for serviceType "NodePort" or "LoadBalancer"' },
+      {
+        path: 'ports.0.nodePort',
+        message: 'is only for serviceType "NodePort" or "LoadBalancer" (got 30022 with serviceType "ClusterIP")',
+      },
     ]);
     expect(
       issuesOf({
@@ -131,10 +136,10 @@ describe('ports: every problem named by its field', () => {
 
   it('a Service type without ports, and one Kubernetes does not have', () => {
     expect(issuesOf({ serviceType: 'LoadBalancer' })).toEqual([
-      { path: 'serviceType', message: 'needs ports: a container without ports gets no Service' },
+      { path: 'serviceType', message: 'needs ports: a container without ports gets no Service (got "LoadBalancer" and no ports)' },
     ]);
     expect(issuesOf({ serviceType: 'ExternalName', ports: [{ port: 22 }] })).toEqual([
-      { path: 'serviceType', message: 'must be "ClusterIP", "LoadBalancer" or "NodePort"' },
+      { path: 'serviceType', message: 'must be "ClusterIP", "LoadBalancer" or "NodePort" (got "ExternalName")' },
     ]);
   });
 
@@ -144,7 +149,7 @@ describe('ports: every problem named by its field', () => {
       {
         path: 'hostname',
         message:
-          'must start with a letter when the container has ports: its Service takes this name, and a Service name is a DNS-1035 label',
+          'must start with a letter when the container has ports: its Service takes this name, and a Service name is a DNS-1035 label (got "1web")',
       },
     ]);
   });

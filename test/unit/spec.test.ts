@@ -121,7 +121,7 @@ describe('hostname', () => {
   });
 
   it('rejects a non-string', () => {
-    expect(fieldIssues('hostname', 5)).toEqual([{ path: 'hostname', message: 'must be a string' }]);
+    expect(fieldIssues('hostname', 5)).toEqual([{ path: 'hostname', message: 'must be a string (got 5)' }]);
   });
 });
 
@@ -151,12 +151,12 @@ describe('image', () => {
     [' nginx', /whitespace/],
     ['nginx ', /whitespace/],
     ['app:tag with space', /whitespace/],
-    ['Nginx', /must be lowercase \(got "Nginx"\)/],
-    ['ghcr.io/Org/app', /must be lowercase \(got "Org\/app"\)/],
+    ['Nginx', /repository path "Nginx" must be lowercase/],
+    ['ghcr.io/Org/app', /repository path "Org\/app" must be lowercase/],
     ['app:', /the tag "" must be 1-128/],
     ['app@', /digest after "@"/],
     ['app@sha256:abc', /digest after "@" must be an algorithm, ":" and at least 32 hex digits/],
-    [`app@sha256:${HEX64.slice(1)}`, /exactly 64 hex digits \(got 63\)/],
+    [`app@sha256:${HEX64.slice(1)}`, /exactly 64 hex digits, not 63/],
     [`app@sha256:${HEX64}0`, /exactly 64/],
     [`app@sha256:${HEX64.toUpperCase()}`, /lowercase hex/],
     [`app@md5:${HEX64}`, /sha256, sha384 or sha512/],
@@ -198,7 +198,7 @@ describe('image', () => {
 
   it('parseImageReference refuses what the validation refuses, with InvalidSpecError on path image naming the rule', () => {
     expect(() => parseImageReference('ghcr.io/Org/app')).toThrow(InvalidSpecError);
-    expect(() => parseImageReference('ghcr.io/Org/app')).toThrow(/image: the repository path must be lowercase \(got "Org\/app"\)/);
+    expect(() => parseImageReference('ghcr.io/Org/app')).toThrow(/image: the repository path "Org\/app" must be lowercase/);
     expect(() => parseImageReference(3 as unknown as string)).toThrow(/image: must be a string/);
   });
 
@@ -423,8 +423,14 @@ describe('whole-input rules', () => {
     expect(issuesOf({}).map((issue) => issue.path)).toEqual(['containerId', 'nodeId', 'hostname', 'image', 'cpus', 'memoryMb']);
   });
 
-  it.each([null, undefined, 'spec', 42, [validInput()]])('rejects a non-object input (%j)', (input) => {
-    expect(issuesOf(input)).toEqual([{ path: '', message: "must be an object with the workload's fields" }]);
+  it.each([
+    [null, ' (got null)'],
+    [undefined, ''],
+    ['spec', ' (got "spec")'],
+    [42, ' (got 42)'],
+    [[validInput()], ' (got a list)'],
+  ])('rejects a non-object input (%j), naming it', (input, given) => {
+    expect(issuesOf(input)).toEqual([{ path: '', message: `must be an object with the workload's fields${given}` }]);
   });
 
   it('puts the issues in the error message too', () => {

@@ -9,7 +9,8 @@ import { InformerRegistry } from '../../src/informers/registry.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { provision, provision$ } from '../../src/workload/provision.js';
 import { reconfigure } from '../../src/workload/reconfigure.js';
-import { remove } from '../../src/workload/remove.js';
+import { remove, remove$ } from '../../src/workload/remove.js';
+import { asyncScheduler, type SchedulerLike } from 'rxjs';
 import { restart } from '../../src/workload/restart.js';
 import { start } from '../../src/workload/start.js';
 import { list } from '../../src/workload/list.js';
@@ -489,6 +490,26 @@ describe('delete', () => {
     const seen = await all;
     expect(seen[0]).toMatchObject({ type: 'created', claim: { uid: claim.metadata?.uid, adopted: true } });
     expect(fake.get('persistentvolumeclaims', 'web')?.metadata?.uid).toBe(claim.metadata?.uid);
+  });
+
+  it('keepData: each event is stamped when it happened, so "kept" follows "Deployment deleted" in time too', async () => {
+    const fake = await withClasses();
+    await running(fake);
+    // A clock that moves a second at every reading: a stamp taken early shows as earlier.
+    let tick = 0;
+    const scheduler: SchedulerLike = Object.assign(Object.create(asyncScheduler) as SchedulerLike, {
+      now: () => Date.parse('2026-01-01T00:00:00Z') + 1000 * tick++,
+    });
+    const events = await lastValueFrom(
+      remove$(fake, ID, { containerId: 42, keepData: true, informers: fastInformers(), scheduler }).pipe(toArray()),
+    );
+    const lines = events.map((event) => `${event.type}${'kind' in event ? ` ${event.kind}` : ''}`);
+    expect(lines.indexOf('deleted Deployment')).toBeGreaterThanOrEqual(0);
+    expect(lines.indexOf('kept PersistentVolumeClaim')).toBeGreaterThan(lines.indexOf('deleted Deployment'));
+    const times = events.map((event) => Date.parse(event.at));
+    expect(times).toEqual([...times].sort((a, b) => a - b));
+    const at = (line: string) => times[lines.indexOf(line)]!;
+    expect(at('kept PersistentVolumeClaim')).toBeGreaterThan(at('deleted Deployment'));
   });
 
   it('keepData must be true or false: refused before any request', async () => {

@@ -186,8 +186,8 @@ describe('buildWorkload with storage: the claim, then the Deployment that mounts
       }
     })();
     expect((error as { issues: unknown }).issues).toEqual([
-      { path: 'storage.sizeGb', message: 'must be at least 1 GB' },
-      { path: 'storage.paths.1', message: 'is inside /usr, which is persisted already (at 0): list only one of them' },
+      { path: 'storage.sizeGb', message: 'must be at least 1 GB (got 0)' },
+      { path: 'storage.paths.1', message: 'is inside /usr, which is persisted already (at 0): list only one of them (got "/usr/local")' },
     ]);
   });
 });

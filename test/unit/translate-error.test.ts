@@ -303,3 +303,24 @@ describe('errorFromNetwork', () => {
     expect(error.cause).toBe(original);
   });
 });
+
+describe('a server message is relayed with its long high-entropy words masked', () => {
+  it('masks a value the server echoed in no shape, and keeps the names', () => {
+    const error = respond(
+      422,
+      status(
+        422,
+        'Invalid',
+        'Deployment.apps "web" is invalid: spec.template.metadata.annotations: Invalid value: "Sp7fQ2xK9mZr4TbW1vLc8NdY"',
+        {
+          causes: [{ field: 'metadata.annotations', reason: 'FieldValueInvalid', message: 'Invalid value: "Sp7fQ2xK9mZr4TbW1vLc8NdY"' }],
+        },
+      ),
+    );
+    expect(error.message).toBe('Rejected by the API server (422): metadata.annotations: Invalid value: "***"');
+    expect(JSON.stringify({ ...error, message: error.message })).not.toContain('Sp7fQ2xK9mZr4TbW1vLc8NdY');
+    expect(respond(404, status(404, 'NotFound', 'pods "web-7c9f5d6b8-x2k9p" not found')).message).toContain(
+      'pods "web-7c9f5d6b8-x2k9p" not found',
+    );
+  });
+});

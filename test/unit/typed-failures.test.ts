@@ -208,7 +208,7 @@ describe('the command line names the flag the user typed', () => {
     [['--cpus', 'abc'], '--cpus: must be a finite number of CPU cores'],
     [['--cpus', '0.0001'], '--cpus: must be at least 0.001'],
     [['--hostname', 'Web_1'], '--hostname: must be a DNS-1123 label'],
-    [['--image', 'Nginx'], '--image: the repository path must be lowercase'],
+    [['--image', 'Nginx'], '--image: the repository path "Nginx" must be lowercase'],
     [['--env', 'A B=1'], '--env A B: must be an environment variable name'],
     [['--entrypoint', '"unterminated'], '--entrypoint: cannot be split into words'],
     [['--arg=ok', '--arg=\uD800'], '--arg #2: must be valid Unicode text'],

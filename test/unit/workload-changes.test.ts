@@ -90,15 +90,15 @@ describe('parseWorkloadChanges', () => {
     });
     const paths = issues.map((issue) => issue.path).sort();
     expect(paths).toEqual(['cpus', 'entrypoint', 'env.1BAD', 'image', 'memoryMb', 'unsetEnv.0']);
-    expect(issues.find((issue) => issue.path === 'cpus')?.message).toBe('must be greater than 0');
-    expect(issues.find((issue) => issue.path === 'memoryMb')?.message).toBe('must be a whole number of MB (MiB)');
+    expect(issues.find((issue) => issue.path === 'cpus')?.message).toBe('must be greater than 0 (got 0)');
+    expect(issues.find((issue) => issue.path === 'memoryMb')?.message).toBe('must be a whole number of MB (MiB) (got 1.5)');
     expect(issues.find((issue) => issue.path === 'unsetEnv.0')?.message).toMatch(/environment variable name/);
   });
 
   it('refuses unknown fields (a typo never passes silently) and non-objects', () => {
     expect(issuesOf({ memory: 512 })).toEqual([{ path: 'memory', message: expect.stringMatching(/not a field reconfigure can change/) }]);
     expect(issuesOf({ hostname: 'other' })[0]?.path).toBe('hostname');
-    expect(issuesOf('cpus=2')).toEqual([{ path: '', message: 'must be an object of the fields to change' }]);
+    expect(issuesOf('cpus=2')).toEqual([{ path: '', message: 'must be an object of the fields to change (got "cpus=2")' }]);
   });
 
   it('refuses setting and unsetting the same variable', () => {

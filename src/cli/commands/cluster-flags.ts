@@ -7,6 +7,7 @@ import { durationFlag } from '../duration.js';
 import { DURATION_RULES } from '../../input/duration.js';
 import { instanceProblem, namespaceProblem } from '../../input/fields.js';
 import { gpuResourceProblem } from '../../input/gpus.js';
+import { withGiven } from '../../input/given.js';
 
 type FlagOptions = NonNullable<ParseArgsConfig['options']>;
 type ParsedFlags<T extends FlagOptions> = ReturnType<
@@ -74,7 +75,7 @@ export const INSTANCE_FLAG_USAGE =
 export function instanceFlag(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const problem = instanceProblem(value);
-  if (problem) throw new UsageError(`--instance ${problem}`);
+  if (problem) throw new UsageError(`--instance ${withGiven(problem, value, [])}`);
   return value;
 }
 
@@ -96,7 +97,7 @@ export interface ClusterFlags {
 /** -n/--namespace by the namespace rule (src/input/fields.ts), as a usage error naming the flag. */
 export function namespaceFlag(value: string | undefined): void {
   const problem = value === undefined ? undefined : namespaceProblem(value);
-  if (problem) throw new UsageError(`--namespace ${problem}`);
+  if (problem) throw new UsageError(`--namespace ${withGiven(problem, value, [])}`);
 }
 
 /** The cluster flags as KubernetesApi options, each checked the same way for every command. */
@@ -145,7 +146,7 @@ export function gpuFlags(
 ): { cpus: unknown; memoryMb: unknown; gpus?: unknown; gpuResource?: string } | undefined {
   if (gpuResource !== undefined) {
     const problem = gpuResourceProblem(gpuResource);
-    if (problem) throw new UsageError(`--gpu-resource ${problem}`);
+    if (problem) throw new UsageError(`--gpu-resource ${withGiven(problem, gpuResource, [])}`);
   }
   if (gpus === undefined) return spec;
   if (!spec) throw new UsageError('--gpus goes with --cpus and --memory-mb (the workload it is part of): give all three');

@@ -109,7 +109,7 @@ function templateImage(record: ContainerRecord, template: string): ImageReferenc
   } catch (error) {
     if (!(error instanceof InvalidSpecError)) throw error;
     const rule = error.issues.map((issue) => issue.message).join('; ');
-    throw new InvalidContainerRecordError(record.id, [`its template "${template}" is not a valid image reference: ${rule}`], {
+    throw new InvalidContainerRecordError(record.id, [`its template is not a valid image reference: ${rule}`], {
       cause: error,
     });
   }

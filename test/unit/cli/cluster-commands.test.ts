@@ -64,7 +64,28 @@ describe('kube-provision check: flags', () => {
   it('a bad spec flag names the flag and exits 2 before reading a kubeconfig', async () => {
     const { code, err } = await run(['check', '--kubeconfig', '/nonexistent', '--cpus', '0', '--memory-mb', '64']);
     expect(code).toBe(2);
-    expect(err[0]).toBe('error: UsageError: --cpus must be greater than 0');
+    expect(err[0]).toBe('error: UsageError: --cpus must be greater than 0 (got 0)');
+  });
+
+  it('a bad --namespace or --gpu-resource names the value given, and the rule', async () => {
+    const namespace = await run(['check', '--kubeconfig', '/nonexistent', '-n', 'Team_A']);
+    expect(namespace.code).toBe(2);
+    expect(namespace.err[0]).toMatch(/^error: UsageError: --namespace must be a DNS-1123 label: .* \(got "Team_A"\)$/);
+    const resource = await run([
+      'check',
+      '--kubeconfig',
+      '/nonexistent',
+      '--cpus',
+      '1',
+      '--memory-mb',
+      '64',
+      '--gpus',
+      '1',
+      '--gpu-resource',
+      'gpu',
+    ]);
+    expect(resource.code).toBe(2);
+    expect(resource.err[0]).toMatch(/^error: UsageError: --gpu-resource must be an extended resource name.* \(got "gpu"\)$/);
   });
 });
 

@@ -84,14 +84,20 @@ describe('create --port and --service-type', () => {
   it('name the --port flag as typed in every issue', () => {
     expect(specIssues(['--port', '22', '--port', '70000', '--port', '22/tcp', '--port', '53/UDP', '--port', 'ssh'])).toEqual([
       '--port 70000: must be from 1 to 65535 (got 70000)',
-      '--port 53/UDP: must be "tcp" or "udp" (lowercase)',
-      '--port ssh: must be a whole number from 1 to 65535',
+      '--port 53/UDP: must be "tcp" or "udp" (lowercase) (got "UDP")',
+      '--port ssh: must be a whole number from 1 to 65535 (got "ssh")',
     ]);
     expect(specIssues(['--port', '22', '--port', '22/tcp'])).toEqual(['--port 22/tcp: 22/tcp is given twice (also ports.0)']);
+    // Each refusal names the value given, as every other flag's does.
     expect(specIssues(['--service-type', 'Ingress', '--port', '22'])).toEqual([
-      '--service-type: must be "ClusterIP", "LoadBalancer" or "NodePort"',
+      '--service-type: must be "ClusterIP", "LoadBalancer" or "NodePort" (got "Ingress")',
     ]);
-    expect(specIssues(['--service-type', 'NodePort'])).toEqual(['--service-type: needs ports: a container without ports gets no Service']);
+    expect(specIssues(['--service-type', 'External', '--port', '22'])).toEqual([
+      '--service-type: must be "ClusterIP", "LoadBalancer" or "NodePort" (got "External")',
+    ]);
+    expect(specIssues(['--service-type', 'NodePort'])).toEqual([
+      '--service-type: needs ports: a container without ports gets no Service (got "NodePort" and no ports)',
+    ]);
   });
 
   it('exits 2 with the flag named, before any kubeconfig is read', async () => {

@@ -369,7 +369,7 @@ describe('proxmox provider: failures', () => {
     await expect(failure).rejects.toBeInstanceOf(InvalidContainerRecordError);
     await expect(failure).rejects.toMatchObject({
       problems: [
-        'its template "docker.io/library/Nginx:latest" is not a valid image reference: the repository path must be lowercase (got "Nginx")',
+        'its template is not a valid image reference: the repository path "Nginx" must be lowercase (got "docker.io/library/Nginx:latest")',
       ],
     });
     expect(client.calls).toEqual([]);
