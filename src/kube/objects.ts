@@ -494,6 +494,15 @@ export interface V1PersistentVolumeClaim {
   status?: V1PersistentVolumeClaimStatus;
 }
 
+/** node.k8s.io/v1 RuntimeClass: a name for a runtime handler the nodes are configured with. */
+export interface V1RuntimeClass {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  /** The CRI handler (a containerd runtime's name). */
+  handler?: string;
+}
+
 export interface V1StorageClass {
   apiVersion?: string;
   kind?: string;
