@@ -21,7 +21,7 @@ export const SYSTEMD_STOP_SIGNAL = 'SIGRTMIN+3';
 
 /**
  * The memory-backed directories systemd expects to find mounted: it cannot mount them
- * itself without CAP_SYS_ADMIN. `/tmp` too: Debian 13 mounts it as a tmpfs (tmp.mount),
+ * itself without the capability to mount. `/tmp` too: Debian 13 mounts it as a tmpfs (tmp.mount),
  * which fails unprivileged and leaves the system degraded; systemd takes an existing mount
  * as its own. Debian 12 keeps `/tmp` on the root filesystem, whose files a new Pod loses
  * all the same, so a tmpfs changes nothing it could rely on.
