@@ -7,6 +7,7 @@ import type {
   V1Namespace,
   V1Node,
   V1ResourceQuota,
+  V1RuntimeClass,
   V1SelfSubjectAccessReview,
   V1SelfSubjectReview,
   V1StorageClass,
@@ -38,6 +39,7 @@ export const CHECK_ITEM_IDS = [
   'resources',
   'gpus',
   'storage',
+  'runtime-class',
 ] as const;
 export type CheckItemId = (typeof CHECK_ITEM_IDS)[number];
 
@@ -81,6 +83,8 @@ export interface CheckItem {
   readonly storageClasses?: readonly string[];
   /** gpus: the cluster's allocatable of the GPU resource, in total and on each node that offers it. */
   readonly gpus?: GpuCapacityReport;
+  /** runtime-class: the handler of the RuntimeClass checked, when it exists. */
+  readonly runtimeClassHandler?: string;
 }
 
 export interface GpuCapacityReport {
@@ -138,6 +142,8 @@ export interface Gathered {
   readonly limits?: { readonly limitRanges: Outcome<readonly V1LimitRange[]>; readonly quotas: Outcome<readonly V1ResourceQuota[]> };
   /** The cluster's nodes, for their GPU capacity. */
   readonly nodes: Outcome<readonly V1Node[]>;
+  /** The RuntimeClass named (option or spec), when one was. */
+  readonly runtimeClass?: Outcome<V1RuntimeClass>;
 }
 
 export interface ReportContext {
@@ -151,6 +157,8 @@ export interface ReportContext {
   readonly gpuResource: string;
   /** The resource was named (option or spec), so a cluster without it is worth a warning. */
   readonly gpuResourceNamed: boolean;
+  /** The RuntimeClass the containers will run with (option or spec); undefined: the cluster's default. */
+  readonly runtimeClass?: string | undefined;
   readonly timeoutMs: number;
   readonly startedAtMs: number;
   readonly checkedAt: string;
@@ -220,6 +228,7 @@ export function assembleReport(gathered: Gathered, context: ReportContext): Chec
     resourcesItem(gathered, context, rootCause, elapsed),
     blocked('gpus', gpusNeeded(context.request), gathered.nodes) ?? gpusItem(gathered.nodes, context, elapsed),
     blocked('storage', false, gathered.storage.classes) ?? storageItem(gathered.storage, context, elapsed),
+    runtimeClassItem(gathered.runtimeClass, context, rootCause, elapsed),
   ];
   return {
     ok: items.every((item) => item.status !== 'fail'),
@@ -242,8 +251,9 @@ function operationNeeded(operation: OperationName, needs: OperationName): boolea
 }
 
 /** Whether an item's failure means the report is not ok (watch-list and storage never; permissions per operation; gpus when the spec asks some). */
-export function itemNeeded(id: CheckItemId, needs: OperationName, request?: PodRequest): boolean {
+export function itemNeeded(id: CheckItemId, needs: OperationName, request?: PodRequest, runtimeClass?: string): boolean {
   if (id === 'watch-list' || id === 'storage') return false;
+  if (id === 'runtime-class') return runtimeClass !== undefined;
   if (id === 'gpus') return gpusNeeded(request);
   if (id.startsWith('permissions:')) return operationNeeded(id.slice('permissions:'.length) as OperationName, needs);
   return true;
@@ -665,4 +675,57 @@ function storageItem(gathered: Gathered['storage'], context: ReportContext, elap
     message: `default StorageClass ${describeStorageClass(chosen)}${grows}${others}; ${verbs}`,
     ...found,
   };
+}
+
+/**
+ * Whether the RuntimeClass the containers name exists: the API server refuses every Pod of a
+ * class it does not know. Needed only when one is named; the handler behind it (writable
+ * cgroups for a system container, say) is the node's, and only a boot shows it.
+ */
+function runtimeClassItem(
+  outcome: Outcome<V1RuntimeClass> | undefined,
+  context: ReportContext,
+  rootCause: RootCause | undefined,
+  elapsed: (o: { atMs: number }) => number,
+): CheckItem {
+  const name = context.runtimeClass;
+  if (outcome === undefined || name === undefined) {
+    return {
+      id: 'runtime-class',
+      status: 'skip',
+      needed: false,
+      message: "no RuntimeClass named (runtimeClass, --runtime-class): containers run with the cluster's default runtime",
+      durationMs: 0,
+    };
+  }
+  const base = { id: 'runtime-class', needed: true, durationMs: elapsed(outcome) } as const;
+  if (outcome.kind === 'value') {
+    const handler = outcome.value.handler ?? '';
+    return {
+      ...base,
+      status: 'pass',
+      message: `RuntimeClass ${name} exists (handler ${handler || 'not given'})`,
+      runtimeClassHandler: handler,
+    };
+  }
+  if (rootCause) return { ...base, status: 'skip', message: `not checked: ${rootCause.why} (see ${rootCause.item})` };
+  if (outcome.kind === 'timeout') return { ...base, status: 'warn', message: `cannot tell: no answer within ${context.timeoutMs} ms` };
+  const error = outcome.error;
+  if (error instanceof NotFoundError) {
+    return {
+      ...base,
+      status: 'fail',
+      message: `RuntimeClass ${name} does not exist: the API server refuses every Pod that names it (a cluster admin creates it for a configured runtime handler)`,
+      error: error.name,
+    };
+  }
+  if (error instanceof ForbiddenError) {
+    return {
+      ...base,
+      status: 'warn',
+      message: `cannot tell whether RuntimeClass ${name} exists: may not get runtimeclasses.node.k8s.io`,
+      error: error.name,
+    };
+  }
+  return { ...base, status: 'warn', message: `cannot tell: ${errorMessage(error)}`, error: errorName(error) };
 }

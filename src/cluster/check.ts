@@ -21,7 +21,7 @@ import { KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } 
 import { OperationAbortedError } from '../errors/operation.js';
 import { ALL_NAMESPACES, type KubernetesClient } from '../kube/client.js';
 import { InvalidOptionError } from '../errors/input.js';
-import { DEFAULT_GPU_RESOURCE, gpuResourceProblem } from '../input/gpus.js';
+import { DEFAULT_GPU_RESOURCE, dns1123SubdomainProblem, gpuResourceProblem } from '../input/gpus.js';
 import { KubernetesApi, type KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { resolveKubeconfigPath } from '../kube/kubeconfig.js';
 import { abortOn } from '../rx/abort-on.js';
@@ -67,6 +67,12 @@ export interface CheckOptions {
    * `gpuResource`, else nvidia.com/gpu. Named and offered by no node: a warning.
    */
   readonly gpuResource?: string;
+  /**
+   * The RuntimeClass the containers run with (a system container's, say): the
+   * `runtime-class` item says whether it exists. Default: the spec's `runtimeClass`; neither:
+   * the item is skipped.
+   */
+  readonly runtimeClass?: string;
   /** Whose permissions are needed: `create` (provisioning only) or `lifecycle` (default: everything). */
   readonly needs?: OperationName;
   /** Bound on the whole check; items without an answer by then are reported as such. Default 10000. */
@@ -85,6 +91,7 @@ const CHECK_OPTIONS: OptionTable = {
   namespace: namespaceProblem,
   gpuResource: (value) => (typeof value === 'string' ? gpuResourceProblem(value) : 'must be a string such as nvidia.com/gpu'),
   signal: abortSignal,
+  runtimeClass: (value) => (typeof value === 'string' ? dns1123SubdomainProblem(value) : 'must be a string (a RuntimeClass name)'),
   spec: checkedLater,
   scheduler: checkedLater,
 };
@@ -106,6 +113,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
     );
   }
   const gpuResource = options.gpuResource ?? specResource ?? DEFAULT_GPU_RESOURCE;
+  const runtimeClass = options.runtimeClass ?? specRuntimeClass(options.spec);
   if (options.signal?.aborted) throw new OperationAbortedError('check', undefined, options.signal.reason);
 
   const startedAtMs = scheduler.now();
@@ -115,7 +123,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
     api = isClient(target) ? target : KubernetesApi.fromConfig(target);
   } catch (error) {
     if (error instanceof KubeconfigNotFoundError || error instanceof KubeconfigInvalidError || error instanceof UnknownContextError) {
-      return unloadedReport(error, target, { needs, checkedAt, namespace: options.namespace, request });
+      return unloadedReport(error, target, { needs, checkedAt, namespace: options.namespace, request, runtimeClass });
     }
     throw error;
   }
@@ -165,6 +173,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
         ),
       ).pipe(map((outcomes) => new Map(outcomes.map((outcome, index) => [permissionLabel(CLUSTER_PERMISSIONS[index]!), outcome])))),
     }),
+    runtimeClass: runtimeClass !== undefined ? ask((signal) => api.read('runtimeclasses', '', runtimeClass, { signal })) : of(undefined),
     limits: request
       ? forkJoin({
           limitRanges: ask((signal) => api.listLimitRanges(namespace, { signal })),
@@ -174,7 +183,11 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
   });
 
   const report$ = defer(() => gathered$).pipe(
-    map(({ limits, ...rest }): Gathered => ({ ...rest, ...(limits ? { limits } : {}) })),
+    map(({ limits, runtimeClass: runtimeClassOutcome, ...rest }): Gathered => ({
+      ...rest,
+      ...(limits ? { limits } : {}),
+      ...(runtimeClassOutcome ? { runtimeClass: runtimeClassOutcome } : {}),
+    })),
     map((gathered) =>
       assembleReport(gathered, {
         namespace,
@@ -184,6 +197,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
         request,
         gpuResource,
         gpuResourceNamed: options.gpuResource !== undefined || specResource !== undefined,
+        runtimeClass,
         timeoutMs,
         startedAtMs,
         checkedAt,
@@ -194,6 +208,16 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
     maskOutput(maskOf(api)),
   );
   return lastValueFrom(report$);
+}
+
+/** The spec's runtimeClass, when it names a valid one (the spec's other fields are not this check's). */
+function specRuntimeClass(spec: unknown): string | undefined {
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) return undefined;
+  const value = (spec as Record<string, unknown>).runtimeClass;
+  if (value === undefined || value === null) return undefined;
+  const problem = typeof value === 'string' ? dns1123SubdomainProblem(value) : 'must be a string (a RuntimeClass name)';
+  if (problem) throw new InvalidOptionError('spec.runtimeClass', `spec.runtimeClass ${problem}`);
+  return value as string;
 }
 
 /** A spec that asks for GPUs without naming their resource counts the option's. */
@@ -220,7 +244,13 @@ function uniquePermissions(): Permission[] {
 function unloadedReport(
   error: KubeconfigNotFoundError | KubeconfigInvalidError | UnknownContextError,
   options: KubernetesApiOptions,
-  context: { needs: OperationName; checkedAt: string; namespace: string | undefined; request: PodRequest | undefined },
+  context: {
+    needs: OperationName;
+    checkedAt: string;
+    namespace: string | undefined;
+    request: PodRequest | undefined;
+    runtimeClass: string | undefined;
+  },
 ): CheckReport {
   const items = CHECK_ITEM_IDS.map((id): CheckItem =>
     id === 'kubeconfig'
@@ -228,7 +258,7 @@ function unloadedReport(
       : {
           id,
           status: 'skip',
-          needed: itemNeeded(id, context.needs, context.request),
+          needed: itemNeeded(id, context.needs, context.request, context.runtimeClass),
           message: 'not checked: the kubeconfig did not load (see kubeconfig)',
           durationMs: 0,
         },

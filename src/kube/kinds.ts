@@ -10,6 +10,7 @@ import type {
   V1Node,
   V1PersistentVolumeClaim,
   V1Pod,
+  V1RuntimeClass,
   V1Service,
   V1StorageClass,
 } from './objects.js';
@@ -21,6 +22,7 @@ export interface KindMap {
   nodes: V1Node;
   persistentvolumeclaims: V1PersistentVolumeClaim;
   storageclasses: V1StorageClass;
+  runtimeclasses: V1RuntimeClass;
   events: CoreV1Event;
   services: V1Service;
   endpointslices: V1EndpointSlice;
@@ -28,7 +30,7 @@ export interface KindMap {
 
 /**
  * The resources of the table: `deployments`, `pods`, `nodes`, `persistentvolumeclaims`,
- * `storageclasses`, `events`, `services`, `endpointslices`.
+ * `storageclasses`, `runtimeclasses`, `events`, `services`, `endpointslices`.
  */
 export type WatchedKind = keyof KindMap;
 
@@ -49,6 +51,7 @@ export const KINDS: { readonly [K in WatchedKind]: KindInfo } = {
   nodes: { kind: 'Node', group: '', version: 'v1', namespaced: false },
   persistentvolumeclaims: { kind: 'PersistentVolumeClaim', group: '', version: 'v1', namespaced: true },
   storageclasses: { kind: 'StorageClass', group: 'storage.k8s.io', version: 'v1', namespaced: false },
+  runtimeclasses: { kind: 'RuntimeClass', group: 'node.k8s.io', version: 'v1', namespaced: false },
   events: { kind: 'Event', group: '', version: 'v1', namespaced: true },
   services: { kind: 'Service', group: '', version: 'v1', namespaced: true },
   endpointslices: { kind: 'EndpointSlice', group: 'discovery.k8s.io', version: 'v1', namespaced: true },

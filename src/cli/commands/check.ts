@@ -3,6 +3,7 @@ import { check, DEFAULT_CHECK_TIMEOUT_MS } from '../../cluster/check.js';
 import type { CheckReport } from '../../cluster/check-report.js';
 import { OPERATION_NAMES, type OperationName } from '../../cluster/permissions.js';
 import { InvalidSpecError, UsageError } from '../../errors/input.js';
+import { dns1123SubdomainProblem } from '../../input/gpus.js';
 import { EXIT, exitCodeForCheck } from '../exit-codes.js';
 import { formatTable } from '../table.js';
 import type { CliIo } from '../io.js';
@@ -24,7 +25,8 @@ Checks, before any provisioning, that the cluster will work: the kubeconfig and 
 TLS, the API server, who we are, the RBAC permissions each operation needs in the
 namespace, the namespace itself, (with --cpus and --memory-mb) whether its LimitRanges
 and ResourceQuotas allow such a workload, and the cluster's GPU capacity (each node's
-allocatable nvidia.com/gpu, or the --gpu-resource; said plainly when no node offers it).
+allocatable nvidia.com/gpu, or the --gpu-resource; said plainly when no node offers it), and
+with --runtime-class whether that RuntimeClass exists.
 Prints one line per item.
 
 ${CLUSTER_FLAGS_USAGE}
@@ -34,6 +36,7 @@ Check:
       --gpus N                 GPUs of the workload (with --cpus and --memory-mb): the gpus item then needs a
                                Ready, schedulable node offering that many
       --gpu-resource NAME      the extended resource whose capacity is reported (default nvidia.com/gpu)
+      --runtime-class NAME     the RuntimeClass the containers run with (a system container's): it must exist
       --needs OPERATION        whose permissions must be there: create or lifecycle (default lifecycle)
       --timeout DUR            bound on the whole check (default 10s)
 Output:
@@ -54,6 +57,7 @@ export async function runCheck(argv: readonly string[], io: CliIo): Promise<numb
     const report = await check(parsed.api, {
       ...(parsed.spec ? { spec: parsed.spec } : {}),
       ...(parsed.gpuResource !== undefined ? { gpuResource: parsed.gpuResource } : {}),
+      ...(parsed.runtimeClass !== undefined ? { runtimeClass: parsed.runtimeClass } : {}),
       needs: parsed.needs,
       timeoutMs: parsed.timeoutMs,
       ...(io.signal ? { signal: io.signal } : {}),
@@ -70,6 +74,7 @@ interface CheckCommand {
   readonly api: ReturnType<typeof apiOptionsFrom>;
   readonly spec: { cpus: unknown; memoryMb: unknown; gpus?: unknown; gpuResource?: string } | undefined;
   readonly gpuResource: string | undefined;
+  readonly runtimeClass: string | undefined;
   readonly needs: OperationName;
   readonly timeoutMs: number;
   readonly output: 'text' | 'json';
@@ -82,6 +87,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckCommand | 'help' {
     'memory-mb': { type: 'string' },
     gpus: { type: 'string' },
     'gpu-resource': { type: 'string' },
+    'runtime-class': { type: 'string' },
     needs: { type: 'string' },
     timeout: { type: 'string' },
   });
@@ -94,6 +100,7 @@ export function parseCheckArgs(argv: readonly string[]): CheckCommand | 'help' {
     api: apiOptionsFrom(values),
     spec: gpuFlags(resourceFlags(values.cpus, values['memory-mb']), values.gpus, values['gpu-resource']),
     gpuResource: values['gpu-resource'],
+    runtimeClass: runtimeClassFlag(values['runtime-class']),
     needs: needs as OperationName,
     timeoutMs: values.timeout !== undefined ? durationFlag('--timeout', values.timeout) : DEFAULT_CHECK_TIMEOUT_MS,
     output: outputFlag(values.output),
@@ -131,4 +138,12 @@ const SPEC_FLAGS: Record<string, string> = { cpus: '--cpus', memoryMb: '--memory
 function flagNamedSpecError(error: unknown): unknown {
   if (!(error instanceof InvalidSpecError)) return error;
   return new UsageError(error.issues.map((issue) => `${SPEC_FLAGS[issue.path] ?? issue.path} ${issue.message}`).join('; '));
+}
+
+/** --runtime-class, checked before any request: the flag, the value and the rule. */
+function runtimeClassFlag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = dns1123SubdomainProblem(value);
+  if (problem) throw new UsageError(`--runtime-class ${problem} (got ${JSON.stringify(value)})`);
+  return value;
 }

@@ -65,7 +65,8 @@ function withConnection(fake: FakeKubernetes, tlsVerify = true): FakeKubernetes 
 describe('check() with every answer good', () => {
   it('passes every item it can check, in report order, as plain JSON', async () => {
     const fake = withConnection(await withDefaultClass(new FakeKubernetes()));
-    const report = await runCheck(fake, { spec: { cpus: 0.5, memoryMb: 256 } });
+    await fake.create('runtimeclasses', '', { metadata: { name: 'cgroup-writable' }, handler: 'cgroup-writable' });
+    const report = await runCheck(fake, { spec: { cpus: 0.5, memoryMb: 256, runtimeClass: 'cgroup-writable' } });
     expect(report.items.map((entry) => entry.id)).toEqual([
       'kubeconfig',
       'tls',
@@ -78,6 +79,7 @@ describe('check() with every answer good', () => {
       'resources',
       'gpus',
       'storage',
+      'runtime-class',
     ]);
     expect(report.items.every((entry) => entry.status === 'pass')).toBe(true);
     expect(report).toMatchObject({
@@ -278,6 +280,7 @@ describe('check() names one root cause when nothing gets through', () => {
       resources: 'skip',
       gpus: 'skip',
       storage: 'skip',
+      'runtime-class': 'skip',
     });
     expect(item(report, 'tls')).toMatchObject({ error: 'TlsError', message: expect.stringContaining('does not trust') });
     expect(item(report, 'namespace').message).toBe('not checked: TLS verification failed (see tls)');
@@ -585,5 +588,50 @@ describe("check(): the cluster's GPU capacity", () => {
       check(quiet, { gpuResource: 'amd.com/gpu', spec: { cpus: 1, memoryMb: 64, gpus: 1, gpuResource: 'nvidia.com/gpu' } }),
     ).rejects.toThrow(/gpuResource amd\.com\/gpu differs from the spec's nvidia\.com\/gpu/);
     expect(quiet.calls).toEqual([]);
+  });
+});
+
+describe('check(): the RuntimeClass the containers run with (the runtime-class item)', () => {
+  it('skipped when none is named; passes with its handler when it exists; fails, needed, when it does not', async () => {
+    const fake = new FakeKubernetes();
+    const none = await runCheck(fake);
+    expect(item(none, 'runtime-class')).toMatchObject({ status: 'skip', needed: false });
+    expect(none.ok).toBe(true);
+
+    await fake.create('runtimeclasses', '', { metadata: { name: 'cgroup-writable' }, handler: 'cgroup-writable' });
+    expect(item(await runCheck(fake, { runtimeClass: 'cgroup-writable' }), 'runtime-class')).toEqual({
+      id: 'runtime-class',
+      status: 'pass',
+      needed: true,
+      message: 'RuntimeClass cgroup-writable exists (handler cgroup-writable)',
+      runtimeClassHandler: 'cgroup-writable',
+      durationMs: 0,
+    });
+    // The spec's runtimeClass is the one checked when the option names none.
+    expect(item(await runCheck(fake, { spec: { cpus: 1, memoryMb: 64, runtimeClass: 'cgroup-writable' } }), 'runtime-class').status).toBe(
+      'pass',
+    );
+
+    const missing = await runCheck(fake, { runtimeClass: 'sysbox-runc' });
+    expect(item(missing, 'runtime-class')).toMatchObject({
+      status: 'fail',
+      needed: true,
+      error: 'NotFoundError',
+      message: expect.stringMatching(/^RuntimeClass sysbox-runc does not exist: the API server refuses every Pod that names it/),
+    });
+    expect(missing.ok).toBe(false);
+  });
+
+  it('may not get runtimeclasses: cannot tell, a warning; a bad name is refused before any request', async () => {
+    const fake = new FakeKubernetes();
+    fake.failNext('read', new ForbiddenError({ verb: 'get', resource: 'runtimeclasses', namespace: '' }));
+    expect(item(await runCheck(fake, { runtimeClass: 'cgroup-writable' }), 'runtime-class')).toMatchObject({
+      status: 'warn',
+      message: 'cannot tell whether RuntimeClass cgroup-writable exists: may not get runtimeclasses.node.k8s.io',
+    });
+    await expect(check(fake, { runtimeClass: 'Cgroup_Writable' })).rejects.toThrow(InvalidOptionError);
+    await expect(check(fake, { spec: { cpus: 1, memoryMb: 64, runtimeClass: 'Cgroup_Writable' } })).rejects.toThrow(
+      /spec\.runtimeClass must be a DNS-1123 subdomain/,
+    );
   });
 });
