@@ -17,7 +17,6 @@ import {
   concat,
   defer,
   filter,
-  ignoreElements,
   lastValueFrom,
   map,
   of,
@@ -55,6 +54,7 @@ import { claimGates } from './rollout-sources.js';
 import { HeldConnections, heldRouted, heldWorkload, routedStreams } from './workload-streams.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { servicePorts, type ServiceStatusValue } from '../rollout/service-status.js';
+import { writtenVersionOf } from '../rollout/written-version.js';
 import { NotFoundError } from '../errors/api.js';
 import { KINDS } from '../kube/kinds.js';
 import { recordNodeAddress } from './node-address.js';
@@ -255,13 +255,16 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
               reconfigured: drift.map((each) => each.field),
             }),
             // The Service first: the rollout's wait ends when it routes on the ports asked for.
-            fromAbortable((signal) => writeService(context, desiredService, signal)).pipe(ignoreElements()),
-            reconfigureAdopted(context, deployment, spec).pipe(
-              filter((event): event is ProgressEvent => event.type === 'progress'),
-              tap((event) => {
-                track(event);
-                if (event.service) service = event.service;
-              }),
+            fromAbortable((signal) => writeService(context, desiredService, signal)).pipe(
+              switchMap((write) =>
+                reconfigureAdopted(context, deployment, spec, writtenVersionOf(write.service)).pipe(
+                  filter((event): event is ProgressEvent => event.type === 'progress'),
+                  tap((event) => {
+                    track(event);
+                    if (event.service) service = event.service;
+                  }),
+                ),
+              ),
             ),
             defer(() => of<ReadyEvent>(readyEvent(adopted, service))),
           );

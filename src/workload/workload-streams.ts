@@ -7,6 +7,7 @@ import { ReplaySubject, concat, connectable, defer, map, take, using, type Conne
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { crashLogOption } from './crash-logs.js';
 import { awaitRouted } from '../rollout/await-routed.js';
+import { fromWrittenVersion, type WrittenVersion } from '../rollout/written-version.js';
 import { guardGeneration } from './guard-generation.js';
 import { recordNodeAddress } from './node-address.js';
 import type { LifecycleEvent } from './lifecycle-events.js';
@@ -169,6 +170,20 @@ export function awaitGenerationRollout(
       ),
     ),
   );
+}
+
+/**
+ * `streams` whose Service is judged from `written` on (the version a write of it returned;
+ * a running informer may still hold the one before), undefined: as they are.
+ */
+export function routedFromWritten(
+  context: Pick<OperationContext, 'informers' | 'client' | 'namespace' | 'name' | 'instance'>,
+  streams: WorkloadStreams,
+  written: WrittenVersion | undefined,
+): WorkloadStreams {
+  if (written === undefined) return streams;
+  const routed = streams.routed ?? routedStreams(context);
+  return { ...streams, routed: { ...routed, services$: routed.services$.pipe(fromWrittenVersion(written)) } };
 }
 
 /** The workload's Service and its EndpointSlices, from the namespace's shared informers. */

@@ -353,6 +353,23 @@ export class FakeKubernetes implements KubernetesClient {
     this.emit(kind, namespace, 'DELETED', object);
   }
 
+  private readonly heldKinds = new Set<WatchedKind>();
+  private readonly heldDeliveries: (() => void)[] = [];
+
+  /**
+   * Open watches get no event of `kind` until releaseWatchEvents(): the moment a running
+   * informer still holds the version before a write, its watch event on the way.
+   */
+  holdWatchEvents(kind: WatchedKind): void {
+    this.heldKinds.add(kind);
+  }
+
+  /** Delivers the held events, in order, and holds no more. */
+  releaseWatchEvents(): void {
+    this.heldKinds.clear();
+    for (const deliver of this.heldDeliveries.splice(0)) deliver();
+  }
+
   /** Ends every open watch: cleanly (undefined) or with an error. */
   dropWatches(error?: Error): void {
     const watchers = [...this.watchers];
@@ -398,7 +415,10 @@ export class FakeKubernetes implements KubernetesClient {
       const before = type === 'MODIFIED' && previous !== undefined && matchesFields(previous, watcher.fieldSelector);
       const delivered =
         type !== 'MODIFIED' ? (now ? type : undefined) : now ? (before ? 'MODIFIED' : 'ADDED') : before ? 'DELETED' : undefined;
-      if (delivered) watcher.handlers.onEvent(delivered, structuredClone(object));
+      if (!delivered) continue;
+      const copy = structuredClone(object);
+      if (this.heldKinds.has(kind)) this.heldDeliveries.push(() => this.watchers.has(watcher) && watcher.handlers.onEvent(delivered, copy));
+      else watcher.handlers.onEvent(delivered, copy);
     }
   }
 
