@@ -42,7 +42,7 @@ import { deadline } from '../rx/deadline.js';
 import { maskOutput } from '../rx/mask-output.js';
 import { maskOf } from '../mask.js';
 import type { ClaimSummary, ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
-import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
+import { loadBalancerGraceEndsBy, resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { deleteCreated, withCleanup } from './cleanup.js';
 import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
 import { checkManifestSize } from './manifest.js';
@@ -154,6 +154,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const { namespace, name, providerId } = set;
     const target = { namespace, name };
     const startedAt = scheduler.now();
+    const deadlineOfCreate = { at: startedAt + timeoutMs, timeoutMs };
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
     let waitingFor = WAITING_FOR_CREATE;
@@ -235,11 +236,14 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             const kinds = [...new Set(members.filter((member) => member.drift.length > 0).map((member) => KINDS[member.kind].kind))];
             throw new WorkloadDriftError({ ...target, kind: kinds.join(' and ') }, drift, hint);
           }
-          const context = operationContext('create', client, target, {
-            ...options,
-            containerId: spec.containerId,
-            ...(spec.instance !== undefined ? { instance: spec.instance } : {}),
-          });
+          const context = {
+            ...operationContext('create', client, target, {
+              ...options,
+              containerId: spec.containerId,
+              ...(spec.instance !== undefined ? { instance: spec.instance } : {}),
+            }),
+            deadline: deadlineOfCreate,
+          };
           const desiredService =
             serviceOf(set) &&
             serviceForDeployment(deployment, { ports: spec.ports ?? [], ...(spec.serviceType ? { serviceType: spec.serviceType } : {}) });
@@ -296,7 +300,12 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
                 awaitRouted(
                   rolloutTarget,
                   { deployments$, pods$, ...(routed?.streams ?? routedStreams(routedScope)) },
-                  { scheduler, failurePolicy, serviceUid: serviceMember.object.metadata?.uid ?? '' },
+                  {
+                    scheduler,
+                    failurePolicy,
+                    serviceUid: serviceMember.object.metadata?.uid ?? '',
+                    loadBalancerEndsBy: loadBalancerGraceEndsBy(deadlineOfCreate),
+                  },
                 ).pipe(
                   recordNodeAddress(client, namespace, name),
                   tap((event) => {

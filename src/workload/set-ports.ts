@@ -30,6 +30,7 @@ import type { KubernetesClient } from '../kube/client.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { NODE_ADDRESS_ANNOTATION, serviceStatus, type ServiceStatusValue } from '../rollout/service-status.js';
 import { fromWrittenVersion, writtenVersionOf } from '../rollout/written-version.js';
+import { loadBalancerGraceEndsBy } from '../rollout/failure-policy.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { isReconfigurable, WorkloadDriftError } from './drift.js';
 import type { LifecycleEvent, PortsSetEvent } from './lifecycle-events.js';
@@ -265,7 +266,12 @@ export function applyPorts(context: OperationContext, owned: OwnedWorkload, chan
                       ).pipe(fromWrittenVersion(writtenVersionOf(write.service))),
                       slices$: endpointSliceSnapshots(context.informers, context.client, context.namespace, context.name, context.instance),
                     },
-                    { scheduler: context.scheduler, failurePolicy: context.failurePolicy, serviceUid: write.service?.metadata?.uid ?? '' },
+                    {
+                      scheduler: context.scheduler,
+                      failurePolicy: context.failurePolicy,
+                      serviceUid: write.service?.metadata?.uid ?? '',
+                      loadBalancerEndsBy: loadBalancerGraceEndsBy(context.deadline),
+                    },
                   ).pipe(
                     recordNodeAddress(context.client, context.namespace, context.name),
                     tap((event) => (last = event.service)),

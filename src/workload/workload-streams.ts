@@ -8,6 +8,7 @@ import { awaitRollout } from '../rollout/await-rollout.js';
 import { crashLogOption } from './crash-logs.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { fromWrittenVersion, type WrittenVersion } from '../rollout/written-version.js';
+import { loadBalancerGraceEndsBy } from '../rollout/failure-policy.js';
 import { guardGeneration } from './guard-generation.js';
 import { recordNodeAddress } from './node-address.js';
 import type { LifecycleEvent } from './lifecycle-events.js';
@@ -165,9 +166,11 @@ export function awaitGenerationRollout(
       ...crashLogOption(context.client, context.namespace, context.scheduler),
     }),
     defer(() =>
-      awaitRouted(rolloutTarget, { deployments$, pods$, ...(streams.routed ?? routedStreams(context)) }, options).pipe(
-        recordNodeAddress(context.client, context.namespace, context.name),
-      ),
+      awaitRouted(
+        rolloutTarget,
+        { deployments$, pods$, ...(streams.routed ?? routedStreams(context)) },
+        { ...options, loadBalancerEndsBy: loadBalancerGraceEndsBy(context.deadline) },
+      ).pipe(recordNodeAddress(context.client, context.namespace, context.name)),
     ),
   );
 }
