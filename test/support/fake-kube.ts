@@ -321,6 +321,18 @@ export class FakeKubernetes implements KubernetesClient {
       }
     }
     this.removeObject(kind, name, scope);
+    if (kind === 'services') this.collectSlicesOf(current.metadata?.uid ?? '', scope);
+  }
+
+  /** The garbage collector's work for a deleted Service: its slices go, a slice with a finalizer only terminates. */
+  private collectSlicesOf(uid: string, namespace: string): void {
+    for (const [stored, slice] of [...this.objects]) {
+      if (!stored.startsWith(`endpointslices/${namespace}/`)) continue;
+      if (!slice.metadata?.ownerReferences?.some((owner) => owner.kind === 'Service' && owner.uid === uid)) continue;
+      const name = slice.metadata.name ?? '';
+      if ((slice.metadata.finalizers ?? []).length === 0) this.removeObject('endpointslices', name, namespace);
+      else this.update('endpointslices', name, (held) => (held.metadata = { ...held.metadata, deletionTimestamp: new Date() }), namespace);
+    }
   }
 
   // ---- driving the fake -------------------------------------------------------------

@@ -3,7 +3,9 @@
 // part is played by publishEndpoints). The informers run before the write, as a long-lived
 // caller's do (Manager's shared client, statuses$, the live page), and the fake holds the
 // Service's watch events back: the moment the cache still has the version before the write.
-// The real control plane plays the same scenes in test/integration/route-version.test.ts.
+// Also: remove waits for the Service's EndpointSlices, as the garbage collector (played
+// by the fake) deletes them, a finalizer holding one. The real control plane plays the
+// same scenes in test/integration/service-waits.test.ts.
 import { describe, expect, it, vi } from 'vitest';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import type { V1Pod } from '../../src/kube/objects.js';
@@ -13,6 +15,7 @@ import { provision$ } from '../../src/workload/provision.js';
 import { reconfigure } from '../../src/workload/reconfigure.js';
 import { endpointSliceSnapshots, serviceSnapshots } from '../../src/workload/rollout-sources.js';
 import { setPorts } from '../../src/workload/set-ports.js';
+import { remove } from '../../src/workload/remove.js';
 import { FakeKubernetes, completeRollout, podOf, publishEndpoints } from '../support/fake-kube.js';
 import { lastValueFrom, of, toArray } from 'rxjs';
 
@@ -153,6 +156,33 @@ describe('the route wait judges the Service version written, not the one cached 
     expect(failure).toBeUndefined();
     expect((events.at(-1) as ReadyEvent).service?.ports.map((port) => port.port)).toEqual([22, 8080]);
     run.unsubscribe();
+    release();
+  });
+});
+
+describe("remove waits for the Service's EndpointSlices", () => {
+  it('does not return while a finalizer holds a slice after its Service is gone; returns once the slice is', async () => {
+    const { fake, informers, release } = await warm();
+    fake.update('endpointslices', 'web-slice', (slice) => (slice.metadata = { ...slice.metadata, finalizers: ['example.com/hold'] }));
+    const result = watched(remove(fake, 'default/web', { containerId: 42, informers }));
+    await vi.waitFor(() => expect(fake.get('services', 'web')).toBeUndefined());
+    await vi.waitFor(() => expect(fake.get('endpointslices', 'web-slice')?.metadata?.deletionTimestamp).toBeDefined());
+    await pause(100);
+    expect(result.settled).toBe(false);
+    // The finalizer removed: the garbage collector's delete goes through.
+    fake.removeObject('endpointslices', 'web-slice');
+    await vi.waitFor(() => expect(result.settled).toBe(true));
+    expect(result.error).toBeUndefined();
+    expect(result.value).toMatchObject({ changed: true });
+    release();
+  });
+
+  it('bounded: a slice that stays fails the remove by its timeout, naming what it waited for', async () => {
+    const { fake, informers, release } = await warm();
+    fake.update('endpointslices', 'web-slice', (slice) => (slice.metadata = { ...slice.metadata, finalizers: ['example.com/hold'] }));
+    const failure = await remove(fake, 'default/web', { containerId: 42, informers, timeoutMs: 300 }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: 'OperationTimeoutError' });
+    expect((failure as Error).message).toContain("waiting for the Service's EndpointSlices to be deleted");
     release();
   });
 });
