@@ -2,11 +2,14 @@
 // the Service version written (with informers already running, as a long-lived caller's
 // are), a LoadBalancer named before the timeout whatever the grace, and a delete that
 // waits for the Service's EndpointSlices. The real kube-apiserver and controller manager
-// write the Service and its slices from KWOK's Pod readiness; kubectl cross-checks.
+// write the Service and its slices from KWOK's Pod readiness; kubectl cross-checks. For
+// the route, our informers get the Service's watch events half a second late, as on a busy
+// machine: the cache then holds the Service before the write when the wait begins.
 import type { Subscription } from 'rxjs';
 import type { V1EndpointSlice, V1Service } from '../../src/kube/objects.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InformerRegistry } from '../../src/informers/registry.js';
+import type { KubernetesClient } from '../../src/kube/client.js';
 import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { provision } from '../../src/workload/provision.js';
 import { remove } from '../../src/workload/remove.js';
@@ -45,11 +48,48 @@ function slicePorts(name: string): number[] {
     .sort((a, b) => a - b);
 }
 
+/**
+ * The same API server, its Service watch events handed to our informers `lagMs` late (in
+ * order): the moment, on a busy machine, when a running informer still holds the Service
+ * as it was before our write. Everything else goes straight through.
+ */
+function laggingServiceWatch(client: KubernetesApi, lagMs: number): KubernetesClient {
+  const watch: KubernetesClient['watch'] = (kind, ns, params, handlers) => {
+    if (kind !== 'services') return client.watch(kind, ns, params, handlers);
+    const timers = new Set<ReturnType<typeof setTimeout>>();
+    const later = (deliver: () => void) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        deliver();
+      }, lagMs);
+      timers.add(timer);
+    };
+    const handle = client.watch(kind, ns, params, {
+      ...handlers,
+      onEvent: (type, object) => later(() => handlers.onEvent(type, object)),
+      onClose: (error) => later(() => handlers.onClose(error)),
+    });
+    return {
+      abort: () => {
+        timers.forEach(clearTimeout);
+        handle.abort();
+      },
+    };
+  };
+  return new Proxy(client, {
+    get: (target, property) => {
+      if (property === 'watch') return watch;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /** The Service and slice informers of `name`, running from now on: a long-lived caller's. */
-function warmInformers(informers: InformerRegistry, name: string): Subscription[] {
+function warmInformers(informers: InformerRegistry, client: KubernetesClient, name: string): Subscription[] {
   return [
-    serviceSnapshots(informers, api, namespace, name).subscribe(),
-    endpointSliceSnapshots(informers, api, namespace, name).subscribe(),
+    serviceSnapshots(informers, client, namespace, name).subscribe(),
+    endpointSliceSnapshots(informers, client, namespace, name).subscribe(),
   ];
 }
 
@@ -58,19 +98,20 @@ describe('the route wait judges the Service version written, with informers alre
     const informers = new InformerRegistry();
     const spec = sampleSpec({ namespace, ports: [{ port: 80 }] });
     const name = String(spec.hostname);
-    const warm = warmInformers(informers, name);
+    const client = laggingServiceWatch(api, 500);
+    const warm = warmInformers(informers, client, name);
     try {
-      const created = await provision(api, spec, { ...TIMEOUT, informers });
+      const created = await provision(client, spec, { ...TIMEOUT, informers });
       const clusterIp = liveService(name).spec?.clusterIP;
       expect(created.address).toBe(clusterIp);
 
       // A port added: resolved only once the controller's slice carries it (kubectl says so).
-      const ported = await setPorts(api, created.providerId, [{ port: 80 }, { port: 8080 }], { ...TIMEOUT, informers });
+      const ported = await setPorts(client, created.providerId, [{ port: 80 }, { port: 8080 }], { ...TIMEOUT, informers });
       expect(ported.service?.ports.map((port) => port.port)).toEqual([80, 8080]);
       expect(slicePorts(name)).toEqual([80, 8080]);
 
       // NodePort: the node address of the routed Pod, recorded, never the ClusterIP.
-      const nodePort = await setPorts(api, created.providerId, [{ port: 80 }, { port: 8080 }], {
+      const nodePort = await setPorts(client, created.providerId, [{ port: 80 }, { port: 8080 }], {
         ...TIMEOUT,
         informers,
         serviceType: 'NodePort',
@@ -79,11 +120,11 @@ describe('the route wait judges the Service version written, with informers alre
       expect(nodePort.address).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
       expect(nodePort.address).not.toBe(clusterIp);
       expect(liveService(name).metadata?.annotations?.['org.mieweb.opensource-server.node-address']).toBe(nodePort.address);
-      expect(await status(api, created.providerId)).toMatchObject({ address: nodePort.address });
+      expect(await status(client, created.providerId)).toMatchObject({ address: nodePort.address });
 
       // LoadBalancer, no load-balancer controller in this cluster: named, after its grace.
       const began = Date.now();
-      const failure = await setPorts(api, created.providerId, [{ port: 80 }], {
+      const failure = await setPorts(client, created.providerId, [{ port: 80 }], {
         ...TIMEOUT,
         informers,
         serviceType: 'LoadBalancer',
@@ -100,11 +141,12 @@ describe('the route wait judges the Service version written, with informers alre
     const informers = new InformerRegistry();
     const spec = sampleSpec({ namespace, ports: [{ port: 80 }] });
     const name = String(spec.hostname);
-    const warm = warmInformers(informers, name);
+    const client = laggingServiceWatch(api, 500);
+    const warm = warmInformers(informers, client, name);
     try {
-      await provision(api, spec, { ...TIMEOUT, informers });
+      await provision(client, spec, { ...TIMEOUT, informers });
       const fixed = await provision(
-        api,
+        client,
         { ...spec, ports: [{ port: 80 }, { port: 9090 }] },
         { ...TIMEOUT, informers, onDrift: 'reconfigure' },
       );
