@@ -9,7 +9,8 @@
 // (service-gate.ts). The only timer is the tracker's recheck for the LoadBalancer's grace
 // window, and only while the address is pending: a cluster with no load-balancer
 // controller never assigns one, and the wait fails with `LoadBalancerPending` instead of
-// running out its timeout.
+// running out its timeout (the window ends a margin before the operation's deadline at
+// the latest: loadBalancerGraceEndsBy).
 //
 //   no Service (and none expected)              completes at once: nothing to route
 //   the expected Service not cached yet         waits (the informer has not seen our create)
@@ -48,6 +49,11 @@ export interface AwaitRoutedOptions {
    * there is nothing to route.
    */
   readonly serviceUid?: string;
+  /**
+   * Scheduler time by which a pending LoadBalancer's grace window ends at the latest
+   * (loadBalancerGraceEndsBy of the operation's deadline); absent: the grace alone.
+   */
+  readonly loadBalancerEndsBy?: number;
 }
 
 /** The progress events of a routed wait carry the Service; the last, routed one also the Pod it routes to. */
@@ -170,7 +176,7 @@ class RoutedWatch {
     if (!deployment) return;
     // The judgement is the tracker's, with the Service as its gate: the one rule statuses$ applies too.
     const route = serviceRoute(this.service, this.slices, deployment, this.pods);
-    const gate = gateOf(this.service, deployment, route.status, this.policy);
+    const gate = gateOf(this.service, deployment, route.status, this.policy, this.options.loadBalancerEndsBy);
     const step = trackRollout(this.policy, this.state, { deployment, pods: this.pods, now: this.scheduler.now(), gates: [gate] });
     this.state = step.state;
     if (step.failure) {

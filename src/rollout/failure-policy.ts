@@ -21,7 +21,9 @@
 //   storage          a claim that cannot bind, a volume that cannot attach or mount, a seed
 //                    that cannot run: storage-policy.ts has each rule and its grace.
 //   load balancer    a LoadBalancer Service without an address after `graceMs`: a cluster
-//                    with no load-balancer controller never assigns one.
+//                    with no load-balancer controller never assigns one. The window ends
+//                    a margin before the operation's deadline at the latest
+//                    (loadBalancerGraceEndsBy), so the failure is named, never a timeout.
 // A failed Pod (evicted, say) is reported but not fatal: its ReplicaSet replaces it, and
 // if that cannot work the Deployment's own progress deadline says so.
 import { DURATION_RULES, countProblem } from '../input/duration.js';
@@ -60,6 +62,26 @@ export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
   ...DEFAULT_STORAGE_POLICY,
   loadBalancer: { graceMs: 60_000 },
 };
+
+/** The deadline a wait runs under: when it falls (scheduler time) and the whole timeout it ends. */
+export interface WaitDeadline {
+  readonly at: number;
+  readonly timeoutMs: number;
+}
+
+/** The most a LoadBalancer's grace window keeps clear before the deadline. */
+export const LOAD_BALANCER_DEADLINE_MARGIN_MS = 5_000;
+
+/**
+ * When a LoadBalancer's grace window ends at the latest, under `deadline`: a margin before
+ * it (a tenth of the timeout, at most LOAD_BALANCER_DEADLINE_MARGIN_MS), so a load balancer
+ * that never comes is named (LoadBalancerPending) and never left to the timeout, whatever
+ * the grace and the timeout are. undefined: no deadline, the grace alone.
+ */
+export function loadBalancerGraceEndsBy(deadline: WaitDeadline | undefined): number | undefined {
+  if (deadline === undefined || !Number.isFinite(deadline.at)) return undefined;
+  return deadline.at - Math.min(LOAD_BALANCER_DEADLINE_MARGIN_MS, deadline.timeoutMs / 10);
+}
 
 export interface FailurePolicyOverrides {
   readonly imagePull?: Partial<FailurePolicy['imagePull']>;

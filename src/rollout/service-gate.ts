@@ -92,8 +92,17 @@ export function serviceMismatch(service: V1Service, deployment: V1Deployment): S
 
 export const SERVICE_MISMATCH = 'ServiceMismatch';
 
-/** The gate for a route already found. */
-export function gateOf(service: V1Service, deployment: V1Deployment, status: ServiceStatusValue, policy: FailurePolicy): TrackedGate {
+/**
+ * The gate for a route already found. `loadBalancerEndsBy`: when a pending LoadBalancer's
+ * grace window ends at the latest (loadBalancerGraceEndsBy: the operation's deadline is near).
+ */
+export function gateOf(
+  service: V1Service,
+  deployment: V1Deployment,
+  status: ServiceStatusValue,
+  policy: FailurePolicy,
+  loadBalancerEndsBy?: number,
+): TrackedGate {
   const name = service.metadata?.name ?? '';
   const mismatch = serviceMismatch(service, deployment);
   if (mismatch.length > 0) {
@@ -118,8 +127,11 @@ export function gateOf(service: V1Service, deployment: V1Deployment, status: Ser
     ...(status.reason === 'LoadBalancerPending'
       ? {
           graceMs,
+          ...(loadBalancerEndsBy !== undefined ? { endsBy: loadBalancerEndsBy } : {}),
           expiredMessage:
-            `no load balancer gave it an address within ${graceMs} ms: ` +
+            `no load balancer gave it an address within ${graceMs} ms` +
+            (loadBalancerEndsBy !== undefined ? ' (or less, to end before the timeout)' : '') +
+            ': ' +
             'the cluster may have no load-balancer controller (serviceType ClusterIP or NodePort needs none; ' +
             'failurePolicy.loadBalancer.graceMs waits longer)',
         }

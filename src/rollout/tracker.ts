@@ -60,6 +60,8 @@ export interface TrackedGate {
    * controller gives an address): the wait ends by name, not by the timeout.
    */
   readonly graceMs?: number;
+  /** Scheduler time by which that window ends at the latest, however long `graceMs` is (the operation's deadline is near). */
+  readonly endsBy?: number;
   /** What the failure says when that window ends. */
   readonly expiredMessage?: string;
 }
@@ -244,7 +246,7 @@ function timeGates(
     const key = `${gate.kind}/${gate.name}/${gate.status.reason}`;
     const began = since?.[key] ?? now;
     (next ??= {})[key] = began;
-    const endsAt = began + gate.graceMs;
+    const endsAt = Math.min(began + gate.graceMs, gate.endsBy ?? Infinity);
     if (now >= endsAt)
       expired ??= { ...gate, status: { ...gate.status, state: 'Failed', message: gate.expiredMessage ?? gate.status.message } };
     else recheckAt = earliest(recheckAt, endsAt);

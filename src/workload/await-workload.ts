@@ -72,6 +72,8 @@ export interface DeletedObject {
   /** The object deleted (another object of the same name is not it). */
   readonly uid: string;
   readonly snapshots$: Observable<readonly KubeObject[]>;
+  /** Which cached objects are still it (or what must go with it); absent: the one of its UID. */
+  readonly left?: (object: KubeObject) => boolean;
 }
 
 /** @param pods$ the Pods carrying the workload's container-id label */
@@ -86,7 +88,9 @@ export function awaitRemoved(
     combineLatest([pods$, ...deleted.map((object) => object.snapshots$)]).pipe(
       map(([pods, ...snapshots]): WaitState => {
         if (pods.length > 0) return podsLeft(pods);
-        const left = deleted.find((object, index) => snapshots[index]!.some((each) => each.metadata?.uid === object.uid));
+        const left = deleted.find((object, index) =>
+          snapshots[index]!.some((each) => (object.left ? object.left(each) : each.metadata?.uid === object.uid)),
+        );
         if (left) return { done: false, message: `waiting for the ${left.kind} to be deleted`, pods: [] };
         return { done: true, message: 'gone', pods: [] };
       }),

@@ -16,7 +16,7 @@ import { abortSignal, checkOptions, checkedLater, duration, trueOrFalse, type Op
 import { parseProviderId } from '../input/provider-id.js';
 import type { KubernetesClient } from '../kube/client.js';
 import type { RolloutStatus } from '../rollout/events.js';
-import { resolveFailurePolicy, type FailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
+import { resolveFailurePolicy, type FailurePolicy, type FailurePolicyOverrides, type WaitDeadline } from '../rollout/failure-policy.js';
 import { abortOn } from '../rx/abort-on.js';
 import { isoTime } from '../rx/clock-time.js';
 import { deadline } from '../rx/deadline.js';
@@ -124,6 +124,8 @@ export interface OperationContext {
   base(): { at: string; namespace: string; name: string; providerId: string };
   /** Milliseconds since the operation started. */
   elapsed(): number;
+  /** The operation's deadline (runOperation's timeout), for waits that must fail by name before it. */
+  readonly deadline?: WaitDeadline;
 }
 
 /**
@@ -142,7 +144,8 @@ export function runOperation(
     const { namespace, name } = parseProviderId(providerId);
     checkOperationOptions(operation, options);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const context = operationContext(operation, client, { namespace, name }, options);
+    const started = operationContext(operation, client, { namespace, name }, options);
+    const context: OperationContext = { ...started, deadline: { at: started.scheduler.now() + timeoutMs, timeoutMs } };
     if (operation === 'remove' && context.expectedContainerId === undefined) {
       throw new InvalidSpecError([
         { path: 'containerId', message: 'is required to remove a workload (the container-id its Deployment must carry)' },

@@ -17,7 +17,6 @@ import {
   concat,
   defer,
   filter,
-  ignoreElements,
   lastValueFrom,
   map,
   of,
@@ -43,7 +42,7 @@ import { deadline } from '../rx/deadline.js';
 import { maskOutput } from '../rx/mask-output.js';
 import { maskOf } from '../mask.js';
 import type { ClaimSummary, ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../rollout/events.js';
-import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
+import { loadBalancerGraceEndsBy, resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { deleteCreated, withCleanup } from './cleanup.js';
 import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
 import { checkManifestSize } from './manifest.js';
@@ -55,6 +54,7 @@ import { claimGates } from './rollout-sources.js';
 import { HeldConnections, heldRouted, heldWorkload, routedStreams } from './workload-streams.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { servicePorts, type ServiceStatusValue } from '../rollout/service-status.js';
+import { writtenVersionOf } from '../rollout/written-version.js';
 import { NotFoundError } from '../errors/api.js';
 import { KINDS } from '../kube/kinds.js';
 import { recordNodeAddress } from './node-address.js';
@@ -156,6 +156,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     const { namespace, name, providerId } = set;
     const target = { namespace, name };
     const startedAt = scheduler.now();
+    const deadlineOfCreate = { at: startedAt + timeoutMs, timeoutMs };
     const at = (): string => isoTime(scheduler);
     let lastStatus: RolloutStatus | undefined;
     let waitingFor = WAITING_FOR_CREATE;
@@ -227,11 +228,14 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             const kinds = [...new Set(members.filter((member) => member.drift.length > 0).map((member) => KINDS[member.kind].kind))];
             throw new WorkloadDriftError({ ...target, kind: kinds.join(' and ') }, drift, hint);
           }
-          const context = operationContext('create', client, target, {
-            ...options,
-            containerId: spec.containerId,
-            ...(spec.instance !== undefined ? { instance: spec.instance } : {}),
-          });
+          const context = {
+            ...operationContext('create', client, target, {
+              ...options,
+              containerId: spec.containerId,
+              ...(spec.instance !== undefined ? { instance: spec.instance } : {}),
+            }),
+            deadline: deadlineOfCreate,
+          };
           const desiredService =
             serviceOf(set) &&
             serviceForDeployment(deployment, { ports: spec.ports ?? [], ...(spec.serviceType ? { serviceType: spec.serviceType } : {}) });
@@ -247,13 +251,16 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
               reconfigured: drift.map((each) => each.field),
             }),
             // The Service first: the rollout's wait ends when it routes on the ports asked for.
-            fromAbortable((signal) => writeService(context, spec.containerId, desiredService, signal)).pipe(ignoreElements()),
-            reconfigureAdopted(context, deployment, spec).pipe(
-              filter((event): event is ProgressEvent => event.type === 'progress'),
-              tap((event) => {
-                track(event);
-                if (event.service) service = event.service;
-              }),
+            fromAbortable((signal) => writeService(context, spec.containerId, desiredService, signal)).pipe(
+              switchMap((write) =>
+                reconfigureAdopted(context, deployment, spec, writtenVersionOf(write.service)).pipe(
+                  filter((event): event is ProgressEvent => event.type === 'progress'),
+                  tap((event) => {
+                    track(event);
+                    if (event.service) service = event.service;
+                  }),
+                ),
+              ),
             ),
             defer(() => of<ReadyEvent>(readyEvent(adopted, service))),
           );
@@ -285,7 +292,12 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
                 awaitRouted(
                   rolloutTarget,
                   { deployments$, pods$, ...(routed?.streams ?? routedStreams(routedScope)) },
-                  { scheduler, failurePolicy, serviceUid: serviceMember.object.metadata?.uid ?? '' },
+                  {
+                    scheduler,
+                    failurePolicy,
+                    serviceUid: serviceMember.object.metadata?.uid ?? '',
+                    loadBalancerEndsBy: loadBalancerGraceEndsBy(deadlineOfCreate),
+                  },
                 ).pipe(
                   recordNodeAddress(client, namespace, name),
                   tap((event) => {

@@ -24,7 +24,15 @@ import { awaitObserved } from './await-workload.js';
 import { WorkloadSupersededError, guardGeneration, type Supersession } from './guard-generation.js';
 import type { WorkloadOperation } from './operation.js';
 import type { LifecycleEvent, ReconfiguredEvent } from './lifecycle-events.js';
-import { ROUTED, awaitGenerationRollout, podsBefore, withWorkloadStreams, type WorkloadStreams } from './workload-streams.js';
+import {
+  ROUTED,
+  awaitGenerationRollout,
+  podsBefore,
+  routedFromWritten,
+  withWorkloadStreams,
+  type WorkloadStreams,
+} from './workload-streams.js';
+import { writtenVersionOf, type WrittenVersion } from '../rollout/written-version.js';
 import {
   outcomeOf,
   resultBase,
@@ -152,11 +160,14 @@ export function reconfigure$(
                     defer(() => of(reconfigured(context, storageFields, owned.replicas, grown))),
                   );
                 }
+                // The Service as written: the route is judged from that version on.
+                let written: WrittenVersion | undefined;
                 const write$ = change
                   ? fromAbortable((signal) =>
                       writeService(context, owned.containerId, serviceForDeployment(owned.deployment, change), signal),
                     ).pipe(
                       concatMap((write) => {
+                        written = writtenVersionOf(write.service);
                         if (write.action === 'unchanged') return of<LifecycleEvent>();
                         serviceFields = write.fields;
                         return of<LifecycleEvent>({
@@ -176,11 +187,17 @@ export function reconfigure$(
                     context,
                     owned.containerId,
                     (streams) =>
-                      rewriteTemplate(context, owned, (live) => plannedContainers(context, live, parsed), streams, {
-                        rollbackOnFailure: options.rollbackOnFailure === true,
-                        scaleUp: false,
-                        awaitWhenUnchanged: false,
-                      }),
+                      rewriteTemplate(
+                        context,
+                        owned,
+                        (live) => plannedContainers(context, live, parsed),
+                        routedFromWritten(context, streams, written),
+                        {
+                          rollbackOnFailure: options.rollbackOnFailure === true,
+                          scaleUp: false,
+                          awaitWhenUnchanged: false,
+                        },
+                      ),
                     ROUTED,
                   ).pipe(
                     map((event) =>
@@ -450,14 +467,25 @@ export function changesToSpec(spec: WorkloadSpec, live: V1Container | undefined)
  * Adoption with onDrift: 'reconfigure': rewrites the adopted Deployment's containers to
  * the requested spec (and replicas to 1 if it was stopped), then waits for that rollout.
  */
-export function reconfigureAdopted(context: OperationContext, deployment: V1Deployment, spec: WorkloadSpec): Observable<LifecycleEvent> {
+export function reconfigureAdopted(
+  context: OperationContext,
+  deployment: V1Deployment,
+  spec: WorkloadSpec,
+  /** The Service as the adoption rewrote it: the route is judged from that version on. */
+  service?: WrittenVersion,
+): Observable<LifecycleEvent> {
   return defer(() => {
     const owned = ownedWorkload(context, deployment);
     const plan: Plan = (live) => plannedContainers(context, live, changesToSpec(spec, workloadContainer(live.deployment)));
     return withWorkloadStreams(
       context,
       owned.containerId,
-      (streams) => rewriteTemplate(context, owned, plan, streams, { rollbackOnFailure: false, scaleUp: true, awaitWhenUnchanged: true }),
+      (streams) =>
+        rewriteTemplate(context, owned, plan, routedFromWritten(context, streams, service), {
+          rollbackOnFailure: false,
+          scaleUp: true,
+          awaitWhenUnchanged: true,
+        }),
       ROUTED,
     );
   });

@@ -9,7 +9,8 @@
 //   -> DELETE each, last created first, with the UID read as a precondition (the object
 //      checked is the one deleted) and its kind's propagation (a Deployment's ReplicaSets
 //      and Pods go first) -> `deleted` for each
-//   -> wait until every member and every Pod of the workload are gone -> `removed`
+//   -> wait until every member, every Pod of the workload and the Service's EndpointSlices
+//      (a finalizer may hold one after its Service is gone) are gone -> `removed`
 //
 // Nothing waits for a Pod to become ready or to start: a Pending Pod is deleted like any
 // other, and the wait ends as soon as it is gone.
@@ -22,7 +23,9 @@ import { ownedContainerId } from './ownership.js';
 import { MEMBER_KINDS, describeOwner, ownedBy, rulesOf, type MemberKind } from './workload-set.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { awaitRemoved } from './await-workload.js';
+import { awaitRemoved, type DeletedObject } from './await-workload.js';
+import type { V1EndpointSlice } from '../kube/objects.js';
+import { endpointSliceSnapshots } from './rollout-sources.js';
 import type { LeftObject, LifecycleEvent, RemovedEvent } from './lifecycle-events.js';
 import {
   outcomeOf,
@@ -80,11 +83,14 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
             fromAbortable((signal) => deleteMembers(context, present, left, signal)).pipe(
               switchMap((deleted) => {
                 if (deleted.length === 0) return concat(keptEvent$, removed(false));
-                const gone = deleted.map((member) => ({
+                const gone: DeletedObject[] = deleted.map((member) => ({
                   kind: KINDS[member.kind].kind,
                   uid: member.uid,
                   snapshots$: member.kind === 'deployments' ? streams.deployments$ : snapshotsOf(context, member),
                 }));
+                const service = deleted.find((member) => member.kind === 'services');
+                // Its EndpointSlices outlive it while a finalizer holds one: gone only when they are.
+                if (service) gone.push(slicesOf(context, service));
                 return concat(
                   from(
                     deleted.map((member): LifecycleEvent => ({
@@ -230,6 +236,17 @@ async function deleteChecked(
 /** A member's informer snapshots by name, for the wait until it is gone. */
 function snapshotsOf(context: OperationContext, member: PresentMember): Observable<readonly KubeObject[]> {
   return rulesOf(member.kind).snapshots(context.informers, context.client, context.namespace, member.name, context.instance);
+}
+
+/** The EndpointSlices of a deleted Service (owned by its UID), for the wait until they are gone. */
+function slicesOf(context: OperationContext, service: PresentMember): DeletedObject {
+  return {
+    kind: "Service's EndpointSlices",
+    uid: service.uid,
+    snapshots$: endpointSliceSnapshots(context.informers, context.client, context.namespace, service.name, context.instance),
+    left: (slice) =>
+      (slice as V1EndpointSlice).metadata?.ownerReferences?.some((owner) => owner.kind === 'Service' && owner.uid === service.uid) === true,
+  };
 }
 
 function removedEvent(

@@ -7,7 +7,8 @@
 //   -> nothing differs: `portsSet` (changed: false) at once, no write
 //   -> no Service yet: create it (owner reference to the Deployment); no ports left: delete
 //      it; else patch its type, ports and selector (preconditioned on the version read)
-//   -> `service` -> running: until the Service routes to the Pod on the new ports (the
+//   -> `service` -> running: until the Service as written (that version or a newer one,
+//      never the cached one before it) routes to the Pod on the new ports (the
 //      EndpointSlice controller lists them), a Service deleted: until it is gone
 //   -> `portsSet`, with the address
 import { concat, defer, first, ignoreElements, of, switchMap, tap, type Observable } from 'rxjs';
@@ -29,6 +30,8 @@ import type { KubernetesClient } from '../kube/client.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { NODE_ADDRESS_ANNOTATION, serviceStatus, type ServiceStatusValue } from '../rollout/service-status.js';
 import { withGiven } from '../input/given.js';
+import { fromWrittenVersion, writtenVersionOf } from '../rollout/written-version.js';
+import { loadBalancerGraceEndsBy } from '../rollout/failure-policy.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { isReconfigurable, WorkloadDriftError } from './drift.js';
 import type { LifecycleEvent, PortsSetEvent } from './lifecycle-events.js';
@@ -266,10 +269,22 @@ export function applyPorts(context: OperationContext, owned: OwnedWorkload, chan
                     {
                       deployments$: streams.deployments$,
                       pods$: streams.pods$,
-                      services$: serviceSnapshots(context.informers, context.client, context.namespace, context.name, context.instance),
+                      // Judged from the version written on: a running informer may still hold the one before.
+                      services$: serviceSnapshots(
+                        context.informers,
+                        context.client,
+                        context.namespace,
+                        context.name,
+                        context.instance,
+                      ).pipe(fromWrittenVersion(writtenVersionOf(write.service))),
                       slices$: endpointSliceSnapshots(context.informers, context.client, context.namespace, context.name, context.instance),
                     },
-                    { scheduler: context.scheduler, failurePolicy: context.failurePolicy, serviceUid: write.service?.metadata?.uid ?? '' },
+                    {
+                      scheduler: context.scheduler,
+                      failurePolicy: context.failurePolicy,
+                      serviceUid: write.service?.metadata?.uid ?? '',
+                      loadBalancerEndsBy: loadBalancerGraceEndsBy(context.deadline),
+                    },
                   ).pipe(
                     recordNodeAddress(context.client, context.namespace, context.name),
                     tap((event) => (last = event.service)),

@@ -7,6 +7,8 @@ import { ReplaySubject, concat, connectable, defer, map, take, using, type Conne
 import { awaitRollout } from '../rollout/await-rollout.js';
 import { crashLogOption } from './crash-logs.js';
 import { awaitRouted } from '../rollout/await-routed.js';
+import { fromWrittenVersion, type WrittenVersion } from '../rollout/written-version.js';
+import { loadBalancerGraceEndsBy } from '../rollout/failure-policy.js';
 import { guardGeneration } from './guard-generation.js';
 import { recordNodeAddress } from './node-address.js';
 import type { LifecycleEvent } from './lifecycle-events.js';
@@ -164,11 +166,27 @@ export function awaitGenerationRollout(
       ...crashLogOption(context.client, context.namespace, context.scheduler),
     }),
     defer(() =>
-      awaitRouted(rolloutTarget, { deployments$, pods$, ...(streams.routed ?? routedStreams(context)) }, options).pipe(
-        recordNodeAddress(context.client, context.namespace, context.name),
-      ),
+      awaitRouted(
+        rolloutTarget,
+        { deployments$, pods$, ...(streams.routed ?? routedStreams(context)) },
+        { ...options, loadBalancerEndsBy: loadBalancerGraceEndsBy(context.deadline) },
+      ).pipe(recordNodeAddress(context.client, context.namespace, context.name)),
     ),
   );
+}
+
+/**
+ * `streams` whose Service is judged from `written` on (the version a write of it returned;
+ * a running informer may still hold the one before), undefined: as they are.
+ */
+export function routedFromWritten(
+  context: Pick<OperationContext, 'informers' | 'client' | 'namespace' | 'name' | 'instance'>,
+  streams: WorkloadStreams,
+  written: WrittenVersion | undefined,
+): WorkloadStreams {
+  if (written === undefined) return streams;
+  const routed = streams.routed ?? routedStreams(context);
+  return { ...streams, routed: { ...routed, services$: routed.services$.pipe(fromWrittenVersion(written)) } };
 }
 
 /** The workload's Service and its EndpointSlices, from the namespace's shared informers. */

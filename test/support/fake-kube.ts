@@ -321,6 +321,18 @@ export class FakeKubernetes implements KubernetesClient {
       }
     }
     this.removeObject(kind, name, scope);
+    if (kind === 'services') this.collectSlicesOf(current.metadata?.uid ?? '', scope);
+  }
+
+  /** The garbage collector's work for a deleted Service: its slices go, a slice with a finalizer only terminates. */
+  private collectSlicesOf(uid: string, namespace: string): void {
+    for (const [stored, slice] of [...this.objects]) {
+      if (!stored.startsWith(`endpointslices/${namespace}/`)) continue;
+      if (!slice.metadata?.ownerReferences?.some((owner) => owner.kind === 'Service' && owner.uid === uid)) continue;
+      const name = slice.metadata.name ?? '';
+      if ((slice.metadata.finalizers ?? []).length === 0) this.removeObject('endpointslices', name, namespace);
+      else this.update('endpointslices', name, (held) => (held.metadata = { ...held.metadata, deletionTimestamp: new Date() }), namespace);
+    }
   }
 
   // ---- driving the fake -------------------------------------------------------------
@@ -351,6 +363,23 @@ export class FakeKubernetes implements KubernetesClient {
     const object = structuredClone(current);
     object.metadata = { ...object.metadata, resourceVersion: String(this.resourceVersion) };
     this.emit(kind, namespace, 'DELETED', object);
+  }
+
+  private readonly heldKinds = new Set<WatchedKind>();
+  private readonly heldDeliveries: (() => void)[] = [];
+
+  /**
+   * Open watches get no event of `kind` until releaseWatchEvents(): the moment a running
+   * informer still holds the version before a write, its watch event on the way.
+   */
+  holdWatchEvents(kind: WatchedKind): void {
+    this.heldKinds.add(kind);
+  }
+
+  /** Delivers the held events, in order, and holds no more. */
+  releaseWatchEvents(): void {
+    this.heldKinds.clear();
+    for (const deliver of this.heldDeliveries.splice(0)) deliver();
   }
 
   /** Ends every open watch: cleanly (undefined) or with an error. */
@@ -398,7 +427,10 @@ export class FakeKubernetes implements KubernetesClient {
       const before = type === 'MODIFIED' && previous !== undefined && matchesFields(previous, watcher.fieldSelector);
       const delivered =
         type !== 'MODIFIED' ? (now ? type : undefined) : now ? (before ? 'MODIFIED' : 'ADDED') : before ? 'DELETED' : undefined;
-      if (delivered) watcher.handlers.onEvent(delivered, structuredClone(object));
+      if (!delivered) continue;
+      const copy = structuredClone(object);
+      if (this.heldKinds.has(kind)) this.heldDeliveries.push(() => this.watchers.has(watcher) && watcher.handlers.onEvent(delivered, copy));
+      else watcher.handlers.onEvent(delivered, copy);
     }
   }
 
