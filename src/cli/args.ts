@@ -53,6 +53,8 @@ export const FIELD_FLAGS: Readonly<Record<string, string>> = {
   gpus: '--gpus',
   gpuResource: '--gpu-resource',
   runtimeClass: '--runtime-class',
+  systemContainer: '--system-container',
+  hostUsers: '--user-namespace',
 };
 
 /** The flag of each storage field (`storage.sizeGb`). */
@@ -84,7 +86,12 @@ Spec:
       --service-type TYPE      the Service's type: ${SERVICE_TYPE_FLAG_HELP}
       --gpus N                 GPUs to request (whole number; request = limit)
       --gpu-resource NAME      the extended resource --gpus counts (default nvidia.com/gpu)
-      --runtime-class NAME     the Pod's RuntimeClass (e.g. nvidia; default: the cluster's)
+      --runtime-class NAME     the Pod's RuntimeClass (e.g. nvidia, or one with writable cgroups for
+                               a system container; default: the cluster's)
+      --system-container       the container runs systemd as PID 1 (default: when the entrypoint's
+                               command is /sbin/init or systemd); see docs/system-containers.md
+      --no-system-container    an ordinary container, whatever its entrypoint
+      --user-namespace         run the Pod in a user namespace of its own (hostUsers: false)
 Storage (a volume that keeps the container's files through stop, start, restart and reconfigure):
       --storage-gb N           its size in GiB; without it the files live as long as the Pod
       --storage-class NAME     its StorageClass (default: the cluster's default class; none is an error)
@@ -127,6 +134,9 @@ const CREATE_FLAG_OPTIONS = {
   gpus: { type: 'string' },
   'gpu-resource': { type: 'string' },
   'runtime-class': { type: 'string' },
+  'system-container': { type: 'boolean' },
+  'no-system-container': { type: 'boolean' },
+  'user-namespace': { type: 'boolean' },
   'storage-gb': { type: 'string' },
   'storage-class': { type: 'string' },
   persist: { type: 'string', multiple: true },
@@ -183,6 +193,8 @@ export function parseCreateArgs(argv: readonly string[], readStdin: () => string
   set('gpus', numberOrText(flags.gpus));
   set('gpuResource', flags['gpu-resource']);
   set('runtimeClass', flags['runtime-class']);
+  set('systemContainer', systemContainerFlag(flags['system-container'], flags['no-system-container']));
+  set('hostUsers', flags['user-namespace'] === true ? false : undefined);
   set('args', flags.arg);
   set('ports', flags.port ? parsePortFlags(flags.port) : undefined);
   set('serviceType', flags['service-type']);
@@ -249,6 +261,14 @@ function storageFromFlags(
     fromFlags.add(`storage.${field}`);
   }
   spec.storage = storage;
+}
+
+/** --system-container or --no-system-container into the spec's `systemContainer`; neither: detected. */
+export function systemContainerFlag(on: boolean | undefined, off: boolean | undefined): boolean | undefined {
+  if (on === true && off === true) throw new UsageError('--system-container and --no-system-container contradict each other: give one');
+  if (on === true) return true;
+  if (off === true) return false;
+  return undefined;
 }
 
 function progressDeadline(text: string): number {

@@ -14,6 +14,7 @@ import { ENV_NAME_RULE, dns1123LabelProblem, isEnvVarName } from './names.js';
 import { SEED_CONTAINER_NAME, STORAGE_FIELDS, storageSchema, type StorageSpec } from './storage.js';
 import { PORT_FIELDS, normalisePort, portListIssues, portsSchema, serviceNameProblem, serviceTypeSchema, sortPorts } from './ports.js';
 import type { ServiceType, WorkloadPort } from './ports.js';
+import { SYSTEM_TMPFS_PATHS, isSystemContainer } from './system-container.js';
 
 /** A validated, normalised request to provision one Manager container. */
 export interface WorkloadSpec {
@@ -48,8 +49,16 @@ export interface WorkloadSpec {
   gpus?: number;
   /** The extended resource `gpus` counts; default nvidia.com/gpu. Only with gpus. */
   gpuResource?: string;
-  /** The Pod's RuntimeClass (e.g. `nvidia`); absent: the cluster's default. */
+  /** The Pod's RuntimeClass (e.g. `nvidia`, or a handler with writable cgroups); absent: the cluster's default. */
   runtimeClass?: string;
+  /**
+   * The container runs an init system (systemd) as PID 1 and gets a Pod it can boot in
+   * (docs/system-containers.md). Absent: detected from the command, the first word of
+   * `entrypoint` being one of SYSTEM_INIT_COMMANDS.
+   */
+  systemContainer?: boolean;
+  /** The Pod's `hostUsers`: false runs it in a user namespace of its own. Absent: the cluster's default (the host's users). */
+  hostUsers?: boolean;
   /**
    * The container's volume: one PersistentVolumeClaim that keeps the persisted paths through
    * its whole life (docs/storage.md). Absent: no volume, the files live as long as the Pod.
@@ -287,9 +296,20 @@ const gpuResource = z
   .nullish()
   .transform((value) => value ?? undefined);
 
+/** A RuntimeClass name is a DNS-1123 subdomain; the value is quoted, as a flag's user typed it. */
+function runtimeClassProblem(value: string): string | undefined {
+  const problem = dns1123SubdomainProblem(value);
+  return problem && `${problem} (got ${JSON.stringify(value)})`;
+}
+
 const runtimeClass = z
   .string({ error: missingOr('must be a string') })
-  .superRefine(refineWith(dns1123SubdomainProblem))
+  .superRefine(refineWith(runtimeClassProblem))
+  .nullish()
+  .transform((value) => value ?? undefined);
+
+const optionalBoolean = z
+  .boolean({ error: 'must be true or false' })
   .nullish()
   .transform((value) => value ?? undefined);
 
@@ -313,6 +333,8 @@ export const workloadSpecSchema = z.strictObject(
     gpus,
     gpuResource,
     runtimeClass,
+    systemContainer: optionalBoolean,
+    hostUsers: optionalBoolean,
     storage: storageSchema.optional(),
     ports: portsSchema,
     serviceType: serviceTypeSchema,
@@ -359,8 +381,22 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
   const crossField = portRulesIssues(input);
   if (!result.success) throw new InvalidSpecError([...toSpecIssues(result.error.issues), ...crossField]);
   if (crossField.length > 0) throw new InvalidSpecError(crossField);
-  const { entrypoint, args, namespace, instance, env, gpus, gpuResource, runtimeClass, storage, ports, serviceType, ...required } =
-    result.data;
+  const {
+    entrypoint,
+    args,
+    namespace,
+    instance,
+    env,
+    gpus,
+    gpuResource,
+    runtimeClass,
+    systemContainer,
+    hostUsers,
+    storage,
+    ports,
+    serviceType,
+    ...required
+  } = result.data;
   // A resource with no count would be dropped without a word: refused instead.
   if (gpuResource !== undefined && gpus === undefined) throw new InvalidSpecError([GPU_RESOURCE_WITHOUT_GPUS]);
   if (storage?.seed === 'image' && required.hostname === SEED_CONTAINER_NAME) {
@@ -370,6 +406,10 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
         message: `must not be ${SEED_CONTAINER_NAME} with storage seeded from the image: the seeding init container has that name`,
       },
     ]);
+  }
+  if (storage !== undefined && isSystemContainer({ systemContainer, entrypoint })) {
+    const issues = systemStorageIssues(storage.paths);
+    if (issues.length > 0) throw new InvalidSpecError(issues);
   }
   // Optional fields are left out rather than set to undefined; an empty list of ports is none.
   return {
@@ -381,10 +421,27 @@ export function parseWorkloadSpec(input: unknown): WorkloadSpec {
     ...(instance !== undefined ? { instance } : {}),
     ...(gpus !== undefined ? { gpus, gpuResource: gpuResource ?? DEFAULT_GPU_RESOURCE } : {}),
     ...(runtimeClass !== undefined ? { runtimeClass } : {}),
+    ...(systemContainer !== undefined ? { systemContainer } : {}),
+    ...(hostUsers !== undefined ? { hostUsers } : {}),
     ...(storage !== undefined ? { storage } : {}),
     ...(ports !== undefined && ports.length > 0 ? { ports: sortPorts(ports.map(normalisePort)) } : {}),
     ...(serviceType !== undefined ? { serviceType } : {}),
   };
+}
+
+/** A system container's memory-backed directories cannot also be persisted paths (one mount per path). */
+function systemStorageIssues(paths: readonly string[]): SpecIssue[] {
+  // The paths are sorted by now, so the issue names the path rather than its index.
+  return paths.flatMap((path): SpecIssue[] => {
+    const tree = SYSTEM_TMPFS_PATHS.find((tmpfs) => path === tmpfs || path.startsWith(`${tmpfs}/`));
+    if (tree === undefined) return [];
+    return [
+      {
+        path: 'storage.paths',
+        message: `must not hold ${JSON.stringify(path)}: a system container has ${tree} as a memory-backed directory`,
+      },
+    ];
+  });
 }
 
 /**

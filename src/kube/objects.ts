@@ -86,6 +86,26 @@ export interface V1Container {
   terminationMessagePolicy?: string;
   volumeMounts?: V1VolumeMount[];
   securityContext?: V1SecurityContext;
+  /** A terminal as the container's console (what systemd writes to). */
+  tty?: boolean;
+  stdin?: boolean;
+  startupProbe?: V1Probe;
+  readinessProbe?: V1Probe;
+  lifecycle?: V1Lifecycle;
+}
+
+export interface V1Probe {
+  tcpSocket?: { port: number | string; host?: string };
+  periodSeconds?: number;
+  failureThreshold?: number;
+  successThreshold?: number;
+  timeoutSeconds?: number;
+  initialDelaySeconds?: number;
+}
+
+export interface V1Lifecycle {
+  /** The signal the container is stopped with (the ContainerStopSignals feature; needs the Pod's `os.name`). */
+  stopSignal?: string;
 }
 
 export interface V1PodSpec {
@@ -97,6 +117,10 @@ export interface V1PodSpec {
   enableServiceLinks?: boolean;
   automountServiceAccountToken?: boolean;
   runtimeClassName?: string;
+  /** false: the Pod runs in a user namespace of its own. */
+  hostUsers?: boolean;
+  terminationGracePeriodSeconds?: number;
+  os?: { name: string };
   /** Pod-level resources (the PodLevelResources feature). */
   resources?: V1ResourceRequirements;
   /** Resources the runtime class adds to each Pod. */

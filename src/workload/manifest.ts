@@ -11,6 +11,8 @@ import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../input/la
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
 import { minReadySecondsProblem, progressDeadlineProblem } from '../input/duration.js';
 import { withStorage } from './storage-manifest.js';
+import { withSystemContainer } from './system-manifest.js';
+import { isSystemContainer } from '../input/system-container.js';
 
 /** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;
@@ -41,6 +43,14 @@ export interface BuildDeploymentOptions {
   progressDeadlineSeconds?: number;
   /** Default DEFAULT_MIN_READY_SECONDS; less than progressDeadlineSeconds. */
   minReadySeconds?: number;
+  /**
+   * The cluster keeps a container's `lifecycle.stopSignal` (Kubernetes' ContainerStopSignals
+   * feature): a system container then names systemd's stop signal in its Pod as well as in
+   * its image. Default false.
+   */
+  stopSignals?: boolean;
+  /** A system container's startup probe bound, whole seconds (default DEFAULT_SYSTEM_STARTUP_SECONDS). */
+  startupSeconds?: number;
 }
 
 /** The spec's namespace wins over the configured one; `default` is the last resort. */
@@ -162,14 +172,14 @@ export function buildDeployment(spec: WorkloadSpec, options: BuildDeploymentOpti
       minReadySeconds: minReady(options, progressDeadlineSeconds),
       template: {
         metadata: { labels: workloadLabels(spec) },
-        spec: podSpec(spec),
+        spec: podSpec(spec, options),
       },
     },
   };
 }
 
-function podSpec(spec: WorkloadSpec): V1PodSpec {
-  const pod: V1PodSpec = {
+function podSpec(spec: WorkloadSpec, options: BuildDeploymentOptions): V1PodSpec {
+  const plain: V1PodSpec = {
     // Same hostname inside the container as the LXC had.
     hostname: spec.hostname,
     // No surprise *_SERVICE_HOST variables from other Services in the namespace.
@@ -177,8 +187,16 @@ function podSpec(spec: WorkloadSpec): V1PodSpec {
     // The user's workload gets no credentials for the Kubernetes API.
     automountServiceAccountToken: false,
     ...(spec.runtimeClass !== undefined ? { runtimeClassName: spec.runtimeClass } : {}),
+    ...(spec.hostUsers !== undefined ? { hostUsers: spec.hostUsers } : {}),
     containers: [container(spec)],
   };
+  // An init system as PID 1 gets what it needs to boot (docs/system-containers.md).
+  const pod = isSystemContainer(spec)
+    ? withSystemContainer(plain, spec, {
+        ...(options.stopSignals !== undefined ? { stopSignals: options.stopSignals } : {}),
+        ...(options.startupSeconds !== undefined ? { startupSeconds: options.startupSeconds } : {}),
+      })
+    : plain;
   // The claim as a volume, the persisted paths mounted, and their seeding (docs/storage.md).
   return spec.storage ? withStorage(pod, { ...spec, storage: spec.storage }) : pod;
 }
