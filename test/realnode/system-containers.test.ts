@@ -81,14 +81,18 @@ describe('system containers on the real node', () => {
     const hostKey = hostKeyFingerprint(address);
     sshRun(address, 'echo kept across starts > /root/kept.txt && sync');
 
+    const pods = new Set([podsOf(namespace, containerId)[0]?.metadata.uid]);
     const check = (step: string, greeting: string): void => {
+      // The Pod before a restart may still be going away: one new Pod is running.
+      const fresh = podsOf(namespace, containerId).filter((pod) => !pods.has(pod.metadata.uid));
+      expect(fresh, `${step}: a new Pod`).toHaveLength(1);
+      pods.add(fresh[0]?.metadata.uid);
       expect(sshRun(address, 'cat /root/kept.txt').trim(), `${step}: the user's file`).toBe('kept across starts');
       expect(hostKeyFingerprint(address), `${step}: the same host key`).toBe(hostKey);
       expect(systemState(address), `${step}: systemd`).toMatch(/^(running|degraded)$/);
       expect(sshRun(address, "bash -lc 'printenv GREETING'").trim(), `${step}: the env`).toBe(greeting);
     };
 
-    const pods = new Set([podsOf(namespace, containerId)[0]?.metadata.uid]);
     const stopped = await timed(() => stop(apiFor(), providerId, { timeoutMs }));
     expect(stopped.ms, 'a stop is systemd halting, not the grace').toBeLessThan(STOP_WITHIN_MS);
     expect(podsOf(namespace, containerId)).toEqual([]);
@@ -103,8 +107,6 @@ describe('system containers on the real node', () => {
     await reconfigure(apiFor(), providerId, { env: { GREETING: 'reconfigured' } }, { timeoutMs });
     check('reconfigure', 'reconfigured');
     expect((await status(apiFor(), providerId)).address).toBe(address);
-    for (const pod of podsOf(namespace, containerId)) pods.add(pod.metadata.uid);
-    expect(pods.size, 'a new Pod at each step').toBeGreaterThanOrEqual(3);
 
     const removed = await timed(() => remove(apiFor(), providerId, { containerId, timeoutMs }));
     expect(removed.ms).toBeLessThan(STOP_WITHIN_MS);
