@@ -4,6 +4,13 @@
 // Input: the workload spec and its parts.
 export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './input/workload-spec.js';
 export { SYSTEM_INIT_COMMANDS, SYSTEMD_STOP_SIGNAL, isSystemContainer } from './input/system-container.js';
+export {
+  SYSTEM_BOOT_FAILED_REASON,
+  SYSTEM_BOOT_FAILURE_KINDS,
+  classifySystemdBoot,
+  type SystemBootFailure,
+  type SystemBootFailureKind,
+} from './rollout/systemd-boot.js';
 export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './input/image-reference.js';
 export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './input/names.js';
 export { DEFAULT_GPU_RESOURCE, MAX_GPUS, dns1123SubdomainProblem, gpuResourceProblem } from './input/gpus.js';

@@ -44,3 +44,16 @@ export function oneLine(text: string | undefined): string {
 export function jsonLine(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+// ANSI/VT escape sequences: CSI (`ESC [ ... final`), OSC (`ESC ] ... BEL or ESC \`), and the
+// two-character ones (`ESC c`, the terminal reset systemd prints, among them).
+// eslint-disable-next-line no-control-regex -- matching escape sequences is the point
+const TERMINAL_CODES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_`-~]|\u009b[0-?]*[ -/]*[@-~]/g;
+
+/**
+ * What a terminal would show of `text`: its colour, cursor and reset codes removed, and the
+ * carriage returns a terminal's line ends carry. A console's words, not its escape codes.
+ */
+export function stripTerminalCodes(text: string): string {
+  return text.replace(TERMINAL_CODES, '').replace(/\r/g, '');
+}

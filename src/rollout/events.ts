@@ -2,6 +2,7 @@
 // `type`, each stamped with the ISO time it was produced. A UI can render them live; the
 // CLI prints one line per event.
 import type { ServiceStatusValue } from './service-status.js';
+import type { SystemBootFailureKind } from './systemd-boot.js';
 
 export type RolloutState = 'InProgress' | 'Complete' | 'Failed';
 
@@ -48,6 +49,8 @@ export interface PodDiagnosis {
    * line each): added by the operation that waits, never by diagnosePod().
    */
   readonly logs?: readonly string[];
+  /** A system container's failed boot, named from those lines (reason SystemContainerBootFailed). */
+  readonly systemBoot?: { readonly kind: SystemBootFailureKind; readonly line: string };
 }
 
 interface EventBase {

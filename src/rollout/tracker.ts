@@ -29,6 +29,7 @@ import type { ObjectStatus } from './object-status.js';
 import { diagnosePod } from './pod-diagnosis.js';
 import { currentRolloutPods } from './rollout-pods.js';
 import { rolloutStatus } from './rollout-status.js';
+import { SYSTEM_BOOT_FAILED_REASON, classifySystemdBoot } from './systemd-boot.js';
 
 /** What the tracker remembers between steps of one workload (same UID). */
 export interface TrackerState {
@@ -112,7 +113,31 @@ const NO_DIAGNOSES: readonly PodDiagnosis[] = Object.freeze([]);
 const NO_GATES: readonly TrackedGate[] = Object.freeze([]);
 
 export function trackRollout(policy: FailurePolicy, state: TrackerState, input: TrackerInput): TrackerStep {
-  return withLogs(judge(policy, state, input), input.logs);
+  return withBootFailure(withLogs(judge(policy, state, input), input.logs));
+}
+
+/**
+ * A crash whose lines are systemd giving up booting ends the rollout at its first exit,
+ * named by cause: a restart cannot fix it, and the crash loop rule would wait restarts.
+ */
+function withBootFailure(step: TrackerStep): TrackerStep {
+  const pod = step.failure?.pod ?? step.pod;
+  if (pod?.logs === undefined || pod.severity !== 'failed') return step;
+  if (step.failure === undefined && !(step.rollout.state === 'InProgress' && step.rollout.replicas.desired > 0)) return step;
+  if (step.failure !== undefined && step.failure.source !== 'pod') return step;
+  const boot = classifySystemdBoot(pod.logs);
+  if (boot === undefined) return step;
+  const named: PodDiagnosis = {
+    ...pod,
+    reason: SYSTEM_BOOT_FAILED_REASON,
+    message: boot.message,
+    systemBoot: { kind: boot.kind, line: boot.line },
+  };
+  return {
+    ...step,
+    pod: step.pod === pod ? named : step.pod,
+    failure: { source: 'pod', reason: SYSTEM_BOOT_FAILED_REASON, detail: `${boot.kind}: ${boot.message}`, pod: named },
+  };
 }
 
 function judge(policy: FailurePolicy, state: TrackerState, input: TrackerInput): Omit<TrackerStep, 'crash'> {

@@ -20,7 +20,7 @@ import type { V1Deployment } from '../kube/objects.js';
 import { Masker } from '../mask.js';
 import type { CrashLogReader, CrashRef } from '../rollout/crash-lines.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { oneLine } from '../text.js';
+import { oneLine, stripTerminalCodes } from '../text.js';
 import { workloadContainer } from './workload-container.js';
 
 export const LOG_TAIL_LINES = 5;
@@ -81,10 +81,13 @@ function readLastLines(
   return fromAbortable((signal) => readPodLog(namespace, crash.pod, params, { signal })).pipe(map((text) => logLines(text, secrets)));
 }
 
-/** The text's last lines, each masked, on one line and cut to MAX_LOG_LINE_CHARS. */
+/**
+ * The text's last lines, each masked, on one line and cut to MAX_LOG_LINE_CHARS. A console's
+ * terminal codes and CRs (systemd writes to a terminal) are removed first: its words remain.
+ */
 export function logLines(text: string, secrets: Masker): readonly string[] {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
+  const lines = stripTerminalCodes(text).split('\n');
+  while (lines.length > 0 && lines.at(-1)?.trim() === '') lines.pop();
   return lines.slice(-LOG_TAIL_LINES).map((line) => {
     const safe = oneLine(secrets.mask(line));
     return safe.length > MAX_LOG_LINE_CHARS ? `${safe.slice(0, MAX_LOG_LINE_CHARS - 1)}…` : safe;

@@ -104,16 +104,16 @@ describe('crashLogReader', () => {
     expect(api.reads).toEqual([]);
   });
 
-  it('keeps each line one line and bounded: control characters escaped, long lines cut', async () => {
+  it('keeps each line one line and bounded: terminal codes removed, other control characters escaped, long lines cut', async () => {
     const long = 'x'.repeat(MAX_LOG_LINE_CHARS + 50);
     const read = crashLogReader(
-      fakeClient(async () => `\u001b[31mred\u001b[0m\tand a tab\r\n${long}\n`),
+      fakeClient(async () => `\u001b[31mred\u001b[0m\tand a tab\u0007\r\n${long}\n`),
       'default',
       asyncScheduler,
       withEnv,
     )!;
     const lines = await firstValueFrom(read(ref, withEnv));
-    expect(lines[0]).toBe('\\u001b[31mred\\u001b[0m and a tab');
+    expect(lines[0]).toBe('red and a tab\\u0007');
     expect(lines[1]).toHaveLength(MAX_LOG_LINE_CHARS);
     expect(lines[1]?.endsWith('…')).toBe(true);
   });
