@@ -3,7 +3,7 @@
 
 // Input: the workload spec and its parts.
 export { parseWorkloadSpec, workloadSpecSchema, type WorkloadSpec } from './input/workload-spec.js';
-export { SYSTEM_INIT_COMMANDS, SYSTEMD_STOP_SIGNAL, isSystemContainer } from './input/system-container.js';
+export { SYSTEM_INIT_COMMANDS, SYSTEMD_STOP_SIGNAL, isSystemCommand, isSystemContainer } from './input/system-container.js';
 export {
   SYSTEM_BOOT_FAILED_REASON,
   SYSTEM_BOOT_FAILURE_KINDS,

@@ -8,6 +8,8 @@ export interface SystemContainerFields {
   readonly entrypoint?: readonly string[] | undefined;
 }
 
+import { splitShellWords } from './shell-words.js';
+
 /** The commands that make a container a system container when the spec does not say. */
 export const SYSTEM_INIT_COMMANDS: readonly string[] = Object.freeze(['/sbin/init', '/lib/systemd/systemd', '/usr/lib/systemd/systemd']);
 
@@ -51,4 +53,19 @@ export function isSystemContainer(spec: SystemContainerFields): boolean {
   if (spec.systemContainer !== undefined) return spec.systemContainer;
   const command = commandOf(spec);
   return command !== undefined && SYSTEM_INIT_COMMANDS.includes(command);
+}
+
+/**
+ * Whether a command line (one string split like shell words, as Manager stores the image's
+ * entrypoint and command, or an argv list) starts an init system. A line that cannot be
+ * split is not one: the spec's validation names its problem.
+ */
+export function isSystemCommand(entrypoint: string | readonly string[]): boolean {
+  let words: readonly string[];
+  try {
+    words = typeof entrypoint === 'string' ? splitShellWords(entrypoint) : entrypoint;
+  } catch {
+    return false;
+  }
+  return isSystemContainer({ entrypoint: words });
 }

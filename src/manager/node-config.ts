@@ -95,6 +95,7 @@ export function kubernetesNodeConfig(node: unknown): KubernetesNodeConfig {
 
   issues.push(...gpuIssues(record));
   issues.push(...storageIssues(record));
+  issues.push(...systemIssues(record));
 
   if (issues.length > 0) throw new KubernetesNodeConfigError(record, issues);
   const common = {
@@ -154,6 +155,41 @@ function storageIssues(record: Record<string, unknown>): NodeConfigIssue[] {
     else if (kubePersistPaths.length > MAX_PERSIST_PATHS_LENGTH) {
       issues.push({ field: 'kubePersistPaths', message: `must be at most ${MAX_PERSIST_PATHS_LENGTH} characters` });
     }
+  }
+  return issues;
+}
+
+/** How the node runs system containers and user namespaces (kubeSystemRuntimeClass, kubeUserNamespaces). */
+export interface SystemContainerSettings {
+  /** Undefined: the cluster's default RuntimeClass. */
+  readonly runtimeClass: string | undefined;
+  /** Each container runs with `hostUsers: false`. */
+  readonly userNamespaces: boolean;
+}
+
+/** The node's system container settings alone. Throws KubernetesNodeConfigError naming the column at fault. */
+export function nodeSystemSettings(node: unknown): SystemContainerSettings {
+  const record = (typeof node === 'object' && node !== null ? node : {}) as Record<string, unknown>;
+  const issues = systemIssues(record);
+  if (issues.length > 0) throw new KubernetesNodeConfigError(record, issues);
+  return {
+    runtimeClass: (record.kubeSystemRuntimeClass as string | null | undefined) || undefined,
+    userNamespaces: record.kubeUserNamespaces === 'on',
+  };
+}
+
+function systemIssues(record: Record<string, unknown>): NodeConfigIssue[] {
+  const issues: NodeConfigIssue[] = [];
+  const { kubeSystemRuntimeClass, kubeUserNamespaces } = record;
+  if (isSet(kubeSystemRuntimeClass)) {
+    const problem =
+      typeof kubeSystemRuntimeClass === 'string'
+        ? dns1123SubdomainProblem(kubeSystemRuntimeClass)
+        : 'must be a string (a RuntimeClass name)';
+    if (problem) issues.push({ field: 'kubeSystemRuntimeClass', message: problem });
+  }
+  if (isSet(kubeUserNamespaces) && kubeUserNamespaces !== 'on' && kubeUserNamespaces !== 'off') {
+    issues.push({ field: 'kubeUserNamespaces', message: 'must be "on" or "off" (empty means off: the host\'s users)' });
   }
   return issues;
 }

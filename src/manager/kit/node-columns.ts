@@ -12,7 +12,7 @@ export const MAX_DNS_SUBDOMAIN_LENGTH = 253;
 export const MAX_NAMESPACE_LENGTH = 63;
 /** The persisted paths: absolute directories separated by spaces (data's rule). */
 export const MAX_PERSIST_PATHS_LENGTH = 4096;
-/** `on` or `off`. */
+/** `on` or `off` (kubePersistence, kubeUserNamespaces). */
 export const MAX_PERSISTENCE_LENGTH = 3;
 /** An extended resource name: a DNS subdomain prefix, `/`, and a name of up to 63 characters. */
 export const MAX_RESOURCE_NAME_LENGTH = 253 + 1 + 63;
@@ -75,6 +75,19 @@ export const NODE_COLUMNS: readonly NodeColumn[] = Object.freeze([
     type: 'string',
     length: MAX_PERSISTENCE_LENGTH,
     description: 'kubernetes: off turns the volume off (files live as long as the Pod); empty or on: a volume',
+  },
+  {
+    name: 'kubeSystemRuntimeClass',
+    type: 'string',
+    length: MAX_DNS_SUBDOMAIN_LENGTH,
+    description:
+      'kubernetes: the RuntimeClass of a system container (systemd as PID 1), one with writable cgroups; empty: the cluster default',
+  },
+  {
+    name: 'kubeUserNamespaces',
+    type: 'string',
+    length: MAX_PERSISTENCE_LENGTH,
+    description: "kubernetes: on runs each container in a user namespace of its own (hostUsers: false); empty or off: the host's users",
   },
 ]);
 

@@ -18,7 +18,7 @@ import {
 } from '../../index.js';
 import type { KubernetesClient, LifecycleEvent, WorkloadChanges, WorkloadOperationOptions } from '../../index.js';
 import { eventTime } from '../event-time.js';
-import { nodeGpuSettings } from '../node-config.js';
+import { runtimeRequest } from './runtime-request.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { requireProviderId } from './lifecycle-record.js';
 import { requiredPortsOfRecord, portsOfRecord } from './service-ports.js';
@@ -196,12 +196,16 @@ async function changesFor(
 
 /**
  * nvidiaRequested as it now is: one GPU of the node's resource with its RuntimeClass, as at
- * creation; not requested: none, and the cluster's default RuntimeClass.
+ * creation; not requested: none, and the RuntimeClass the container gets without one (a
+ * system container's, else the cluster's default).
  */
 function gpuChanges(record: ContainerRecord): Pick<WorkloadChanges, 'gpus' | 'gpuResource' | 'runtimeClass'> {
-  if (!record.nvidiaRequested) return { gpus: 0, runtimeClass: null };
-  const gpu = nodeGpuSettings(record.node);
-  return { gpus: 1, gpuResource: gpu.resource, runtimeClass: gpu.runtimeClass ?? null };
+  const request = runtimeRequest(record);
+  return {
+    gpus: request.gpus,
+    ...(request.gpuResource !== undefined ? { gpuResource: request.gpuResource } : {}),
+    runtimeClass: request.runtimeClass,
+  };
 }
 
 function signalOf(context: ProviderContext): { signal?: AbortSignal } {

@@ -9,7 +9,7 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { InvalidOptionError, provision$ as libraryProvision$ } from '../../index.js';
 import { portsOfRecord } from './service-ports.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
-import { nodeGpuSettings } from '../node-config.js';
+import { runtimeRequest } from './runtime-request.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { nodeClientFactory, type KubernetesClientFactory } from './kubernetes-client.js';
 import { kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
@@ -77,7 +77,7 @@ export function workloadInput(record: ContainerRecord, instance?: string, servic
     ...(record.node.kubeNamespace ? { namespace: record.node.kubeNamespace } : {}),
     ...(instance !== undefined ? { instance } : {}),
     ...(ports.length > 0 ? { ports, ...(serviceType !== undefined ? { serviceType } : {}) } : {}),
-    ...(record.nvidiaRequested ? gpuRequest(record.node) : {}),
+    ...runtimeInput(record),
     ...storageInput(record),
   };
 }
@@ -116,10 +116,17 @@ function checkServiceType(serviceType: unknown): void {
   );
 }
 
-/** One GPU of the node's resource, with its RuntimeClass (the node's columns, checked by kubernetesNodeConfig). */
-function gpuRequest(node: ContainerRecord['node']): Record<string, unknown> {
-  const gpu = nodeGpuSettings(node);
-  return { gpus: 1, gpuResource: gpu.resource, ...(gpu.runtimeClass !== undefined ? { runtimeClass: gpu.runtimeClass } : {}) };
+/**
+ * The GPU, the RuntimeClass and the user namespace as the node's columns give them
+ * (runtime-request.ts). A system container is detected from the entrypoint by the library.
+ */
+function runtimeInput(record: ContainerRecord): Record<string, unknown> {
+  const request = runtimeRequest(record);
+  return {
+    ...(request.gpus > 0 ? { gpus: request.gpus, gpuResource: request.gpuResource } : {}),
+    ...(request.runtimeClass !== null ? { runtimeClass: request.runtimeClass } : {}),
+    ...(request.hostUsers !== undefined ? { hostUsers: request.hostUsers } : {}),
+  };
 }
 
 export function createKubernetesProvider(options: KubernetesProviderOptions = {}): Provider {

@@ -41,6 +41,11 @@ export interface NodeRecord {
   readonly kubePersistPaths?: string | null;
   /** `off` turns the volume off, explicitly (the files then live as long as the Pod); empty or `on`: a volume. */
   readonly kubePersistence?: string | null;
+  // Kubernetes system containers (docs/system-containers.md).
+  /** The RuntimeClass of a system container (systemd as PID 1): a handler with writable cgroups; empty: the cluster's default. */
+  readonly kubeSystemRuntimeClass?: string | null;
+  /** `on` runs each container in a user namespace of its own (hostUsers: false); empty or `off`: the host's users. */
+  readonly kubeUserNamespaces?: string | null;
 }
 
 export interface SiteRecord {

@@ -59,6 +59,8 @@ function nodesTable(): Promise<Record<string, { type: string; allowNull: boolean
 
 /** The columns of the kit's second migration (20261202000000-add-kubernetes-storage-columns.js). */
 const STORAGE_COLUMNS = ['kubeStorageClass', 'kubePersistPaths', 'kubePersistence'];
+/** The columns of the kit's third migration (20261205000000-add-kubernetes-system-container-columns.js). */
+const SYSTEM_COLUMNS = ['kubeSystemRuntimeClass', 'kubeUserNamespaces'];
 
 const expectedType = (column: (typeof NODE_COLUMNS)[number]): string => (column.type === 'text' ? 'TEXT' : `VARCHAR(${column.length})`);
 
@@ -66,6 +68,7 @@ describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQ
   it("runs after Manager's migrations and adds every kit column, nullable, with the rules' lengths", async () => {
     expect(database.migrateOutput).toContain('20261201000000-add-kubernetes-node-columns: migrated');
     expect(database.migrateOutput).toContain('20261202000000-add-kubernetes-storage-columns: migrated');
+    expect(database.migrateOutput).toContain('20261205000000-add-kubernetes-system-container-columns: migrated');
     const table = await nodesTable();
     for (const column of NODE_COLUMNS)
       expect(table[column.name], column.name).toMatchObject({ type: expectedType(column), allowNull: true });
@@ -78,9 +81,15 @@ describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQ
   it("undoes (each db:migrate:undo removes exactly its migration's columns, the nodes stay) and runs again", async () => {
     const node = await models.Node.create({ name: 'pve-1', nodeType: 'proxmox', siteId });
     sequelizeCli(database.project, database.dbPath, 'db:migrate:undo');
+    const systemUndone = await nodesTable();
+    for (const column of SYSTEM_COLUMNS) expect(systemUndone).not.toHaveProperty(column);
+    for (const column of NODE_COLUMNS.filter((column) => !SYSTEM_COLUMNS.includes(column.name))) {
+      expect(systemUndone).toHaveProperty(column.name);
+    }
+    sequelizeCli(database.project, database.dbPath, 'db:migrate:undo');
     const storageUndone = await nodesTable();
-    for (const column of STORAGE_COLUMNS) expect(storageUndone).not.toHaveProperty(column);
-    for (const column of NODE_COLUMNS.filter((column) => !STORAGE_COLUMNS.includes(column.name))) {
+    for (const column of [...STORAGE_COLUMNS, ...SYSTEM_COLUMNS]) expect(storageUndone).not.toHaveProperty(column);
+    for (const column of NODE_COLUMNS.filter((column) => ![...STORAGE_COLUMNS, ...SYSTEM_COLUMNS].includes(column.name))) {
       expect(storageUndone).toHaveProperty(column.name);
     }
     sequelizeCli(database.project, database.dbPath, 'db:migrate:undo');
@@ -352,8 +361,16 @@ describe("Manager's node routes with the kubernetes node type (Express, the Mana
       kubeStorageClass: null,
       kubePersistPaths: null,
       kubePersistence: null,
+      kubeSystemRuntimeClass: null,
+      kubeUserNamespaces: null,
     });
     expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', tlsVerify: 'false' })).toBeUndefined();
+    expect(
+      nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubeSystemRuntimeClass: 'cgroup-writable', kubeUserNamespaces: 'on' }),
+    ).toBeUndefined();
+    expect(
+      nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubeSystemRuntimeClass: 'Cgroup_Writable', kubeUserNamespaces: 'yes' }),
+    ).toMatch(/kubeSystemRuntimeClass must be a DNS-1123 subdomain.*; kubeUserNamespaces must be "on" or "off"/);
     expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubeStorageClass: 'Fast_SSD', kubePersistence: 'yes' })).toMatch(
       /kubePersistence must be "on" or "off".*; kubeStorageClass must be a DNS-1123 subdomain/,
     );

@@ -159,6 +159,15 @@ describe('containerLifecycle on a Kubernetes node', () => {
     ]);
   });
 
+  it("reconfigure keeps a system container's RuntimeClass (kubeSystemRuntimeClass), and gives an ordinary one the default", async () => {
+    const calls: unknown[][] = [];
+    const node = { ...kubeRecord.node, kubeSystemRuntimeClass: 'cgroup-writable' };
+    await kubernetesLifecycle(calls).reconfigure({ ...kubeRecord, entrypoint: '/sbin/init', node });
+    await kubernetesLifecycle(calls).reconfigure({ ...kubeRecord, entrypoint: 'nginx -g daemon off;', node });
+    const classes = calls.filter((call) => call[0] === 'reconfigure$').map((call) => (call[2] as Record<string, unknown>).runtimeClass);
+    expect(classes).toEqual(['cgroup-writable', null]);
+  });
+
   it('a rootfs approval becomes a resize: reconfigure asks for the approved rootfs as the volume size when the Pods mount a claim', async () => {
     const persistent = { ...kubeRecord, node: { ...kubeRecord.node, kubePersistence: null } };
     const calls: unknown[][] = [];

@@ -164,6 +164,27 @@ describe('workloadInput', () => {
     expect(parseWorkloadSpec(workloadInput(record))).not.toHaveProperty('instance');
   });
 
+  it("a system container (Manager's entrypoint /sbin/init) gets the node's kubeSystemRuntimeClass; kubeUserNamespaces on gives every container hostUsers false", () => {
+    const node = { ...kubeNode, kubeSystemRuntimeClass: 'cgroup-writable', kubeUserNamespaces: 'on' };
+    const system = parseWorkloadSpec(workloadInput(containerRecord({ node, entrypoint: '/sbin/init' })));
+    expect(system).toMatchObject({ entrypoint: ['/sbin/init'], runtimeClass: 'cgroup-writable', hostUsers: false });
+    const ordinary = parseWorkloadSpec(workloadInput(containerRecord({ node, entrypoint: 'nginx -g "daemon off;"' })));
+    expect(ordinary).not.toHaveProperty('runtimeClass');
+    expect(ordinary).toMatchObject({ hostUsers: false });
+    const plainNode = parseWorkloadSpec(workloadInput(containerRecord({ node: kubeNode, entrypoint: '/sbin/init' })));
+    expect(plainNode).not.toHaveProperty('runtimeClass');
+    expect(plainNode).not.toHaveProperty('hostUsers');
+    // A GPU container's class wins: one class is all a Pod has.
+    const gpu = parseWorkloadSpec(
+      workloadInput(containerRecord({ node: { ...node, kubeGpuRuntimeClass: 'nvidia' }, entrypoint: '/sbin/init', nvidiaRequested: true })),
+    );
+    expect(gpu).toMatchObject({ runtimeClass: 'nvidia', gpus: 1 });
+    expect(() => kubernetesNodeConfig({ ...kubeNode, kubeUserNamespaces: 'yes' })).toThrow(/kubeUserNamespaces must be "on" or "off"/);
+    expect(() => workloadInput(containerRecord({ node: { ...kubeNode, kubeSystemRuntimeClass: 'Bad_Class' } }))).toThrow(
+      /kubeSystemRuntimeClass must be a DNS-1123 subdomain/,
+    );
+  });
+
   it("gives every container a volume sized by the approved rootfs, on the node's class and paths; only kubePersistence off turns it off", () => {
     const on = containerRecord({ node: { ...kubeNode, kubePersistence: null } });
     expect(parseWorkloadSpec(workloadInput(on)).storage).toEqual({
