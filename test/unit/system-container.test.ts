@@ -52,8 +52,8 @@ describe('which containers are system containers', () => {
 
   it('systemContainer and hostUsers must be booleans, named with the rule', () => {
     expect(issuesOf({ ...BASE, systemContainer: 'yes', hostUsers: 0 })).toEqual([
-      { path: 'systemContainer', message: 'must be true or false' },
-      { path: 'hostUsers', message: 'must be true or false' },
+      { path: 'systemContainer', message: 'must be true or false (got "yes")' },
+      { path: 'hostUsers', message: 'must be true or false (got 0)' },
     ]);
   });
 
