@@ -8,6 +8,7 @@ module.exports = require('../dist/bundle.js').kit;
 /* eslint-disable no-undef, no-constant-binary-expression, @typescript-eslint/no-unused-expressions */
 0 &&
   (module.exports = {
+    MANAGER_NODE_COLUMNS,
     NODES_TABLE,
     NODE_COLUMNS,
     NODE_COLUMN_NAMES,
@@ -15,10 +16,12 @@ module.exports = require('../dist/bundle.js').kit;
     addNodeColumns,
     hasApiAccess,
     managerProviders,
+    narrowNodeColumns,
     nodeApi,
     nodeAttributes,
     nodeFields,
     nodeInputProblem,
     provisionableWhere,
     removeNodeColumns,
+    widenNodeColumns,
   });

@@ -3,8 +3,9 @@
 // before a node is saved, so a node that could not reach its cluster is refused with 400
 // naming the column, instead of failing every create job later.
 import { kubernetesNodeConfig } from '../node-config.js';
-import { KubernetesNodeConfigError } from '../errors.js';
-import { NODE_COLUMN_NAMES } from './node-columns.js';
+import { KubernetesNodeConfigError, type NodeConfigIssue } from '../errors.js';
+import { NODES_TABLE } from './migration.js';
+import { MANAGER_NODE_COLUMNS, NODE_COLUMN_NAMES } from './node-columns.js';
 
 /**
  * The kit's columns from a request body (or a node), for `Node.create` and `node.update`,
@@ -27,13 +28,37 @@ export function nodeFields(input: unknown): Record<string, unknown> {
  */
 export function nodeInputProblem(input: unknown): string | undefined {
   const record = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  const issues = [...configIssues({ ...record, ...nodeFields(record), tlsVerify: formFlag(record['tlsVerify']) }), ...columnIssues(record)];
+  return issues.length > 0 ? new KubernetesNodeConfigError(record, issues).message : undefined;
+}
+
+function configIssues(form: Record<string, unknown>): readonly NodeConfigIssue[] {
   try {
-    kubernetesNodeConfig({ ...record, ...nodeFields(record), tlsVerify: formFlag(record['tlsVerify']) });
-    return undefined;
+    kubernetesNodeConfig(form);
+    return [];
   } catch (error) {
-    if (error instanceof KubernetesNodeConfigError) return error.message;
+    if (error instanceof KubernetesNodeConfigError) return error.issues;
     throw error;
   }
+}
+
+/**
+ * Manager's own columns a kubernetes node fills: a value longer than the column holds is
+ * refused here, naming it, rather than by the database (PostgreSQL answers "value too
+ * long", a 500). The value itself is never quoted (the secret is a token).
+ */
+function columnIssues(record: Record<string, unknown>): NodeConfigIssue[] {
+  return MANAGER_NODE_COLUMNS.flatMap((column) => {
+    const value = record[column.name];
+    if (typeof value !== 'string' || value.length <= column.length) return [];
+    const widened = column.widenedFrom !== undefined ? ", once the kit's migrations widened it" : '';
+    return [
+      {
+        field: column.name,
+        message: `must be at most ${column.length} characters (Manager's ${NODES_TABLE}.${column.name} column holds no more${widened}; it has ${value.length})`,
+      },
+    ];
+  });
 }
 
 /** A checkbox as forms and JSON send it; anything else is left for the check to refuse. */

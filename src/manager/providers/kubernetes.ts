@@ -9,7 +9,7 @@ import type { Observable, SchedulerLike } from 'rxjs';
 import { InvalidOptionError, provision$ as libraryProvision$ } from '../../index.js';
 import { portsOfRecord } from './service-ports.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
-import { nodeGpuSettings } from '../node-config.js';
+import { nodeGpuSettings, nodePersistPaths } from '../node-config.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { nodeClientFactory, type KubernetesClientFactory } from './kubernetes-client.js';
 import { kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
@@ -90,7 +90,7 @@ export function workloadInput(record: ContainerRecord, instance?: string, servic
 function storageInput(record: ContainerRecord): { storage?: Record<string, unknown> } {
   const { kubePersistence, kubeStorageClass, kubePersistPaths } = record.node;
   if (kubePersistence === 'off') return {};
-  const paths = kubePersistPaths?.trim() ? kubePersistPaths.trim().split(/\s+/) : undefined;
+  const paths = nodePersistPaths(kubePersistPaths);
   return {
     storage: {
       sizeGb: record.resources.rootfsGb,

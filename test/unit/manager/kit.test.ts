@@ -20,7 +20,8 @@ import { nodeFields, nodeInputProblem } from '../../../src/manager/kit/node-inpu
 import { nodeApi } from '../../../src/manager/kit/node-api.js';
 import { managerProviders } from '../../../src/manager/kit/manager-providers.js';
 import { portsOfRecord } from '../../../src/manager/providers/service-ports.js';
-import { InvalidOptionError } from '../../../src/errors/input.js';
+import { InvalidOptionError, type InvalidSpecError } from '../../../src/errors/input.js';
+import { parseWorkloadSpec } from '../../../src/input/workload-spec.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
 import { MANAGER_MODELS, createManagerDatabase, sequelizeCli, type ManagerDatabase } from '../../support/manager-database.js';
 
@@ -66,17 +67,21 @@ describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQ
   it("runs after Manager's migrations and adds every kit column, nullable, with the rules' lengths", async () => {
     expect(database.migrateOutput).toContain('20261201000000-add-kubernetes-node-columns: migrated');
     expect(database.migrateOutput).toContain('20261202000000-add-kubernetes-storage-columns: migrated');
+    expect(database.migrateOutput).toContain('20261203120000-widen-node-secret-for-tokens: migrated');
     const table = await nodesTable();
     for (const column of NODE_COLUMNS)
       expect(table[column.name], column.name).toMatchObject({ type: expectedType(column), allowNull: true });
     expect(table['kubeconfigPath']?.type).toBe(`VARCHAR(${MAX_KUBECONFIG_PATH_LENGTH})`);
     expect(MAX_KUBECONFIG_PATH_LENGTH).toBe(4096);
-    // Manager's own columns are untouched.
+    // Manager's own columns are untouched on SQLite, which never enforces a VARCHAR's length (PostgreSQL: postgres.test.ts).
     expect(table).toMatchObject({ apiUrl: { type: 'VARCHAR(255)' }, secret: { type: 'VARCHAR(255)' }, nodeType: { type: 'VARCHAR(50)' } });
   });
 
   it("undoes (each db:migrate:undo removes exactly its migration's columns, the nodes stay) and runs again", async () => {
     const node = await models.Node.create({ name: 'pve-1', nodeType: 'proxmox', siteId });
+    // The last migration widens Manager's secret (TEXT), which SQLite leaves as it is: its undo changes nothing here.
+    sequelizeCli(database.project, database.dbPath, 'db:migrate:undo');
+    expect(Object.keys(await nodesTable())).toEqual(expect.arrayContaining(NODE_COLUMNS.map((column) => column.name)));
     sequelizeCli(database.project, database.dbPath, 'db:migrate:undo');
     const storageUndone = await nodesTable();
     for (const column of STORAGE_COLUMNS) expect(storageUndone).not.toHaveProperty(column);
@@ -361,6 +366,46 @@ describe("Manager's node routes with the kubernetes node type (Express, the Mana
       /kubePersistPaths must be at most 4096 characters/,
     );
     expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', tlsVerify: 'maybe' })).toMatch(/tlsVerify must be true or false/);
+  });
+
+  it("refuses the persisted paths every create on the node would refuse, by the create's own rule (parseWorkloadSpec)", () => {
+    const many = Array.from({ length: 70 }, (_, index) => `/data${index}`).join(' ');
+    for (const paths of ['etc home', '/proc /etc', '/', '/etc/hosts', '/var/../etc', many, '/var /var/lib', '/srv /srv']) {
+      const problem = nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubePersistPaths: paths });
+      // What a create on that node says of the same paths (storage.paths.N: ...), from the public entry.
+      const create = (() => {
+        try {
+          const spec = { containerId: 1, nodeId: 1, hostname: 'web', image: 'nginx', cpus: 1, memoryMb: 256 };
+          parseWorkloadSpec({ ...spec, storage: { sizeGb: 1, paths: paths.split(' ') } });
+          return 'accepted';
+        } catch (error) {
+          const issues = (error as InvalidSpecError).issues;
+          expect(
+            issues.every((issue) => issue.path.startsWith('storage.paths')),
+            JSON.stringify(issues),
+          ).toBe(true);
+          return issues.map((issue) => issue.message);
+        }
+      })();
+      expect(create, paths).not.toBe('accepted');
+      expect(problem, paths).toMatch(/^Kubernetes node k: kubePersistPaths /);
+      for (const message of create) expect(problem, paths).toContain(message);
+    }
+    expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubePersistPaths: 'etc' })).toBe(
+      'Kubernetes node k: kubePersistPaths path 1 ("etc") must be an absolute path (starting with "/")',
+    );
+    expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubePersistPaths: ' /srv  /home/user ' })).toBeUndefined();
+  });
+
+  it('refuses, naming the column, a value longer than Manager’s own column holds, never quoting it', () => {
+    const token = 't'.repeat(70_000);
+    const problem = nodeInputProblem({ name: 'k', apiUrl: `https://127.0.0.1:1/${'p'.repeat(300)}`, secret: token });
+    expect(problem).toMatch(/apiUrl must be at most 255 characters \(Manager's Nodes\.apiUrl column holds no more; it has 320\)/);
+    expect(problem).toMatch(
+      /secret must be at most 65535 characters \(Manager's Nodes\.secret column holds no more, once the kit's migrations widened it; it has 70000\)/,
+    );
+    expect(problem).not.toContain('tttt');
+    expect(nodeInputProblem({ name: 'k', apiUrl: 'https://127.0.0.1:1', secret: 't'.repeat(920) })).toBeUndefined();
   });
 });
 
