@@ -232,6 +232,32 @@ export class ProviderIdNotSavedError extends KubeProvisionerError {
 }
 
 /**
+ * A kubernetes node could not tell, through Manager's `node.api()`, that a container is gone
+ * from it (the API unreachable, a refusal, a time bound): the container may still run there.
+ * `keepRow` tells Manager's DELETE route to answer with this error and keep the row, so the
+ * user can retry, instead of deleting the row and orphaning the workload. The node's own
+ * error is the cause, named in the message.
+ */
+export class ContainerStillOnNodeError extends KubeProvisionerError {
+  override readonly name = 'ContainerStillOnNodeError';
+  /** Manager's DELETE route keeps the container's row. */
+  readonly keepRow = true;
+  readonly nodeName: string;
+  readonly providerId: string;
+  constructor(nodeName: string, providerId: string, options: { cause: unknown }) {
+    const cause = options.cause;
+    const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : 'an unknown failure';
+    super(
+      `Kubernetes node ${escapeControlCharacters(nodeName)} could not delete container ${escapeControlCharacters(providerId)}, ` +
+        `so it may still run there and its row is kept: retry the delete once the node answers (${escapeControlCharacters(what)})`,
+      options,
+    );
+    this.nodeName = nodeName;
+    this.providerId = providerId;
+  }
+}
+
+/**
  * Manager called a method of its node API (`node.api()`) that a Kubernetes node does not
  * have: LXC templates, storages, VMIDs, tasks. `hint` says where that work happens instead.
  */

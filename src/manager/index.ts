@@ -38,6 +38,7 @@ export {
   ProviderStepError,
   TemplateNotFoundError,
   UnknownNodeTypeError,
+  ContainerStillOnNodeError,
   UnsupportedNodeCallError,
   UnsupportedTemplateError,
   type ContainerOperationName,

@@ -37,8 +37,9 @@ for (const action of ['start', 'stop']) {
   );
 }
 
-// Manager's DELETE /containers/:id, unchanged: the node's API deletes the container (after a
-// hostname check), a failure there is logged, and the row goes.
+// Manager's DELETE /containers/:id: the node's API deletes the container (after a hostname
+// check), a failure there is logged, and the row goes; with one line added, a failure the
+// node marks keepRow (the container may still run there) answers 502 and keeps the row.
 router.delete(
   '/:id',
   asyncHandler(async (req, res) => {
@@ -57,9 +58,11 @@ router.delete(
           );
         }
         await api.deleteContainer(node.name, container.containerId, true, true);
-      } catch (error) {
-        if (error instanceof ApiError) throw error;
-        warnings.push(`Node-side deletion skipped or failed: ${error.message}`);
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        // kube-provisioner: a node that cannot say the container is gone keeps its row, so the user can retry the delete.
+        if (err.keepRow) throw new ApiError(502, 'node_deletion_failed', err.message);
+        warnings.push(`Node-side deletion skipped or failed: ${err.message}`);
       }
     }
     await container.destroy();
