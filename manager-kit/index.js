@@ -10,6 +10,7 @@ module.exports = require('../dist/bundle.js').kit;
   (module.exports = {
     MANAGER_NODE_COLUMNS,
     NODES_TABLE,
+    NODE_SAVE_CHECK_TIMEOUT_MS,
     NODE_COLUMNS,
     NODE_COLUMN_NAMES,
     NODE_TYPE,
@@ -21,6 +22,7 @@ module.exports = require('../dist/bundle.js').kit;
     nodeAttributes,
     nodeFields,
     nodeInputProblem,
+    nodeSaveProblem,
     provisionableWhere,
     removeNodeColumns,
     widenNodeColumns,

@@ -232,6 +232,31 @@ export class ProviderIdNotSavedError extends KubeProvisionerError {
 }
 
 /**
+ * A job on a kubernetes node failed for a reason one of the node's columns fixes (a missing
+ * namespace, no default StorageClass, a kubeconfig that does not load, a refused token):
+ * the message names the node and the column to change, and how; the library's error is
+ * the cause.
+ */
+export class NodeSettingError extends KubeProvisionerError {
+  override readonly name = 'NodeSettingError';
+  readonly nodeName: string | undefined;
+  readonly nodeId: unknown;
+  /** The Node column to change. */
+  readonly column: string;
+  constructor(node: { readonly id?: unknown; readonly name?: unknown }, column: string, message: string, options: { cause: unknown }) {
+    const nodeName = typeof node.name === 'string' && node.name ? escapeControlCharacters(node.name).slice(0, 253) : undefined;
+    const nodeId = typeof node.id === 'number' || (typeof node.id === 'string' && node.id) ? node.id : undefined;
+    const label = [nodeName, nodeId !== undefined ? `(id ${escapeControlCharacters(String(nodeId)).slice(0, 64)})` : undefined]
+      .filter(Boolean)
+      .join(' ');
+    super(`Kubernetes node${label ? ` ${label}` : ''}: ${column} ${escapeControlCharacters(message)}`, options);
+    this.nodeName = nodeName;
+    this.nodeId = nodeId;
+    this.column = column;
+  }
+}
+
+/**
  * A kubernetes node could not tell, through Manager's `node.api()`, that a container is gone
  * from it (the API unreachable, a refusal, a time bound): the container may still run there.
  * `keepRow` tells Manager's DELETE route to answer with this error and keep the row, so the

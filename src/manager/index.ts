@@ -39,6 +39,7 @@ export {
   TemplateNotFoundError,
   UnknownNodeTypeError,
   ContainerStillOnNodeError,
+  NodeSettingError,
   UnsupportedNodeCallError,
   UnsupportedTemplateError,
   type ContainerOperationName,

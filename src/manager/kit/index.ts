@@ -14,7 +14,7 @@ export {
   type SequelizeDataTypes,
   type SequelizeOperators,
 } from './node-model.js';
-export { nodeFields, nodeInputProblem } from './node-input.js';
+export { NODE_SAVE_CHECK_TIMEOUT_MS, nodeFields, nodeInputProblem, nodeSaveProblem, type NodeSaveCheckOptions } from './node-input.js';
 export {
   NODES_TABLE,
   addNodeColumns,

@@ -4,11 +4,12 @@
 // or MAC step exists on this path: there is no stable MAC, so the MAC is null. The IP is
 // the Service's address, from the container's Manager services as ports.
 // The cluster comes from the node record and nowhere else (kubernetes-client.ts).
-import { concatMap, defer, from, switchMap } from 'rxjs';
+import { catchError, concatMap, defer, from, switchMap, throwError } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { InvalidOptionError, provision$ as libraryProvision$ } from '../../index.js';
 import { portsOfRecord } from './service-ports.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
+import { credentialsOf, withNodeColumn } from '../node-column-failures.js';
 import { nodeGpuSettings, nodePersistPaths } from '../node-config.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { nodeClientFactory, type KubernetesClientFactory } from './kubernetes-client.js';
@@ -160,6 +161,8 @@ function provisionDeployment(
     // The library's events pass through unchanged; `ready` also yields the outcome, with
     // the address Manager's agent reaches the container at from the start.
     concatMap((event): ProviderEvent[] => (event.type === 'ready' ? [event, provisionedFrom(event, nodeType)] : [event])),
+    // A failure a node column fixes names the column (node-column-failures.ts).
+    catchError((error: unknown) => throwError(() => withNodeColumn(error, record.node, credentialsOf(record.node)))),
   );
 }
 

@@ -24,6 +24,7 @@ import { InvalidOptionError, type InvalidSpecError } from '../../../src/errors/i
 import { parseWorkloadSpec } from '../../../src/input/workload-spec.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
 import { MANAGER_MODELS, createManagerDatabase, sequelizeCli, type ManagerDatabase } from '../../support/manager-database.js';
+import { unreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
 
 interface NodeRow extends Model {
   hasApiAccess(): boolean;
@@ -36,6 +37,7 @@ interface ManagerModels {
 }
 
 let dir: string;
+let kubeconfig: { dir: string; path: string };
 let database: ManagerDatabase;
 let models: ManagerModels;
 let siteId: number;
@@ -43,6 +45,7 @@ let siteId: number;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kp-kit-'));
   database = createManagerDatabase(dir);
+  kubeconfig = unreachableKubeconfig({ token: 'kit-route-token' });
   process.env.MANAGER_DB = database.dbPath;
   process.env.MANAGER_MODELS = MANAGER_MODELS;
   models = createRequire(import.meta.url)(MANAGER_MODELS) as ManagerModels;
@@ -52,6 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await models?.sequelize.close();
   rmSync(dir, { recursive: true, force: true });
+  rmSync(kubeconfig.dir, { recursive: true, force: true });
 });
 
 function nodesTable(): Promise<Record<string, { type: string; allowNull: boolean }>> {
@@ -288,16 +292,17 @@ describe("Manager's node routes with the kubernetes node type (Express, the Mana
     const created = await send('POST', '/', {
       name: 'k8s-east',
       nodeType: 'kubernetes',
-      kubeconfigPath: '/etc/manager/east.kubeconfig',
+      kubeconfigPath: kubeconfig.path,
       kubeContext: '',
       kubeNamespace: 'team-a',
       kubeGpuResource: 'nvidia.com/gpu',
       tlsVerify: 'true',
     });
+    expect(created.body.error?.message).toBeUndefined();
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({
       nodeType: 'kubernetes',
-      kubeconfigPath: '/etc/manager/east.kubeconfig',
+      kubeconfigPath: kubeconfig.path,
       kubeContext: null,
       kubeNamespace: 'team-a',
       kubeGpuResource: 'nvidia.com/gpu',
@@ -330,19 +335,52 @@ describe("Manager's node routes with the kubernetes node type (Express, the Mana
     expect(await models.Node.count()).toBe(before);
   });
 
+  it('POST refuses, naming the column, a kubeconfig file that does not exist or a context it does not have (issue 42, item 5)', async () => {
+    const before = await models.Node.count();
+    const missing = await send('POST', '/', { name: 'k8s-gone', nodeType: 'kubernetes', kubeconfigPath: join(dir, 'no-such.kubeconfig') });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error?.message).toBe(
+      'Kubernetes node k8s-gone: kubeconfigPath names no kubeconfig file Manager can read: name an existing, readable file on the Manager host',
+    );
+    const context = await send('POST', '/', {
+      name: 'k8s-ctx',
+      nodeType: 'kubernetes',
+      kubeconfigPath: kubeconfig.path,
+      kubeContext: 'prod',
+    });
+    expect(context.status).toBe(400);
+    expect(context.body.error?.message).toMatch(
+      /^Kubernetes node k8s-ctx: kubeContext is not a context of the kubeconfig \(.*prod.*\): name one it has/,
+    );
+    expect(JSON.stringify(context.body)).not.toContain('kit-route-token');
+    expect(await models.Node.count()).toBe(before);
+  });
+
+  it("still saves a Docker node, and still refuses a bad Docker host: Manager's own check stays in validateNodeInput (issue 42, item 3)", async () => {
+    const docker = await send('POST', '/', { name: 'docker-1', nodeType: 'docker', apiUrl: 'unix:///var/run/docker.sock' });
+    expect(docker.body.error?.message).toBeUndefined();
+    expect(docker.status).toBe(201);
+    const bad = await send('POST', '/', { name: 'docker-2', nodeType: 'docker', apiUrl: 'ftp://docker' });
+    expect(bad).toMatchObject({ status: 400, body: { error: { code: 'invalid_docker_host' } } });
+    const id = docker.body.data!['id'] as number;
+    expect((await send('PUT', `/${id}`, { name: 'docker-1', apiUrl: 'tcp://docker:2375' })).status).toBe(200);
+    expect((await send('PUT', `/${id}`, { name: 'docker-1', apiUrl: 'tcp://docker' })).body.error?.code).toBe('invalid_docker_host');
+  });
+
   it('PUT keeps the saved token when the form leaves it out, and still checks the columns', async () => {
     const created = await send('POST', '/', {
       name: 'k8s-token',
       nodeType: 'kubernetes',
-      apiUrl: 'https://10.0.0.1:6443',
+      apiUrl: 'https://127.0.0.1:1',
       secret: 'sa-token',
     });
+    expect(created.body.error?.message).toBeUndefined();
     expect(created.status).toBe(201);
     const id = created.body.data!['id'] as number;
-    const updated = await send('PUT', `/${id}`, { name: 'k8s-token', apiUrl: 'https://10.0.0.2:6443', kubeNamespace: 'team-b' });
+    const updated = await send('PUT', `/${id}`, { name: 'k8s-token', apiUrl: 'https://127.0.0.1:2', kubeNamespace: 'team-b' });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ apiUrl: 'https://10.0.0.2:6443', kubeNamespace: 'team-b', hasSecret: true });
-    const refused = await send('PUT', `/${id}`, { name: 'k8s-token', apiUrl: 'https://10.0.0.2:6443', kubeContext: 'prod' });
+    expect(updated.body.data).toMatchObject({ apiUrl: 'https://127.0.0.1:2', kubeNamespace: 'team-b', hasSecret: true });
+    const refused = await send('PUT', `/${id}`, { name: 'k8s-token', apiUrl: 'https://127.0.0.1:2', kubeContext: 'prod' });
     expect(refused.body.error?.message).toMatch(/kubeContext applies only with kubeconfigPath/);
     expect(JSON.stringify(updated.body)).not.toContain('sa-token');
   });
