@@ -22,6 +22,8 @@ interface ManagerModels {
   readonly Node: ModelStatic<Model>;
   readonly Site: ModelStatic<Model>;
   readonly Container: ModelStatic<Model>;
+  readonly Service: ModelStatic<Model>;
+  readonly Job: ModelStatic<Model>;
 }
 
 let dir: string;
@@ -113,4 +115,49 @@ describe("Manager's DELETE /containers/:id on a kubernetes node (issue 42, item 
       expect((error as Error).cause).toBeInstanceOf(ApiUnreachableError);
     }
   });
+});
+
+describe("Manager's PUT /containers/:id with the kit's setPorts lines (issue 42, item 7)", () => {
+  it('answers what failed and what state the container is in when the node does not take the ports, the rows kept', async () => {
+    const node = await models.Node.create({
+      name: 'k8s-away',
+      nodeType: 'kubernetes',
+      siteId,
+      kubeconfigPath: kubeconfig.path,
+      kubeNamespace: 'team-a',
+    });
+    const container = await models.Container.create({
+      hostname: 'api',
+      username: 'alice',
+      nodeId: node.get('id'),
+      siteId,
+      containerId: 'team-a/api',
+    });
+    const id = container.get('id') as number;
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args.join(' '));
+    const answer = await send('PUT', `/containers/${id}`, { services: { 0: { type: 'http', internalPort: 8080 } } }).finally(() => {
+      console.error = original;
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toMatchObject({ containerId: id, jobId: null, message: 'Container updated' });
+    const portsError = answer.body.data!['portsError'] as string;
+    expect(portsError).toMatch(
+      /^The services are saved, but the node did not take their ports: Kubernetes node k8s-away \(id \d+\): kubeconfigPath names a kubeconfig whose server is not reachable from Manager .*\. The container runs as before, on its previous ports; saving the container again, or restarting it, applies them\.$/,
+    );
+    expect(portsError).not.toContain('route-test-token');
+    expect(errors).toEqual([`Container ${id}: ${portsError}`]);
+    expect((await models.Service.findAll({ where: { containerId: id } })).map((row) => row.get('internalPort'))).toEqual([8080]);
+
+    // A restart queues the reconfigure job, which applies the ports with the rest: no setPorts call, no error.
+    const restart = await send('PUT', `/containers/${id}`, { services: {}, restart: true });
+    expect(restart.body.data).toMatchObject({ portsError: null, message: 'Container is restarting' });
+    expect((await models.Job.findByPk(restart.body.data!['jobId'] as number))?.get('command')).toBe(
+      `node bin/reconfigure-container.js --container-id=${id}`,
+    );
+    await models.Service.destroy({ where: { containerId: id } });
+    await container.destroy();
+    await node.destroy();
+  }, 60_000);
 });
