@@ -8,17 +8,22 @@ module.exports = require('../dist/bundle.js').kit;
 /* eslint-disable no-undef, no-constant-binary-expression, @typescript-eslint/no-unused-expressions */
 0 &&
   (module.exports = {
+    MANAGER_NODE_COLUMNS,
     NODES_TABLE,
+    NODE_SAVE_CHECK_TIMEOUT_MS,
     NODE_COLUMNS,
     NODE_COLUMN_NAMES,
     NODE_TYPE,
     addNodeColumns,
     hasApiAccess,
     managerProviders,
+    narrowNodeColumns,
     nodeApi,
     nodeAttributes,
     nodeFields,
     nodeInputProblem,
+    nodeSaveProblem,
     provisionableWhere,
     removeNodeColumns,
+    widenNodeColumns,
   });

@@ -14,6 +14,7 @@ export {
 export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './input/image-reference.js';
 export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './input/names.js';
 export { DEFAULT_GPU_RESOURCE, MAX_GPUS, dns1123SubdomainProblem, gpuResourceProblem } from './input/gpus.js';
+export { persistedPathsIssues } from './input/storage.js';
 export { cpuQuantity, memoryQuantity } from './input/quantities.js';
 export { formatProviderId, parseProviderId, type ProviderIdParts } from './input/provider-id.js';
 export {

@@ -232,6 +232,57 @@ export class ProviderIdNotSavedError extends KubeProvisionerError {
 }
 
 /**
+ * A job on a kubernetes node failed for a reason one of the node's columns fixes (a missing
+ * namespace, no default StorageClass, a kubeconfig that does not load, a refused token):
+ * the message names the node and the column to change, and how; the library's error is
+ * the cause.
+ */
+export class NodeSettingError extends KubeProvisionerError {
+  override readonly name = 'NodeSettingError';
+  readonly nodeName: string | undefined;
+  readonly nodeId: unknown;
+  /** The Node column to change. */
+  readonly column: string;
+  constructor(node: { readonly id?: unknown; readonly name?: unknown }, column: string, message: string, options: { cause: unknown }) {
+    const nodeName = typeof node.name === 'string' && node.name ? escapeControlCharacters(node.name).slice(0, 253) : undefined;
+    const nodeId = typeof node.id === 'number' || (typeof node.id === 'string' && node.id) ? node.id : undefined;
+    const label = [nodeName, nodeId !== undefined ? `(id ${escapeControlCharacters(String(nodeId)).slice(0, 64)})` : undefined]
+      .filter(Boolean)
+      .join(' ');
+    super(`Kubernetes node${label ? ` ${label}` : ''}: ${column} ${escapeControlCharacters(message)}`, options);
+    this.nodeName = nodeName;
+    this.nodeId = nodeId;
+    this.column = column;
+  }
+}
+
+/**
+ * A kubernetes node could not tell, through Manager's `node.api()`, that a container is gone
+ * from it (the API unreachable, a refusal, a time bound): the container may still run there.
+ * `keepRow` tells Manager's DELETE route to answer with this error and keep the row, so the
+ * user can retry, instead of deleting the row and orphaning the workload. The node's own
+ * error is the cause, named in the message.
+ */
+export class ContainerStillOnNodeError extends KubeProvisionerError {
+  override readonly name = 'ContainerStillOnNodeError';
+  /** Manager's DELETE route keeps the container's row. */
+  readonly keepRow = true;
+  readonly nodeName: string;
+  readonly providerId: string;
+  constructor(nodeName: string, providerId: string, options: { cause: unknown }) {
+    const cause = options.cause;
+    const what = cause instanceof Error ? `${cause.name}: ${cause.message}` : 'an unknown failure';
+    super(
+      `Kubernetes node ${escapeControlCharacters(nodeName)} could not delete container ${escapeControlCharacters(providerId)}, ` +
+        `so it may still run there and its row is kept: retry the delete once the node answers (${escapeControlCharacters(what)})`,
+      options,
+    );
+    this.nodeName = nodeName;
+    this.providerId = providerId;
+  }
+}
+
+/**
  * Manager called a method of its node API (`node.api()`) that a Kubernetes node does not
  * have: LXC templates, storages, VMIDs, tasks. `hint` says where that work happens instead.
  */

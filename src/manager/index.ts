@@ -38,6 +38,8 @@ export {
   ProviderStepError,
   TemplateNotFoundError,
   UnknownNodeTypeError,
+  ContainerStillOnNodeError,
+  NodeSettingError,
   UnsupportedNodeCallError,
   UnsupportedTemplateError,
   type ContainerOperationName,

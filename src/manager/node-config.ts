@@ -6,7 +6,14 @@
 // kubeconfig pasted where its path belongs, a token), and nothing falls back to ambient
 // state (no $KUBECONFIG, no ~/.kube/config).
 import { isAbsolute } from 'node:path';
-import { DEFAULT_GPU_RESOURCE, DEFAULT_NAMESPACE, dns1123LabelProblem, dns1123SubdomainProblem, gpuResourceProblem } from '../index.js';
+import {
+  DEFAULT_GPU_RESOURCE,
+  DEFAULT_NAMESPACE,
+  dns1123LabelProblem,
+  dns1123SubdomainProblem,
+  gpuResourceProblem,
+  persistedPathsIssues,
+} from '../index.js';
 import { KubernetesNodeConfigError, type NodeConfigIssue } from './errors.js';
 import { MAX_DNS_SUBDOMAIN_LENGTH, MAX_KUBECONFIG_PATH_LENGTH, MAX_PERSIST_PATHS_LENGTH } from './kit/node-columns.js';
 
@@ -154,7 +161,7 @@ function storageIssues(record: Record<string, unknown>): NodeConfigIssue[] {
       issues.push({ field: 'kubePersistPaths', message: 'must be a string (absolute directories separated by spaces)' });
     else if (kubePersistPaths.length > MAX_PERSIST_PATHS_LENGTH) {
       issues.push({ field: 'kubePersistPaths', message: `must be at most ${MAX_PERSIST_PATHS_LENGTH} characters` });
-    }
+    } else issues.push(...persistPathsIssues(kubePersistPaths));
   }
   return issues;
 }
@@ -192,6 +199,26 @@ function systemIssues(record: Record<string, unknown>): NodeConfigIssue[] {
     issues.push({ field: 'kubeUserNamespaces', message: 'must be "on" or "off" (empty means off: the host\'s users)' });
   }
   return issues;
+}
+
+/** The list of paths splits as the provider splits it. */
+export function nodePersistPaths(kubePersistPaths: string | null | undefined): string[] | undefined {
+  return kubePersistPaths?.trim() ? kubePersistPaths.trim().split(/\s+/) : undefined;
+}
+
+/**
+ * The node's paths by the create's own rule (the library's persistedPathsIssues, which
+ * every create on the node applies to them as storage.paths), so a node is refused when
+ * saved rather than every container on it later. Each problem names the path and its place.
+ */
+function persistPathsIssues(kubePersistPaths: string): NodeConfigIssue[] {
+  const paths = nodePersistPaths(kubePersistPaths);
+  if (paths === undefined) return [];
+  return persistedPathsIssues(paths).map((issue) => {
+    const index = issue.path[0];
+    const which = typeof index === 'number' ? ` path ${index + 1} (${JSON.stringify(paths[index])?.slice(0, 80) ?? 'missing'})` : '';
+    return { field: 'kubePersistPaths', message: `${which ? `${which.trim()} ` : ''}${issue.message}` };
+  });
 }
 
 function gpuOf(record: Record<string, unknown>): GpuSettings {

@@ -16,12 +16,15 @@ export class NoDefaultStorageClassError extends KubeProvisionerError {
   override readonly name = 'NoDefaultStorageClassError';
   /** The option that names a class: `storage.storageClass` (CLI `--storage-class`). */
   readonly option = 'storage.storageClass';
+  /** The classes the cluster has, by name. */
+  readonly classes: readonly string[];
   constructor(classes: readonly string[]) {
     super(
       'the cluster has no default StorageClass, so a claim naming none would stay Pending forever: name one with storage.storageClass ' +
         `(kube-provision create --storage-class NAME)${classes.length > 0 ? `; the cluster has ${classes.join(', ')}` : '; the cluster has no StorageClass at all'}` +
         '; nothing was created',
     );
+    this.classes = classes;
   }
 }
 

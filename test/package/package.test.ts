@@ -123,6 +123,12 @@ describe('npm pack', () => {
       'manager-kit/index.d.ts',
       'manager-kit/README.md',
       'manager-kit/migrations/20261201000000-add-kubernetes-node-columns.js',
+      'manager-kit/migrations/20261203120000-widen-node-secret-for-tokens.js',
+      // The job scripts docs/manager.md tells Manager to copy from node_modules/kube-provisioner/examples/.
+      'examples/manager-create-container.cjs',
+      'examples/manager-reconfigure-container.cjs',
+      'examples/manager-start-stop-container.cjs',
+      'examples/manager-container-status.cjs',
     ]) {
       expect(files).toContain(expected);
     }
@@ -132,11 +138,17 @@ describe('npm pack', () => {
           !file.startsWith('dist/') &&
           !file.startsWith('web/') &&
           !file.startsWith('manager-kit/') &&
+          !/^examples\/manager-[a-z-]+\.cjs$/.test(file) &&
           !['package.json', 'README.md'].includes(file),
       ),
     ).toEqual([]);
     expect(
-      files.filter((file) => /(^|\/)(test|tests|bench|src|scripts|examples)\/|\.test\.|\.map$|\.ts$/.test(file) && !file.endsWith('.d.ts')),
+      files.filter(
+        (file) =>
+          /(^|\/)(test|tests|bench|src|scripts|examples)\/|\.test\.|\.map$|\.ts$/.test(file) &&
+          !file.endsWith('.d.ts') &&
+          !/^examples\/manager-[a-z-]+\.cjs$/.test(file),
+      ),
     ).toEqual([]);
   });
 
@@ -434,6 +446,7 @@ test("Manager's startup path: umzug v2 over migrations/ (as utils/migrate.js), u
     '20250101000000-create-manager-tables.js',
     '20261201000000-add-kubernetes-node-columns.js',
     '20261202000000-add-kubernetes-storage-columns.js',
+    '20261203120000-widen-node-secret-for-tokens.js',
   ]);
   const table = await sequelize.getQueryInterface().describeTable('Nodes');
   for (const column of kit.NODE_COLUMNS) expect([column.name, table[column.name]]).toEqual([column.name, expect.objectContaining({ type: typeOf(column), allowNull: true })]);
@@ -442,6 +455,8 @@ test("Manager's startup path: umzug v2 over migrations/ (as utils/migrate.js), u
   const saved = await Node.create({ name: 'k8s', nodeType: kit.NODE_TYPE, kubeconfigPath: '/etc/manager/k8s.kubeconfig', kubeGpuResource: 'amd.com/gpu', kubePersistence: 'off' });
   expect((await Node.findByPk(saved.id)).get()).toMatchObject({ kubeconfigPath: '/etc/manager/k8s.kubeconfig', kubeGpuResource: 'amd.com/gpu', kubePersistence: 'off' });
 
+  await umzug.down(); // the secret's widening: SQLite never enforces a VARCHAR's length, so nothing changes here
+  expect(await nodeColumns(sequelize)).toEqual([...kit.NODE_COLUMN_NAMES].sort());
   await umzug.down(); // the storage columns' migration
   expect(await nodeColumns(sequelize)).toEqual([...FIRST].sort());
   const [[row]] = await sequelize.query('SELECT name, kubeconfigPath, kubeGpuResource FROM Nodes');
@@ -470,7 +485,9 @@ test('npx sequelize-cli db:migrate, db:migrate:undo (each undo its own columns) 
       await sequelize.close();
     }
   };
-  expect(cli('db:migrate')).toContain('20261202000000-add-kubernetes-storage-columns: migrated');
+  expect(cli('db:migrate')).toContain('20261203120000-widen-node-secret-for-tokens: migrated');
+  expect(await columns()).toEqual([...kit.NODE_COLUMN_NAMES].sort());
+  expect(cli('db:migrate:undo')).toContain('20261203120000-widen-node-secret-for-tokens: reverted');
   expect(await columns()).toEqual([...kit.NODE_COLUMN_NAMES].sort());
   expect(cli('db:migrate:undo')).toContain('20261202000000-add-kubernetes-storage-columns: reverted');
   expect(await columns()).toEqual([...FIRST].sort());

@@ -26,6 +26,17 @@ export interface ManagerDatabase {
 
 /** A project under `dir` with Manager's tables and the kit's columns, by sequelize-cli. */
 export function createManagerDatabase(dir: string): ManagerDatabase {
+  const project = createManagerProject(dir);
+  const dbPath = join(project, 'database.sqlite');
+  const migrateOutput = sequelizeCli(project, dbPath, 'db:migrate');
+  return { project, dbPath, migrateOutput };
+}
+
+/**
+ * The scratch project alone: migrations/ with Manager's and the kit's (copied as
+ * docs/manager.md says), node_modules/kube-provisioner the repository.
+ */
+export function createManagerProject(dir: string): string {
   const project = join(dir, 'create-a-container');
   mkdirSync(join(project, 'migrations'), { recursive: true });
   mkdirSync(join(project, 'node_modules'), { recursive: true });
@@ -35,14 +46,20 @@ export function createManagerDatabase(dir: string): ManagerDatabase {
   // docs/manager.md: `cp node_modules/kube-provisioner/manager-kit/migrations/*.js migrations/`
   const kit = join(project, 'node_modules', 'kube-provisioner', 'manager-kit', 'migrations');
   for (const file of readdirSync(kit)) copyFileSync(join(kit, file), join(project, 'migrations', file));
-  const dbPath = join(project, 'database.sqlite');
-  const migrateOutput = sequelizeCli(project, dbPath, 'db:migrate');
-  return { project, dbPath, migrateOutput };
+  return project;
 }
 
 /** `sequelize-cli <command>` in the project, on its SQLite file. */
 export function sequelizeCli(project: string, dbPath: string, command: string, ...args: string[]): string {
-  return execFileSync(process.execPath, [SEQUELIZE_CLI, command, '--url', `sqlite:${dbPath}`, '--migrations-path', 'migrations', ...args], {
+  return sequelizeCliWith(project, ['--url', `sqlite:${dbPath}`], command, ...args);
+}
+
+/**
+ * `sequelize-cli <command>` in the project, connected as `connection` says (`--url ...`,
+ * or `--config FILE`, as Manager's config/config.js is given).
+ */
+export function sequelizeCliWith(project: string, connection: readonly string[], command: string, ...args: string[]): string {
+  return execFileSync(process.execPath, [SEQUELIZE_CLI, command, ...connection, '--migrations-path', 'migrations', ...args], {
     cwd: project,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@
 //   models/node.js            nodeAttributes, hasApiAccess, provisionableWhere, nodeApi
 //   routers/api/v1/nodes.js   nodeInputProblem (validateNodeInput), nodeFields (create, update)
 //   bin/*.js (the jobs)       managerProviders: the store, the providers and the lifecycle
-export { NODE_COLUMNS, NODE_COLUMN_NAMES, type NodeColumn } from './node-columns.js';
+export { MANAGER_NODE_COLUMNS, NODE_COLUMNS, NODE_COLUMN_NAMES, type ManagerNodeColumn, type NodeColumn } from './node-columns.js';
 export {
   NODE_TYPE,
   hasApiAccess,
@@ -14,7 +14,15 @@ export {
   type SequelizeDataTypes,
   type SequelizeOperators,
 } from './node-model.js';
-export { nodeFields, nodeInputProblem } from './node-input.js';
-export { NODES_TABLE, addNodeColumns, removeNodeColumns, type SequelizeQueryInterface } from './migration.js';
+export { NODE_SAVE_CHECK_TIMEOUT_MS, nodeFields, nodeInputProblem, nodeSaveProblem, type NodeSaveCheckOptions } from './node-input.js';
+export {
+  NODES_TABLE,
+  addNodeColumns,
+  narrowNodeColumns,
+  removeNodeColumns,
+  widenNodeColumns,
+  type SequelizeQueryInterface,
+  type SequelizeWideningQueryInterface,
+} from './migration.js';
 export { nodeApi, type ClusterResource, type KubernetesNodeApi, type NodeApiOptions } from './node-api.js';
 export { managerProviders, type ManagerModels, type ManagerProviders, type ManagerProvidersOptions } from './manager-providers.js';

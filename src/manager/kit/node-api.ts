@@ -4,8 +4,17 @@
 // its rows store); the DELETE route reads `lxcConfig()` to compare the hostname, then calls
 // `deleteContainer()`. The other methods of Manager's node API are Proxmox's (templates,
 // storages, VMIDs, tasks): each fails, naming where that work happens for Kubernetes.
-import { CONTAINER_ID_LABEL, list, parseProviderId, remove, type KubernetesClient, type WorkloadSnapshot } from '../../index.js';
-import { UnsupportedNodeCallError } from '../errors.js';
+import {
+  CONTAINER_ID_LABEL,
+  NotFoundError,
+  WorkloadOwnershipError,
+  list,
+  parseProviderId,
+  remove,
+  type KubernetesClient,
+  type WorkloadSnapshot,
+} from '../../index.js';
+import { ContainerStillOnNodeError, UnsupportedNodeCallError } from '../errors.js';
 import { kubernetesNodeConfig } from '../node-config.js';
 import { nodeClientFactory, type KubernetesClientFactory } from '../providers/kubernetes-client.js';
 import type { NodeRecord } from '../providers/types.js';
@@ -81,19 +90,29 @@ export function nodeApi(node: unknown, options: NodeApiOptions = {}): Kubernetes
       if (type !== undefined && type !== null && type !== 'lxc') return [];
       return list(await client(), { ...instance, ...timeout });
     },
+    // Manager's DELETE route calls these two, and deletes the row unless the error says to
+    // keep it: a Deployment that is not there (404) is gone, anything else may still run.
     async lxcConfig(_nodeName, providerId) {
       const { namespace, name } = parseProviderId(providerId);
-      const deployment = await (await client()).read('deployments', namespace, name);
+      const deployment = await keepRowUnlessGone(record.name, providerId, async () =>
+        (await client()).read('deployments', namespace, name),
+      );
       return { hostname: deployment.spec?.template.spec?.hostname ?? name };
     },
     async deleteContainer(_nodeName, providerId) {
       const { namespace, name } = parseProviderId(providerId);
-      const api = await client();
-      // The container-id the Deployment carries; remove() deletes it only with managed=true
-      // and this installation's instance label, and checks the same id again.
-      const deployment = await api.read('deployments', namespace, name);
-      const containerId = deployment.metadata?.labels?.[CONTAINER_ID_LABEL] ?? '';
-      await remove(api, providerId, { containerId, ...instance, ...timeout });
+      await keepRowUnlessGone(record.name, providerId, async () => {
+        const api = await client();
+        // The container-id the Deployment carries; remove() deletes it only with managed=true
+        // and this installation's instance label, and checks the same id again.
+        const deployment = await api.read('deployments', namespace, name).catch((error: unknown) => {
+          if (error instanceof NotFoundError) return undefined;
+          throw error;
+        });
+        if (!deployment) return;
+        const containerId = deployment.metadata?.labels?.[CONTAINER_ID_LABEL] ?? '';
+        await remove(api, providerId, { containerId, ...instance, ...timeout });
+      });
     },
   };
   const unsupported = Object.fromEntries(
@@ -105,6 +124,20 @@ export function nodeApi(node: unknown, options: NodeApiOptions = {}): Kubernetes
     ]),
   );
   return { ...unsupported, ...api };
+}
+
+/**
+ * The call's own error when the container is not there (404) or the Deployment is another's
+ * (nothing of this container to orphan); ContainerStillOnNodeError, which keeps Manager's
+ * row, for any other failure.
+ */
+async function keepRowUnlessGone<T>(nodeName: string | undefined, providerId: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof NotFoundError || error instanceof WorkloadOwnershipError) throw error;
+    throw new ContainerStillOnNodeError(nodeName ?? '(unnamed)', providerId, { cause: error });
+  }
 }
 
 function plainNode(node: unknown): NodeRecord {

@@ -92,3 +92,28 @@ export const NODE_COLUMNS: readonly NodeColumn[] = Object.freeze([
 ]);
 
 export const NODE_COLUMN_NAMES: readonly string[] = Object.freeze(NODE_COLUMNS.map((column) => column.name));
+
+/**
+ * Manager's own Nodes columns a kubernetes node relies on, and what each holds once the kit's
+ * migrations ran: the node rule refuses, naming the column, a value longer than `length`.
+ * `secret` holds the bearer token of a token-mode node (a `kubectl create token` is about a
+ * thousand characters, over Manager's VARCHAR(255)), so the kit's migration widens it to
+ * TEXT (`widenedFrom` says what it was); the others keep Manager's length.
+ */
+export interface ManagerNodeColumn {
+  readonly name: string;
+  readonly type: 'string' | 'text';
+  /** The most characters a value may have (for `text`, the least any database's TEXT holds: MySQL's 65,535 bytes). */
+  readonly length: number;
+  /** Manager's own length, for a column the kit's migration widens (and its undo narrows back to). */
+  readonly widenedFrom?: number;
+}
+
+/** MySQL's TEXT, the smallest TEXT of the databases Sequelize serves (a token is ASCII: one byte a character). */
+export const MAX_TEXT_LENGTH = 65_535;
+
+export const MANAGER_NODE_COLUMNS: readonly ManagerNodeColumn[] = Object.freeze([
+  { name: 'name', type: 'string', length: 255 },
+  { name: 'apiUrl', type: 'string', length: 255 },
+  { name: 'secret', type: 'text', length: MAX_TEXT_LENGTH, widenedFrom: 255 },
+]);

@@ -3,7 +3,7 @@
 // only when they carry this container's id). Start, restart and reconfigure end by reading
 // the status once for the container's address: its Service's, the same through its whole
 // life (the Pod IP, which changes with every Pod, is in the status as podIp). The MAC is null.
-import { concatMap, defer, from, of, switchMap } from 'rxjs';
+import { catchError, concatMap, defer, from, of, switchMap, throwError } from 'rxjs';
 import type { Observable } from 'rxjs';
 import {
   NotFoundError,
@@ -21,6 +21,7 @@ import {
 import type { KubernetesClient, LifecycleEvent, WorkloadChanges, WorkloadOperationOptions } from '../../index.js';
 import { eventTime } from '../event-time.js';
 import { runtimeRequest } from './runtime-request.js';
+import { credentialsOf, withNodeColumn } from '../node-column-failures.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { requireProviderId } from './lifecycle-record.js';
 import { requiredPortsOfRecord, portsOfRecord } from './service-ports.js';
@@ -119,6 +120,8 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
             }),
           ),
         ),
+        // A failure a node column fixes names the column (node-column-failures.ts).
+        catchError((error: unknown) => throwError(() => withNodeColumn(error, record.node, credentialsOf(record.node)))),
       );
     });
 

@@ -4,12 +4,14 @@
 // or MAC step exists on this path: there is no stable MAC, so the MAC is null. The IP is
 // the Service's address, from the container's Manager services as ports.
 // The cluster comes from the node record and nowhere else (kubernetes-client.ts).
-import { concatMap, defer, from, switchMap } from 'rxjs';
+import { catchError, concatMap, defer, from, switchMap, throwError } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { InvalidOptionError, provision$ as libraryProvision$ } from '../../index.js';
 import { portsOfRecord } from './service-ports.js';
 import type { KubernetesClient, ProvisionEvent, ReadyEvent } from '../../index.js';
 import { runtimeRequest } from './runtime-request.js';
+import { credentialsOf, withNodeColumn } from '../node-column-failures.js';
+import { nodePersistPaths } from '../node-config.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { nodeClientFactory, type KubernetesClientFactory } from './kubernetes-client.js';
 import { kubernetesLifecycle, type KubernetesOperations } from './kubernetes-lifecycle.js';
@@ -90,7 +92,7 @@ export function workloadInput(record: ContainerRecord, instance?: string, servic
 function storageInput(record: ContainerRecord): { storage?: Record<string, unknown> } {
   const { kubePersistence, kubeStorageClass, kubePersistPaths } = record.node;
   if (kubePersistence === 'off') return {};
-  const paths = kubePersistPaths?.trim() ? kubePersistPaths.trim().split(/\s+/) : undefined;
+  const paths = nodePersistPaths(kubePersistPaths);
   return {
     storage: {
       sizeGb: record.resources.rootfsGb,
@@ -167,6 +169,8 @@ function provisionDeployment(
     // The library's events pass through unchanged; `ready` also yields the outcome, with
     // the address Manager's agent reaches the container at from the start.
     concatMap((event): ProviderEvent[] => (event.type === 'ready' ? [event, provisionedFrom(event, nodeType)] : [event])),
+    // A failure a node column fixes names the column (node-column-failures.ts).
+    catchError((error: unknown) => throwError(() => withNodeColumn(error, record.node, credentialsOf(record.node)))),
   );
 }
 

@@ -20,9 +20,11 @@ import { nodeFields, nodeInputProblem } from '../../../src/manager/kit/node-inpu
 import { nodeApi } from '../../../src/manager/kit/node-api.js';
 import { managerProviders } from '../../../src/manager/kit/manager-providers.js';
 import { portsOfRecord } from '../../../src/manager/providers/service-ports.js';
-import { InvalidOptionError } from '../../../src/errors/input.js';
+import { InvalidOptionError, type InvalidSpecError } from '../../../src/errors/input.js';
+import { parseWorkloadSpec } from '../../../src/input/workload-spec.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
 import { MANAGER_MODELS, createManagerDatabase, sequelizeCli, type ManagerDatabase } from '../../support/manager-database.js';
+import { unreachableKubeconfig } from '../../support/unreachable-kubeconfig.js';
 
 interface NodeRow extends Model {
   hasApiAccess(): boolean;
@@ -35,6 +37,7 @@ interface ManagerModels {
 }
 
 let dir: string;
+let kubeconfig: { dir: string; path: string };
 let database: ManagerDatabase;
 let models: ManagerModels;
 let siteId: number;
@@ -42,6 +45,7 @@ let siteId: number;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'kp-kit-'));
   database = createManagerDatabase(dir);
+  kubeconfig = unreachableKubeconfig({ token: 'kit-route-token' });
   process.env.MANAGER_DB = database.dbPath;
   process.env.MANAGER_MODELS = MANAGER_MODELS;
   models = createRequire(import.meta.url)(MANAGER_MODELS) as ManagerModels;
@@ -51,6 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await models?.sequelize.close();
   rmSync(dir, { recursive: true, force: true });
+  rmSync(kubeconfig.dir, { recursive: true, force: true });
 });
 
 function nodesTable(): Promise<Record<string, { type: string; allowNull: boolean }>> {
@@ -68,13 +73,14 @@ describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQ
   it("runs after Manager's migrations and adds every kit column, nullable, with the rules' lengths", async () => {
     expect(database.migrateOutput).toContain('20261201000000-add-kubernetes-node-columns: migrated');
     expect(database.migrateOutput).toContain('20261202000000-add-kubernetes-storage-columns: migrated');
+    expect(database.migrateOutput).toContain('20261203120000-widen-node-secret-for-tokens: migrated');
     expect(database.migrateOutput).toContain('20261205000000-add-kubernetes-system-container-columns: migrated');
     const table = await nodesTable();
     for (const column of NODE_COLUMNS)
       expect(table[column.name], column.name).toMatchObject({ type: expectedType(column), allowNull: true });
     expect(table['kubeconfigPath']?.type).toBe(`VARCHAR(${MAX_KUBECONFIG_PATH_LENGTH})`);
     expect(MAX_KUBECONFIG_PATH_LENGTH).toBe(4096);
-    // Manager's own columns are untouched.
+    // Manager's own columns are untouched on SQLite, which never enforces a VARCHAR's length (PostgreSQL: postgres.test.ts).
     expect(table).toMatchObject({ apiUrl: { type: 'VARCHAR(255)' }, secret: { type: 'VARCHAR(255)' }, nodeType: { type: 'VARCHAR(50)' } });
   });
 
@@ -86,6 +92,9 @@ describe("the kit's migration, run by sequelize-cli on Manager-shaped tables (SQ
     for (const column of NODE_COLUMNS.filter((column) => !SYSTEM_COLUMNS.includes(column.name))) {
       expect(systemUndone).toHaveProperty(column.name);
     }
+    // The migration before widens Manager's secret (TEXT), which SQLite leaves as it is: its undo changes nothing here.
+    sequelizeCli(database.project, database.dbPath, 'db:migrate:undo');
+    expect(Object.keys(await nodesTable()).sort()).toEqual(Object.keys(systemUndone).sort());
     sequelizeCli(database.project, database.dbPath, 'db:migrate:undo');
     const storageUndone = await nodesTable();
     for (const column of [...STORAGE_COLUMNS, ...SYSTEM_COLUMNS]) expect(storageUndone).not.toHaveProperty(column);
@@ -292,16 +301,17 @@ describe("Manager's node routes with the kubernetes node type (Express, the Mana
     const created = await send('POST', '/', {
       name: 'k8s-east',
       nodeType: 'kubernetes',
-      kubeconfigPath: '/etc/manager/east.kubeconfig',
+      kubeconfigPath: kubeconfig.path,
       kubeContext: '',
       kubeNamespace: 'team-a',
       kubeGpuResource: 'nvidia.com/gpu',
       tlsVerify: 'true',
     });
+    expect(created.body.error?.message).toBeUndefined();
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({
       nodeType: 'kubernetes',
-      kubeconfigPath: '/etc/manager/east.kubeconfig',
+      kubeconfigPath: kubeconfig.path,
       kubeContext: null,
       kubeNamespace: 'team-a',
       kubeGpuResource: 'nvidia.com/gpu',
@@ -334,19 +344,52 @@ describe("Manager's node routes with the kubernetes node type (Express, the Mana
     expect(await models.Node.count()).toBe(before);
   });
 
+  it('POST refuses, naming the column, a kubeconfig file that does not exist or a context it does not have (issue 42, item 5)', async () => {
+    const before = await models.Node.count();
+    const missing = await send('POST', '/', { name: 'k8s-gone', nodeType: 'kubernetes', kubeconfigPath: join(dir, 'no-such.kubeconfig') });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error?.message).toBe(
+      'Kubernetes node k8s-gone: kubeconfigPath names no kubeconfig file Manager can read: name an existing, readable file on the Manager host',
+    );
+    const context = await send('POST', '/', {
+      name: 'k8s-ctx',
+      nodeType: 'kubernetes',
+      kubeconfigPath: kubeconfig.path,
+      kubeContext: 'prod',
+    });
+    expect(context.status).toBe(400);
+    expect(context.body.error?.message).toMatch(
+      /^Kubernetes node k8s-ctx: kubeContext is not a context of the kubeconfig \(.*prod.*\): name one it has/,
+    );
+    expect(JSON.stringify(context.body)).not.toContain('kit-route-token');
+    expect(await models.Node.count()).toBe(before);
+  });
+
+  it("still saves a Docker node, and still refuses a bad Docker host: Manager's own check stays in validateNodeInput (issue 42, item 3)", async () => {
+    const docker = await send('POST', '/', { name: 'docker-1', nodeType: 'docker', apiUrl: 'unix:///var/run/docker.sock' });
+    expect(docker.body.error?.message).toBeUndefined();
+    expect(docker.status).toBe(201);
+    const bad = await send('POST', '/', { name: 'docker-2', nodeType: 'docker', apiUrl: 'ftp://docker' });
+    expect(bad).toMatchObject({ status: 400, body: { error: { code: 'invalid_docker_host' } } });
+    const id = docker.body.data!['id'] as number;
+    expect((await send('PUT', `/${id}`, { name: 'docker-1', apiUrl: 'tcp://docker:2375' })).status).toBe(200);
+    expect((await send('PUT', `/${id}`, { name: 'docker-1', apiUrl: 'tcp://docker' })).body.error?.code).toBe('invalid_docker_host');
+  });
+
   it('PUT keeps the saved token when the form leaves it out, and still checks the columns', async () => {
     const created = await send('POST', '/', {
       name: 'k8s-token',
       nodeType: 'kubernetes',
-      apiUrl: 'https://10.0.0.1:6443',
+      apiUrl: 'https://127.0.0.1:1',
       secret: 'sa-token',
     });
+    expect(created.body.error?.message).toBeUndefined();
     expect(created.status).toBe(201);
     const id = created.body.data!['id'] as number;
-    const updated = await send('PUT', `/${id}`, { name: 'k8s-token', apiUrl: 'https://10.0.0.2:6443', kubeNamespace: 'team-b' });
+    const updated = await send('PUT', `/${id}`, { name: 'k8s-token', apiUrl: 'https://127.0.0.1:2', kubeNamespace: 'team-b' });
     expect(updated.status).toBe(200);
-    expect(updated.body.data).toMatchObject({ apiUrl: 'https://10.0.0.2:6443', kubeNamespace: 'team-b', hasSecret: true });
-    const refused = await send('PUT', `/${id}`, { name: 'k8s-token', apiUrl: 'https://10.0.0.2:6443', kubeContext: 'prod' });
+    expect(updated.body.data).toMatchObject({ apiUrl: 'https://127.0.0.1:2', kubeNamespace: 'team-b', hasSecret: true });
+    const refused = await send('PUT', `/${id}`, { name: 'k8s-token', apiUrl: 'https://127.0.0.1:2', kubeContext: 'prod' });
     expect(refused.body.error?.message).toMatch(/kubeContext applies only with kubeconfigPath/);
     expect(JSON.stringify(updated.body)).not.toContain('sa-token');
   });
@@ -378,6 +421,46 @@ describe("Manager's node routes with the kubernetes node type (Express, the Mana
       /kubePersistPaths must be at most 4096 characters/,
     );
     expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', tlsVerify: 'maybe' })).toMatch(/tlsVerify must be true or false/);
+  });
+
+  it("refuses the persisted paths every create on the node would refuse, by the create's own rule (parseWorkloadSpec)", () => {
+    const many = Array.from({ length: 70 }, (_, index) => `/data${index}`).join(' ');
+    for (const paths of ['etc home', '/proc /etc', '/', '/etc/hosts', '/var/../etc', many, '/var /var/lib', '/srv /srv']) {
+      const problem = nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubePersistPaths: paths });
+      // What a create on that node says of the same paths (storage.paths.N: ...), from the public entry.
+      const create = (() => {
+        try {
+          const spec = { containerId: 1, nodeId: 1, hostname: 'web', image: 'nginx', cpus: 1, memoryMb: 256 };
+          parseWorkloadSpec({ ...spec, storage: { sizeGb: 1, paths: paths.split(' ') } });
+          return 'accepted';
+        } catch (error) {
+          const issues = (error as InvalidSpecError).issues;
+          expect(
+            issues.every((issue) => issue.path.startsWith('storage.paths')),
+            JSON.stringify(issues),
+          ).toBe(true);
+          return issues.map((issue) => issue.message);
+        }
+      })();
+      expect(create, paths).not.toBe('accepted');
+      expect(problem, paths).toMatch(/^Kubernetes node k: kubePersistPaths /);
+      for (const message of create) expect(problem, paths).toContain(message);
+    }
+    expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubePersistPaths: 'etc' })).toBe(
+      'Kubernetes node k: kubePersistPaths path 1 ("etc") must be an absolute path (starting with "/")',
+    );
+    expect(nodeInputProblem({ name: 'k', kubeconfigPath: '/k', kubePersistPaths: ' /srv  /home/user ' })).toBeUndefined();
+  });
+
+  it('refuses, naming the column, a value longer than Manager’s own column holds, never quoting it', () => {
+    const token = 't'.repeat(70_000);
+    const problem = nodeInputProblem({ name: 'k', apiUrl: `https://127.0.0.1:1/${'p'.repeat(300)}`, secret: token });
+    expect(problem).toMatch(/apiUrl must be at most 255 characters \(Manager's Nodes\.apiUrl column holds no more; it has 320\)/);
+    expect(problem).toMatch(
+      /secret must be at most 65535 characters \(Manager's Nodes\.secret column holds no more, once the kit's migrations widened it; it has 70000\)/,
+    );
+    expect(problem).not.toContain('tttt');
+    expect(nodeInputProblem({ name: 'k', apiUrl: 'https://127.0.0.1:1', secret: 't'.repeat(920) })).toBeUndefined();
   });
 });
 

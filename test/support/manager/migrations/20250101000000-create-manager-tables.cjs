@@ -1,5 +1,5 @@
 'use strict';
-// Manager's tables as its own migrations leave them (Sites, Nodes, Containers, Settings,
+// Manager's tables as its own migrations leave them (Sites, Nodes, Containers, Services, TransportServices, Settings,
 // ResourceRequests, Jobs, JobStatuses), in one migration of sequelize-cli's form: the schema
 // the kit's migration (manager-kit/migrations/) runs on in the tests, as it runs on
 // Manager's. Our own code, shaped like Manager's columns; only what the tests touch.
@@ -66,6 +66,20 @@ module.exports = {
     await queryInterface.addIndex('Containers', ['siteId', 'hostname'], { unique: true, name: 'containers_site_hostname_unique' });
     await queryInterface.addIndex('Containers', ['siteId', 'ipv4Address'], { unique: true, name: 'containers_site_ipv4_unique' });
     await queryInterface.addIndex('Containers', ['siteId', 'macAddress'], { unique: true, name: 'containers_site_mac_unique' });
+    await queryInterface.createTable('Services', {
+      id,
+      containerId: { type: Sequelize.INTEGER, allowNull: false, references: { model: 'Containers', key: 'id' }, onDelete: 'CASCADE' },
+      type: { type: Sequelize.STRING(20), allowNull: false },
+      internalPort: { type: Sequelize.INTEGER, allowNull: true },
+      ...timestamps,
+    });
+    await queryInterface.createTable('TransportServices', {
+      id,
+      serviceId: { type: Sequelize.INTEGER, allowNull: false, references: { model: 'Services', key: 'id' }, onDelete: 'CASCADE' },
+      protocol: { type: Sequelize.STRING(3), allowNull: false },
+      externalPort: { type: Sequelize.INTEGER, allowNull: true },
+      ...timestamps,
+    });
     await queryInterface.createTable('Settings', {
       key: { type: Sequelize.STRING, primaryKey: true, allowNull: false },
       value: { type: Sequelize.TEXT, allowNull: false },
@@ -87,7 +101,17 @@ module.exports = {
   },
 
   async down(queryInterface) {
-    for (const table of ['ResourceRequests', 'Settings', 'Containers', 'JobStatuses', 'Jobs', 'Nodes', 'Sites']) {
+    for (const table of [
+      'ResourceRequests',
+      'Settings',
+      'TransportServices',
+      'Services',
+      'Containers',
+      'JobStatuses',
+      'Jobs',
+      'Nodes',
+      'Sites',
+    ]) {
       await queryInterface.dropTable(table);
     }
   },

@@ -8,7 +8,14 @@
 const Sequelize = require('sequelize');
 const { defineModels } = require('../define-models.cjs');
 
-if (!process.env.MANAGER_DB) throw new Error('MANAGER_DB must name the SQLite file of the Manager-shaped models');
-const sequelize = new Sequelize({ dialect: 'sqlite', storage: process.env.MANAGER_DB, logging: false });
+// MANAGER_DB_CONFIG instead names a JSON file of Sequelize options, as Manager's
+// config/config.js gives them: the PostgreSQL test's server.
+function connectionOptions() {
+  if (process.env.MANAGER_DB_CONFIG)
+    return { ...JSON.parse(require('node:fs').readFileSync(process.env.MANAGER_DB_CONFIG, 'utf8')), logging: false };
+  if (!process.env.MANAGER_DB) throw new Error('MANAGER_DB must name the SQLite file of the Manager-shaped models');
+  return { dialect: 'sqlite', storage: process.env.MANAGER_DB, logging: false };
+}
+const sequelize = new Sequelize(connectionOptions());
 
 module.exports = { ...defineModels(sequelize), sequelize, Sequelize };

@@ -4,6 +4,7 @@
 // tells Manager to add (its test checks they are here, as written). The rest stands for
 // Manager's own code, in our words, reduced to what the tests drive.
 const express = require('express');
+// kube-provisioner: the kit, beside the router's other requires.
 const kubernetes = require('kube-provisioner/manager-kit');
 const { Node, Site } = require(process.env.MANAGER_MODELS);
 const { ApiError, asyncHandler, created, ok } = require('./api.cjs');
@@ -25,15 +26,47 @@ function serialize(n) {
   };
 }
 
+// Manager's utils/docker-api.js check, in our words: a Docker host URL Manager's client can use.
+function isValidDockerHost(host) {
+  if (typeof host !== 'string' || host.trim() === '') return false;
+  try {
+    const url = new URL(host.trim());
+    if (url.protocol === 'unix:') return !!url.pathname && url.pathname !== '/';
+    if (url.protocol === 'tcp:') return !!url.hostname && !!url.port && (url.pathname === '' || url.pathname === '/');
+    return (url.protocol === 'http:' || url.protocol === 'https:') && (url.pathname === '' || url.pathname === '/');
+  } catch {
+    return false;
+  }
+}
+
+function normalizeNodeType(nodeType) {
+  return nodeType || 'proxmox';
+}
+
 // kube-provisioner: the kubernetes node type is one of the four.
 const NODE_TYPES = ['proxmox', 'docker', 'dummy', kubernetes.NODE_TYPE];
 
-function validateNodeInput(input) {
-  const type = input.nodeType || 'proxmox';
-  if (!NODE_TYPES.includes(type)) throw new ApiError(400, 'invalid_node_type', 'Node type must be proxmox, docker, dummy, or kubernetes');
-  // kube-provisioner: a kubernetes node must say how to reach its cluster, or it is refused, naming the column.
-  const kubernetesProblem = type === kubernetes.NODE_TYPE ? kubernetes.nodeInputProblem(input) : undefined;
+// kube-provisioner: takes the whole body, and is async: a kubernetes node is checked by its columns and against its cluster.
+async function validateNodeInput(input) {
+  const { nodeType, apiUrl } = input;
+  const type = normalizeNodeType(nodeType);
+
+  if (!NODE_TYPES.includes(type)) {
+    throw new ApiError(400, 'invalid_node_type', 'Node type must be proxmox, docker, dummy, or kubernetes');
+  }
+
+  if (type === 'docker' && (!apiUrl || !isValidDockerHost(apiUrl))) {
+    throw new ApiError(
+      400,
+      'invalid_docker_host',
+      'Docker host must use unix://, tcp://, http://, or https:// without extra path components',
+    );
+  }
+
+  // kube-provisioner: a kubernetes node whose columns break a rule, or whose cluster refuses them, is refused, naming each column.
+  const kubernetesProblem = type === kubernetes.NODE_TYPE ? await kubernetes.nodeSaveProblem(input) : undefined;
   if (kubernetesProblem) throw new ApiError(400, 'invalid_kubernetes_node', kubernetesProblem);
+
   return type;
 }
 
@@ -56,7 +89,7 @@ router.post(
     if (!site) throw new ApiError(404, 'site_not_found', 'Site not found');
     const { name, apiUrl, secret, tlsVerify, nvidiaAvailable } = req.body || {};
     // kube-provisioner: the whole body, so the kubernetes columns are checked too.
-    const type = validateNodeInput(req.body || {});
+    const type = await validateNodeInput(req.body || {});
     const node = await Node.create({
       name,
       nodeType: type,
@@ -79,7 +112,7 @@ router.put(
     if (!node) throw new ApiError(404, 'not_found', 'Node not found');
     const { name, nodeType, apiUrl, secret, tlsVerify, nvidiaAvailable } = req.body || {};
     // kube-provisioner: the body over the saved secret (the form sends it only when it changes).
-    const type = validateNodeInput({ ...req.body, nodeType: nodeType || node.nodeType, secret: secret || node.secret });
+    const type = await validateNodeInput({ ...req.body, nodeType: nodeType || node.nodeType, secret: secret || node.secret });
     const update = {
       name,
       nodeType: type,

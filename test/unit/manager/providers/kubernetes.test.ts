@@ -13,7 +13,9 @@ import type { KubernetesClient } from '../../../../src/kube/client.js';
 import { createKubernetesProvider, workloadInput } from '../../../../src/manager/providers/kubernetes.js';
 import { kubernetesNodeConfig } from '../../../../src/manager/node-config.js';
 import type { ProvisionFunction } from '../../../../src/manager/providers/kubernetes.js';
-import { KubernetesNodeConfigError } from '../../../../src/manager/errors.js';
+import { KubernetesNodeConfigError, NodeSettingError } from '../../../../src/manager/errors.js';
+import { NotFoundError, UnauthorizedError } from '../../../../src/errors/api.js';
+import { NoDefaultStorageClassError, StorageClassNotFoundError } from '../../../../src/workload/storage-class-choice.js';
 import type { NodeRecord } from '../../../../src/manager/providers/types.js';
 import { parseWorkloadSpec } from '../../../../src/input/workload-spec.js';
 import type { ProvisionEvent, RolloutStatus } from '../../../../src/rollout/events.js';
@@ -271,6 +273,45 @@ describe('kubernetes provider', () => {
       clientFor: () => fakeApi,
     });
     await expect(lastValueFrom(provider.provision$(containerRecord({ node: kubeNode }), { clock: asyncScheduler }))).rejects.toBe(failure);
+  });
+
+  it('names the node column to change for a failure a column fixes (issue 42, item 4), never the library option or CLI flag', async () => {
+    const fails = (failure: Error, node: Record<string, unknown> = kubeNode) =>
+      lastValueFrom(
+        createKubernetesProvider({ provision$: fakeProvision(() => throwError(() => failure), []), clientFor: () => fakeApi }).provision$(
+          containerRecord({ node: node }),
+          { clock: asyncScheduler },
+        ),
+      ).catch((error: unknown) => error);
+
+    const noDefault = new NoDefaultStorageClassError(['fast', 'slow']);
+    const storage = await fails(noDefault, { ...kubeNode, kubePersistence: null });
+    expect(storage).toBeInstanceOf(NodeSettingError);
+    expect(storage).toMatchObject({ column: 'kubeStorageClass', nodeName: 'k8s-east', nodeId: 3, cause: noDefault });
+    expect((storage as Error).message).toBe(
+      'Kubernetes node k8s-east (id 3): kubeStorageClass is empty and the cluster has no default StorageClass, so no container on this node can get its volume: ' +
+        'set kubeStorageClass to one of fast, slow, or set kubePersistence to off (each container then loses its files with its Pod)',
+    );
+    expect((storage as Error).message).not.toMatch(/storage\.storageClass|--storage-class/);
+
+    const namespace = await fails(new NotFoundError('namespaces "mgr" not found'));
+    expect(namespace).toMatchObject({ name: 'NodeSettingError', column: 'kubeNamespace' });
+    expect((namespace as Error).message).toBe(
+      'Kubernetes node k8s-east (id 3): kubeNamespace names a namespace the cluster does not have (mgr): create it, or name an existing one',
+    );
+
+    const named = await fails(new StorageClassNotFoundError('gold'), { ...kubeNode, kubePersistence: null, kubeStorageClass: 'gold' });
+    expect(named).toMatchObject({ column: 'kubeStorageClass' });
+    const token = await fails(new UnauthorizedError('https://east.example:6443', {}), {
+      id: 3,
+      name: 'k8s-east',
+      apiUrl: 'https://east.example:6443',
+      secret: 't',
+    });
+    expect(token).toMatchObject({ column: 'secret' });
+    // A failure no column fixes keeps its own class.
+    const rollout = new RolloutFailedError({ namespace: 'team-a', name: 'web-42' }, 'ImagePullBackOff', 'not found');
+    expect(await fails(rollout)).toBe(rollout);
   });
 
   it("rethrows the client factory's error (e.g. a missing kubeconfig) without provisioning", async () => {
