@@ -44,3 +44,23 @@ export function oneLine(text: string | undefined): string {
 export function jsonLine(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+// ECMA-48 escape sequences: CSI (colours, cursor moves), OSC (titles; ended by BEL or ST),
+// and the two-byte ones (ESC followed by one character).
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const ANSI_ESCAPE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]/g;
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONSOLE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * One line of a terminal's output (a console, a tty container's log) as a plain line: the
+ * escape sequences (colours, cursor moves, titles) removed, a carriage return keeps what
+ * follows it (what the terminal showed last), and the other control characters but tab
+ * dropped.
+ */
+export function consoleLine(line: string): string {
+  const visible = line.replace(ANSI_ESCAPE, '');
+  const trimmed = visible.endsWith('\r') ? visible.replace(/\r+$/, '') : visible;
+  const lastReturn = trimmed.lastIndexOf('\r');
+  return (lastReturn === -1 ? trimmed : trimmed.slice(lastReturn + 1)).replace(CONSOLE_CONTROL, '');
+}

@@ -80,6 +80,8 @@ export interface V1Container {
   resources?: V1ResourceRequirements;
   /** `Always` on an init container makes it a sidecar. */
   restartPolicy?: string;
+  /** A terminal for the container's own process (a system container's console). */
+  tty?: boolean;
   /** Defaulted by the API server. */
   imagePullPolicy?: string;
   terminationMessagePath?: string;
