@@ -21,6 +21,8 @@ import { DeliveredMark, LineSplitter, splitTimestamp, type RawLogLine } from './
 
 /** Longest line handed on, in characters; the rest of a longer line is dropped (`truncated`). */
 export const DEFAULT_MAX_LINE_CHARS = 16 * 1024;
+/** The kubelet's timestamp and its space: RFC 3339 with nanoseconds and a zone offset. */
+const TIMESTAMP_ROOM = 36;
 /** How long a follow waits for the next container to start when the one it followed ended. */
 export const DEFAULT_NEXT_CONTAINER_WAIT_MS = 300_000;
 
@@ -83,7 +85,9 @@ export function logs$(client: KubernetesClient, providerId: string, options: Log
         ...(options.previous ? { previous: true } : {}),
       };
       let keep: (line: RawLogLine) => boolean = () => true;
-      const emit = (line: RawLogLine, from: ContainerTarget): void => {
+      const emit = (whole: RawLogLine, from: ContainerTarget): void => {
+        const line =
+          whole.text.length > checked.maxLineChars ? { ...whole, text: whole.text.slice(0, checked.maxLineChars), truncated: true } : whole;
         if (!keep(line)) return;
         mark.note(line);
         subscriber.next({
@@ -96,7 +100,8 @@ export function logs$(client: KubernetesClient, providerId: string, options: Log
       };
       const read = (from: ContainerTarget, readParams: PodLogStreamParams): Promise<Error | undefined> =>
         new Promise((resolve) => {
-          const splitter = new LineSplitter(checked.maxLineChars);
+          // The bound is on the text: the timestamp before it has room of its own.
+          const splitter = new LineSplitter(checked.maxLineChars + TIMESTAMP_ROOM);
           stream = streamPodLog(from.namespace, from.pod, readParams, {
             onText: (text) => {
               for (const { line, truncated } of splitter.push(text)) emit(splitTimestamp(line, truncated), from);
