@@ -6,6 +6,7 @@
 // KubernetesApi.fromServer. It is no kube-apiserver: the integration and real-node suites
 // check the same paths against real ones.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -24,6 +25,8 @@ export interface ExecRequest {
   readonly command: readonly string[];
   readonly query: URLSearchParams;
   readonly protocol: string;
+  /** The Authorization header the upgrade carried. */
+  readonly authorization: string | undefined;
 }
 
 export type ExecHandler = (socket: WebSocket, request: ExecRequest) => void;
@@ -71,13 +74,18 @@ export function workloadPod(
   });
 }
 
-export async function startFakePodApi(): Promise<FakePodApi> {
+export interface FakePodApiOptions {
+  /** Serve HTTPS with this certificate (the client trusts it through caData). */
+  readonly tls?: { readonly certPem: string; readonly keyPem: string };
+}
+
+export async function startFakePodApi(options: FakePodApiOptions = {}): Promise<FakePodApi> {
   const watches = new Set<http.ServerResponse>();
   const handleProtocols = (offered: Set<string>): string | false => fake.protocols.find((protocol) => offered.has(protocol)) ?? false;
   const wss = new WebSocketServer({ noServer: true, handleProtocols });
   // A peer that never answers pings: the half-open connection a proxy leaves behind.
   const deaf = new WebSocketServer({ noServer: true, handleProtocols, autoPong: false });
-  const server = http.createServer((req, res) => {
+  const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const path = url.pathname;
     const json = (status: number, body: unknown): void => {
@@ -115,7 +123,10 @@ export async function startFakePodApi(): Promise<FakePodApi> {
         : json(404, { kind: 'Status', status: 'Failure', reason: 'NotFound', message: 'pods not found', code: 404 });
     }
     json(404, { kind: 'Status', status: 'Failure', reason: 'NotFound', message: `no ${path}`, code: 404 });
-  });
+  };
+  const server = options.tls
+    ? https.createServer({ cert: options.tls.certPem, key: options.tls.keyPem }, handler)
+    : http.createServer(handler);
   const upgrades = new Set<Duplex>();
   server.on('upgrade', (req, socket, head) => {
     upgrades.add(socket);
@@ -140,7 +151,13 @@ export async function startFakePodApi(): Promise<FakePodApi> {
       return;
     }
     (fake.answerPings ? wss : deaf).handleUpgrade(req, socket, head, (ws) => {
-      const request = { pod: match[1] ?? '', command: url.searchParams.getAll('command'), query: url.searchParams, protocol: ws.protocol };
+      const request = {
+        pod: match[1] ?? '',
+        command: url.searchParams.getAll('command'),
+        query: url.searchParams,
+        protocol: ws.protocol,
+        authorization: req.headers.authorization,
+      };
       fake.seen.exec.push(request);
       fake.seen.openSockets += 1;
       ws.on('close', () => {
@@ -150,9 +167,15 @@ export async function startFakePodApi(): Promise<FakePodApi> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const fake: FakePodApi = {
-    client: KubernetesApi.fromServer({ server: url, token: 'fake-token', tlsVerify: false, namespace: NS, requestTimeoutMs: 2_000 }),
+    client: KubernetesApi.fromServer({
+      server: url,
+      token: 'fake-token',
+      ...(options.tls ? { caData: options.tls.certPem } : { tlsVerify: false }),
+      namespace: NS,
+      requestTimeoutMs: 2_000,
+    }),
     url,
     deployment: deploymentFixture({ name: WORKLOAD, labels: LABELS }),
     pods: [workloadPod('web-7c9f5d-aaaaa')],
