@@ -4,7 +4,7 @@
 // never by a name the caller gives. A terminal needs the container running; a log needs it
 // started (running or ended); `previous` needs a run before the current one.
 import { ApiError, NotFoundError } from '../errors/api.js';
-import { KubeletUnreachableError, NoRunningContainerError } from '../errors/exec.js';
+import { ExecFailedError, KubeletUnreachableError, NoRunningContainerError } from '../errors/exec.js';
 import { CONTAINER_ID_LABEL, managedSelector } from '../input/labels.js';
 import { parseProviderId } from '../input/provider-id.js';
 import type { KubernetesClient } from '../kube/client.js';
@@ -39,6 +39,8 @@ export interface ContainerTarget {
   readonly podUid: string;
   /** The workload's label selector (managed, container-id, instance). */
   readonly selector: string;
+  /** Whether the container has a tty (its output is a console's). */
+  readonly tty: boolean;
 }
 
 /** The workload and the Pod of its current rollout whose container fits `purpose`. */
@@ -91,6 +93,7 @@ export function targetOf(
     containerId: (purpose === 'previous' ? previousId : status?.containerID) ?? '',
     podUid: pod.metadata?.uid ?? '',
     selector,
+    tty: pod.spec?.containers.find((spec) => spec.name === container)?.tty === true,
   };
 }
 
@@ -136,14 +139,21 @@ function whyNone(pods: readonly V1Pod[], container: string, purpose: ContainerPu
 }
 
 // The API server's words when it cannot reach the kubelet that serves exec and logs.
-const KUBELET_DIAL = /error dialing backend|dial tcp|connection refused|no route to host|i\/o timeout|:10250|kubelet/i;
+const KUBELET_DIAL =
+  /error dialing backend|error sending request|dial tcp|no such host|connection refused|no route to host|i\/o timeout|:10250/i;
 
-/** An error from pods/exec or pods/log, as KubeletUnreachableError when the API server could not reach the Pod's kubelet. */
+/**
+ * An error from pods/exec or pods/log, as KubeletUnreachableError when the API server could
+ * not reach the Pod's kubelet: its answer to the request, or (exec) the status it sent once
+ * the upgrade was accepted.
+ */
 export function kubeletError(error: unknown, target: ContainerTarget): unknown {
+  const where = { namespace: target.namespace, pod: target.pod, node: target.node };
   if (error instanceof ApiError && (error.statusCode ?? 0) >= 500 && KUBELET_DIAL.test(error.message)) {
-    return new KubeletUnreachableError({ namespace: target.namespace, pod: target.pod, node: target.node }, error.message, {
-      cause: error,
-    });
+    return new KubeletUnreachableError(where, error.message, { cause: error });
+  }
+  if (error instanceof ExecFailedError && !error.notFound && KUBELET_DIAL.test(error.detail)) {
+    return new KubeletUnreachableError(where, error.detail, { cause: error });
   }
   return error;
 }

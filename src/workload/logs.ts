@@ -72,7 +72,7 @@ export function logs$(client: KubernetesClient, providerId: string, options: Log
         signal,
       };
       let target = await findContainer(client, providerId, options.previous ? 'previous' : 'logs', common);
-      const tty = await isTty(client, target, signal);
+      const tty = target.tty;
       const followed = new Set<string>([target.containerId]);
       let mark = new DeliveredMark();
       let params: PodLogStreamParams = {
@@ -193,19 +193,10 @@ function checkLogsOptions(options: LogsOptions): CheckedLogsOptions {
   };
 }
 
-/** Whether the workload's container has a tty (its log is a console's output). */
-async function isTty(client: KubernetesClient, target: ContainerTarget, signal: AbortSignal): Promise<boolean> {
-  const pod = await readPodIfAny(client, target, signal);
-  return pod?.spec?.containers.find((container) => container.name === target.container)?.tty === true;
-}
-
+/** The Pod followed, as it is now (undefined once gone), read by the workload's labels: the Role's list, not get. */
 async function readPodIfAny(client: KubernetesClient, target: ContainerTarget, signal: AbortSignal): Promise<V1Pod | undefined> {
-  try {
-    return await client.read('pods', target.namespace, target.pod, { signal });
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
+  const pods = await client.list('pods', target.namespace, target.selector, { signal });
+  return pods.items.find((pod) => pod.metadata?.uid === target.podUid);
 }
 
 /**

@@ -245,7 +245,7 @@ class ShellTerminal implements Terminal {
         return;
       }
     }
-    this.settle.reject(error);
+    this.settle.reject(kubeletError(error, this.target));
   }
 
   write(data: string | Uint8Array): void {

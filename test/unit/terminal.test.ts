@@ -335,6 +335,30 @@ describe('bounds', () => {
 });
 
 describe('refusals', () => {
+  it('a kubelet the API server cannot reach, reported on the status channel after the upgrade, is KubeletUnreachableError', async () => {
+    // What kube-apiserver sends for a Pod on a KWOK node: the upgrade is accepted, then the status.
+    fake.exec = (socket) => {
+      socket.send(
+        frame(
+          3,
+          JSON.stringify({
+            metadata: {},
+            status: 'Failure',
+            reason: 'InternalError',
+            message:
+              'Internal error occurred: error sending request: Post "https://kwok-node-0:10250/exec/default/web/manager?command=true": dial tcp: lookup kwok-node-0: no such host',
+          }),
+        ),
+      );
+      socket.close();
+    };
+    const error = await execCommand(fake.client, PROVIDER_ID, ['true']).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(KubeletUnreachableError);
+    expect((error as Error).message).toMatch(
+      /^the API server cannot reach the kubelet of node worker-1 for pod default\/web-7c9f5d-aaaaa: Internal error occurred: error sending request/,
+    );
+  });
+
   it('403 on the upgrade is ForbiddenError naming pods/exec', async () => {
     fake.refuseExec = { statusCode: 403, message: 'pods "web" is forbidden: User "x" cannot create resource "pods/exec"' };
     const error = await openTerminal(fake.client, PROVIDER_ID).catch((caught: unknown) => caught);
