@@ -165,6 +165,18 @@ export { parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from '
 export { workloadDrift } from './workload/drift.js';
 export { RESTARTED_AT_ANNOTATION } from './workload/restart.js';
 export { DEFAULT_TIMEOUT_MS, type OperationResult, type WorkloadOperationOptions } from './workload/operation.js';
+// Inside the workload's container: a terminal or a command (pods/exec), its log (pods/log).
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  execCommand,
+  openTerminal,
+  type ExecCommandOptions,
+  type ExecExit,
+  type ExecResult,
+  type Terminal,
+  type TerminalOptions,
+} from './workload/terminal.js';
+export { logs$, type LogLine, type LogsOptions } from './workload/logs.js';
 export type {
   DeletedEvent,
   DiagnosedEvent,
@@ -259,6 +271,14 @@ export {
 } from './errors/api.js';
 export { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from './errors/rollout.js';
 export { DiscoveryTimeoutError, OperationAbortedError } from './errors/operation.js';
+export {
+  ExecConnectionLostError,
+  ExecFailedError,
+  ExecSessionTimeoutError,
+  KubeletUnreachableError,
+  NoRunningContainerError,
+  ShellNotFoundError,
+} from './errors/exec.js';
 export { OperationTimeoutError, type WorkloadOperation } from './workload/operation.js';
 export { WorkloadNotFoundError, WorkloadOwnershipError } from './workload/ownership.js';
 export { WorkloadSupersededError, type Supersession } from './workload/guard-generation.js';

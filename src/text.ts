@@ -57,3 +57,19 @@ const TERMINAL_CODES = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0
 export function stripTerminalCodes(text: string): string {
   return text.replace(TERMINAL_CODES, '').replace(/\r/g, '');
 }
+
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONSOLE_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * One line of a terminal's output (a console, a tty container's log) as a plain line: the
+ * escape sequences (colours, cursor moves, titles) removed, a carriage return keeps what
+ * follows it (what the terminal showed last), and the other control characters but tab
+ * dropped.
+ */
+export function consoleLine(line: string): string {
+  const visible = line.replace(TERMINAL_CODES, '');
+  const trimmed = visible.endsWith('\r') ? visible.replace(/\r+$/, '') : visible;
+  const lastReturn = trimmed.lastIndexOf('\r');
+  return (lastReturn === -1 ? trimmed : trimmed.slice(lastReturn + 1)).replace(CONSOLE_CONTROL, '');
+}

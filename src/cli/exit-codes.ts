@@ -5,6 +5,14 @@ import { DiscoveryTimeoutError, OperationAbortedError } from '../errors/operatio
 import { ExecPluginError, KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors/kubeconfig.js';
 import { InvalidOptionError, InvalidSpecError, ShellWordsError, UsageError } from '../errors/input.js';
 import { OperationTimeoutError } from '../workload/operation.js';
+import {
+  ExecConnectionLostError,
+  ExecFailedError,
+  ExecSessionTimeoutError,
+  KubeletUnreachableError,
+  NoRunningContainerError,
+  ShellNotFoundError,
+} from '../errors/exec.js';
 import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../errors/rollout.js';
 import { WorkloadDriftError } from '../workload/drift.js';
 import { WorkloadNotFoundError } from '../workload/ownership.js';
@@ -89,7 +97,8 @@ export function exitCodeFor(error: unknown): number {
     error instanceof RolloutTimeoutError ||
     error instanceof OperationTimeoutError ||
     error instanceof DiscoveryTimeoutError ||
-    error instanceof ApiTimeoutError
+    error instanceof ApiTimeoutError ||
+    error instanceof ExecSessionTimeoutError
   )
     return EXIT.timeout;
   if (error instanceof ConflictError || error instanceof WorkloadDriftError) return EXIT.conflict;
@@ -103,7 +112,12 @@ export function exitCodeFor(error: unknown): number {
     error instanceof UnknownContextError ||
     error instanceof ExecPluginError ||
     error instanceof MalformedObjectError ||
-    error instanceof WatchInactiveError
+    error instanceof WatchInactiveError ||
+    error instanceof NoRunningContainerError ||
+    error instanceof KubeletUnreachableError ||
+    error instanceof ExecFailedError ||
+    error instanceof ShellNotFoundError ||
+    error instanceof ExecConnectionLostError
   ) {
     return EXIT.apiError;
   }

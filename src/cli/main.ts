@@ -11,6 +11,19 @@ runCli(process.argv.slice(2), {
   stdout: (line) => process.stdout.write(`${line}\n`),
   stderr: (line) => process.stderr.write(`${line}\n`),
   signal: controller.signal,
+  terminal: {
+    writeStdout: (data) => process.stdout.write(data),
+    writeStderr: (data) => process.stderr.write(data),
+    stdinIsTty: process.stdin.isTTY === true,
+    setRawMode: (raw) => {
+      if (process.stdin.isTTY) process.stdin.setRawMode(raw);
+    },
+    size: () => (process.stdout.isTTY ? { columns: process.stdout.columns, rows: process.stdout.rows } : undefined),
+    onResize: (listener) => {
+      process.stdout.on('resize', listener);
+      return () => process.stdout.off('resize', listener);
+    },
+  },
 }).then(
   (code) => {
     process.off('SIGINT', onSignal);

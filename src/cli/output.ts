@@ -32,6 +32,16 @@ export class Output {
     this.io.stdout(this.clean(line));
   }
 
+  /** A container's log line: masked, its tabs kept, other control characters escaped. */
+  logLine(line: string): void {
+    this.io.stdout(
+      this.mask(line)
+        .split('\t')
+        .map((part) => escapeControlCharacters(part))
+        .join('\t'),
+    );
+  }
+
   err(line: string): void {
     this.io.stderr(this.clean(line));
   }

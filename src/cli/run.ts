@@ -19,6 +19,8 @@ import { runStatus } from './commands/status.js';
 import { runLifecycleCommand } from './commands/lifecycle.js';
 import { LIFECYCLE_COMMANDS, type LifecycleCommandName } from './commands/lifecycle-args.js';
 import { runUiCommand } from './commands/ui.js';
+import { runExec } from './commands/exec.js';
+import { runLogs } from './commands/logs.js';
 import type { CliIo } from './io.js';
 
 const TOP_USAGE = `Usage: kube-provision <command> [flags]
@@ -32,6 +34,8 @@ Commands:
   restart      roll out a new pod from the same template and wait for it
   reconfigure  change env, entrypoint, CPU, memory or image and wait for the rollout
   delete       delete a workload and wait until it and its pods are gone
+  exec         run a command, or with -it a shell, in a workload's container
+  logs         print a workload's container log; -f follows it
   check        check that the cluster, the credentials and the namespace will work
   nodes        list the cluster's nodes: Ready, schedulable, IPs, CPU and memory in use
   ui           serve a live page of the namespace's workloads on 127.0.0.1
@@ -45,6 +49,8 @@ const COMMANDS: Readonly<Record<string, (argv: readonly string[], io: CliIo) => 
   get: runGet,
   status: runStatus,
   ui: runUiCommand,
+  exec: runExec,
+  logs: runLogs,
 };
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

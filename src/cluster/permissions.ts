@@ -13,6 +13,7 @@ export interface Permission {
 
 const deployments = (verb: string): Permission => ({ verb, group: 'apps', resource: 'deployments' });
 const pods = (verb: string): Permission => ({ verb, group: '', resource: 'pods' });
+const podSubresource = (verb: string, subresource: string): Permission => ({ verb, group: '', resource: 'pods', subresource });
 const services = (verb: string): Permission => ({ verb, group: '', resource: 'services' });
 const endpointSlices = (verb: string): Permission => ({ verb, group: 'discovery.k8s.io', resource: 'endpointslices' });
 const claims = (verb: string): Permission => ({ verb, group: '', resource: 'persistentvolumeclaims' });
@@ -68,6 +69,11 @@ export const OPERATION_PERMISSIONS = {
     // reconfigure's resize; delete (unless the data is kept)
     claims('patch'),
     claims('delete'),
+    // a terminal or a command in the container: the upgrade is a GET, and newer API
+    // servers also check create (KEP-4006); its log, followed
+    podSubresource('get', 'exec'),
+    podSubresource('create', 'exec'),
+    podSubresource('get', 'log'),
   ],
 } as const satisfies Readonly<Record<string, readonly Permission[]>>;
 

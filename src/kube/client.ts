@@ -1,6 +1,7 @@
 // The narrow surface of the Kubernetes API that the provisioner and informers use: generic
 // requests over the kind table (kinds.ts), and the cluster check's few questions.
 // KubernetesApi implements it over HTTP; tests inject fakes.
+import type { ExecSession, ExecSessionHandlers } from './exec-session.js';
 import type { KindMap, WatchedKind } from './kinds.js';
 import type {
   V1LimitRange,
@@ -120,6 +121,17 @@ export interface KubernetesClient {
    * pods/{name}/log), scrubbed. Optional: without it, failures carry no log lines.
    */
   readPodLog?(namespace: string, name: string, params: PodLogParams, options?: RequestOptions): Promise<string>;
+  /**
+   * Runs a command in a Pod's container over a WebSocket (GET pods/{name}/exec, channel
+   * protocol v5, else v4). Resolves once the server accepted the upgrade. Optional: a
+   * client without it cannot open terminals.
+   */
+  openPodExec?(namespace: string, name: string, params: PodExecParams): Promise<ExecSession>;
+  /**
+   * A container's log as a stream (GET pods/{name}/log, `follow` to keep it open). Optional:
+   * a client without it cannot follow logs.
+   */
+  streamPodLog?(namespace: string, name: string, params: PodLogStreamParams, handlers: TextStreamHandlers): WatchHandle;
   /** Where this client's settings came from, for reports; never a credential. Absent on fakes. */
   readonly connection?: ConnectionInfo;
   /**
@@ -137,6 +149,40 @@ export interface PodLogParams {
   readonly limitBytes?: number;
   /** The previous run of a restarted container instead of the current one. */
   readonly previous?: boolean;
+}
+
+export interface PodExecParams extends ExecSessionHandlers {
+  readonly container: string;
+  /** The argv to run (no shell is added). */
+  readonly command: readonly string[];
+  readonly stdin: boolean;
+  readonly tty: boolean;
+  /** Bound on the upgrade (the server's acceptance). */
+  readonly connectTimeoutMs: number;
+  readonly pingIntervalMs?: number;
+  readonly maxSessionMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface TextStreamHandlers {
+  /** The server answered 200: the stream is open. */
+  onOpen?(): void;
+  /** Text as it arrives (UTF-8 decoded across chunk boundaries). */
+  onText(text: string): void;
+  /** Once: `undefined` when the server ended the stream, a project error otherwise; never after abort(). */
+  onClose(error: Error | undefined): void;
+}
+
+export interface PodLogStreamParams {
+  readonly container: string;
+  readonly follow?: boolean;
+  readonly timestamps?: boolean;
+  readonly tailLines?: number;
+  readonly sinceSeconds?: number;
+  /** RFC 3339; the API server passes it on to the second. */
+  readonly sinceTime?: string;
+  readonly previous?: boolean;
+  readonly limitBytes?: number;
 }
 
 export interface ConnectionInfo {

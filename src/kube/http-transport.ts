@@ -14,11 +14,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import pTimeout from 'p-timeout';
+// pods/exec is a WebSocket; Node 20.19 has no WebSocket client without a flag, and ws is the standard one.
+import { WebSocket } from 'ws';
 import { ApiTimeoutError, MalformedResponseError, type RequestTarget } from '../errors/api.js';
 import { ExecPluginError, KubeconfigInvalidError } from '../errors/kubeconfig.js';
 import { setLongTimeout, type LongTimeout } from '../rx/long-timer.js';
 import { oneLine } from '../text.js';
-import type { WatchEventType, WatchHandle } from './client.js';
+import type { TextStreamHandlers, WatchEventType, WatchHandle } from './client.js';
 import { Masker, maskHighEntropyWords } from '../mask.js';
 import { preparedCredentials } from './credential-values.js';
 import { errorFromNetwork, errorFromResponse, parseStatus } from './translate-error.js';
@@ -54,6 +56,15 @@ export interface TransportOptions {
   readonly masker?: Masker;
   /** The kubeconfig's path, for messages about its files. */
   readonly kubeconfigPath?: string;
+}
+
+/** A query; a list repeats its key (pods/exec's `command`). */
+export type Query = Record<string, string | number | boolean | undefined | readonly string[]>;
+
+export interface WebSocketOptions {
+  /** Bound on the upgrade: from the request until the server accepted it. */
+  readonly connectTimeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface JsonRequest {
@@ -302,6 +313,168 @@ export class HttpTransport {
     };
   }
 
+  /**
+   * A streamed text GET (a followed log): `onText` as the text arrives, `onClose` once. The
+   * server must answer within requestTimeoutMs; after that the stream is unbounded, and
+   * abort() ends it at once (the request destroyed, its socket released).
+   */
+  streamText(path: string, query: Query, target: RequestTarget, handlers: TextStreamHandlers): WatchHandle {
+    let aborted = false;
+    let closed = false;
+    let req: http.ClientRequest | undefined;
+    let connectTimer: LongTimeout | undefined;
+    const close = (error: Error | undefined): void => {
+      if (aborted || closed) return;
+      closed = true;
+      connectTimer?.clear();
+      req?.destroy();
+      handlers.onClose(error === undefined ? undefined : this.masker.maskError(error));
+    };
+    this.prepare(path, query, this.watchAgent)
+      .then(({ transportOptions, url }) => {
+        if (aborted) return;
+        this.options.onRequest?.({ method: 'GET', path, watch: false });
+        req = this.openRequest(url, {
+          ...transportOptions,
+          method: 'GET',
+          headers: { ...transportOptions.headers, Accept: 'text/plain, */*' },
+        });
+        connectTimer = setLongTimeout(
+          () => close(new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target })),
+          this.options.requestTimeoutMs,
+        );
+        req.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
+        req.on('response', (res) => {
+          connectTimer?.clear();
+          const statusCode = res.statusCode ?? 0;
+          if (statusCode !== 200) {
+            readBody(res)
+              .then((text) =>
+                close(
+                  errorFromResponse({
+                    server: this.server,
+                    statusCode,
+                    status: parseStatus(text),
+                    retryAfterHeader: headerValue(res.headers['retry-after']),
+                    target,
+                  }),
+                ),
+              )
+              .catch((error: unknown) => close(errorFromNetwork(this.server, error, target)));
+            return;
+          }
+          handlers.onOpen?.();
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            if (!aborted && !closed) handlers.onText(chunk);
+          });
+          res.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
+          res.on('close', () => close(res.complete ? undefined : errorFromNetwork(this.server, new Error('the stream was cut'), target)));
+        });
+        req.end();
+      })
+      .catch((error: unknown) => close(error instanceof Error ? error : new Error(String(error))));
+    return {
+      abort: () => {
+        if (aborted) return;
+        aborted = true;
+        connectTimer?.clear();
+        req?.destroy();
+      },
+    };
+  }
+
+  /**
+   * Opens a WebSocket to `path` (pods/exec) offering `protocols`, with the credentials, CA,
+   * client certificate and proxy of every request. Resolves once the server accepted the
+   * upgrade; rejects with a typed, masked error: the server's refusal (403, 404, 500 with its
+   * message), a network or TLS failure, ApiTimeoutError past connectTimeoutMs, or the
+   * signal's reason. Nothing is left open on a rejection.
+   */
+  async openWebSocket<T>(
+    path: string,
+    query: Query,
+    protocols: readonly string[],
+    target: RequestTarget,
+    options: WebSocketOptions,
+    // Called as the upgrade is accepted, before any frame is read: what listens must be
+    // attached there (frames sent with the answer are read at once).
+    accept: (socket: WebSocket) => T,
+  ): Promise<T> {
+    options.signal?.throwIfAborted();
+    let prepared: Awaited<ReturnType<HttpTransport['prepare']>>;
+    try {
+      prepared = await this.prepare(path, query, undefined);
+    } catch (error) {
+      throw this.masker.maskError(error);
+    }
+    const { transportOptions, url } = prepared;
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    this.options.onRequest?.({ method: 'GET', path, watch: false });
+    const { signal } = options;
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      let socket: WebSocket;
+      try {
+        socket = new WebSocket(url, [...protocols], {
+          ...(transportOptions as unknown as Record<string, unknown>),
+          headers: transportOptions.headers as Record<string, string>,
+          perMessageDeflate: false,
+          followRedirects: false,
+        });
+      } catch (error) {
+        reject(this.masker.maskError(errorFromNetwork(this.server, error, target)));
+        return;
+      }
+      const finish = (error?: Error): void => {
+        if (settled) return;
+        settled = true;
+        timer.clear();
+        signal?.removeEventListener('abort', onAbort);
+        socket.off('error', onError);
+        if (error === undefined) {
+          resolve(accept(socket));
+          return;
+        }
+        // Closing before the upgrade makes ws report that too: heard, and dropped.
+        socket.on('error', () => undefined);
+        socket.terminate();
+        reject(error === signal?.reason ? error : this.masker.maskError(error));
+      };
+      const onAbort = (): void => finish(signal?.reason instanceof Error ? signal.reason : new Error(String(signal?.reason)));
+      const onError = (error: Error): void => finish(errorFromNetwork(this.server, error, target));
+      const timer = setLongTimeout(
+        () => finish(new ApiTimeoutError(this.server, options.connectTimeoutMs, { target })),
+        options.connectTimeoutMs,
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+      socket.on('error', onError);
+      socket.once('open', () => {
+        if (!protocols.includes(socket.protocol)) {
+          finish(new MalformedResponseError(this.server, `the upgrade chose no protocol of ${protocols.join(', ')}`, { target }));
+          return;
+        }
+        finish();
+      });
+      socket.once('unexpected-response', (request, res) => {
+        readBody(res)
+          .then((text) =>
+            finish(
+              errorFromResponse({
+                server: this.server,
+                statusCode: res.statusCode ?? 0,
+                status: parseStatus(text),
+                retryAfterHeader: headerValue(res.headers['retry-after']),
+                target,
+              }),
+            ),
+          )
+          .catch((error: unknown) => finish(errorFromNetwork(this.server, error, target)))
+          .finally(() => request.destroy());
+      });
+    });
+  }
+
   /** https.request, with TLS material Node refuses (an exec plugin's key, say) as a typed error. */
   private openRequest(url: URL, options: https.RequestOptions): http.ClientRequest {
     try {
@@ -347,12 +520,14 @@ export class HttpTransport {
 
   private async prepare(
     path: string,
-    query: Record<string, string | number | boolean | undefined> | undefined,
-    pool: https.Agent,
+    query: Query | undefined,
+    pool: https.Agent | undefined,
   ): Promise<{ transportOptions: https.RequestOptions & { headers: http.OutgoingHttpHeaders }; url: URL }> {
     const url = new URL(this.server + path);
     for (const [key, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
+      // A list is the key repeated (pods/exec's command=bash&command=-c&...).
+      if (Array.isArray(value)) for (const item of value) url.searchParams.append(key, String(item));
+      else if (value !== undefined) url.searchParams.set(key, String(value));
     }
     // Headers (Authorization), TLS material and, from a kubeconfig, a fresh agent.
     let applied: https.RequestOptions;
@@ -366,7 +541,10 @@ export class HttpTransport {
     // A fresh agent (or none) is replaced by our pool; a proxy agent (proxy-url) is kept. The
     // TLS material stays in the request options, where the pool keys its connections by it.
     const agent = transportOptions.agent;
-    if (url.protocol === 'https:' && (agent === undefined || agent?.constructor === https.Agent)) transportOptions.agent = pool;
+    if (url.protocol === 'https:' && (agent === undefined || agent?.constructor === https.Agent)) {
+      if (pool) transportOptions.agent = pool;
+      else delete transportOptions.agent;
+    }
     const headers = (transportOptions.headers ?? {}) as http.OutgoingHttpHeaders;
     return { transportOptions: { ...transportOptions, headers: { ...headers } }, url };
   }

@@ -14,8 +14,11 @@ import type {
   DeleteOptions,
   KubernetesClient,
   ListRequestOptions,
+  PodExecParams,
   PodLogParams,
+  PodLogStreamParams,
   MergePatch,
+  TextStreamHandlers,
   ObjectList,
   RequestOptions,
   WatchHandle,
@@ -27,6 +30,7 @@ import { MalformedResponseError, type RequestTarget } from '../errors/api.js';
 import { DURATION_RULES } from '../input/duration.js';
 import { namespaceProblem, type FieldRule } from '../input/fields.js';
 import { aFunction, checkOptions, duration, type OptionTable } from '../input/options.js';
+import { EXEC_PROTOCOLS, ExecSession } from './exec-session.js';
 import { HttpTransport, type RequestInfo, type TransportOptions } from './http-transport.js';
 import { loadKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 import { Masker } from '../mask.js';
@@ -333,6 +337,50 @@ export class KubernetesApi implements KubernetesClient {
       target: { verb: 'get', resource: 'pods/log', namespace, name },
       signal: options.signal,
     });
+  }
+
+  openPodExec(namespace: string, name: string, params: PodExecParams): Promise<ExecSession> {
+    return this.transport.openWebSocket(
+      `${objectPath('pods', namespace, name)}/exec`,
+      {
+        container: params.container,
+        command: params.command,
+        stdin: params.stdin,
+        stdout: true,
+        // A terminal's output is one stream: the kubelet refuses stderr with a tty.
+        stderr: !params.tty,
+        tty: params.tty,
+      },
+      EXEC_PROTOCOLS,
+      { verb: 'create', resource: 'pods/exec', namespace, name },
+      { connectTimeoutMs: params.connectTimeoutMs, signal: params.signal },
+      (socket) =>
+        new ExecSession(socket, {
+          where: { namespace, pod: name, container: params.container },
+          ...(params.onStdout ? { onStdout: params.onStdout } : {}),
+          ...(params.onStderr ? { onStderr: params.onStderr } : {}),
+          ...(params.pingIntervalMs !== undefined ? { pingIntervalMs: params.pingIntervalMs } : {}),
+          ...(params.maxSessionMs !== undefined ? { maxSessionMs: params.maxSessionMs } : {}),
+        }),
+    );
+  }
+
+  streamPodLog(namespace: string, name: string, params: PodLogStreamParams, handlers: TextStreamHandlers): WatchHandle {
+    return this.transport.streamText(
+      `${objectPath('pods', namespace, name)}/log`,
+      {
+        container: params.container,
+        follow: params.follow,
+        timestamps: params.timestamps,
+        tailLines: params.tailLines,
+        sinceSeconds: params.sinceSeconds,
+        sinceTime: params.sinceTime,
+        previous: params.previous,
+        limitBytes: params.limitBytes,
+      },
+      { verb: 'get', resource: 'pods/log', namespace, name },
+      handlers,
+    );
   }
 
   async listResourceQuotas(namespace: string, options: RequestOptions = {}): Promise<readonly V1ResourceQuota[]> {

@@ -25,6 +25,8 @@ import { oneLine } from '../text.js';
 /** The fields of a metav1.Status we read. */
 export interface KubeStatus {
   readonly kind?: string;
+  /** Success or Failure (the exec status channel's Success carries nothing else). */
+  readonly status?: string;
   readonly code?: number;
   readonly reason?: string;
   readonly message?: string;
@@ -60,6 +62,7 @@ export function toStatus(value: unknown): KubeStatus {
   const causes = Array.isArray(details?.causes) ? details.causes.filter(isRecord) : undefined;
   return {
     kind: text(value.kind),
+    ...(text(value.status) !== undefined ? { status: text(value.status) } : {}),
     code: number(value.code),
     reason: text(value.reason),
     message: text(value.message),

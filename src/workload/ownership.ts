@@ -49,7 +49,7 @@ export class WorkloadOwnershipError extends ConflictError {
   /** The container-id label the Deployment carries, if any. */
   readonly actualContainerId: string | undefined;
   constructor(
-    operation: WorkloadOperation,
+    operation: WorkloadOperation | 'exec' | 'logs',
     where: FailureContext,
     facts: { expectedContainerId?: string | undefined; actualContainerId?: string | undefined; managed: boolean },
   ) {
@@ -93,7 +93,7 @@ export interface OwnedWorkload {
  * container's (managed=true, the expected container-id, this installation); otherwise
  * throws WorkloadOwnershipError naming the object's kind.
  */
-export function ownedContainerId(context: OperationContext, kind: WatchedKind, object: KubeObjectWithLabels): string {
+export function ownedContainerId(context: OwnershipContext, kind: WatchedKind, object: KubeObjectWithLabels): string {
   const labels = object.metadata?.labels ?? {};
   const managed = labels[MANAGED_LABEL] === 'true';
   const containerId = labels[CONTAINER_ID_LABEL];
@@ -113,12 +113,17 @@ export function ownedContainerId(context: OperationContext, kind: WatchedKind, o
   return containerId;
 }
 
+/** What ownership is judged by: the operation (for the message), where, and whose it must be. */
+export type OwnershipContext = Pick<OperationContext, 'namespace' | 'name' | 'expectedContainerId' | 'instance'> & {
+  readonly operation: WorkloadOperation | 'exec' | 'logs';
+};
+
 interface KubeObjectWithLabels {
   readonly metadata?: { readonly name?: string; readonly labels?: Record<string, string> };
 }
 
 /** Throws WorkloadOwnershipError unless `deployment` is the expected Manager container's. */
-export function ownedWorkload(context: OperationContext, deployment: V1Deployment): OwnedWorkload {
+export function ownedWorkload(context: OwnershipContext, deployment: V1Deployment): OwnedWorkload {
   const containerId = ownedContainerId(context, 'deployments', deployment);
   return {
     deployment,

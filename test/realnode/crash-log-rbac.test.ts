@@ -10,7 +10,7 @@ import { apiFor, kubectl } from '../support/kube.js';
 import { createRealNodeNamespace, realSpec } from '../support/real-node.js';
 
 const ROLE = readFileSync(fileURLToPath(new URL('../../docs/kube-provisioner-role.yaml', import.meta.url)), 'utf8');
-const LOG_RULE = / {2}# get pods\/log \(optional\)[\s\S]*?verbs: \['get'\]\n/;
+const LOG_RULE = / {2}# get pods\/log:[\s\S]*?verbs: \['get'\]\n/;
 
 const namespaces: string[] = [];
 afterAll(() => {

@@ -25,6 +25,7 @@ export const EXAMPLES: Readonly<Record<string, ExampleNeeds>> = {
   'manager-container-status.cjs': 'tested by test/integration/manager-jobs.test.ts',
   'manager-jest.test.cjs': 'tested by test/package/package.test.ts',
   'build-deployment.mjs': 'nothing',
+  'exec-and-logs.mjs': 'tested by test/unit/exec-logs-example.test.ts',
   'provision.mjs': 'cluster',
   'provision.cjs': 'cluster',
   'progress.mjs': 'cluster',

@@ -92,7 +92,7 @@ describe('check() with every answer good', () => {
     });
     expect(item(report, 'api')).toMatchObject({ serverVersion: 'v1.36.3', message: `Kubernetes v1.36.3 answers at ${SERVER}` });
     expect(item(report, 'identity').user).toEqual({ username: 'fake-admin', groups: ['system:masters', 'system:authenticated'] });
-    expect(item(report, 'permissions:lifecycle').permissions).toHaveLength(26);
+    expect(item(report, 'permissions:lifecycle').permissions).toHaveLength(29);
     expect(item(report, 'resources').message).toBe('500m CPU and 256Mi memory: no LimitRange or ResourceQuota in namespace default');
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
   });
@@ -104,8 +104,11 @@ describe('check() with every answer good', () => {
     fake.authorize = (attributes) => (asked.push(attributes), true);
     const report = await runCheck(fake, { namespace: 'team-a' });
     expect(report.ok).toBe(true);
-    expect(asked).toHaveLength(28);
-    expect(new Set(asked.map((attributes) => `${attributes.verb} ${attributes.group}/${attributes.resource}`)).size).toBe(28);
+    expect(asked).toHaveLength(31);
+    expect(
+      new Set(asked.map((attributes) => `${attributes.verb} ${attributes.group}/${attributes.resource}/${attributes.subresource ?? ''}`))
+        .size,
+    ).toBe(31);
     // StorageClasses are cluster-scoped: asked without a namespace; everything else in the one checked.
     const clusterWide = asked.filter((attributes) => attributes.resource === 'storageclasses');
     expect(clusterWide.map((attributes) => `${attributes.verb} ${attributes.group}`).sort()).toEqual([
@@ -153,11 +156,12 @@ describe('check() reports what is wrong', () => {
       'delete services',
       'patch persistentvolumeclaims',
       'delete persistentvolumeclaims',
+      'create pods/exec',
     ];
     expect(item(report, 'permissions:lifecycle')).toMatchObject({
       status: 'fail',
       missing,
-      message: `lifecycle: missing 10 of 26 in namespace default: ${missing.join(', ')}`,
+      message: `lifecycle: missing 11 of 29 in namespace default: ${missing.join(', ')}`,
     });
   });
 

@@ -21,7 +21,7 @@ describe('docs/cluster-check.md', () => {
   });
 
   it('lists the permissions of OPERATION_PERMISSIONS, in its order, with the operations that need each', () => {
-    const rows = [...doc.matchAll(/^\| ((?:create|get|list|watch|patch|update|delete) [a-z0-9.]+) \| (yes)? ?\| (yes)? ?\|/gm)].map(
+    const rows = [...doc.matchAll(/^\| ((?:create|get|list|watch|patch|update|delete) [a-z0-9./]+) \| (yes)? ?\| (yes)? ?\|/gm)].map(
       (match) => [match[1], match[2] === 'yes', match[3] === 'yes'],
     );
     const create = OPERATION_PERMISSIONS.create.map(permissionLabel);

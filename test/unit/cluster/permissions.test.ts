@@ -31,7 +31,7 @@ describe('OPERATION_PERMISSIONS', () => {
     );
   });
 
-  it('the lifecycle includes everything create needs, plus patch/update/delete deployments, get pods and patch/delete services and claims', () => {
+  it('the lifecycle includes everything create needs, plus patch/update/delete deployments, get pods and patch/delete services and claims, exec and log on pods', () => {
     const lifecycle = labels('lifecycle');
     expect(lifecycle).toEqual(expect.arrayContaining(labels('create')));
     expect(lifecycle.filter((label) => !labels('create').includes(label)).sort()).toEqual(
@@ -44,6 +44,9 @@ describe('OPERATION_PERMISSIONS', () => {
         'delete services',
         'patch persistentvolumeclaims',
         'delete persistentvolumeclaims',
+        'get pods/exec',
+        'create pods/exec',
+        'get pods/log',
       ].sort(),
     );
     expect(new Set(lifecycle).size).toBe(lifecycle.length);
