@@ -8,12 +8,16 @@
 //
 // `npm run demo -- --real-node` runs both on a real node instead of KWOK (root only; see
 // scripts/control-plane/README.md): a real httpd that answers over HTTP, then an image the
-// local registry does not have, which is a real pull failure.
+// local registry does not have, which is a real pull failure; between the two, a system
+// container (Debian with systemd as PID 1 and sshd, like Manager's templates) that it logs in
+// to over SSH.
+import { execFileSync } from 'node:child_process';
 import type { Observable } from 'rxjs';
 import { startCluster } from './control-plane/cluster.js';
 import { faultImage } from './control-plane/stages.js';
 import { HTTPD_PORT, MISSING_IMAGE, REAL_NODE_IMAGES } from './control-plane/real-node/images.js';
 import { REAL_NODE_NAMESPACE } from './control-plane/real-node/node.js';
+import type { RealNode } from './control-plane/real-node/node.js';
 import { httpGet } from './control-plane/http.js';
 import { status } from '../src/workload/status.js';
 import { runCli } from '../src/cli/run.js';
@@ -52,6 +56,12 @@ const BROKEN: DemoWorkload = { containerId: '102', hostname: 'demo-broken', imag
 // On the real node: our busybox httpd image, and one the local registry never had.
 const REAL_WEB: DemoWorkload = { containerId: '101', hostname: 'demo-web', image: REAL_NODE_IMAGES.httpd, extra: [] };
 const REAL_BROKEN: DemoWorkload = { containerId: '102', hostname: 'demo-broken', image: MISSING_IMAGE, extra: [] };
+const realSystem = (node: RealNode): DemoWorkload => ({
+  containerId: '103',
+  hostname: 'demo-system',
+  image: REAL_NODE_IMAGES.systemBookworm,
+  extra: ['--entrypoint', '/sbin/init', '--runtime-class', node.systemContainerRuntimeClass, '--port', '22', '--env', 'GREETING=hello'],
+});
 
 async function demo(): Promise<number> {
   say(
@@ -125,6 +135,18 @@ async function demo(): Promise<number> {
     say(`exit code ${ok}`);
     if (onRealNode && ok === EXIT.ok) await showItAnswers(cluster.kubeconfigPath, `${REAL_NODE_NAMESPACE}/${web.hostname}`);
 
+    // The page's provisionings take a spec without the CLI's extra flags: the system container is a CLI one.
+    if (cluster.realNode !== undefined && !withUi) {
+      const system = realSystem(cluster.realNode);
+      say(
+        `\n$ kube-provision create --container-id ${system.containerId} --hostname ${system.hostname} --image ${system.image} ${system.extra.join(' ')} ...`,
+      );
+      const booted = await run(system);
+      say(`exit code ${booted}`);
+      if (booted === EXIT.ok)
+        await showSshLogin(cluster.kubeconfigPath, `${REAL_NODE_NAMESPACE}/${system.hostname}`, cluster.realNode.sshKeyFile);
+    }
+
     say(`\n$ kube-provision create --container-id ${broken.containerId} --hostname ${broken.hostname} --image ${broken.image} ...`);
     const failed = await run(broken);
     say(`exit code ${failed} (3 = rollout failed, named by the kubelet's reason)`);
@@ -151,6 +173,21 @@ async function showItAnswers(kubeconfigPath: string, providerId: string): Promis
   const url = `http://${podIp ?? '?'}:${HTTPD_PORT}/`;
   const response = await httpGet(url);
   say(`\n$ curl ${url}\n${response.body.trimEnd()}   (HTTP ${response.status}, from the container's httpd)`);
+}
+
+/** A system container is ready when sshd accepts: one SSH login at its address, from this machine. */
+async function showSshLogin(kubeconfigPath: string, providerId: string, keyFile: string): Promise<void> {
+  const { address } = await status(KubernetesApi.fromConfig({ kubeconfigPath }), providerId);
+  const command = 'echo "$(hostname): systemd $(systemctl is-system-running --wait), GREETING=$GREETING"';
+  const options = ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR'];
+  say(`\n$ ssh root@${address ?? '?'} '${command}'`);
+  try {
+    say(
+      execFileSync('ssh', ['-i', keyFile, ...options, `root@${address ?? ''}`, command], { encoding: 'utf8', timeout: 60_000 }).trimEnd(),
+    );
+  } catch (error) {
+    sayError(`ssh failed: ${(error as Error).message}`);
+  }
 }
 
 /** The CLI's human lines for an operation's events; resolves with the CLI's exit code. */

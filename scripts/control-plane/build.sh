@@ -7,7 +7,9 @@
 #   scripts/control-plane/build.sh            # prints the bin directory on the last line
 #   scripts/control-plane/build.sh real-node  # the real node's programs instead: kubelet and
 #                                             # kube-proxy (the same Kubernetes module), our
-#                                             # image registry and pause program (real-node/)
+#                                             # image registry, pause program and OCI runtime
+#                                             # wrapper, and the system containers' root
+#                                             # filesystems (real-node/)
 #
 # Environment: KUBE_PROVISIONER_CACHE (default ~/.cache/kube-provisioner).
 set -euo pipefail
@@ -110,6 +112,32 @@ build_ours() {
   log "$name built in $((SECONDS - start))s"
 }
 
+# build_system_image <bin dir> <suite>: a system container's root filesystem
+# (real-node/system-image.sh) as a gzip layer with its diff id, in a dir keyed by a hash of
+# the recipe; <bin dir>/system-image-<suite> points at it.
+build_system_image() {
+  local out=$1 suite=$2
+  local recipe="$here/real-node/system-image.sh"
+  local stamp dir
+  stamp=$(sha256sum "$recipe" | cut -c1-16)
+  dir="$cache/system-image-$suite-$stamp"
+  if [ -s "$dir/layer.tar.gz" ] && [ -s "$dir/diff-id" ]; then
+    log "system image $suite cached"
+  else
+    local start=$SECONDS scratch
+    scratch=$(mktemp -d "${TMPDIR:-/tmp}/kp-build-system-$suite.XXXXXX")
+    bash "$recipe" "$suite" "$scratch/layer.tar"
+    echo "sha256:$(sha256sum "$scratch/layer.tar" | cut -d' ' -f1)" > "$scratch/diff-id"
+    gzip -n "$scratch/layer.tar"
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    mv "$scratch/layer.tar.gz" "$scratch/diff-id" "$dir/"
+    rm -rf "$scratch"
+    log "system image $suite built in $((SECONDS - start))s"
+  fi
+  ln -sfn "$dir" "$out/system-image-$suite"
+}
+
 missing() {
   local dir=$1; shift
   for f in "$@"; do [ -x "$dir/$f" ] || return 0; done
@@ -126,6 +154,9 @@ if [ "$target" = real-node ]; then
   fi
   build_ours "$bin" registry "github.com/google/go-containerregistry $GO_CONTAINERREGISTRY_VERSION"
   build_ours "$bin" pause
+  build_ours "$bin" cgroup-writable
+  build_system_image "$bin" bookworm
+  build_system_image "$bin" trixie
   echo "$bin"
   exit 0
 fi

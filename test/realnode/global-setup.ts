@@ -30,6 +30,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     registryAddress: realNode.registryAddress,
     logDir: realNode.logDir,
     volumesDir: realNode.volumesDir,
+    sshKeyFile: realNode.sshKeyFile,
+    systemContainerRuntimeClass: realNode.systemContainerRuntimeClass,
   };
   project.provide('cluster', env);
   project.provide('realNode', node);

@@ -35,6 +35,10 @@ export interface RealNodeEnv {
   readonly logDir: string;
   /** Where local PersistentVolumes' directories go (offerLocalVolume in test/support/real-node.ts). */
   readonly volumesDir: string;
+  /** The private key that logs in as root to the system images (REAL_NODE_IMAGES.system*). */
+  readonly sshKeyFile: string;
+  /** The RuntimeClass that lets systemd run as PID 1 on the real node. */
+  readonly systemContainerRuntimeClass: string;
 }
 
 declare module 'vitest' {

@@ -12,6 +12,8 @@ export interface NodePaths {
   readonly containerdOpt: string;
   readonly registryHosts: string;
   readonly runcRoot: string;
+  /** The `cgroup-writable` handler's runtime: a script running our wrapper around the node's OCI runtime. */
+  readonly cgroupWritableRuntime: string;
   readonly cniConfDir: string;
   readonly cniIpamDir: string;
   readonly kubeletConfig: string;
@@ -61,6 +63,14 @@ export function containerdConfig(paths: NodePaths, options: { ociRuntime: string
     `  BinaryName = ${q(options.ociRuntime)}`,
     `  Root = ${q(paths.runcRoot)}`,
     '  SystemdCgroup = false',
+    // For system containers (systemd as PID 1): a writable cgroup of the container's own, as
+    // containerd 2.1's cgroup_writable gives (cgroup-writable/main.go). Picked by a RuntimeClass.
+    `[${cri}.containerd.runtimes.${CGROUP_WRITABLE_HANDLER}]`,
+    '  runtime_type = "io.containerd.runc.v2"',
+    `[${cri}.containerd.runtimes.${CGROUP_WRITABLE_HANDLER}.options]`,
+    `  BinaryName = ${q(paths.cgroupWritableRuntime)}`,
+    `  Root = ${q(paths.runcRoot)}`,
+    '  SystemdCgroup = false',
     `[${cri}.cni]`,
     `  bin_dir = ${q(options.cniPluginDir)}`,
     `  conf_dir = ${q(paths.cniConfDir)}`,
@@ -69,6 +79,18 @@ export function containerdConfig(paths: NodePaths, options: { ociRuntime: string
     `  config_path = ${q(paths.registryHosts)}`,
     '',
   ].join('\n');
+}
+
+/** The runtime handler (and the RuntimeClass of the same name) that gives a container a writable cgroup of its own. */
+export const CGROUP_WRITABLE_HANDLER = 'cgroup-writable';
+
+/** The handler's BinaryName: containerd passes no arguments of ours, so a script names the wrapper and the real runtime. */
+export function cgroupWritableScript(wrapper: string, ociRuntime: string): string {
+  return `#!/bin/sh\nexec ${shellQuote(wrapper)} --runtime ${shellQuote(ociRuntime)} "$@"\n`;
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
 /** certs.d/<registry>/hosts.toml: the test registry's name resolves to the local registry, over plain HTTP. */

@@ -1,10 +1,13 @@
 // The real node's test images, built here from Debian's busybox-static and our pause
 // program, written as OCI images (gzip layers, config, manifest) and pushed to the local
 // registry over the distribution API. No registry on the internet is needed, and an image
-// that was never pushed is a real pull failure.
+// that was never pushed is a real pull failure. The system containers' images take their
+// root filesystem from build.sh (Debian's packages, cached) and a layer of this run's
+// authorized SSH key.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 import { send } from '../http.js';
@@ -26,7 +29,20 @@ export const REAL_NODE_IMAGES = {
   pause: `${REAL_NODE_REGISTRY}/pause:v1`,
   /** Scratch-like: only our pause program (its entrypoint), no /bin/sh: the volume cannot be seeded from it. */
   noShell: `${REAL_NODE_REGISTRY}/no-shell:v1`,
+  /** Debian bookworm (systemd 252) booting /sbin/init, sshd on port 22, StopSignal SIGRTMIN+3: like Manager's base image. */
+  systemBookworm: `${REAL_NODE_REGISTRY}/system-bookworm:v1`,
+  /** The same on Debian trixie (systemd 257). */
+  systemTrixie: `${REAL_NODE_REGISTRY}/system-trixie:v1`,
+  /** system-bookworm without a StopSignal: the runtime would stop its systemd with SIGTERM. */
+  systemNoStopSignal: `${REAL_NODE_REGISTRY}/system-no-stop-signal:v1`,
 } as const;
+
+/** Debian suites of the system images; build.sh leaves each as <bin dir>/system-image-<suite>/{layer.tar.gz,diff-id}. */
+export const SYSTEM_IMAGE_SUITES = ['bookworm', 'trixie'] as const;
+/** The port sshd listens on in the system images. */
+export const SYSTEM_SSH_PORT = 22;
+/** systemd's signal for a clean shutdown (a SIGTERM makes it re-execute instead). */
+export const SYSTEMD_STOP_SIGNAL = 'SIGRTMIN+3';
 
 /** The seeded image's files, path -> contents. */
 export const SEEDED_FILES: Readonly<Record<string, string>> = {
@@ -49,6 +65,7 @@ interface ImageConfig {
   readonly Env: readonly string[];
   readonly WorkingDir: string;
   readonly ExposedPorts?: Readonly<Record<string, object>>;
+  readonly StopSignal?: string;
 }
 
 interface Layer {
@@ -97,6 +114,37 @@ export function buildTestImages(pauseBinary: string): BuiltImage[] {
     image(REAL_NODE_IMAGES.pause, [pause], { Entrypoint: ['/pause'], Env: [PATH_ENV], WorkingDir: '/' }),
     image(REAL_NODE_IMAGES.noShell, [pause], { Entrypoint: ['/pause'], Env: [PATH_ENV], WorkingDir: '/' }),
   ];
+}
+
+/**
+ * The system images: each suite's cached root filesystem (`binDir`'s system-image-<suite>)
+ * under a layer holding `authorizedKey` as root's only authorized SSH key.
+ */
+export function buildSystemImages(binDir: string, authorizedKey: string): BuiltImage[] {
+  const keyLayer = layer([
+    { type: 'dir', path: 'root', mode: 0o700 },
+    { type: 'dir', path: 'root/.ssh', mode: 0o700 },
+    { type: 'file', path: 'root/.ssh/authorized_keys', mode: 0o600, content: Buffer.from(`${authorizedKey.trim()}\n`) },
+  ]);
+  const [bookworm, trixie] = SYSTEM_IMAGE_SUITES.map((suite) => cachedLayer(join(binDir, `system-image-${suite}`)));
+  if (bookworm === undefined || trixie === undefined) throw new Error('the system images need both suites built');
+  const config = (stopSignal: boolean): ImageConfig => ({
+    Entrypoint: ['/sbin/init'],
+    Env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
+    WorkingDir: '/',
+    ExposedPorts: { [`${SYSTEM_SSH_PORT}/tcp`]: {} },
+    ...(stopSignal ? { StopSignal: SYSTEMD_STOP_SIGNAL } : {}),
+  });
+  return [
+    image(REAL_NODE_IMAGES.systemBookworm, [bookworm, keyLayer], config(true)),
+    image(REAL_NODE_IMAGES.systemTrixie, [trixie, keyLayer], config(true)),
+    image(REAL_NODE_IMAGES.systemNoStopSignal, [bookworm, keyLayer], config(false)),
+  ];
+}
+
+function cachedLayer(dir: string): Layer {
+  const blob = readFileSync(join(dir, 'layer.tar.gz'));
+  return { blob, digest: sha256(blob), diffId: readFileSync(join(dir, 'diff-id'), 'utf8').trim() };
 }
 
 /** busybox with one symbolic link per applet, the usual top-level dirs, root and nobody. */

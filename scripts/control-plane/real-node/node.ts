@@ -25,9 +25,17 @@ import { startLockedReaper } from '../reaper.js';
 import type { Reaper } from '../reaper.js';
 import { makeKubeletPki } from './certificates.js';
 import type { KubeletPki } from './certificates.js';
-import { cniConflist, containerdConfig, kubeProxyConfig, kubeletConfig, registryHostsToml } from './configs.js';
+import {
+  CGROUP_WRITABLE_HANDLER,
+  cgroupWritableScript,
+  cniConflist,
+  containerdConfig,
+  kubeProxyConfig,
+  kubeletConfig,
+  registryHostsToml,
+} from './configs.js';
 import type { NodePaths, PodNetwork } from './configs.js';
-import { buildTestImages, pushImages } from './images.js';
+import { buildSystemImages, buildTestImages, pushImages } from './images.js';
 import { listNodeChains } from './iptables.js';
 import { checkHost } from './preflight.js';
 import type { HostTools } from './preflight.js';
@@ -77,6 +85,10 @@ export interface RealNode {
   readonly logDir: string;
   /** Where tests put the directories of local PersistentVolumes on this node (removed at stop). */
   readonly volumesDir: string;
+  /** The private key (made for this run) whose public half is root's authorized key in the system images. */
+  readonly sshKeyFile: string;
+  /** The RuntimeClass (and containerd handler) that lets systemd run as PID 1: a writable cgroup of the container's own. */
+  readonly systemContainerRuntimeClass: string;
   readonly pids: Readonly<Partial<Record<RealNodeProcess | 'reaper', number>>>;
   readonly startedInMs: number;
   /** Deletes the node's pods, stops its processes and cleans the machine. Idempotent. */
@@ -263,6 +275,8 @@ class RealNodeRun {
       workDir: this.workDir,
       logDir: this.paths.logs,
       volumesDir: this.paths.volumes,
+      sshKeyFile: this.paths.sshKey,
+      systemContainerRuntimeClass: CGROUP_WRITABLE_HANDLER,
       get pids() {
         return currentPids();
       },
@@ -286,6 +300,11 @@ class RealNodeRun {
       return response.status === 200 || `HTTP ${response.status}`;
     });
     await pushImages(`http://${this.registryAddress}`, buildTestImages(join(this.binDir, 'pause')));
+    execFileSync(this.tools.sshKeygen, ['-q', '-t', 'ed25519', '-N', '', '-C', `root@${this.nodeName}`, '-f', this.paths.sshKey], {
+      stdio: 'ignore',
+      timeout: 10_000,
+    });
+    await pushImages(`http://${this.registryAddress}`, buildSystemImages(this.binDir, readFileSync(`${this.paths.sshKey}.pub`, 'utf8')));
 
     this.spawn('containerd', this.tools.containerd, ['--config', this.paths.containerdConfig]);
     await this.waitFor('containerd', 'containerd to answer on its socket', async () => {
@@ -316,6 +335,12 @@ class RealNodeRun {
       const response = await httpGet(`http://${LOOPBACK}:${proxyHealthz}/healthz`);
       return response.status === 200 || `HTTP ${response.status} ${response.body.slice(0, 200)}`;
     });
+    await apiJson(access.admin, 'POST', '/apis/node.k8s.io/v1/runtimeclasses', {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: CGROUP_WRITABLE_HANDLER },
+      handler: CGROUP_WRITABLE_HANDLER,
+    });
     await apiJson(access.admin, 'POST', '/api/v1/namespaces', {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -333,9 +358,13 @@ class RealNodeRun {
       this.paths.kubeletRoot,
       this.paths.containerdRoot,
       this.paths.volumes,
+      dirname(this.paths.sshKey),
     ]) {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     }
+    writeFileSync(this.paths.cgroupWritableRuntime, cgroupWritableScript(join(this.binDir, 'cgroup-writable'), this.tools.ociRuntime), {
+      mode: 0o755,
+    });
     writeFileSync(join(this.paths.cniConfDir, '10-kube-provisioner.conflist'), cniConflist(this.network, this.paths.cniIpamDir));
     writeFileSync(
       this.paths.containerdConfig,
@@ -519,7 +548,7 @@ class RealNodeRun {
   }
 }
 
-function nodePaths(workDir: string): NodePaths & { logs: string; pki: string; pidFile: string; volumes: string } {
+function nodePaths(workDir: string): NodePaths & { logs: string; pki: string; pidFile: string; volumes: string; sshKey: string } {
   const containerd = join(workDir, 'containerd');
   return {
     logs: join(workDir, 'logs'),
@@ -533,6 +562,8 @@ function nodePaths(workDir: string): NodePaths & { logs: string; pki: string; pi
     containerdOpt: join(containerd, 'opt'),
     registryHosts: join(containerd, 'certs.d'),
     runcRoot: join(workDir, 'runc'),
+    cgroupWritableRuntime: join(workDir, 'cgroup-writable'),
+    sshKey: join(workDir, 'ssh', 'id_ed25519'),
     cniConfDir: join(workDir, 'cni', 'net.d'),
     cniIpamDir: join(workDir, 'cni', 'ipam'),
     kubeletConfig: join(workDir, 'kubelet.yaml'),

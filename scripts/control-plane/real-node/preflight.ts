@@ -1,6 +1,6 @@
 // What a real node needs from this machine, checked before anything is started: root,
 // the Debian packages (containerd, runc or crun, the CNI plugins, iptables, busybox-static,
-// openssl, util-linux's flock), the kernel features (overlayfs, bridge netfilter, cgroups)
+// openssl, util-linux's flock, mmdebstrap and openssh-client for the system images), the kernel features (overlayfs, bridge netfilter, cgroups)
 // and an address of its own for the node. Every missing piece is named in one error, with
 // the package that brings it; nothing is skipped.
 import { existsSync, openSync, readSync, closeSync, readFileSync, readdirSync } from 'node:fs';
@@ -21,6 +21,8 @@ export interface HostTools {
   readonly ociRuntime: string;
   readonly cniPluginDir: string;
   readonly iptables: string;
+  /** Makes the SSH key of the system images' root. */
+  readonly sshKeygen: string;
   /** The node's InternalIP: the machine's first non-loopback IPv4 address. */
   readonly nodeIp: string;
   /** Kind of cgroup hierarchy: v1 (with or without a v2 mount beside it) or v2 only. */
@@ -60,6 +62,12 @@ export function checkHost(): HostTools {
   need('umount', 'mount');
   need('flock', 'util-linux');
   need('openssl', 'openssl');
+  // The system images: their root filesystem from Debian's packages, root's SSH key; the tests log in with ssh.
+  need('mmdebstrap', 'mmdebstrap');
+  need('gzip', 'gzip');
+  const sshKeygen = need('ssh-keygen', 'openssh-client');
+  need('ssh', 'openssh-client');
+  need('ssh-keyscan', 'openssh-client');
 
   const cniPluginDir = CNI_PLUGIN_DIRS.find((dir) => CNI_PLUGINS.every((plugin) => isExecutable(join(dir, plugin))));
   if (cniPluginDir === undefined) {
@@ -95,6 +103,7 @@ export function checkHost(): HostTools {
     ociRuntime: ociRuntime ?? '',
     cniPluginDir: cniPluginDir ?? '',
     iptables,
+    sshKeygen,
     nodeIp: nodeIp ?? '',
     cgroups: cgroups ?? 'v1',
   };

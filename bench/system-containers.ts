@@ -1,0 +1,266 @@
+// `npm run bench:system-containers`: how long until a user can log in to a system container
+// (Debian with systemd as PID 1 and sshd, like Manager's templates) on the real node, for N
+// created at once (default N = 1, 10, 20), against the same root filesystem started directly
+// by the runtime. Root only; the real node's lock makes it one per machine.
+//   - ours: `provision()` for each (the library's Pod for a system container, the node's
+//     cgroup-writable RuntimeClass, port 22), all at once; per workload the time from its
+//     call to provision resolving (Ready: sshd accepts), and to the first SSH login that runs
+//     a command at the address it returned;
+//   - floor: `ctr run` of the same image with the same runtime (our cgroup-writable wrapper
+//     around runc), tmpfs at /run, /run/lock and /tmp, in a network namespace of its own
+//     with no interface but lo: no Kubernetes, no Pod network, no Service. Its time is from
+//     `ctr run` to sshd listening on port 22 in the container's network namespace (read from
+//     /proc/<pid>/net/tcp), the closest a login can get without a network.
+// Each container, ours and the floor's, is limited to the same CPU share and memory.
+// Writes bench/results/system-containers.md and system-containers.json.
+//
+//   npm run bench:system-containers -- --sizes 1,10,20
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+
+import { startCluster } from '../scripts/control-plane/cluster.js';
+import { REAL_NODE_IMAGES } from '../scripts/control-plane/real-node/images.js';
+import { REAL_NODE_NAMESPACE_ANNOTATIONS } from '../scripts/control-plane/real-node/node.js';
+import type { RealNode } from '../scripts/control-plane/real-node/node.js';
+import { KubernetesApi } from '../src/kube/kubernetes-api.js';
+import { provision } from '../src/workload/provision.js';
+import { remove } from '../src/workload/remove.js';
+import { machineInfo, machineMarkdown } from './lib/machine.js';
+import { fmt, markdownTable, summarize } from './lib/stats.js';
+import type { Summary } from './lib/stats.js';
+
+const RESULTS = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'bench', 'results');
+const run = promisify(execFile);
+
+const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,10,20' } } });
+const sizes = (values.sizes ?? '').split(',').map(Number);
+if (sizes.some((size) => !Number.isSafeInteger(size) || size < 1))
+  throw new Error(`--sizes must list whole numbers >= 1, got ${values.sizes}`);
+
+const TIMEOUT_MS = 300_000;
+/** Each container's share, the same for ours and the floor: 20 of them fit the node's 2 CPUs (requests equal limits). */
+const CPUS = 0.08;
+const MEMORY_MB = 128;
+const log = (line: string): void => void process.stderr.write(`[bench] ${line}\n`);
+
+interface Row {
+  readonly n: number;
+  readonly ready: Summary;
+  readonly login: Summary;
+  readonly floor: Summary;
+  readonly load: string;
+}
+
+async function main(): Promise<void> {
+  const cluster = await startCluster({ realNode: true, log: (line) => log(line) });
+  const node = cluster.realNode;
+  if (node === undefined) throw new Error('the cluster started without its real node');
+  const rows: Row[] = [];
+  try {
+    const api = KubernetesApi.fromConfig({ kubeconfigPath: cluster.kubeconfigPath });
+    await run('kubectl', ['--kubeconfig', cluster.kubeconfigPath, 'create', 'namespace', 'bench-system']);
+    await run('kubectl', [
+      '--kubeconfig',
+      cluster.kubeconfigPath,
+      'annotate',
+      'namespace',
+      'bench-system',
+      ...Object.entries(REAL_NODE_NAMESPACE_ANNOTATIONS).map(([key, value]) => `${key}=${value}`),
+    ]);
+    // One untimed container first: the image is pulled once, as on a node that ran one before.
+    await ours(api, node, 1, 900);
+    for (const n of sizes) {
+      const measured = await ours(api, node, n, 1000 * n);
+      const floor = await floorRun(node, n);
+      const row = {
+        n,
+        ready: summarize(measured.ready),
+        login: summarize(measured.login),
+        floor: summarize(floor),
+        load: loadavg()[0]!.toFixed(1),
+      };
+      log(
+        `N=${n}: ready p50 ${fmt(row.ready.p50 / 1000)} s, login p50 ${fmt(row.login.p50 / 1000)} s, floor p50 ${fmt(row.floor.p50 / 1000)} s`,
+      );
+      rows.push(row);
+    }
+  } finally {
+    await cluster.stop();
+  }
+  report(rows);
+}
+
+/** N provisions at once; per workload: call to resolved, and call to the first SSH login. */
+async function ours(api: KubernetesApi, node: RealNode, n: number, firstId: number): Promise<{ ready: number[]; login: number[] }> {
+  const ready: number[] = [];
+  const login: number[] = [];
+  const ids = Array.from({ length: n }, (_, index) => firstId + index);
+  const created = new Map<number, string>();
+  await Promise.all(
+    ids.map(async (containerId) => {
+      const started = performance.now();
+      const result = await provision(
+        api,
+        {
+          namespace: 'bench-system',
+          containerId,
+          nodeId: 1,
+          hostname: `sys-${containerId}`,
+          image: REAL_NODE_IMAGES.systemBookworm,
+          entrypoint: '/sbin/init',
+          cpus: CPUS,
+          memoryMb: MEMORY_MB,
+          ports: [{ port: 22 }],
+          runtimeClass: node.systemContainerRuntimeClass,
+        },
+        { timeoutMs: TIMEOUT_MS },
+      );
+      ready.push(performance.now() - started);
+      created.set(containerId, result.providerId);
+      await sshUntilLogin(result.address ?? '', node.sshKeyFile);
+      login.push(performance.now() - started);
+    }),
+  );
+  await Promise.all([...created].map(([containerId, providerId]) => remove(api, providerId, { containerId, timeoutMs: TIMEOUT_MS })));
+  return { ready, login };
+}
+
+async function sshUntilLogin(address: string, keyFile: string): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS;
+  const options = ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR'];
+  for (;;) {
+    try {
+      await run('ssh', ['-i', keyFile, ...options, '-o', 'ConnectTimeout=5', `root@${address}`, 'true'], { timeout: 15_000 });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`no SSH login at ${address}: ${(error as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** N containers of the same image by containerd alone; per container: `ctr run` to sshd listening. */
+async function floorRun(node: RealNode, n: number): Promise<number[]> {
+  const socket = join(node.workDir, 'containerd', 'containerd.sock');
+  const ctr = (args: readonly string[]) => run('ctr', ['--address', socket, '--namespace', 'k8s.io', ...args], { timeout: 60_000 });
+  const ids = Array.from({ length: n }, (_, index) => `bench-floor-${n}-${index}`);
+  const times: number[] = [];
+  try {
+    await Promise.all(
+      ids.map(async (id) => {
+        const started = performance.now();
+        await ctr([
+          'run',
+          '-d',
+          '--runtime',
+          'io.containerd.runc.v2',
+          '--runc-binary',
+          join(node.workDir, 'cgroup-writable'),
+          // The node's runc state dir: nothing of the floor's outside the node's work dir.
+          '--runc-root',
+          join(node.workDir, 'runc'),
+          '--cgroup',
+          `/kube-provisioner-real-node/bench-floor/${id}`,
+          '--cpus',
+          String(CPUS),
+          '--memory-limit',
+          String(MEMORY_MB * 2 ** 20),
+          ...['/run', '/run/lock', '/tmp'].flatMap((path) => ['--mount', `type=tmpfs,src=tmpfs,dst=${path},options=nosuid:nodev`]),
+          REAL_NODE_IMAGES.systemBookworm,
+          id,
+          '/sbin/init',
+        ]);
+        const task = (await ctr(['task', 'ls'])).stdout.split('\n').find((line) => line.startsWith(`${id} `));
+        // TASK PID STATUS
+        const pid = Number(task?.trim().split(/\s+/)[1]);
+        while (!listensOn22(pid)) {
+          if (performance.now() - started > TIMEOUT_MS) throw new Error(`${id}: sshd never listened`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        times.push(performance.now() - started);
+      }),
+    );
+  } finally {
+    for (const id of ids) {
+      await ctr(['task', 'kill', '-s', 'SIGKILL', id]).catch(() => undefined);
+      for (let tries = 0; tries < 50; tries += 1) {
+        const gone = await ctr(['task', 'rm', '-f', id]).then(
+          () => true,
+          (error: Error) => /not found/.test(error.message),
+        );
+        if (gone) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await ctr(['container', 'rm', id]).catch(() => undefined);
+    }
+  }
+  return times;
+}
+
+/** A TCP socket listening on port 22 in the network namespace of `pid` (state 0A is LISTEN). */
+function listensOn22(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  for (const file of [`/proc/${pid}/net/tcp`, `/proc/${pid}/net/tcp6`]) {
+    if (!existsSync(file)) continue;
+    const lines = readFileSync(file, 'utf8').split('\n').slice(1);
+    if (lines.some((line) => / [0-9A-F]+:0016 [0-9A-F]+:[0-9A-F]+ 0A /.test(line))) return true;
+  }
+  return false;
+}
+
+const NOTES = [
+  `Each container: Debian 12 (systemd 252, sshd), ${CPUS} CPU and ${MEMORY_MB} MiB, ours and the floor alike; N created at once, after one`,
+  'untimed container pulled the image. Ours: from the call to provision resolving (Ready: the TCP startup probe on 22 passed,',
+  "then the Deployment's minReadySeconds), and to the first SSH login running a command at the returned ClusterIP (through",
+  "kube-proxy). The floor: `ctr run` of the same image with the same runtime wrapper, to sshd listening in the container's own",
+  'network namespace: no scheduling, Pod network, probe or Service. The last column is the 1-minute load average after each row:',
+  "the machine was not quiet (2 CPUs shared with other suites), so systemd's boot under its CPU share dominates every figure.",
+  "Not measured: ready as seen by an independent observer's EndpointSlice event.",
+];
+
+function report(rows: readonly Row[]): void {
+  const seconds = (value: number): string => fmt(value / 1000, 1);
+  const table = markdownTable(
+    [
+      'N at once',
+      'ours: Ready p50 / p99 (s)',
+      'ours: SSH login p50 / p99 (s)',
+      'floor (ctr run to sshd listening) p50 / p99 (s)',
+      'load (1 min)',
+    ],
+    rows.map((row) => [
+      String(row.n),
+      `${seconds(row.ready.p50)} / ${seconds(row.ready.p99)}`,
+      `${seconds(row.login.p50)} / ${seconds(row.login.p99)}`,
+      `${seconds(row.floor.p50)} / ${seconds(row.floor.p99)}`,
+      row.load,
+    ]),
+  );
+  const machine = machineInfo();
+  const markdown = [
+    '# System containers: create to SSH login (bench/system-containers.ts)',
+    '',
+    machineMarkdown(machine, {
+      'load average at the end': loadavg()
+        .map((value) => value.toFixed(1))
+        .join(', '),
+    }),
+    '',
+    table,
+    '',
+    ...NOTES,
+    '',
+  ].join('\n');
+  writeFileSync(join(RESULTS, 'system-containers.md'), markdown);
+  writeFileSync(join(RESULTS, 'system-containers.json'), `${JSON.stringify({ machine, rows }, null, 2)}\n`);
+  process.stdout.write(markdown);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:system-containers failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});
