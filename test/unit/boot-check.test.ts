@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 import { parseCheckArgs } from '../../src/cli/commands/check.js';
-import { BOOT_CHECK_ITEM_ID, DEFAULT_BOOT_TIMEOUT_MS, bootCheck } from '../../src/cluster/boot-check.js';
+import { BOOT_CHECK_ITEM_ID, DEFAULT_BOOT_TIMEOUT_MS, bootCheck } from '../../src/workload/boot-check.js';
 import type { V1Deployment } from '../../src/kube/objects.js';
 import { FakeKubernetes, completeRollout, podOf, publishEndpoints, startRollout } from '../support/fake-kube.js';
 
@@ -106,6 +106,12 @@ describe('kube-provision check --system-image', () => {
     expect(parsed).toMatchObject({ systemImage: IMAGE, runtimeClass: 'cgroup-writable', bootTimeoutMs: 90_000 });
     expect(parseCheckArgs(['--system-image', IMAGE])).toMatchObject({ bootTimeoutMs: DEFAULT_BOOT_TIMEOUT_MS });
     expect(parseCheckArgs([])).toMatchObject({ systemImage: undefined });
+  });
+
+  it('refuses --boot-timeout without --system-image', () => {
+    expect(() => parseCheckArgs(['--boot-timeout', '90s'])).toThrow(
+      '--boot-timeout bounds the boot of --system-image: give --system-image too',
+    );
   });
 
   it('refuses a value that is not an image reference, naming the flag and the value', () => {

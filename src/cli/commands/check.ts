@@ -1,6 +1,6 @@
 // kube-provision check: the preflight report as a table (or one JSON object with -o json).
 import { check, DEFAULT_CHECK_TIMEOUT_MS } from '../../cluster/check.js';
-import { BOOT_CHECK_ITEM_ID, DEFAULT_BOOT_TIMEOUT_MS, bootCheck } from '../../cluster/boot-check.js';
+import { BOOT_CHECK_ITEM_ID, DEFAULT_BOOT_TIMEOUT_MS, bootCheck } from '../../workload/boot-check.js';
 import type { CheckItem, CheckReport } from '../../cluster/check-report.js';
 import { isValidImageReference } from '../../input/image-reference.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
@@ -132,6 +132,9 @@ export function parseCheckArgs(argv: readonly string[]): CheckCommand | 'help' {
     timeout: { type: 'string' },
   });
   if (values.help) return 'help';
+  if (values['boot-timeout'] !== undefined && values['system-image'] === undefined) {
+    throw new UsageError('--boot-timeout bounds the boot of --system-image: give --system-image too');
+  }
   const needs = values.needs ?? 'lifecycle';
   if (!(OPERATION_NAMES as readonly string[]).includes(needs)) {
     throw new UsageError(`--needs must be one of ${OPERATION_NAMES.join(', ')}, not "${needs}"`);

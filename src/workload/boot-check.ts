@@ -12,9 +12,8 @@ import { NotFoundError } from '../errors/api.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { SYSTEM_LOGIN_PORT } from '../input/system-container.js';
 import { oneLine } from '../text.js';
-import { provision } from '../workload/provision.js';
-import { remove } from '../workload/remove.js';
-import type { CheckItem } from './check-report.js';
+import { provision } from './provision.js';
+import { remove } from './remove.js';
 
 /** The report's item id of a system image's boot. */
 export const BOOT_CHECK_ITEM_ID = 'system-boot' as const;
@@ -40,9 +39,21 @@ export interface BootCheckOptions {
   readonly suffix?: string;
 }
 
+/** How the boot went, as the check report's `system-boot` item says it. */
+export interface BootCheckItem {
+  readonly id: typeof BOOT_CHECK_ITEM_ID;
+  readonly status: 'pass' | 'fail';
+  readonly needed: true;
+  /** One line: the time until sshd accepted, or the error. */
+  readonly message: string;
+  readonly durationMs: number;
+  /** The error class behind a fail. */
+  readonly error?: string;
+}
+
 /** What the boot check made and how it ended. */
 export interface BootCheckResult {
-  readonly item: CheckItem;
+  readonly item: BootCheckItem;
   /** The throw-away workload, `namespace/name`. */
   readonly providerId: string;
   /** Whether it was removed (false: `item.message` says what is left). */
@@ -78,7 +89,7 @@ export async function bootCheck(client: KubernetesClient, options: BootCheckOpti
   const scheduler = options.scheduler ? { scheduler: options.scheduler } : {};
   const started = (options.scheduler ?? Date).now();
   const elapsed = (): number => (options.scheduler ?? Date).now() - started;
-  let item: CheckItem;
+  let item: BootCheckItem;
   try {
     const created = await provision(client, spec, {
       timeoutMs: options.timeoutMs ?? DEFAULT_BOOT_TIMEOUT_MS,
