@@ -11,6 +11,7 @@ export {
   type SystemBootFailure,
   type SystemBootFailureKind,
 } from './rollout/systemd-boot.js';
+export { STARTUP_PROBE_FAILED_REASON } from './rollout/startup-probe.js';
 export { isValidImageReference, parseImageReference, type ImageReferenceParts } from './input/image-reference.js';
 export { DEFAULT_NAMESPACE, dns1123LabelProblem, isEnvVarName } from './input/names.js';
 export { DEFAULT_GPU_RESOURCE, MAX_GPUS, dns1123SubdomainProblem, gpuResourceProblem } from './input/gpus.js';

@@ -54,7 +54,8 @@ export interface PermissionAnswer {
 }
 
 export interface CheckItem {
-  readonly id: CheckItemId;
+  /** `system-boot`: an image's boot, when asked for (boot-check.ts). */
+  readonly id: CheckItemId | 'system-boot';
   /**
    * `fail` only for a needed item (the report is then not ok); `warn` for a problem that
    * does not stop provisioning or an answer that could not be had; `skip` when not checked.

@@ -17,6 +17,8 @@
 // are the strings they repeat (below): a cached object is never modified.
 import type {
   CoreV1Event,
+  V1Probe,
+  V1Time,
   V1PersistentVolumeClaim,
   V1Container,
   V1ContainerState,
@@ -107,6 +109,12 @@ class Fields {
   number(value: unknown, field: string): number | undefined {
     if (value == null) return undefined;
     return typeof value === 'number' && Number.isFinite(value) ? value : this.fail(field, `must be a number (got ${typeName(value)})`);
+  }
+
+  /** A time as the API gives it (a string), or as a client decoded it (a Date). */
+  time(value: unknown, field: string): V1Time | undefined {
+    if (value == null) return undefined;
+    return typeof value === 'string' || value instanceof Date ? value : this.fail(field, `must be a time (got ${typeName(value)})`);
   }
 
   boolean(value: unknown, field: string): boolean | undefined {
@@ -210,6 +218,13 @@ const CONDITION = pathsOf('status.conditions', CONDITION_FIELDS);
 const OWNER = pathsOf('metadata.ownerReferences', ['apiVersion', 'kind', 'name', 'uid', 'controller'] as const);
 const INIT_CONTAINER = pathsOf('spec.initContainers', ['name', 'restartPolicy'] as const);
 const CONTAINER = pathsOf('spec.containers', ['name', 'resources'] as const);
+const STARTUP_PROBE = pathsOf('spec.containers[].startupProbe', [
+  'initialDelaySeconds',
+  'periodSeconds',
+  'failureThreshold',
+  'tcpSocket',
+  'tcpSocket.port',
+] as const);
 /** The field paths of a container status and of its two states, built once. */
 function statusPaths(list: string) {
   const state = (which: string) => {
@@ -224,10 +239,12 @@ function statusPaths(list: string) {
       exitCode: `${at}.terminated.exitCode`,
       terminatedReason: `${at}.terminated.reason`,
       terminatedMessage: `${at}.terminated.message`,
+      startedAt: `${at}.terminated.startedAt`,
+      finishedAt: `${at}.terminated.finishedAt`,
     };
   };
   return {
-    ...pathsOf(list, ['name', 'image', 'ready', 'restartCount'] as const),
+    ...pathsOf(list, ['name', 'image', 'ready', 'restartCount', 'started'] as const),
     state: state('state'),
     lastState: state('lastState'),
   };
@@ -331,6 +348,8 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
           name: f.string(container.name, CONTAINER.name) ?? f.fail(CONTAINER.name, 'is missing'),
           // Only the memory limit: an exit 137 under it is named as most likely out of memory.
           resources: memoryLimitOf(f, container.resources),
+          // The startup probe's bound: a container stopped at its end is named for it.
+          ...startupProbeOf(f, container.startupProbe),
         })) ?? f.fail('spec.containers', 'is missing'),
     },
     status: status && {
@@ -385,6 +404,24 @@ function only<T>(items: T[] | undefined, keep: (item: T) => boolean): T[] | unde
   return items?.filter(keep).slice();
 }
 
+/** The fields of a startup probe its bound and its words are read from; none without one. */
+function startupProbeOf(f: Fields, value: unknown): { startupProbe?: V1Probe } {
+  const probe = f.object(value, 'spec.containers[].startupProbe');
+  if (!probe) return {};
+  const tcpSocket = f.object(probe.tcpSocket, STARTUP_PROBE.tcpSocket);
+  const port = tcpSocket?.port;
+  if (tcpSocket && typeof port !== 'number' && typeof port !== 'string')
+    f.fail(STARTUP_PROBE['tcpSocket.port'], 'must be a number or a name');
+  return {
+    startupProbe: {
+      initialDelaySeconds: f.number(probe.initialDelaySeconds, STARTUP_PROBE.initialDelaySeconds),
+      periodSeconds: f.number(probe.periodSeconds, STARTUP_PROBE.periodSeconds),
+      failureThreshold: f.number(probe.failureThreshold, STARTUP_PROBE.failureThreshold),
+      ...(tcpSocket ? { tcpSocket: { port: port as number | string } } : {}),
+    },
+  };
+}
+
 function containerStatus(f: Fields, container: Json, at: StatusPaths): V1ContainerStatus {
   // Without imageID, which nothing reads (the type says required).
   return {
@@ -393,8 +430,11 @@ function containerStatus(f: Fields, container: Json, at: StatusPaths): V1Contain
     image: f.common(container.image, at.image) as string,
     ready: f.boolean(container.ready, at.ready) as boolean,
     restartCount: f.number(container.restartCount, at.restartCount) as number,
-    state: containerState(f, container.state, at.state),
-    lastState: containerState(f, container.lastState, at.lastState),
+    // Whether the startup probe passed (a main container's; nothing reads an init container's).
+    ...(at === CONTAINER_STATUS ? { started: f.boolean(container.started, at.started) } : {}),
+    state: containerState(f, container.state, at.state, false),
+    // When the last run began and ended: a startup probe's bound reads them (startup-probe.ts).
+    lastState: containerState(f, container.lastState, at.lastState, at === CONTAINER_STATUS),
   } as V1ContainerStatus;
 }
 
@@ -403,7 +443,7 @@ function containerStatus(f: Fields, container: Json, at: StatusPaths): V1Contain
 const RUNNING = Object.freeze({});
 const NO_STATE: V1ContainerState = Object.freeze({ waiting: undefined, running: undefined, terminated: undefined });
 
-function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerState | undefined {
+function containerState(f: Fields, value: unknown, at: StatePaths, times: boolean): V1ContainerState | undefined {
   const state = f.object(value, at.self);
   if (!state) return undefined;
   const waiting = f.object(state.waiting, at.waiting);
@@ -420,9 +460,11 @@ function containerState(f: Fields, value: unknown, at: StatePaths): V1ContainerS
       exitCode: f.number(terminated.exitCode, at.exitCode) ?? f.fail(at.exitCode, 'is missing'),
       reason: f.common(terminated.reason, at.terminatedReason),
       message: f.string(terminated.message, at.terminatedMessage),
+      ...(times ? { startedAt: f.time(terminated.startedAt, at.startedAt), finishedAt: f.time(terminated.finishedAt, at.finishedAt) } : {}),
     },
   };
-  return hasMessage(cached) ? cached : sharedValue('state', cached);
+  // A last run's times are its own: not worth a shared copy.
+  return hasMessage(cached) || (times && terminated) ? cached : sharedValue('state', cached);
 }
 
 function hasMessage(state: V1ContainerState | undefined): boolean {

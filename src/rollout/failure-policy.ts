@@ -2,7 +2,8 @@
 // the Deployment's progress deadline (10 minutes by default). A pure function of the
 // previous tracking state, the current diagnoses and the time.
 //
-//   fail at once      InvalidImageName, ErrImageNeverPull, CreateContainerConfigError, and
+//   fail at once      InvalidImageName, ErrImageNeverPull, CreateContainerConfigError,
+//                     StartupProbeFailed (the kubelet gave up on the probe's whole bound), and
 //                     an image pull error saying the image does not exist ("not found",
 //                     "manifest unknown", ...): waiting cannot help.
 //   image pull        ErrImagePull / ImagePullBackOff: after `maxBackOffs` back-offs or
@@ -31,6 +32,7 @@ import type { FieldRule } from '../input/fields.js';
 import { aRegExp, checkOptions, duration, nested, type OptionTable } from '../input/options.js';
 import type { PodDiagnosis } from './events.js';
 import { DEFAULT_STORAGE_POLICY, storageTrackKind, type StorageFailurePolicy, type StorageTrackKind } from './storage-policy.js';
+import { STARTUP_PROBE_FAILED_REASON } from './startup-probe.js';
 import { STORAGE_REASONS } from './storage-diagnosis.js';
 
 export interface FailurePolicy extends StorageFailurePolicy {
@@ -57,7 +59,7 @@ export const DEFAULT_FAILURE_POLICY: FailurePolicy = {
     failAtOnce:
       /exceeded quota|denied (the )?request|violates PodSecurity|is invalid:|usage per (Container|Pod)|limit to request ratio|because it is being terminated/i,
   },
-  failAtOnceReasons: ['InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError'],
+  failAtOnceReasons: ['InvalidImageName', 'ErrImageNeverPull', 'CreateContainerConfigError', STARTUP_PROBE_FAILED_REASON],
   imageNotFound: /not found|manifest unknown|name unknown|repository does not exist|no such host/i,
   ...DEFAULT_STORAGE_POLICY,
   loadBalancer: { graceMs: 60_000 },

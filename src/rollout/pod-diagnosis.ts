@@ -1,9 +1,11 @@
 // diagnosePod(): what one Pod is doing, or why it cannot run, as a value; undefined when
 // it is running and ready. Reads only the Pod's status, in the order a user would look:
-// failed pod, scheduling, init containers, then the containers.
+// failed pod, scheduling, init containers, then the containers (a startup probe the kubelet
+// gave up on first: startup-probe.ts).
 import type { V1ContainerStateTerminated, V1ContainerStatus, V1Pod } from '../kube/objects.js';
 import { oneLine } from '../text.js';
 import type { PodDiagnosis } from './events.js';
+import { STARTUP_PROBE_FAILED_REASON, startupProbeGaveUp } from './startup-probe.js';
 import { diagnoseStorage } from './storage-diagnosis.js';
 
 /** Waiting reasons that mean Kubernetes failed to start the container (the policy decides when to give up). */
@@ -64,7 +66,14 @@ function podDiagnosis(pod: V1Pod): PodDiagnosis | undefined {
     if (found) return diagnosis(found.severity, found.reason, found.message, init);
   }
   for (const container of status?.containerStatuses ?? []) {
-    const memoryLimit = pod.spec?.containers.find((spec) => spec.name === container.name)?.resources?.limits?.memory;
+    const spec = pod.spec?.containers.find((each) => each.name === container.name);
+    const memoryLimit = spec?.resources?.limits?.memory;
+    // A startup probe the kubelet gave up on is the cause, whatever the restart shows now.
+    const gaveUp = startupProbeGaveUp(spec?.startupProbe, container);
+    const last = container.lastState?.terminated;
+    if (gaveUp && last) {
+      return diagnosis('failed', STARTUP_PROBE_FAILED_REASON, `${gaveUp}; last exit: ${describeExit(last, memoryLimit)}`, container);
+    }
     const found = diagnoseContainer(container, false, memoryLimit);
     if (found) return diagnosis(found.severity, found.reason, found.message, container);
   }

@@ -45,6 +45,7 @@ describe('kube-provision check: flags', () => {
       spec: { cpus: 0.5, memoryMb: 256 },
       needs: 'create',
       timeoutMs: 5000,
+      bootTimeoutMs: 180_000,
       output: 'json',
     });
     expect(parseCheckArgs([])).toMatchObject({ spec: undefined, needs: 'lifecycle', timeoutMs: 10_000, output: 'text', api: {} });
