@@ -83,7 +83,17 @@ function canI(user: ClusterUserName, permission: Permission, inNamespace: string
   const resource = permission.group ? `${permission.resource}.${permission.group}` : permission.resource;
   const child = spawnSync(
     'kubectl',
-    ['--kubeconfig', clusterEnv().kubeconfigs[user], 'auth', 'can-i', permission.verb, resource, '-n', inNamespace],
+    [
+      '--kubeconfig',
+      clusterEnv().kubeconfigs[user],
+      'auth',
+      'can-i',
+      permission.verb,
+      resource,
+      ...(permission.subresource ? ['--subresource', permission.subresource] : []),
+      '-n',
+      inNamespace,
+    ],
     {
       encoding: 'utf8',
       timeout: 60_000,
@@ -111,8 +121,11 @@ function canIClusterWide(user: ClusterUserName, permission: Permission): boolean
 }
 
 /** What the viewer (get, list, watch everywhere) lacks of an operation's table, in table order. */
+// The view ClusterRole reads everything but a Pod's exec (a read verb that runs a command).
 const VIEWER_MISSING = (operation: OperationName): string[] =>
-  OPERATION_PERMISSIONS[operation].filter((permission) => !['get', 'list', 'watch'].includes(permission.verb)).map(permissionLabel);
+  OPERATION_PERMISSIONS[operation]
+    .filter((permission) => !['get', 'list', 'watch'].includes(permission.verb) || permission.subresource === 'exec')
+    .map(permissionLabel);
 
 function missingByKubectl(user: ClusterUserName, operation: OperationName, inNamespace: string): string[] {
   return OPERATION_PERMISSIONS[operation].filter((permission) => !canI(user, permission, inNamespace)).map(permissionLabel);
@@ -144,7 +157,10 @@ describe('check() with the three users', () => {
     expectNoToken(report);
     // The local cluster has no default StorageClass (kubectl agrees): the storage item warns, never fails.
     expect(defaultClassNames()).toEqual([]);
-    expect(report.items.filter((entry) => entry.status !== 'pass').map((entry) => `${entry.id} ${entry.status}`)).toEqual(['storage warn']);
+    expect(report.items.filter((entry) => entry.status !== 'pass').map((entry) => `${entry.id} ${entry.status}`)).toEqual([
+      'storage warn',
+      'runtime-class skip',
+    ]);
     expect(item(report, 'storage')).toMatchObject({ needed: false, defaultStorageClass: null, missing: [] });
     expect(report.ok).toBe(true);
     const version = kubectlJson<{ serverVersion: { gitVersion: string } }>(['version']).serverVersion.gitVersion;
@@ -266,6 +282,7 @@ describe('check() names each failure in its own item, without waiting out the ti
       resources: 'skip',
       gpus: 'pass',
       storage: 'warn',
+      'runtime-class': 'skip',
     });
     expect(item(report, 'namespace')).toMatchObject({
       error: 'NotFoundError',
@@ -518,6 +535,7 @@ describe('the CLI, the Manager adapter and the examples, as a user runs them', (
     );
     expect(admin.stdout.split('\n').filter((line) => / {2}(FAIL|WARN|skip) {2}/.test(line))).toEqual([
       expect.stringMatching(/^storage +WARN +no default StorageClass: a container with storage must name one/),
+      expect.stringMatching(/^runtime-class +skip +no RuntimeClass named/),
     ]);
 
     const viewer = await run(['dist/cli/main.js', 'check', '--kubeconfig', env.kubeconfigs.viewer, '-n', namespace]);
@@ -616,7 +634,7 @@ describe('the CLI, the Manager adapter and the examples, as a user runs them', (
 
     const saved = await run(['examples/manager-node-check.cjs', env.kubeconfigs.admin, namespace]);
     expect(saved.stdout.trim()).toMatch(
-      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip","gpus=pass","storage=warn"\]$/,
+      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip","gpus=pass","storage=warn","runtime-class=skip"\]$/,
     );
     const refused = await run(['examples/manager-node-check.cjs', 'kubeconfigs/admin', namespace]);
     expect(refused.stdout.trim()).toMatch(/^400 \[\{"field":"kubeconfigPath","message":"must be an absolute path/);
