@@ -66,6 +66,7 @@ export class ExecSession {
   private socketClosed: Promise<void>;
   private outcome: { exit: ExecExit } | { error: Error } | undefined;
 
+  /** @internal ws's types stay out of the published declarations: ws is bundled, not a dependency. */
   constructor(
     private readonly socket: WebSocket,
     private readonly options: ExecSessionOptions,

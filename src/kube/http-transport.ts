@@ -390,6 +390,7 @@ export class HttpTransport {
    * upgrade; rejects with a typed, masked error: the server's refusal (403, 404, 500 with its
    * message), a network or TLS failure, ApiTimeoutError past connectTimeoutMs, or the
    * signal's reason. Nothing is left open on a rejection.
+   * @internal ws's types stay out of the published declarations: ws is bundled, not a dependency.
    */
   async openWebSocket<T>(
     path: string,

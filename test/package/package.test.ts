@@ -124,6 +124,7 @@ describe('npm pack', () => {
       'manager-kit/README.md',
       'manager-kit/migrations/20261201000000-add-kubernetes-node-columns.js',
       'manager-kit/migrations/20261203120000-widen-node-secret-for-tokens.js',
+      'manager-kit/migrations/20261205000000-add-kubernetes-system-container-columns.js',
       // The job scripts docs/manager.md tells Manager to copy from node_modules/kube-provisioner/examples/.
       'examples/manager-create-container.cjs',
       'examples/manager-reconfigure-container.cjs',
@@ -264,7 +265,12 @@ describe("the kit's migrations under plain Jest 30, from the tarball (SQLite, Ma
     const kitFiles = readdirSync(kitMigrations)
       .filter((name) => name.endsWith('.js'))
       .sort();
-    expect(kitFiles).toEqual(['20261201000000-add-kubernetes-node-columns.js', '20261202000000-add-kubernetes-storage-columns.js']);
+    expect(kitFiles).toEqual([
+      '20261201000000-add-kubernetes-node-columns.js',
+      '20261202000000-add-kubernetes-storage-columns.js',
+      '20261203120000-widen-node-secret-for-tokens.js',
+      '20261205000000-add-kubernetes-system-container-columns.js',
+    ]);
     for (const name of kitFiles) copyFileSync(join(kitMigrations, name), join(migrating, 'migrations', name));
     // Manager's config/config.js passes its SQLite driver as dialectModule; here the one this repository built.
     write(
@@ -416,7 +422,9 @@ jest.setTimeout(120000);
 
 const root = path.join(__dirname, '..');
 const STORAGE = ['kubeStorageClass', 'kubePersistPaths', 'kubePersistence'];
-const FIRST = kit.NODE_COLUMN_NAMES.filter((name) => !STORAGE.includes(name));
+const SYSTEM = ['kubeSystemRuntimeClass', 'kubeUserNamespaces'];
+const BEFORE_SYSTEM = kit.NODE_COLUMN_NAMES.filter((name) => !SYSTEM.includes(name));
+const FIRST = BEFORE_SYSTEM.filter((name) => !STORAGE.includes(name));
 const typeOf = (column) => (column.type === 'text' ? 'TEXT' : 'VARCHAR(' + column.length + ')');
 const databasePath = () => path.join(mkdtempSync(path.join(tmpdir(), 'kp-kit-db-')), 'manager.sqlite');
 
@@ -447,6 +455,7 @@ test("Manager's startup path: umzug v2 over migrations/ (as utils/migrate.js), u
     '20261201000000-add-kubernetes-node-columns.js',
     '20261202000000-add-kubernetes-storage-columns.js',
     '20261203120000-widen-node-secret-for-tokens.js',
+    '20261205000000-add-kubernetes-system-container-columns.js',
   ]);
   const table = await sequelize.getQueryInterface().describeTable('Nodes');
   for (const column of kit.NODE_COLUMNS) expect([column.name, table[column.name]]).toEqual([column.name, expect.objectContaining({ type: typeOf(column), allowNull: true })]);
@@ -455,8 +464,10 @@ test("Manager's startup path: umzug v2 over migrations/ (as utils/migrate.js), u
   const saved = await Node.create({ name: 'k8s', nodeType: kit.NODE_TYPE, kubeconfigPath: '/etc/manager/k8s.kubeconfig', kubeGpuResource: 'amd.com/gpu', kubePersistence: 'off' });
   expect((await Node.findByPk(saved.id)).get()).toMatchObject({ kubeconfigPath: '/etc/manager/k8s.kubeconfig', kubeGpuResource: 'amd.com/gpu', kubePersistence: 'off' });
 
+  await umzug.down(); // the system containers' columns
+  expect(await nodeColumns(sequelize)).toEqual([...BEFORE_SYSTEM].sort());
   await umzug.down(); // the secret's widening: SQLite never enforces a VARCHAR's length, so nothing changes here
-  expect(await nodeColumns(sequelize)).toEqual([...kit.NODE_COLUMN_NAMES].sort());
+  expect(await nodeColumns(sequelize)).toEqual([...BEFORE_SYSTEM].sort());
   await umzug.down(); // the storage columns' migration
   expect(await nodeColumns(sequelize)).toEqual([...FIRST].sort());
   const [[row]] = await sequelize.query('SELECT name, kubeconfigPath, kubeGpuResource FROM Nodes');
@@ -485,10 +496,12 @@ test('npx sequelize-cli db:migrate, db:migrate:undo (each undo its own columns) 
       await sequelize.close();
     }
   };
-  expect(cli('db:migrate')).toContain('20261203120000-widen-node-secret-for-tokens: migrated');
+  expect(cli('db:migrate')).toContain('20261205000000-add-kubernetes-system-container-columns: migrated');
   expect(await columns()).toEqual([...kit.NODE_COLUMN_NAMES].sort());
+  expect(cli('db:migrate:undo')).toContain('20261205000000-add-kubernetes-system-container-columns: reverted');
+  expect(await columns()).toEqual([...BEFORE_SYSTEM].sort());
   expect(cli('db:migrate:undo')).toContain('20261203120000-widen-node-secret-for-tokens: reverted');
-  expect(await columns()).toEqual([...kit.NODE_COLUMN_NAMES].sort());
+  expect(await columns()).toEqual([...BEFORE_SYSTEM].sort());
   expect(cli('db:migrate:undo')).toContain('20261202000000-add-kubernetes-storage-columns: reverted');
   expect(await columns()).toEqual([...FIRST].sort());
   expect(cli('db:migrate:undo')).toContain('20261201000000-add-kubernetes-node-columns: reverted');
