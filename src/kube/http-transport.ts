@@ -239,6 +239,49 @@ export class HttpTransport {
     target: RequestTarget,
     handlers: StreamHandlers,
   ): WatchHandle {
+    return this.openStream(path, { ...query, watch: true }, 'application/json', target, handlers, (res, live, close) => {
+      const reader = new WatchStreamReader(this.server, target, {
+        onEvent: (type, object) => {
+          if (live()) handlers.onEvent(type, object);
+        },
+        onClose: close,
+      });
+      res.on('data', (chunk: string) => {
+        if (live()) reader.push(chunk);
+      });
+      res.on('error', (error) => reader.fail(errorFromNetwork(this.server, error, target)));
+      res.on('close', () => reader.end(res.complete));
+    });
+  }
+
+  /**
+   * A streamed text GET (a followed log): `onText` as the text arrives, `onClose` once. The
+   * server must answer within requestTimeoutMs; after that the stream is unbounded, and
+   * abort() ends it at once (the request destroyed, its socket released).
+   */
+  streamText(path: string, query: Query, target: RequestTarget, handlers: TextStreamHandlers): WatchHandle {
+    return this.openStream(path, query, 'text/plain, */*', target, handlers, (res, live, close) => {
+      res.on('data', (chunk: string) => {
+        if (live()) handlers.onText(chunk);
+      });
+      res.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
+      res.on('close', () => close(res.complete ? undefined : errorFromNetwork(this.server, new Error('the stream was cut'), target)));
+    });
+  }
+
+  /**
+   * A long GET both streams share: the answer bounded by requestTimeoutMs, a refusal as a
+   * typed error, a 200's body (as UTF-8) handed to `read`; `onClose` once, masked, never
+   * after abort().
+   */
+  private openStream(
+    path: string,
+    query: Query,
+    accept: string,
+    target: RequestTarget,
+    handlers: { readonly onOpen?: () => void; readonly onClose: (error: Error | undefined) => void },
+    read: (res: http.IncomingMessage, live: () => boolean, close: (error: Error | undefined) => void) => void,
+  ): WatchHandle {
     let aborted = false;
     let closed = false;
     let req: http.ClientRequest | undefined;
@@ -250,15 +293,14 @@ export class HttpTransport {
       req?.destroy();
       handlers.onClose(error === undefined ? undefined : this.masker.maskError(error));
     };
-
-    this.prepare(path, { ...query, watch: true }, this.watchAgent)
+    this.prepare(path, query, this.watchAgent)
       .then(({ transportOptions, url }) => {
         if (aborted) return;
-        this.options.onRequest?.({ method: 'GET', path, watch: true });
+        this.options.onRequest?.({ method: 'GET', path, watch: query['watch'] === true });
         req = this.openRequest(url, {
           ...transportOptions,
           method: 'GET',
-          headers: { ...transportOptions.headers, Accept: 'application/json' },
+          headers: { ...transportOptions.headers, Accept: accept },
         });
         connectTimer = setLongTimeout(
           () => close(new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target })),
@@ -286,90 +328,8 @@ export class HttpTransport {
             return;
           }
           handlers.onOpen?.();
-          const reader = new WatchStreamReader(this.server, target, {
-            onEvent: (type, object) => {
-              if (!aborted && !closed) handlers.onEvent(type, object);
-            },
-            onClose: close,
-          });
           res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            if (!aborted && !closed) reader.push(chunk);
-          });
-          res.on('error', (error) => reader.fail(errorFromNetwork(this.server, error, target)));
-          res.on('close', () => reader.end(res.complete));
-        });
-        req.end();
-      })
-      .catch((error: unknown) => close(error instanceof Error ? error : new Error(String(error))));
-
-    return {
-      abort: () => {
-        if (aborted) return;
-        aborted = true;
-        connectTimer?.clear();
-        req?.destroy();
-      },
-    };
-  }
-
-  /**
-   * A streamed text GET (a followed log): `onText` as the text arrives, `onClose` once. The
-   * server must answer within requestTimeoutMs; after that the stream is unbounded, and
-   * abort() ends it at once (the request destroyed, its socket released).
-   */
-  streamText(path: string, query: Query, target: RequestTarget, handlers: TextStreamHandlers): WatchHandle {
-    let aborted = false;
-    let closed = false;
-    let req: http.ClientRequest | undefined;
-    let connectTimer: LongTimeout | undefined;
-    const close = (error: Error | undefined): void => {
-      if (aborted || closed) return;
-      closed = true;
-      connectTimer?.clear();
-      req?.destroy();
-      handlers.onClose(error === undefined ? undefined : this.masker.maskError(error));
-    };
-    this.prepare(path, query, this.watchAgent)
-      .then(({ transportOptions, url }) => {
-        if (aborted) return;
-        this.options.onRequest?.({ method: 'GET', path, watch: false });
-        req = this.openRequest(url, {
-          ...transportOptions,
-          method: 'GET',
-          headers: { ...transportOptions.headers, Accept: 'text/plain, */*' },
-        });
-        connectTimer = setLongTimeout(
-          () => close(new ApiTimeoutError(this.server, this.options.requestTimeoutMs, { target })),
-          this.options.requestTimeoutMs,
-        );
-        req.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
-        req.on('response', (res) => {
-          connectTimer?.clear();
-          const statusCode = res.statusCode ?? 0;
-          if (statusCode !== 200) {
-            readBody(res)
-              .then((text) =>
-                close(
-                  errorFromResponse({
-                    server: this.server,
-                    statusCode,
-                    status: parseStatus(text),
-                    retryAfterHeader: headerValue(res.headers['retry-after']),
-                    target,
-                  }),
-                ),
-              )
-              .catch((error: unknown) => close(errorFromNetwork(this.server, error, target)));
-            return;
-          }
-          handlers.onOpen?.();
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            if (!aborted && !closed) handlers.onText(chunk);
-          });
-          res.on('error', (error) => close(errorFromNetwork(this.server, error, target)));
-          res.on('close', () => close(res.complete ? undefined : errorFromNetwork(this.server, new Error('the stream was cut'), target)));
+          read(res, () => !aborted && !closed, close);
         });
         req.end();
       })
