@@ -38,6 +38,19 @@ import { deployment as completeDeployment, readyPod } from '../support/fixtures.
 import { makeTestCertificates, type TestCertificates } from '../support/tls.js';
 
 const hex = () => randomBytes(12).toString('hex');
+/**
+ * Twenty-four different letters and digits in random order, both cases and digits among
+ * them: a token generator's output whose entropy a random draw cannot leave low.
+ */
+function distinctAlphanumerics(): string {
+  const pools = ['abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', '0123456789'];
+  const shuffled = (chars: string) =>
+    [...chars]
+      .map((char) => ({ char, key: randomBytes(4).readUInt32BE() }))
+      .sort((a, b) => a.key - b.key)
+      .map(({ char }) => char);
+  return shuffled(pools.flatMap((pool) => shuffled(pool).slice(0, 8)).join('')).join('');
+}
 const SECRETS = {
   token: `kp-bearer-${hex()}`,
   password: `kp-pass-${hex()}`,
@@ -65,7 +78,7 @@ const MINTED = {
   keyData: Buffer.from(`-----BEGIN PRIVATE KEY-----\n${hex()}`).toString('base64'),
   password: `Pw${hex()}`,
   // In no shape: after a plain word and a space, as a plugin's log line may print it.
-  spaced: `Sp${hex().slice(0, 12)}${hex().toUpperCase().slice(0, 12)}`,
+  spaced: `Sp${distinctAlphanumerics()}`,
 };
 const STDERR_SHAPES = [
   // First: the error keeps only the start of the plugin's output.
