@@ -305,4 +305,25 @@ describe("a failed setPorts in Manager's PUT is healed by the next save or recon
     expect((await rowOf(id))['ipv4Address']).toBe(address);
     expect(serviceOf(hostname).spec?.clusterIP).toBe(address);
   }, 180_000);
+
+  it('a container keeps its address through a time without ports: the last port removed, then one added back', async () => {
+    const { id, hostname } = await containerRow('kubernetes', 80);
+    expectDone(await runJob('create-container', [`--container-id=${id}`]));
+    const address = (await rowOf(id))['ipv4Address'];
+    expect(address).toBe(serviceOf(hostname).spec?.clusterIP);
+
+    // The user deletes the container's only service: no Service, no address the agent could render.
+    const only = (await models.Service.findOne({ where: { containerId: id } }))!.get('id');
+    expect(await put(id, { services: { a: { id: only, deleted: true } } })).toMatchObject({ status: 200, data: { portsError: null } });
+    expect(kubectlJson<{ items: unknown[] }>(['get', 'services', '-n', namespace, '-l', `${CONTAINER_ID_LABEL}=${id}`]).items).toEqual([]);
+    expect((await rowOf(id))['ipv4Address']).toBeNull();
+
+    // A service added back: the Service has the address the container had.
+    expect(await put(id, { services: { b: { type: 'http', internalPort: 8080 } } })).toMatchObject({
+      status: 200,
+      data: { portsError: null },
+    });
+    expect(serviceOf(hostname).spec?.clusterIP).toBe(address);
+    expect((await rowOf(id))['ipv4Address']).toBe(address);
+  }, 180_000);
 });
