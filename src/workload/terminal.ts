@@ -21,6 +21,10 @@ export const DEFAULT_SHELLS: readonly (readonly string[])[] = [['bash'], ['sh']]
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 /** What a terminal keeps of the caller's input to give the next shell while none answered. */
 const MAX_REPLAY_BYTES = 64 * 1024;
+/** How long close() waits for the terminal to answer the interrupt before hanging up. */
+export const INTERRUPT_WAIT_MS = 300;
+/** The terminal's interrupt character (Ctrl-C): SIGINT to the foreground program. */
+const INTERRUPT = '\u0003';
 
 export interface TerminalOptions {
   /** The argv to run; default: bash, else sh. */
@@ -171,6 +175,7 @@ class ShellTerminal implements Terminal {
   private stdinClosed = false;
   private closed = false;
   private tried: string[] = [];
+  private onOutput: (() => void) | undefined;
 
   constructor(
     private readonly openPodExec: OpenPodExec,
@@ -202,6 +207,7 @@ class ShellTerminal implements Terminal {
     this.tried.push(command.join(' '));
     const heard = (forward: ((data: Buffer) => void) | undefined) => (data: Buffer) => {
       this.answered = true;
+      this.onOutput?.();
       forward?.(data);
     };
     let session: ExecSession;
@@ -270,7 +276,30 @@ class ShellTerminal implements Terminal {
   }
 
   async close(): Promise<void> {
+    const session = this.session;
+    const first = !this.closed;
     this.closed = true;
-    await this.session?.close();
+    if (first && session && (this.options.tty ?? true) && !this.stdinClosed) await this.interrupt(session);
+    await session?.close();
+  }
+
+  /**
+   * Ctrl-C to the terminal, and a moment for it to act. Closing stdin hangs up the tty, and
+   * the hangup reaches only the shell: a program in its foreground that does not read the
+   * terminal (a sleep) would outlive the session; one that ignores Ctrl-C reads the hangup.
+   * The wait ends at the terminal's echo (the line discipline has acted), else the bound.
+   */
+  private interrupt(session: ExecSession): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.onOutput = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, INTERRUPT_WAIT_MS);
+      this.onOutput = done;
+      session.exit.then(done, done);
+      session.write(INTERRUPT);
+    });
   }
 }

@@ -245,7 +245,7 @@ describe('a terminal', () => {
     );
   });
 
-  it('close() sends the stdin close frame, closes the socket, releases it, and exit is null', async () => {
+  it('close() interrupts the foreground program, sends the stdin close frame, closes the socket, and exit is null', async () => {
     let frames: [number, string][] = [];
     fake.exec = (socket) => {
       frames = received(socket);
@@ -255,6 +255,30 @@ describe('a terminal', () => {
     await terminal.close();
     expect(await terminal.exit).toEqual({ exitCode: null });
     await until(() => fake.seen.openSockets === 0);
+    // Ctrl-C first: the hangup that closing stdin causes reaches only the shell.
+    expect(frames).toEqual([
+      [0, '\u0003'],
+      [255, '\u0000'],
+    ]);
+  });
+
+  it('close() hangs up as soon as the terminal echoes the interrupt; without a tty it sends none', async () => {
+    let frames: [number, string][] = [];
+    fake.exec = (socket) => {
+      frames = received(socket);
+      socket.on('message', (data: Buffer) => {
+        if (data[0] === 0 && data[1] === 3) socket.send(frame(1, '^C\r\n# '));
+      });
+    };
+    const terminal = await openTerminal(fake.client, PROVIDER_ID);
+    await until(() => fake.seen.openSockets === 1);
+    const started = Date.now();
+    await terminal.close();
+    expect(Date.now() - started).toBeLessThan(250);
+    expect(frames[0]).toEqual([0, '\u0003']);
+    const plain = await openTerminal(fake.client, PROVIDER_ID, { command: ['cat'], tty: false });
+    await until(() => fake.seen.openSockets === 1);
+    await plain.close();
     expect(frames).toEqual([[255, '\u0000']]);
   });
 
