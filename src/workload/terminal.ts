@@ -21,10 +21,10 @@ export const DEFAULT_SHELLS: readonly (readonly string[])[] = [['bash'], ['sh']]
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 /** What a terminal keeps of the caller's input to give the next shell while none answered. */
 const MAX_REPLAY_BYTES = 64 * 1024;
-/** How long close() waits for the terminal to answer the interrupt before hanging up. */
-export const INTERRUPT_WAIT_MS = 300;
-/** The terminal's interrupt character (Ctrl-C): SIGINT to the foreground program. */
-const INTERRUPT = '\u0003';
+/** How long close() waits for the terminal to answer each key it types before the hangup. */
+export const CLOSE_KEY_WAIT_MS = 300;
+/** What close() types under a tty: Ctrl-C ends the foreground program, Ctrl-D twice ends a reader of its input and then the shell. */
+const CLOSING_KEYS = ['\u0003', '\u0004', '\u0004'];
 
 export interface TerminalOptions {
   /** The argv to run; default: bash, else sh. */
@@ -234,7 +234,8 @@ class ShellTerminal implements Terminal {
     if (this.stdinClosed) session.closeStdin();
     if (this.closed) void session.close();
     session.exit.then(
-      (exit) => this.settle.resolve(exit),
+      // The shell that close() ended has an exit code of its own: the caller closed first.
+      (exit) => this.settle.resolve(this.closed ? { exitCode: null } : exit),
       (error: unknown) => this.onFailure(error, index),
     );
   }
@@ -279,27 +280,35 @@ class ShellTerminal implements Terminal {
     const session = this.session;
     const first = !this.closed;
     this.closed = true;
-    if (first && session && (this.options.tty ?? true) && !this.stdinClosed) await this.interrupt(session);
+    if (first && session && (this.options.tty ?? true) && !this.stdinClosed) await this.endInTerminal(session);
     await session?.close();
   }
 
   /**
-   * Ctrl-C to the terminal, and a moment for it to act. Closing stdin hangs up the tty, and
-   * the hangup reaches only the shell: a program in its foreground that does not read the
-   * terminal (a sleep) would outlive the session; one that ignores Ctrl-C reads the hangup.
-   * The wait ends at the terminal's echo (the line discipline has acted), else the bound.
+   * Ends what runs in the terminal as a user at it would: Ctrl-C, then Ctrl-D twice, each
+   * given a moment (until the terminal answers or the bound). Closing stdin alone leaves the
+   * runtime's terminal open (containerd keeps a tty's process running), so the shell and a
+   * program in its foreground (a sleep) would outlive the session.
    */
-  private interrupt(session: ExecSession): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.onOutput = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, INTERRUPT_WAIT_MS);
-      this.onOutput = done;
-      session.exit.then(done, done);
-      session.write(INTERRUPT);
-    });
+  private async endInTerminal(session: ExecSession): Promise<void> {
+    let ended = false;
+    void session.exit.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    for (const key of CLOSING_KEYS) {
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          this.onOutput = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, CLOSE_KEY_WAIT_MS);
+        this.onOutput = done;
+        session.exit.then(done, done);
+        session.write(key);
+      });
+    }
   }
 }
