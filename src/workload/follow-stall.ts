@@ -35,6 +35,9 @@ export interface StallWatchHooks {
 export class StallWatch {
   private timer: LongTimeout | undefined;
   private look: AbortController | undefined;
+  private lastHeard = Date.now();
+  /** The quiet wanted before the next step: a look, or (behind) giving the follow up. */
+  private wait: number;
   private quietFor: number;
   private behind = false;
   private stopped = false;
@@ -44,14 +47,17 @@ export class StallWatch {
     private readonly timings: StallWatchTimings = DEFAULT_STALL_WATCH,
   ) {
     this.quietFor = timings.firstCheckMs;
-    this.arm(this.quietFor);
+    this.wait = this.quietFor;
+    this.arm();
   }
 
-  /** The follow brought text: it is alive; a look under way still counts. */
+  /** The follow brought text: it is alive. Only noted: the timer, when it fires, counts from here. */
   heard(): void {
-    if (this.stopped) return;
-    if (!this.behind) this.quietFor = this.timings.firstCheckMs;
-    this.arm(this.behind ? this.timings.drainMs : this.quietFor);
+    this.lastHeard = Date.now();
+    if (!this.behind) {
+      this.quietFor = this.timings.firstCheckMs;
+      this.wait = this.quietFor;
+    }
   }
 
   stop(): void {
@@ -60,27 +66,32 @@ export class StallWatch {
     this.look?.abort();
   }
 
-  private arm(delayMs: number): void {
+  private arm(): void {
     this.timer?.clear();
-    this.timer = setLongTimeout(() => this.quiet(), delayMs);
+    this.timer = setLongTimeout(() => this.due(), Math.max(0, this.lastHeard + this.wait - Date.now()));
+  }
+
+  private due(): void {
+    if (this.stopped) return;
+    if (Date.now() - this.lastHeard < this.wait) this.arm();
+    else this.quiet();
   }
 
   private quiet(): void {
-    if (this.stopped) return;
     if (this.behind) {
       this.stop();
       this.hooks.onStalled();
       return;
     }
-    if (this.look !== undefined) return;
     const delivered = this.hooks.lastDelivered();
     // Before any line there is nothing to reopen from (a tail or a since would be lost).
     if (delivered === undefined) {
-      this.arm(this.quietFor);
+      this.arm();
       return;
     }
     const look = new AbortController();
     this.look = look;
+    const asked = Date.now();
     const bound = setLongTimeout(() => look.abort(), this.timings.lookTimeoutMs);
     void this.hooks
       .lookAtLastLine(look.signal)
@@ -100,11 +111,13 @@ export class StallWatch {
         if (this.stopped) return;
         if (isBehind) {
           this.behind = true;
-          this.arm(this.timings.drainMs);
-          return;
+          this.wait = this.timings.drainMs;
+          this.lastHeard = Date.now();
+        } else if (this.lastHeard < asked) {
+          this.quietFor = Math.min(this.quietFor * 2, this.timings.maxCheckMs);
+          this.wait = this.quietFor;
         }
-        this.quietFor = Math.min(this.quietFor * 2, this.timings.maxCheckMs);
-        this.arm(this.quietFor);
+        this.arm();
       });
   }
 }
