@@ -290,17 +290,19 @@ async function followLatency(
   providerId: string,
   followers: readonly (readonly [string, string, readonly string[]])[],
 ): Promise<Record<string, Summary>> {
-  const latency = (time: string | undefined): number | undefined => {
+  // Per reader, each tick's latency by its number: the same lines are compared.
+  const seen: Record<string, Map<number, number>> = { 'logs$ (library)': new Map() };
+  const note = (name: string, time: string | undefined, text: string): void => {
     const nanos = time === undefined ? undefined : timestampNanos(time);
-    return nanos === undefined ? undefined : performance.timeOrigin + performance.now() - Number(nanos) / 1e6;
+    const tick = /^tick (\d+)$/.exec(text)?.[1];
+    if (nanos !== undefined && tick !== undefined)
+      seen[name]!.set(Number(tick), performance.timeOrigin + performance.now() - Number(nanos) / 1e6);
   };
-  const seen: Record<string, number[]> = { 'logs$ (library)': [] };
-  const subscription = logs$(api, providerId, { follow: true, tailLines: 0, timestamps: true }).subscribe((line) => {
-    const ms = latency(line.time);
-    if (ms !== undefined) seen['logs$ (library)']!.push(ms);
-  });
+  const subscription = logs$(api, providerId, { follow: true, tailLines: 0, timestamps: true }).subscribe((line) =>
+    note('logs$ (library)', line.time, line.text),
+  );
   const children = followers.map(([name, command, args]) => {
-    seen[name] = [];
+    seen[name] = new Map();
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let partial = '';
     child.stdout.on('data', (data: Buffer) => {
@@ -308,20 +310,28 @@ async function followLatency(
       const lines = text.split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
-        const ms = latency(line.split(' ', 1)[0]);
-        if (ms !== undefined) seen[name]!.push(ms);
+        const space = line.indexOf(' ');
+        note(name, line.slice(0, space), line.slice(space + 1));
       }
     });
     return child;
   });
+  // From two ticks after every reader has its first (the readers' own start-up is over), LINES ticks all have.
+  const common = (): number[] => {
+    const lists = Object.values(seen);
+    if (lists.some((list) => list.size === 0)) return [];
+    const first = Math.max(...lists.map((list) => Math.min(...list.keys()))) + 2;
+    return [...lists[0]!.keys()].filter((tick) => tick >= first && lists.every((list) => list.has(tick)));
+  };
   try {
     const deadline = Date.now() + LINES * 250 + 60_000;
-    while (Object.values(seen).some((list) => list.length < LINES) && Date.now() < deadline) await sleep(250);
+    while (common().length < LINES && Date.now() < deadline) await sleep(250);
   } finally {
     subscription.unsubscribe();
     for (const child of children) child.kill('SIGINT');
   }
-  return Object.fromEntries(Object.entries(seen).map(([name, list]) => [name, summarize(list.slice(0, LINES))]));
+  const ticks = common().slice(0, LINES);
+  return Object.fromEntries(Object.entries(seen).map(([name, list]) => [name, summarize(ticks.map((tick) => list.get(tick)!))]));
 }
 
 function report(results: Results): void {
@@ -390,7 +400,7 @@ function report(results: Results): void {
     follow,
     '',
     "A container writes a line every 250 ms; from the runtime's timestamp on the line (the node is this machine: one clock)",
-    'to the line read, by the three at once.',
+    'to the line read, by the three at once; the same lines for all three, from two lines after each had read its first.',
     '',
   ].join('\n');
   writeFileSync(join(RESULTS, 'terminal-and-logs.md'), markdown);
