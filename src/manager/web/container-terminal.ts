@@ -39,6 +39,8 @@ export const DEFAULT_BROWSER_PING_MS = 20_000;
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** What is kept of the browser's input while the terminal is still connecting. */
 const MAX_PENDING_BYTES = 64 * 1024;
+/** Output queued for a browser that reads more slowly than the command writes; past it the session ends. */
+const MAX_BUFFERED_OUTPUT_BYTES = 8 * 1024 * 1024;
 
 export interface ContainerTerminalOptions extends ContainerSessionOptions {
   /** The upgrade paths handled, with the named groups `siteId` and `id`; default Manager's `/api/v1/sites/:siteId/containers/:id/terminal`. */
@@ -225,7 +227,16 @@ export function containerTerminal(options: ContainerTerminalOptions): ContainerT
         const opened = await openTerminal(client, target.providerId, {
           ...(initial ?? {}),
           onStdout: (data) => {
-            if (browser.readyState === browser.OPEN) browser.send(data, { binary: true });
+            if (browser.readyState !== browser.OPEN) return;
+            if (browser.bufferedAmount > MAX_BUFFERED_OUTPUT_BYTES) {
+              end(
+                'the browser read too slowly',
+                { type: 'error', message: 'The browser reads the output more slowly than it comes' },
+                1008,
+              );
+              return;
+            }
+            browser.send(data, { binary: true });
           },
           containerId: target.containerId,
           ...(options.instance ? { instance: options.instance } : {}),

@@ -338,6 +338,28 @@ describe('the idle bound and the pings (a handler of its own, with short interva
     expect(lines[0]).toContain('the browser answered no ping');
   });
 
+  it('ends a session whose browser reads the output more slowly than it comes, instead of queueing it without bound', async () => {
+    let sent = 0;
+    fake.exec = (socket) => {
+      const chunk = frame(1, 'x'.repeat(1024 * 1024));
+      const pump = (): void => {
+        // 64 MiB at most, each MiB once the fake's own socket took the last.
+        if (socket.readyState !== socket.OPEN || sent >= 64) return;
+        sent += 1;
+        socket.send(chunk, () => setImmediate(pump));
+      };
+      pump();
+    };
+    await start({});
+    const socket = new WebSocket(`ws://127.0.0.1:${port}/api/v1/sites/1/containers/1/terminal`, { origin: `http://127.0.0.1:${port}` });
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.pause();
+    await until(() => lines.length === 1, 20_000);
+    expect(lines[0]).toContain('the browser read too slowly');
+    expect(sent).toBeLessThan(64);
+    socket.terminate();
+  }, 30_000);
+
   it('caps sessions per container', async () => {
     echoShell();
     await start({ maxSessionsPerContainer: 1 });
