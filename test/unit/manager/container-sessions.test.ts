@@ -17,6 +17,7 @@ import type { Model, ModelStatic, Sequelize } from 'sequelize';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../../src/input/labels.js';
+import { containerLogs } from '../../../src/manager/web/container-logs.js';
 import { containerTerminal } from '../../../src/manager/web/container-terminal.js';
 import { SessionOptionError } from '../../../src/manager/web/container-access.js';
 import { deployment as deploymentFixture, pod as podFixture, containerStatus, states } from '../../support/fixtures.js';
@@ -457,5 +458,40 @@ describe("the log's Server-Sent Events", () => {
     await until(() => fake.seen.openLogs === 0);
     await until(() => logLines.length === 1);
     expect(logLines[0]).toContain('1 lines, closed by the browser');
+  });
+});
+
+describe("the log's heartbeat and session bound (a handler of its own, with short intervals)", () => {
+  it('sends a heartbeat comment on a quiet follow, and ends the stream at maxSessionMs with one log line', async () => {
+    fake.log = (_pod, _query, res) => {
+      res.writeHead(200);
+      res.write('only\n');
+    };
+    const lines: string[] = [];
+    const handler = containerLogs({
+      authorize: async () => ({
+        user: 'carol',
+        container: { id: containerId, containerId: 'default/web' },
+        node: { id: 1, name: 'k8s', nodeType: 'kubernetes' },
+      }),
+      clientFor: () => fake.client,
+      log: (line) => lines.push(line),
+      heartbeatMs: 50,
+      maxSessionMs: 400,
+    });
+    const http = await import('node:http');
+    const server = http.createServer((req, res) => handler(Object.assign(req, { params: { siteId: '1', id: String(containerId) } }), res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/?follow=true`);
+      const body = await response.text();
+      expect(body).toContain('event: line\ndata: {"text":"only"');
+      expect(body.split(': heartbeat\n\n').length - 1).toBeGreaterThanOrEqual(3);
+      expect(body).toContain('event: error\ndata: {"message":"Closed after the session bound"}');
+      await until(() => fake.seen.openLogs === 0 && lines.length === 1);
+      expect(lines[0]).toMatch(/^logs session: user carol, container \d+ \(default\/web\), 0\.\d s, 1 lines, session bound reached$/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
