@@ -85,3 +85,13 @@ export {
   type SequelizeRow,
 } from './store/sequelize-store.js';
 export type { ApprovedResources } from './store/manager-row.js';
+export {
+  SessionOptionError,
+  SessionRefusedError,
+  type AuthorizeContainerAccess,
+  type ContainerAccess,
+  type ContainerRouteParams,
+  type ContainerSessionOptions,
+} from './web/container-access.js';
+export { containerTerminal, type ContainerTerminalOptions, type ContainerTerminalServer } from './web/container-terminal.js';
+export { containerLogs, type ContainerLogsOptions, type LogsRequest } from './web/container-logs.js';

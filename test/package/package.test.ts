@@ -125,6 +125,10 @@ describe('npm pack', () => {
       'manager-kit/migrations/20261201000000-add-kubernetes-node-columns.js',
       'manager-kit/migrations/20261203120000-widen-node-secret-for-tokens.js',
       'manager-kit/migrations/20261205000000-add-kubernetes-system-container-columns.js',
+      // The client code docs/manager.md step 8 tells Manager to copy and apply (test/package/manager-client.test.ts builds it).
+      'manager-kit/client/ContainerTerminal.tsx',
+      'manager-kit/client/ContainerLogs.tsx',
+      'manager-kit/client/manager-ee03a1b.patch',
       // The job scripts docs/manager.md tells Manager to copy from node_modules/kube-provisioner/examples/.
       'examples/manager-create-container.cjs',
       'examples/manager-reconfigure-container.cjs',

@@ -58,6 +58,8 @@ describe("docs excerpt Manager's own files as the Manager-shaped test app holds 
         'test/support/manager/models/node.cjs',
         'test/support/manager/routers/nodes.cjs',
         'test/support/manager/routers/containers.cjs',
+        'test/support/manager/routers/container-sessions.cjs',
+        'test/support/manager/sessions-server.cjs',
         'test/support/manager/bin/create-container.cjs',
         'test/support/manager/bin/reconfigure-container.cjs',
       ]),

@@ -140,7 +140,8 @@ async function keepRowUnlessGone<T>(nodeName: string | undefined, providerId: st
   }
 }
 
-function plainNode(node: unknown): NodeRecord {
+/** Manager's Node, a Sequelize instance or a plain row, as a plain record. */
+export function plainNode(node: unknown): NodeRecord {
   const candidate = node as { get?: (options: { plain: true }) => unknown } | null;
   const plain = candidate && typeof candidate.get === 'function' ? candidate.get({ plain: true }) : node;
   return (typeof plain === 'object' && plain !== null ? plain : {}) as NodeRecord;
