@@ -2,6 +2,8 @@
 // that never listens on 22) is named StartupProbeFailed from the Pod's status alone, and the
 // rollout fails at once on it. Pods come from test/support/fixtures.ts, shaped as the kubelet
 // writes them, read through the informers' cached fields; no service is faked.
+import { readFileSync } from 'node:fs';
+
 import { describe, expect, it } from 'vitest';
 
 import type { V1ContainerState } from '@kubernetes/client-node';
@@ -105,6 +107,8 @@ describe('diagnosePod: a startup probe the kubelet gave up on', () => {
     expect(describeProgress(rolloutStatus(progressingDeployment()), waiting)).toMatch(
       /^container started, \d\/\d ready, waiting for its startup probe \(a TCP connection to port 22; the kubelet gives up after 60 s\)$/,
     );
+    const quoted = readFileSync('docs/system-containers.md', 'utf8').split('\n');
+    expect(quoted).toContain(describeProgress(rolloutStatus(progressingDeployment({ replicas: 1, readyReplicas: 0 })), waiting));
     // Once it passed, or without a probe: nothing awaited in its name.
     expect(diagnosePod(systemPod({ restartCount: 0, started: true, state: states.running() }))).not.toHaveProperty('awaiting');
     expect(diagnosePod(pod({ containerStatuses: [containerStatus({ state: states.running() })] }))).not.toHaveProperty('awaiting');
