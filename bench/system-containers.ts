@@ -5,9 +5,9 @@
 //   - ours: `provision()` for each (the library's Pod for a system container, the node's
 //     cgroup-writable RuntimeClass, port 22), all at once; per workload the time from its
 //     call to provision resolving (Ready: sshd accepts), and to the first SSH login that runs
-//     a command at the address it returned; and detection: its `ready` minus when an
-//     independent observer (its own process and watch) first saw the Service's
-//     EndpointSlice list the Pod ready on port 22;
+//     a command at the address it returned; and detection: its `ready` minus the later of
+//     what it waits for, as an independent observer (its own process and watches) saw
+//     them: the Deployment complete, the Service's EndpointSlice listing the Pod ready on 22;
 //   - floor: `ctr run` of the same image with the same runtime (our cgroup-writable wrapper
 //     around runc), tmpfs at /run, /run/lock and /tmp, in a network namespace of its own
 //     with no interface but lo: no Kubernetes, no Pod network, no Service. Its time is from
@@ -33,6 +33,7 @@ import { provision$ } from '../src/workload/provision.js';
 import { remove } from '../src/workload/remove.js';
 import { EndpointSliceObserver } from './lib/endpoint-observer.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
+import { DeploymentObserver } from './lib/observer.js';
 import { fmt, hrNow, markdownTable, summarize } from './lib/stats.js';
 import type { Summary } from './lib/stats.js';
 
@@ -54,7 +55,7 @@ interface Row {
   readonly n: number;
   readonly ready: Summary;
   readonly login: Summary;
-  /** Our `ready` minus the observer's first EndpointSlice event listing the Pod ready (ms). */
+  /** Our `ready` minus the later of the observer's complete Deployment and ready EndpointSlice events (ms). */
   readonly detection: Summary;
   readonly floor: Summary;
   readonly load: string;
@@ -76,12 +77,15 @@ async function main(): Promise<void> {
       'bench-system',
       ...Object.entries(REAL_NODE_NAMESPACE_ANNOTATIONS).map(([key, value]) => `${key}=${value}`),
     ]);
-    const slices = await EndpointSliceObserver.start(cluster.kubeconfigPath, 'bench-system');
+    const observers = {
+      deployments: await DeploymentObserver.start(cluster.kubeconfigPath, 'bench-system'),
+      slices: await EndpointSliceObserver.start(cluster.kubeconfigPath, 'bench-system'),
+    };
     try {
       // One untimed container first: the image is pulled once, as on a node that ran one before.
-      await ours(api, node, slices, 1, 900);
+      await ours(api, node, observers, 1, 900);
       for (const n of sizes) {
-        const measured = await ours(api, node, slices, n, 1000 * n);
+        const measured = await ours(api, node, observers, n, 1000 * n);
         const floor = await floorRun(node, n);
         const row = {
           n,
@@ -97,7 +101,7 @@ async function main(): Promise<void> {
         rows.push(row);
       }
     } finally {
-      await slices.stop();
+      await Promise.all([observers.deployments.stop(), observers.slices.stop()]);
     }
   } finally {
     await cluster.stop();
@@ -109,7 +113,7 @@ async function main(): Promise<void> {
 async function ours(
   api: KubernetesApi,
   node: RealNode,
-  slices: EndpointSliceObserver,
+  observers: { readonly deployments: DeploymentObserver; readonly slices: EndpointSliceObserver },
   n: number,
   firstId: number,
 ): Promise<{ ready: number[]; login: number[]; detection: number[] }> {
@@ -145,9 +149,11 @@ async function ours(
       });
       ready.push(performance.now() - started);
       created.set(containerId, result.providerId);
-      const routed = slices.routedAt(result.name, ['22/TCP'], startedAt);
-      if (routed === undefined) throw new Error(`${result.name}: ready, but the observer never saw its EndpointSlice list the Pod ready`);
-      detection.push(result.readyAt - routed.at);
+      const routed = observers.slices.routedAt(result.name, ['22/TCP'], startedAt);
+      const complete = observers.deployments.first(result.name, (seen) => seen.state === 'Complete' && seen.at >= startedAt);
+      if (routed === undefined || complete === undefined)
+        throw new Error(`${result.name}: ready, but the observer did not see it routed and complete`);
+      detection.push(result.readyAt - Math.max(routed.at, complete.at));
       await sshUntilLogin(result.address, node.sshKeyFile);
       login.push(performance.now() - started);
     }),
