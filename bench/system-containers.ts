@@ -119,7 +119,7 @@ async function ours(
 ): Promise<{ ready: number[]; login: number[]; detection: number[] }> {
   const ready: number[] = [];
   const login: number[] = [];
-  const detection: number[] = [];
+  const readyTimes: { name: string; startedAt: number; readyAt: number }[] = [];
   const ids = Array.from({ length: n }, (_, index) => firstId + index);
   const created = new Map<number, string>();
   await Promise.all(
@@ -149,16 +149,20 @@ async function ours(
       });
       ready.push(performance.now() - started);
       created.set(containerId, result.providerId);
-      const routed = observers.slices.routedAt(result.name, ['22/TCP'], startedAt);
-      const complete = observers.deployments.first(result.name, (seen) => seen.state === 'Complete' && seen.at >= startedAt);
-      if (routed === undefined || complete === undefined)
-        throw new Error(`${result.name}: ready, but the observer did not see it routed and complete`);
-      detection.push(result.readyAt - Math.max(routed.at, complete.at));
+      readyTimes.push({ name: result.name, startedAt, readyAt: result.readyAt });
       await sshUntilLogin(result.address, node.sshKeyFile);
       login.push(performance.now() - started);
     }),
   );
   await Promise.all([...created].map(([containerId, providerId]) => remove(api, providerId, { containerId, timeoutMs: TIMEOUT_MS })));
+  // Matched once all are done: an observation is stamped in the observer's process and reaches this one later.
+  const detection = readyTimes.map(({ name, startedAt, readyAt }) => {
+    const routed = observers.slices.routedAt(name, ['22/TCP'], startedAt);
+    const complete = observers.deployments.first(name, (seen) => seen.state === 'Complete' && seen.at >= startedAt);
+    if (routed === undefined || complete === undefined)
+      throw new Error(`${name}: ready, but the observer did not see it routed and complete`);
+    return readyAt - Math.max(routed.at, complete.at);
+  });
   return { ready, login, detection };
 }
 
