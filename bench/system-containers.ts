@@ -109,7 +109,7 @@ async function main(): Promise<void> {
   report(rows);
 }
 
-/** N provisions at once; per workload: call to resolved, call to the first SSH login, and ready after the observer's slice. */
+/** N provisions at once; per workload: call to resolved, call to the first SSH login, and ready after the observer's events. */
 async function ours(
   api: KubernetesApi,
   node: RealNode,
@@ -256,8 +256,9 @@ const NOTES = [
   "kube-proxy). The floor: `ctr run` of the same image with the same runtime wrapper, to sshd listening in the container's own",
   'network namespace: no scheduling, Pod network, probe or Service. The last column is the 1-minute load average after each row:',
   "the machine was not quiet (2 CPUs shared with other suites), so systemd's boot under its CPU share dominates every figure.",
-  "Detection: our `ready` minus when an independent observer (its own process, its own watch, stamped on the machine's",
-  "monotonic clock) first saw the Service's EndpointSlice list the Pod ready on 22/TCP: what ready waits for last.",
+  'Detection: our `ready` minus the later of the two things it waits for, as an independent observer (its own process and',
+  "watches, stamped on the machine's monotonic clock) saw them: the Deployment complete (available after minReadySeconds)",
+  "and the Service's EndpointSlice listing the Pod ready on 22/TCP. Below zero: our watch had the event before the observer's.",
 ];
 
 function report(rows: readonly Row[]): void {
@@ -267,7 +268,7 @@ function report(rows: readonly Row[]): void {
       'N at once',
       'ours: Ready p50 / p99 (s)',
       'ours: SSH login p50 / p99 (s)',
-      "ready after the observer's slice p50 / p99 (ms)",
+      "ready after the observer's events p50 / p99 (ms)",
       'floor (ctr run to sshd listening) p50 / p99 (s)',
       'load (1 min)',
     ],
