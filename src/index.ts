@@ -194,6 +194,7 @@ export type {
   StartedEvent,
   StoppedEvent,
   WaitingEvent,
+  WarnedEvent,
 } from './workload/lifecycle-events.js';
 
 // Reading workloads: one status, the list, and live statuses.

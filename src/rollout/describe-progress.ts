@@ -33,7 +33,7 @@ function describePod(status: RolloutStatus, pod: PodDiagnosis): string {
     case 'PodInitializing':
       return `running init containers${detail}`;
     case 'ContainerNotReady':
-      return `container started, ${ready}/${desired} ready`;
+      return `container started, ${ready}/${desired} ready${pod.awaiting ? `, waiting for ${pod.awaiting}` : ''}`;
     case 'Terminating':
       return 'waiting for an old pod to terminate';
     case 'ErrImagePull':

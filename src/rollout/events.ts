@@ -49,6 +49,8 @@ export interface PodDiagnosis {
    * line each): added by the operation that waits, never by diagnosePod().
    */
   readonly logs?: readonly string[];
+  /** What a running container waits on before it can be ready, in words: `its startup probe (a TCP connection to port 22)`. */
+  readonly awaiting?: string;
   /** A system container's failed boot, named from those lines (reason SystemContainerBootFailed). */
   readonly systemBoot?: { readonly kind: SystemBootFailureKind; readonly line: string };
 }

@@ -5,7 +5,10 @@
 import type { V1ContainerStateTerminated, V1ContainerStatus, V1Pod } from '../kube/objects.js';
 import { oneLine } from '../text.js';
 import type { PodDiagnosis } from './events.js';
-import { STARTUP_PROBE_FAILED_REASON, startupProbeGaveUp } from './startup-probe.js';
+import { STARTUP_PROBE_FAILED_REASON, startupProbeAwaited, startupProbeGaveUp } from './startup-probe.js';
+
+/** A container that runs and is not ready yet. */
+const NOT_READY_REASON = 'ContainerNotReady';
 import { diagnoseStorage } from './storage-diagnosis.js';
 
 /** Waiting reasons that mean Kubernetes failed to start the container (the policy decides when to give up). */
@@ -75,7 +78,10 @@ function podDiagnosis(pod: V1Pod): PodDiagnosis | undefined {
       return diagnosis('failed', STARTUP_PROBE_FAILED_REASON, `${gaveUp}; last exit: ${describeExit(last, memoryLimit)}`, container);
     }
     const found = diagnoseContainer(container, false, memoryLimit);
-    if (found) return diagnosis(found.severity, found.reason, found.message, container);
+    if (!found) continue;
+    const awaiting = found.reason === NOT_READY_REASON ? startupProbeAwaited(spec?.startupProbe, container) : undefined;
+    const diagnosed = diagnosis(found.severity, found.reason, found.message, container);
+    return awaiting ? { ...diagnosed, awaiting } : diagnosed;
   }
   if (!status?.containerStatuses?.length) {
     return diagnosis('waiting', 'ContainerCreating', 'waiting for the kubelet to start the containers');
@@ -141,7 +147,7 @@ function diagnoseContainer(container: V1ContainerStatus, isInit: boolean, memory
       last?.reason === 'OOMKilled' || (last && last.exitCode !== 0)
         ? `running, not ready yet (restarted after ${lastExit})`
         : 'running, not ready yet';
-    return { severity: 'waiting', reason: 'ContainerNotReady', message };
+    return { severity: 'waiting', reason: NOT_READY_REASON, message };
   }
   return undefined;
 }

@@ -24,8 +24,14 @@ function timeMs(time: V1Time | undefined): number | undefined {
 }
 
 /** What the probe checks, in words. */
-function probeWords(probe: V1Probe): string {
+export function probeWords(probe: V1Probe): string {
   return probe.tcpSocket ? `a TCP connection to port ${String(probe.tcpSocket.port)}` : 'its check';
+}
+
+/** What a running container still waits on when its startup probe has not passed yet; undefined otherwise. */
+export function startupProbeAwaited(probe: V1Probe | undefined, status: V1ContainerStatus): string | undefined {
+  if (probe === undefined || status.started === true || !status.state?.running) return undefined;
+  return `its startup probe (${probeWords(probe)}; the kubelet gives up after ${startupProbeBoundSeconds(probe)} s)`;
 }
 
 /**

@@ -121,6 +121,19 @@ export interface WaitingEvent extends LifecycleEventBase {
   readonly pods: readonly string[];
 }
 
+/**
+ * Something that does not stop the operation but that the user should fix: `SlowHalt`, a
+ * system container still running well after its stop (docs/system-containers.md).
+ */
+export interface WarnedEvent extends LifecycleEventBase {
+  readonly type: 'warned';
+  readonly reason: 'SlowHalt';
+  /** The Pod it is about. */
+  readonly pod: string;
+  /** One line, in plain words: what was seen, why it matters, what to change. */
+  readonly message: string;
+}
+
 interface OutcomeBase extends LifecycleEventBase {
   /** false: nothing had to be written (already running, already stopped, already gone). */
   readonly changed: boolean;
@@ -184,4 +197,5 @@ export type LifecycleEvent =
   | ResizedEvent
   | ServiceEvent
   | WaitingEvent
+  | WarnedEvent
   | OutcomeEvent;

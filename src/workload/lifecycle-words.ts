@@ -36,6 +36,8 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
       return `${id} PersistentVolumeClaim ${event.object} kept, with its data: a create for the same container re-attaches it`;
     case 'left':
       return `${id} ${event.message}`;
+    case 'warned':
+      return `${id} warning: ${event.message}`;
     case 'service':
       return `${id} Service ${event.action}${event.fields.length > 0 ? ` (${event.fields.join(', ')})` : ''}`;
     case 'portsSet':

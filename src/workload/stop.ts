@@ -12,6 +12,7 @@ import type { PodDiagnosis } from '../rollout/events.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { awaitStopped } from './await-workload.js';
 import { guardGeneration } from './guard-generation.js';
+import { haltWatchOf, withHaltWarnings } from './halt-warnings.js';
 import type { DiagnosedEvent, LifecycleEvent, StoppedEvent } from './lifecycle-events.js';
 import {
   outcomeOf,
@@ -46,7 +47,9 @@ export function stop$(client: KubernetesClient, providerId: string, options: Sto
                   written
                     ? of<LifecycleEvent>({ type: 'scaled', ...context.base(), replicas: 0, previousReplicas: live.replicas, generation })
                     : of<LifecycleEvent>(),
-                  awaitStopped(context, streams.deployments$.pipe(guardGeneration('stop', target)), streams.pods$, context),
+                  awaitStopped(context, streams.deployments$.pipe(guardGeneration('stop', target)), streams.pods$, context).pipe(
+                    withHaltWarnings(haltWatchOf(owned, context, streams.pods$)),
+                  ),
                   defer(() => of(stopped(context, written !== undefined))),
                 );
               }),

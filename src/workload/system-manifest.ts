@@ -30,6 +30,12 @@ export function systemVolumeName(path: string): string {
   return `system${path.replaceAll('/', '-')}`;
 }
 
+/** Whether a pod template is a system container's (withSystemContainer made it): its memory-backed `/run`. */
+export function isSystemPodTemplate(pod: V1PodSpec | undefined): boolean {
+  const run = systemVolumeName('/run');
+  return (pod?.volumes ?? []).some((volume) => volume.name === run && volume.emptyDir?.medium === 'Memory');
+}
+
 function systemVolumes(): V1Volume[] {
   return SYSTEM_TMPFS_PATHS.map((path) => ({ name: systemVolumeName(path), emptyDir: { medium: 'Memory' } }));
 }

@@ -14,6 +14,7 @@ import { recordNodeAddress } from './node-address.js';
 import type { LifecycleEvent } from './lifecycle-events.js';
 import type { OperationContext } from './operation.js';
 import type { OwnedWorkload } from './ownership.js';
+import { haltWatchOf, withHaltWarnings } from './halt-warnings.js';
 import { claimGates, deploymentSnapshots, endpointSliceSnapshots, podSnapshots, serviceSnapshots } from './rollout-sources.js';
 import { claimNameOf } from './storage-manifest.js';
 
@@ -147,7 +148,7 @@ export function awaitGenerationRollout(
   const rolloutTarget = { namespace: context.namespace, name: context.name, uid: owned.uid, providerId: context.providerId };
   const deployments$ = streams.deployments$.pipe(guardGeneration(context.operation, { ...context, uid: owned.uid, ...target }));
   const options = { scheduler: context.scheduler, failurePolicy: context.failurePolicy };
-  return concat(
+  const rolloutAndRoute$ = concat(
     awaitRollout(rolloutTarget, deployments$, pods$, {
       ...options,
       // The container's claim stays a readiness gate of every new Pod (a volume still attached elsewhere, say).
@@ -173,6 +174,8 @@ export function awaitGenerationRollout(
       ).pipe(recordNodeAddress(context.client, context.namespace, context.name)),
     ),
   );
+  // The Pods the write replaces are told to stop first (Recreate): a system container's that does not halt is named.
+  return rolloutAndRoute$.pipe(withHaltWarnings(haltWatchOf(owned, context, streams.pods$)));
 }
 
 /**

@@ -8,7 +8,9 @@
 // RuntimeClass, systemd cannot start, and provision says so in systemd's words, in seconds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { provision, reconfigure, remove, restart, start, status, stop } from '../../src/index.js';
+import { firstValueFrom, filter, timeout } from 'rxjs';
+
+import { provision, reconfigure, remove, restart, start, status, stop, stop$, type LifecycleEvent } from '../../src/index.js';
 import { apiFor, kubectl } from '../support/kube.js';
 import {
   REAL_NODE_IMAGES,
@@ -119,9 +121,44 @@ describe('system containers on the real node', () => {
     const address = created.address ?? '';
     expect(sshRun(address, 'cat /etc/debian_version').trim()).toMatch(/^13\./);
     expect(systemState(address)).toMatch(/^(running|degraded)$/);
-    const stopped = await timed(() => stop(apiFor(), created.providerId, { timeoutMs }));
+    const events: LifecycleEvent[] = [];
+    const stopped = await timed(
+      () =>
+        new Promise<void>((resolve, reject) => {
+          stop$(apiFor(), created.providerId, { timeoutMs }).subscribe({
+            next: (event) => events.push(event),
+            error: reject,
+            complete: resolve,
+          });
+        }),
+    );
     expect(stopped.ms).toBeLessThan(STOP_WITHIN_MS);
+    // Its image says SIGRTMIN+3: systemd halted, nothing to warn about.
+    expect(events.filter((event) => event.type === 'warned')).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'stopped', changed: true });
     await remove(apiFor(), created.providerId, { containerId, timeoutMs });
+  });
+
+  it('an image without STOPSIGNAL SIGRTMIN+3: its stop warns in seconds that systemd did not halt', async () => {
+    const spec = systemSpec(REAL_NODE_IMAGES.systemNoStopSignal);
+    const created = await provision(apiFor(), { namespace, ...spec }, { timeoutMs });
+    const started = Date.now();
+    // The stop itself waits out the Pod's grace (the kubelet's SIGTERM only re-executes
+    // systemd); the warning is what comes in seconds. Taking it ends the wait.
+    const warned = await firstValueFrom(
+      stop$(apiFor(), created.providerId, { timeoutMs: 150_000 }).pipe(
+        filter((event: LifecycleEvent) => event.type === 'warned' || event.type === 'stopped'),
+        timeout(60_000),
+      ),
+    );
+    expect(warned).toMatchObject({ type: 'warned', reason: 'SlowHalt', providerId: created.providerId });
+    expect(warned.type === 'warned' && warned.message).toMatch(/still running 10 s after it was told to stop.*STOPSIGNAL SIGRTMIN\+3/);
+    expect(Date.now() - started).toBeLessThan(STOP_WITHIN_MS);
+    // The test's own cleanup: the signal the image should have named, sent to systemd (a
+    // shorter grace does not reach a stop the runtime already waits on).
+    const pod = warned.type === 'warned' ? warned.pod : '';
+    kubectl(['exec', '-n', namespace, pod, '--', 'bash', '-c', 'kill -s SIGRTMIN+3 1']);
+    kubectl(['wait', '--for=delete', `pod/${pod}`, '-n', namespace, '--timeout=30s']);
   });
 
   it('without the RuntimeClass, fails in seconds with systemd’s own line', async () => {

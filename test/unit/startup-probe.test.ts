@@ -2,6 +2,8 @@
 // that never listens on 22) is named StartupProbeFailed from the Pod's status alone, and the
 // rollout fails at once on it. Pods come from test/support/fixtures.ts, shaped as the kubelet
 // writes them, read through the informers' cached fields; no service is faked.
+import { readFileSync } from 'node:fs';
+
 import { describe, expect, it } from 'vitest';
 
 import type { V1ContainerState } from '@kubernetes/client-node';
@@ -9,10 +11,12 @@ import type { V1ContainerState } from '@kubernetes/client-node';
 import type { V1ContainerStatus, V1Pod, V1Probe } from '../../src/kube/objects.js';
 import { cachedPodFields } from '../../src/rollout/cached-fields.js';
 import { DEFAULT_FAILURE_POLICY, INITIAL_POLICY_STATE, applyFailurePolicy } from '../../src/rollout/failure-policy.js';
+import { describeProgress } from '../../src/rollout/describe-progress.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
+import { rolloutStatus } from '../../src/rollout/rollout-status.js';
 import { STARTUP_PROBE_FAILED_REASON, startupProbeBoundSeconds, startupProbeGaveUp } from '../../src/rollout/startup-probe.js';
 import { loginProbe } from '../../src/workload/system-manifest.js';
-import { T0, containerStatus, pod, states } from '../support/fixtures.js';
+import { T0, containerStatus, pod, progressingDeployment, states } from '../support/fixtures.js';
 
 /** The last run: started at T0, ended `seconds` later with `exitCode`. */
 function lastRun(seconds: number, exitCode = 137): V1ContainerState {
@@ -92,6 +96,22 @@ describe('diagnosePod: a startup probe the kubelet gave up on', () => {
       lastState: lastRun(60, 0),
     });
     expect(diagnosePod(p)?.reason).toBe(STARTUP_PROBE_FAILED_REASON);
+  });
+
+  it('a container within its bound says what it waits on: the probe, and when the kubelet gives up', () => {
+    const waiting = diagnosePod(cachedPodFields(systemPod({ restartCount: 0, started: false, state: states.running() })));
+    expect(waiting).toMatchObject({
+      reason: 'ContainerNotReady',
+      awaiting: 'its startup probe (a TCP connection to port 22; the kubelet gives up after 60 s)',
+    });
+    expect(describeProgress(rolloutStatus(progressingDeployment()), waiting)).toMatch(
+      /^container started, \d\/\d ready, waiting for its startup probe \(a TCP connection to port 22; the kubelet gives up after 60 s\)$/,
+    );
+    const quoted = readFileSync('docs/system-containers.md', 'utf8').split('\n');
+    expect(quoted).toContain(describeProgress(rolloutStatus(progressingDeployment({ replicas: 1, readyReplicas: 0 })), waiting));
+    // Once it passed, or without a probe: nothing awaited in its name.
+    expect(diagnosePod(systemPod({ restartCount: 0, started: true, state: states.running() }))).not.toHaveProperty('awaiting');
+    expect(diagnosePod(pod({ containerStatuses: [containerStatus({ state: states.running() })] }))).not.toHaveProperty('awaiting');
   });
 
   it('leaves a container that is still within its bound, or crashed early, to the other rules', () => {

@@ -130,6 +130,16 @@ const everyEvent: { readonly [Type in JobEvent['type']]: readonly Extract<JobEve
   waiting: [
     { type: 'waiting', at: at(12), message: 'waiting for 1 pod to go (web-7c9f5d-x1: Terminating)', pods: ['web-7c9f5d-x1'], ...base },
   ],
+  warned: [
+    {
+      type: 'warned',
+      at: at(12),
+      reason: 'SlowHalt',
+      pod: 'web-7c9f5d-x1',
+      message: 'pod web-7c9f5d-x1 is still running 10 s after it was told to stop',
+      ...base,
+    },
+  ],
   started: [
     { type: 'started', at: at(13), ...outcome },
     { type: 'started', at: at(13), ...outcome, changed: false },
