@@ -198,7 +198,7 @@ describe('awaitObserved and awaitRemoved (marble)', () => {
 });
 
 describe('awaitGenerationRollout (marble): start, restart and reconfigure waits', () => {
-  const owned = { uid: UID, containerId: '42' } as OwnedWorkload;
+  const owned = { uid: UID, containerId: '42', deployment: {} } as OwnedWorkload;
   const summary = (event: { type: string }): string => {
     const progress = event as ProgressEvent;
     return `${progress.status.state}:${progress.pod?.reason ?? progress.status.reason}`;
