@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // manager-kit/index.d.ts re-exports dist/'s declarations, which exist only after a build: the package tests compile it.
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'manager-kit/index.d.ts'] },
+  { ignores: ['dist/**', 'web/vendor/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'manager-kit/index.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
