@@ -532,7 +532,8 @@ function openTerminalPane(row, providerId) {
       return;
     }
     const event = JSON.parse(message.data);
-    if (event.type === 'ready') setPaneStatus(pane, 'open', `${event.command.join(' ')} in ${event.pod}`);
+    if (event.type === 'open') setPaneStatus(pane, 'open', `connected to ${event.pod}`);
+    else if (event.type === 'ready') setPaneStatus(pane, 'open', `${event.command.join(' ')} in ${event.pod}`);
     else if (event.type === 'exit') {
       ended = true;
       setPaneStatus(pane, 'exited', `exited${event.exitCode === null ? '' : ` with ${event.exitCode}`}`);

@@ -1,8 +1,8 @@
 // One browser terminal: a WebSocket from the page bridged to a terminal in the workload's
 // container (openTerminal). The page sends JSON text frames ({type:'input', data} and
 // {type:'resize', columns, rows}); the server sends the output as binary frames and JSON
-// text frames for what happens to the session ({type:'ready'}, {type:'exit'},
-// {type:'error'}). The socket is pinged so proxies and the browser keep it open while the
+// text frames for what happens to the session ({type:'open'} once connected, {type:'ready'}
+// with the shell that answered at its first output, {type:'exit'}, {type:'error'}). The socket is pinged so proxies and the browser keep it open while the
 // user reads (openTerminal pings the cluster side), and a page that stops answering is cut;
 // a terminal with neither input nor output for `idleMs` is closed. Whatever ends the session
 // (the tab closed, the shell exited, idle, an error, the server closing) closes the remote
@@ -43,6 +43,7 @@ export function bridgeTerminal(
   let terminal: Terminal | undefined;
   let finished = false;
   let answeredPing = true;
+  let announced = false;
   let idleTimer: NodeJS.Timeout | undefined;
   const early: { type: 'input' | 'resize'; data?: string; columns?: number; rows?: number }[] = [];
   let earlyBytes = 0;
@@ -124,6 +125,11 @@ export function bridgeTerminal(
     onStdout: (data) => {
       touch();
       if (socket.readyState !== socket.OPEN) return;
+      // The shell that answers first is the one that runs (bash, else sh: see openTerminal).
+      if (!announced && terminal) {
+        announced = true;
+        sendJson({ type: 'ready', command: terminal.command, pod: terminal.pod, container: terminal.container });
+      }
       if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
         finish('closed: the page did not keep up with the output', 4413, 'SlowPageError');
         return;
@@ -137,7 +143,7 @@ export function bridgeTerminal(
         void opened.close();
         return;
       }
-      sendJson({ type: 'ready', command: opened.command, pod: opened.pod, container: opened.container });
+      sendJson({ type: 'open', pod: opened.pod, container: opened.container });
       for (const message of early.splice(0)) apply(opened, message);
       opened.exit.then(
         (exit) => {

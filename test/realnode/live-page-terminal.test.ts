@@ -76,8 +76,12 @@ describe('the live page on the real node', () => {
     await page.waitForSelector(`${row}[data-state="running"] button[data-action="terminal"]:not([hidden])`, { timeout: 30_000 });
     await page.click(`${row} button[data-action="terminal"]`);
     await page.waitForSelector('tr.pane-row[data-kind="terminal"][data-state="open"]', { timeout: 30_000 });
-    // busybox has no bash: the terminal fell back to sh.
-    expect(await page.textContent('tr.pane-row[data-kind="terminal"] .pane-status')).toMatch(/^sh in /);
+    // busybox has no bash: the terminal fell back to sh, and says so once it answered.
+    await page.waitForFunction(
+      () => /^sh in /.test(document.querySelector('tr.pane-row[data-kind="terminal"] .pane-status')?.textContent ?? ''),
+      undefined,
+      { timeout: 15_000 },
+    );
 
     expect(await ask(page, 'echo $HOSTNAME', (text) => text === hostname)).toBe(hostname);
 

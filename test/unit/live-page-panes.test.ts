@@ -269,11 +269,13 @@ describe('the terminal pane (stand-in terminal)', () => {
     statuses.next(statusEvent('web', {}));
     await page.click(`tr[data-provider-id="${NS}/web"] button[data-action="terminal"]`);
     await page.waitForSelector('tr.pane-row[data-kind="terminal"][data-state="open"]');
-    expect(await page.textContent('tr.pane-row .pane-status')).toBe('sh in web-pod');
+    expect(await page.textContent('tr.pane-row .pane-status')).toBe('connected to web-pod');
     await page.keyboard.type('echo secret-keystrokes');
     await page.keyboard.press('Enter');
     await page.waitForFunction(() => document.querySelector('.xterm-rows')?.textContent?.includes('echo secret-keystrokes'));
     expect(terminals[0]!.typed.join('')).toBe('echo secret-keystrokes\r');
+    // At its first output, the shell that answered is named.
+    expect(await page.textContent('tr.pane-row .pane-status')).toBe('sh in web-pod');
 
     const [firstColumns] = terminals[0]!.sizes.at(-1)!;
     await page.setViewportSize({ width: 900, height: 800 });
