@@ -134,6 +134,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const sessions = new SessionBoard(maxSessions, maxPerWorkload, options.log ?? (() => undefined));
   /** What ends each open terminal and log pane when the server closes. */
   const openSessions = new Set<(outcome: string) => void>();
+  /** Terminals still being closed in the cluster (their sockets to the page closed first). */
+  const releasing = new Set<Promise<void>>();
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   for (const path of Object.keys(VENDOR_FILES)) {
     files.set(path, { body: readFileSync(vendorFile(pageDir, path)), type: VENDOR_FILES[path]!.type });
@@ -193,14 +195,22 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       hub.checkScope(providerId);
       const ticket = sessions.admit('terminal', providerId, whoIs(request));
       sockets.handleUpgrade(request, socket, head, (webSocket) => {
-        const end = bridgeTerminal(webSocket, (terminalOptions) => hub.openTerminal(providerId, terminalOptions), size, ticket, {
-          idleMs: terminalIdleMs,
-          pingIntervalMs,
-          forViewers: (error) => hub.forViewers(error),
-          closeCodeFor: (error) => 4000 + statusFor(error),
-        });
+        const { end, released } = bridgeTerminal(
+          webSocket,
+          (terminalOptions) => hub.openTerminal(providerId, terminalOptions),
+          size,
+          ticket,
+          {
+            idleMs: terminalIdleMs,
+            pingIntervalMs,
+            forViewers: (error) => hub.forViewers(error),
+            closeCodeFor: (error) => 4000 + statusFor(error),
+          },
+        );
         openSessions.add(end);
         webSocket.once('close', () => openSessions.delete(end));
+        releasing.add(released);
+        void released.then(() => releasing.delete(released));
       });
     } catch (error) {
       refuse(statusFor(error), hub.forViewers(error));
@@ -298,7 +308,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         // Upgraded sockets are no longer the server's connections: each session ends its own.
         for (const end of [...openSessions]) end('the server closed');
         sockets.close();
-        server.close(() => resolve());
+        const closed = new Promise<void>((done) => server.close(() => done()));
+        void Promise.all([closed, ...releasing]).then(() => resolve());
         // Event streams never end by themselves: cut them (browsers reconnect to the next server).
         server.closeAllConnections();
       })),

@@ -32,18 +32,26 @@ export interface TerminalSocketOptions {
 
 type Open = (options: Pick<TerminalOptions, 'columns' | 'rows' | 'onStdout'>) => Promise<Terminal>;
 
-/** Bridges `socket` to the terminal `open` opens; returns what ends it from outside (the server closing). */
+/**
+ * Bridges `socket` to the terminal `open` opens. `end` ends it from outside (the server
+ * closing); `released` resolves once the terminal is closed too (after the socket, which
+ * closes first).
+ */
 export function bridgeTerminal(
   socket: WebSocket,
   open: Open,
   size: { columns: number; rows: number },
   ticket: SessionTicket,
   options: TerminalSocketOptions,
-): (outcome: string) => void {
+): { end: (outcome: string) => void; released: Promise<void> } {
   let terminal: Terminal | undefined;
   let finished = false;
   let answeredPing = true;
   let announced = false;
+  let exited = false;
+  let opening = true;
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
   let idleTimer: NodeJS.Timeout | undefined;
   const early: { type: 'input' | 'resize'; data?: string; columns?: number; rows?: number }[] = [];
   let earlyBytes = 0;
@@ -57,7 +65,8 @@ export function bridgeTerminal(
     clearInterval(pinger);
     clearTimeout(idleTimer);
     ticket.end(outcome);
-    void terminal?.close();
+    if (terminal) void (exited ? terminal.close() : hangUp(terminal)).finally(release);
+    else if (!opening) release();
     if (socket.readyState === socket.CLOSED) return;
     if (socket.readyState === socket.OPEN) socket.close(code, reason);
     // A page that does not answer the close is cut.
@@ -138,24 +147,53 @@ export function bridgeTerminal(
     },
   }).then(
     (opened) => {
-      terminal = opened;
+      opening = false;
       if (finished) {
-        void opened.close();
+        void hangUp(opened).finally(release);
         return;
       }
+      terminal = opened;
       sendJson({ type: 'open', pod: opened.pod, container: opened.container });
       for (const message of early.splice(0)) apply(opened, message);
       opened.exit.then(
         (exit) => {
+          exited = true;
           sendJson({ type: 'exit', exitCode: exit.exitCode });
           finish(`the shell exited (${exit.exitCode ?? 'closed'})`);
         },
-        (error: unknown) => fail(error, 'ended'),
+        (error: unknown) => {
+          exited = true;
+          fail(error, 'ended');
+        },
       );
     },
-    (error: unknown) => fail(error, 'not opened'),
+    (error: unknown) => {
+      opening = false;
+      if (finished) release();
+      else fail(error, 'not opened');
+    },
   );
-  return (outcome) => finish(outcome, 1001, 'server closing');
+  return { end: (outcome) => finish(outcome, 1001, 'server closing'), released };
+}
+
+/** Between the interrupt and the end of input when a page's terminal is closed. */
+const HANG_UP_PAUSE_MS = 200;
+
+/**
+ * Ends the shell of a terminal whose page went away, then the session. The runtime keeps a
+ * TTY exec's pty open after its socket closes (closing stdin does not reach a pty), so a
+ * shell at its prompt would run on: it gets ^C (the foreground job interrupted; the pty
+ * then drops what follows in the same write, hence the pause) and ^U ^D (an empty line,
+ * then the end of input), which ends sh and bash at their prompt.
+ */
+export async function hangUp(terminal: Terminal): Promise<void> {
+  try {
+    terminal.write('\x03');
+    await new Promise((resolve) => setTimeout(resolve, HANG_UP_PAUSE_MS));
+    terminal.write('\x15\x04');
+  } finally {
+    await terminal.close();
+  }
 }
 
 /** A page's message, or undefined when it is not one: input text, or a size in character cells. */
