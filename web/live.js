@@ -243,7 +243,8 @@ function renderDetail(cell, reason, message) {
   firstNode.textContent = first;
   more.hidden = rest === '';
   more.lastChild.textContent = rest;
-  more.firstChild.textContent = `more (${rest.split('\n').length} lines)`;
+  const restLines = rest.split('\n').length;
+  more.firstChild.textContent = `more (${restLines} line${restLines === 1 ? '' : 's'})`;
 }
 
 // The container's volume: its claim's phase and size (what the volume has; while a resize
