@@ -194,7 +194,13 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       // Refused before the upgrade, with the status a page can tell apart: another namespace, too many.
       hub.checkScope(providerId);
       const ticket = sessions.admit('terminal', providerId, whoIs(request));
+      // ws answers a bad handshake itself (400) without calling back: the place is freed then.
+      let upgraded = false;
+      socket.once('close', () => {
+        if (!upgraded) ticket.end('not opened: the WebSocket handshake was refused');
+      });
       sockets.handleUpgrade(request, socket, head, (webSocket) => {
+        upgraded = true;
         const { end, released } = bridgeTerminal(
           webSocket,
           (terminalOptions) => hub.openTerminal(providerId, terminalOptions),

@@ -490,6 +490,35 @@ describe('the server refuses what the page must not do', () => {
     again.close();
   });
 
+  it('a handshake ws refuses (a bad Sec-WebSocket-Version) frees its place at once', async () => {
+    const { server, terminals, log } = await harness({ maxSessions: 1 });
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request({
+        host: '127.0.0.1',
+        port: server.port,
+        path: path('web'),
+        headers: {
+          Host: `127.0.0.1:${server.port}`,
+          Origin: `http://127.0.0.1:${server.port}`,
+          Connection: 'Upgrade',
+          Upgrade: 'websocket',
+          'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          'Sec-WebSocket-Version': '7',
+        },
+      });
+      request.on('response', (response) => resolve(response.statusCode ?? 0));
+      request.on('upgrade', () => resolve(101));
+      request.on('error', reject);
+      request.end();
+    });
+    expect(status).toBe(400);
+    await expect.poll(() => log).toEqual([expect.stringMatching(/not opened: the WebSocket handshake was refused$/)]);
+    expect(terminals).toEqual([]);
+    const next = await upgrade(server, path('web'));
+    expect('socket' in next).toBe(true);
+    if ('socket' in next) next.socket.close();
+  });
+
   it('an idle terminal is closed after terminalIdleMs (4408), the remote end too', async () => {
     const { server, terminals, log } = await harness({ terminalIdleMs: 300 });
     const answer = await upgrade(server, path('web'));
