@@ -7,7 +7,6 @@
 // a terminal with neither input nor output for `idleMs` is closed. Whatever ends the session
 // (the tab closed, the shell exited, idle, an error, the server closing) closes the remote
 // shell, the socket and every timer, and logs the session's one line.
-import type { RawData, WebSocket } from 'ws';
 import type { ErrorForViewers } from '../sse/error-for-viewers.js';
 import type { Terminal, TerminalOptions } from '../workload/terminal.js';
 import type { SessionTicket } from './sessions.js';
@@ -30,6 +29,28 @@ export interface TerminalSocketOptions {
   readonly closeCodeFor: (error: unknown) => number;
 }
 
+/** A frame's payload as ws hands it over. */
+type RawData = Buffer | ArrayBuffer | Buffer[];
+
+/**
+ * What the bridge uses of a ws WebSocket, declared here so that the package's declarations
+ * need no types of ws (it is bundled, not a dependency).
+ */
+export interface PageSocket {
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  readonly OPEN: number;
+  readonly CLOSED: number;
+  send(data: string | Buffer, options?: { binary?: boolean }): void;
+  ping(): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  on(event: 'pong' | 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'message', listener: (data: RawData, isBinary: boolean) => void): unknown;
+  once(event: 'close', listener: () => void): unknown;
+}
+
 type Open = (options: Pick<TerminalOptions, 'columns' | 'rows' | 'onStdout'>) => Promise<Terminal>;
 
 /**
@@ -38,7 +59,7 @@ type Open = (options: Pick<TerminalOptions, 'columns' | 'rows' | 'onStdout'>) =>
  * closes first).
  */
 export function bridgeTerminal(
-  socket: WebSocket,
+  socket: PageSocket,
   open: Open,
   size: { columns: number; rows: number },
   ticket: SessionTicket,
