@@ -184,6 +184,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
           `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
       );
     };
+    // A page that resets the connection mid-answer is no error of the server's.
+    socket.on('error', () => socket.destroy());
     try {
       const refused = refusal(request, true);
       if (refused) return refuse(403, refused);
@@ -203,7 +205,8 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         upgraded = true;
         const { end, released } = bridgeTerminal(
           webSocket,
-          (terminalOptions) => hub.openTerminal(providerId, terminalOptions),
+          // A backend without openTerminal throws: a rejection, answered on the socket like any failure.
+          (terminalOptions) => Promise.resolve().then(() => hub.openTerminal(providerId, terminalOptions)),
           size,
           ticket,
           {

@@ -256,6 +256,12 @@ describe('rows at 1280 px: nothing overflows, actions follow the state, a long d
       statuses.next(statusEvent('web', {}));
       await page.waitForSelector(`tr[data-provider-id="${NS}/web"]`);
       expect(await visibleButtons(page, 'web')).toEqual([]);
+      // Asked anyway: the socket is closed with 4501, naming what the backend lacks.
+      const answer = await upgrade(server, `/api/workloads/${NS}/web/terminal`);
+      if (!('socket' in answer)) throw new Error(answer.body);
+      const closed = await closeOf(answer.socket);
+      expect(closed.code).toBe(4501);
+      expect(JSON.parse(closed.messages[0]!)).toMatchObject({ type: 'error', name: 'InvalidOptionError' });
     } finally {
       await page.close();
     }
@@ -368,6 +374,12 @@ function upgrade(
       headers: { Origin: `http://127.0.0.1:${server.port}`, ...headers },
       ...options,
     });
+    // From the start: the server may send (and close) in the same packet as its 101.
+    const messages: string[] = [];
+    socket.on('message', (data, isBinary) => {
+      if (!isBinary) messages.push((data as Buffer).toString());
+    });
+    closings.set(socket, new Promise((closed) => socket.once('close', (code) => closed({ code, messages }))));
     socket.once('open', () => resolve({ socket }));
     socket.once('unexpected-response', (_request, response: http.IncomingMessage) => {
       let body = '';
@@ -386,14 +398,10 @@ function refusal(answer: Awaited<ReturnType<typeof upgrade>>): { status: number;
   return { status: answer.status, name: (JSON.parse(answer.body) as { name: string }).name };
 }
 
-const closeOf = (socket: WebSocket): Promise<{ code: number; messages: string[] }> =>
-  new Promise((resolve) => {
-    const messages: string[] = [];
-    socket.on('message', (data, isBinary) => {
-      if (!isBinary) messages.push((data as Buffer).toString());
-    });
-    socket.once('close', (code) => resolve({ code, messages }));
-  });
+/** How each socket opened by upgrade() closed, with the text messages it received. */
+const closings = new WeakMap<WebSocket, Promise<{ code: number; messages: string[] }>>();
+
+const closeOf = (socket: WebSocket): Promise<{ code: number; messages: string[] }> => closings.get(socket)!;
 
 /** A GET with full control of its headers. */
 function get(server: UiServer, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
