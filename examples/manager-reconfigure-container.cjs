@@ -15,18 +15,21 @@ const { managerProviders } = require('kube-provisioner/manager-kit');
 const models = require(process.env.MANAGER_MODELS || path.join(__dirname, '..', 'models'));
 const { lifecycle } = managerProviders(models, { instance: process.env.MANAGER_INSTANCE_ID });
 
-const amount = { type: 'string' }; // the approved resource that queued the job (informational)
+const amount = { type: 'string' }; // the approved resource that queued the job (the row holds its amount)
 const { values } = parseArgs({
   options: { 'container-id': { type: 'string' }, cpus: amount, memory: amount, swap: amount, rootfs: amount },
 });
 const containerId = Number(values['container-id']);
+// A resource flag: an approval queued the job. None: the user's edit or restart did.
+const approval = ['cpus', 'memory', 'swap', 'rootfs'].some((flag) => values[flag] !== undefined);
 
 async function reconfigure() {
   const onEvent = eventPrinter(); // one job-log line per event
   // Each operation takes the row's id, reads it through the store and saves its result there.
   const reconfigured = await lifecycle.reconfigure(containerId, { onEvent });
-  // Nothing to change (the user asked for a restart): restart it, as Manager's script always did.
-  if (!reconfigured.changed) await lifecycle.restart(containerId, { onEvent });
+  // Nothing to change: the user asked for a restart, so restart it, as Manager's script did. An
+  // approval the container already has (a second, identical one) restarts nothing.
+  if (!reconfigured.changed && !approval) await lifecycle.restart(containerId, { onEvent });
 }
 
 if (!Number.isSafeInteger(containerId)) {

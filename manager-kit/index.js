@@ -15,6 +15,7 @@ module.exports = require('../dist/bundle.js').kit;
     NODE_COLUMN_NAMES,
     NODE_TYPE,
     addNodeColumns,
+    createOnNode,
     hasApiAccess,
     managerProviders,
     narrowNodeColumns,
@@ -24,6 +25,7 @@ module.exports = require('../dist/bundle.js').kit;
     nodeInputProblem,
     nodeSaveProblem,
     provisionableWhere,
+    reconfigureOnNode,
     removeNodeColumns,
     widenNodeColumns,
   });

@@ -92,6 +92,11 @@ export class DeliveredMark {
     if (nanos === this.last) this.atLast.set(line.text, (this.atLast.get(line.text) ?? 0) + 1);
   }
 
+  /** The timestamp (nanoseconds) of the last line delivered, or undefined before any. */
+  lastNanos(): bigint | undefined {
+    return this.last;
+  }
+
   /** sinceTime for a reopen, or undefined before any line. */
   sinceTime(): string | undefined {
     return this.last === undefined ? undefined : sinceTimeOf(this.last);

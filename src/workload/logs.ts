@@ -17,6 +17,7 @@ import type { V1Pod } from '../kube/objects.js';
 import { setLongTimeout } from '../rx/long-timer.js';
 import { consoleLine } from '../text.js';
 import { containerStatus, findContainer, fits, kubeletError, targetOf, type ContainerTarget } from './container-target.js';
+import { StallWatch } from './follow-stall.js';
 import { DeliveredMark, LineSplitter, splitTimestamp, type RawLogLine } from './log-lines.js';
 
 /** Longest line handed on, in characters; the rest of a longer line is dropped (`truncated`). */
@@ -60,6 +61,7 @@ export function logs$(client: KubernetesClient, providerId: string, options: Log
   return new Observable<LogLine>((subscriber) => {
     const controller = new AbortController();
     let stream: WatchHandle | undefined;
+    let stall: StallWatch | undefined;
     const run = async (): Promise<void> => {
       parseProviderId(providerId);
       const checked = checkLogsOptions(options);
@@ -102,11 +104,25 @@ export function logs$(client: KubernetesClient, providerId: string, options: Log
         new Promise((resolve) => {
           // The bound is on the text: the timestamp before it has room of its own.
           const splitter = new LineSplitter(checked.maxLineChars + TIMESTAMP_ROOM);
+          stall = readParams.follow
+            ? new StallWatch({
+                lastDelivered: () => mark.lastNanos(),
+                lookAtLastLine: (lookSignal) => lastLogLine(streamPodLog, from, lookSignal),
+                onStalled: () => {
+                  // Quiet and behind: it has read the renamed file to its end; reopen.
+                  stream?.abort();
+                  stream = undefined;
+                  resolve(undefined);
+                },
+              })
+            : undefined;
           stream = streamPodLog(from.namespace, from.pod, readParams, {
             onText: (text) => {
+              stall?.heard();
               for (const { line, truncated } of splitter.push(text)) emit(splitTimestamp(line, truncated), from);
             },
             onClose: (error) => {
+              stall?.stop();
               stream = undefined;
               const rest = splitter.end();
               if (rest) emit(splitTimestamp(rest.line, rest.truncated), from);
@@ -151,9 +167,40 @@ export function logs$(client: KubernetesClient, providerId: string, options: Log
     );
     return () => {
       controller.abort();
+      stall?.stop();
       stream?.abort();
       stream = undefined;
     };
+  });
+}
+
+/** The log's last line as the kubelet has it now, with its timestamp; '' for none. */
+function lastLogLine(
+  streamPodLog: NonNullable<KubernetesClient['streamPodLog']>,
+  from: ContainerTarget,
+  signal: AbortSignal,
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const handle = streamPodLog(
+      from.namespace,
+      from.pod,
+      { container: from.container, timestamps: true, tailLines: 1 },
+      {
+        onText: (piece) => (text += piece),
+        onClose: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          if (error === undefined) resolve(text);
+          else reject(error);
+        },
+      },
+    );
+    const onAbort = (): void => {
+      handle.abort();
+      reject(new Error('aborted'));
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 

@@ -13,7 +13,7 @@
 //   -> `portsSet`, with the address
 import { concat, defer, first, ignoreElements, of, switchMap, tap, type Observable } from 'rxjs';
 import type { V1Deployment, V1Service } from '../kube/objects.js';
-import { ConflictError, NotFoundError } from '../errors/api.js';
+import { ConflictError, InvalidObjectError, NotFoundError } from '../errors/api.js';
 import { InvalidSpecError, type SpecIssue } from '../errors/input.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, NODE_ID_LABEL } from '../input/labels.js';
 import {
@@ -126,6 +126,13 @@ export interface ServiceWrite {
   readonly fields: readonly string[];
 }
 
+/**
+ * On the Deployment: the address its Service had when the last port went. A port that comes
+ * back asks for it again, so a container keeps one address through a time without ports
+ * (unless the cluster gave it to another Service meanwhile: then it gets a new one).
+ */
+export const SERVICE_ADDRESS_ANNOTATION = 'org.mieweb.opensource-server.service-address';
+
 /** A write refused because the Service changed is read again and rebuilt this often. */
 const MAX_WRITE_ATTEMPTS = 5;
 
@@ -142,6 +149,8 @@ export async function writeService(
   containerId: string,
   desired: V1Service | undefined,
   signal: AbortSignal,
+  /** The address to ask for when the Service is created (the one it had before its last port went). */
+  requestedAddress?: string,
 ): Promise<ServiceWrite> {
   const { client, namespace, name } = context;
   for (let attempt = 1; ; attempt += 1) {
@@ -156,13 +165,11 @@ export async function writeService(
     try {
       if (!desired) {
         if (!live) return { action: 'unchanged', service: undefined, fields: [] };
+        await rememberAddress(context, live, signal);
         await client.delete('services', namespace, name, { preconditions: { uid: live.metadata?.uid ?? '' }, signal });
         return { action: 'deleted', service: undefined, fields: ['ports'] };
       }
-      if (!live) {
-        const created = await client.create('services', namespace, desired, { signal });
-        return { action: 'created', service: created, fields: ['ports'] };
-      }
+      if (!live) return { action: 'created', service: await createService(context, desired, requestedAddress, signal), fields: ['ports'] };
       const drift = serviceDrift(desired, live);
       if (drift.length === 0) return { action: 'unchanged', service: live, fields: [] };
       const fixed = drift.filter(isReconfigurable);
@@ -198,6 +205,36 @@ function servicePatch(desired: V1Service, live: V1Service): Record<string, unkno
     },
     spec: { type, ports: desired.spec?.ports ?? [], selector: desired.spec?.selector ?? {} },
   };
+}
+
+/** Keeps the Service's address on the Deployment before the Service goes (its last port went). */
+async function rememberAddress(context: OperationContext, live: V1Service, signal: AbortSignal): Promise<void> {
+  const address = live.spec?.clusterIP;
+  if (!address || address === 'None') return;
+  await context.client.patch(
+    'deployments',
+    context.namespace,
+    context.name,
+    { metadata: { annotations: { [SERVICE_ADDRESS_ANNOTATION]: address } } },
+    { signal },
+  );
+}
+
+/** Creates the Service with the address asked for; one the cluster refuses (taken meanwhile) gives way to a new one. */
+async function createService(
+  context: OperationContext,
+  desired: V1Service,
+  requestedAddress: string | undefined,
+  signal: AbortSignal,
+): Promise<V1Service> {
+  const { client, namespace } = context;
+  if (requestedAddress === undefined) return client.create('services', namespace, desired, { signal });
+  try {
+    return await client.create('services', namespace, { ...desired, spec: { ...desired.spec, clusterIP: requestedAddress } }, { signal });
+  } catch (error) {
+    if (!(error instanceof InvalidObjectError && error.causes.some((cause) => cause.field.startsWith('spec.clusterIP')))) throw error;
+    return client.create('services', namespace, desired, { signal });
+  }
 }
 
 async function readService(client: KubernetesClient, namespace: string, name: string, signal: AbortSignal): Promise<V1Service | undefined> {
@@ -246,7 +283,8 @@ export function setPorts(
 export function applyPorts(context: OperationContext, owned: OwnedWorkload, change: PortsChange): Observable<LifecycleEvent> {
   return defer(() => {
     const desired = serviceForDeployment(owned.deployment, change);
-    return fromAbortable((signal) => writeService(context, owned.containerId, desired, signal)).pipe(
+    const remembered = owned.deployment.metadata?.annotations?.[SERVICE_ADDRESS_ANNOTATION];
+    return fromAbortable((signal) => writeService(context, owned.containerId, desired, signal, remembered)).pipe(
       switchMap((write) => {
         const written: Observable<LifecycleEvent> =
           write.action === 'unchanged'

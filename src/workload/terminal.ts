@@ -21,6 +21,10 @@ export const DEFAULT_SHELLS: readonly (readonly string[])[] = [['bash'], ['sh']]
 export const DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
 /** What a terminal keeps of the caller's input to give the next shell while none answered. */
 const MAX_REPLAY_BYTES = 64 * 1024;
+/** How long close() waits for the terminal to answer each key it types before the hangup. */
+export const CLOSE_KEY_WAIT_MS = 300;
+/** What close() types under a tty: Ctrl-C ends the foreground program, Ctrl-D twice ends a reader of its input and then the shell. */
+const CLOSING_KEYS = ['\u0003', '\u0004', '\u0004'];
 
 export interface TerminalOptions {
   /** The argv to run; default: bash, else sh. */
@@ -171,6 +175,7 @@ class ShellTerminal implements Terminal {
   private stdinClosed = false;
   private closed = false;
   private tried: string[] = [];
+  private onOutput: (() => void) | undefined;
 
   constructor(
     private readonly openPodExec: OpenPodExec,
@@ -202,6 +207,7 @@ class ShellTerminal implements Terminal {
     this.tried.push(command.join(' '));
     const heard = (forward: ((data: Buffer) => void) | undefined) => (data: Buffer) => {
       this.answered = true;
+      this.onOutput?.();
       forward?.(data);
     };
     let session: ExecSession;
@@ -228,7 +234,8 @@ class ShellTerminal implements Terminal {
     if (this.stdinClosed) session.closeStdin();
     if (this.closed) void session.close();
     session.exit.then(
-      (exit) => this.settle.resolve(exit),
+      // The shell that close() ended has an exit code of its own: the caller closed first.
+      (exit) => this.settle.resolve(this.closed ? { exitCode: null } : exit),
       (error: unknown) => this.onFailure(error, index),
     );
   }
@@ -270,7 +277,38 @@ class ShellTerminal implements Terminal {
   }
 
   async close(): Promise<void> {
+    const session = this.session;
+    const first = !this.closed;
     this.closed = true;
-    await this.session?.close();
+    if (first && session && (this.options.tty ?? true) && !this.stdinClosed) await this.endInTerminal(session);
+    await session?.close();
+  }
+
+  /**
+   * Ends what runs in the terminal as a user at it would: Ctrl-C, then Ctrl-D twice, each
+   * given a moment (until the terminal answers or the bound). Closing stdin alone leaves the
+   * runtime's terminal open (containerd keeps a tty's process running), so the shell and a
+   * program in its foreground (a sleep) would outlive the session.
+   */
+  private async endInTerminal(session: ExecSession): Promise<void> {
+    let ended = false;
+    void session.exit.then(
+      () => (ended = true),
+      () => (ended = true),
+    );
+    for (const key of CLOSING_KEYS) {
+      if (ended) return;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          clearTimeout(timer);
+          this.onOutput = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, CLOSE_KEY_WAIT_MS);
+        this.onOutput = done;
+        session.exit.then(done, done);
+        session.write(key);
+      });
+    }
   }
 }

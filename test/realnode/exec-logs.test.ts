@@ -1,7 +1,7 @@
 // exec on the real node (a real kubelet and containerd): a command's exit status through
 // the library and the CLI, and a terminal that falls back to sh (busybox has no bash) and
-// whose close ends the session. (A followed log across the kubelet's rotation is not here
-// yet: on this node it stalled; docs/terminal-and-logs.md.)
+// whose close ends the shell and what runs in its foreground, seen from another exec.
+// (Logs: logs-follow.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { runCli } from '../../src/cli/run.js';
@@ -49,17 +49,47 @@ describe('exec on the real node', () => {
     expect(code).toBe(9);
   });
 
-  it('a terminal falls back to sh (no bash in busybox) and close() ends the session', async () => {
+  it('a terminal falls back to sh (no bash in busybox), and close() ends the shell and its foreground command', async () => {
     let output = '';
     const terminal = await openTerminal(api, providerId, { columns: 80, rows: 24, onStdout: (data) => (output += data.toString()) });
     terminal.write('echo $((6*7)); sleep 4321\r');
-    const deadline = Date.now() + 15_000;
-    while (!output.includes('42') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => output.includes('42'), 15_000);
     expect(output).toContain('42');
     expect(terminal.command).toEqual(['sh']);
-    const running = await execCommand(api, providerId, ['sh', '-c', 'ps | grep -c "sleep 432[1]"']);
-    expect(running.stdout.trim()).toBe('1');
+    expect(await countOf('sleep 432[1]')).toBe(1);
+    // The terminal's shell: "sh" alone (the container's own is "sh -c ...").
+    expect(await countOf('^s[h]$')).toBe(1);
     await terminal.close();
     expect(await terminal.exit).toEqual({ exitCode: null });
+    // Seen from another exec: neither the sleep nor the shell that ran it is left.
+    expect(await goneWithin('sleep 432[1]', 10_000)).toBe(true);
+    expect(await goneWithin('^s[h]$', 10_000)).toBe(true);
+  }, 60_000);
+
+  it('close() also ends a foreground program that ignores Ctrl-C but reads its input, and the shell', async () => {
+    const terminal = await openTerminal(api, providerId, { columns: 80, rows: 24 });
+    terminal.write(`sh -c 'trap "" INT; cat; echo ended' marker-7391\r`);
+    await waitFor(async () => (await countOf('marker-739[1]')) === 1, 15_000);
+    expect(await countOf('marker-739[1]')).toBe(1);
+    await terminal.close();
+    expect(await goneWithin('marker-739[1]', 10_000)).toBe(true);
+    expect(await goneWithin('^s[h]$', 10_000)).toBe(true);
   }, 60_000);
 });
+
+/** How many processes in the container match `pattern` (grep's; a bracket keeps grep itself out). */
+async function countOf(pattern: string): Promise<number> {
+  const result = await execCommand(api, providerId, ['sh', '-c', `ps -o args | grep -c "${pattern}" || true`]);
+  return Number(result.stdout.trim());
+}
+
+async function goneWithin(pattern: string, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((resolve) => setTimeout(resolve, 250))) {
+    if ((await countOf(pattern)) === 0) return true;
+  }
+  return false;
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end && !(await check());) await new Promise((resolve) => setTimeout(resolve, 100));
+}

@@ -736,10 +736,10 @@ export function publishEndpoints(
   return slice;
 }
 
-/** What kube-apiserver fills in on a Service: its ClusterIP and the ports' defaults. */
+/** What kube-apiserver fills in on a Service: its ClusterIP (the one asked for, if any) and the ports' defaults. */
 function allocateServiceFields(service: KindMap['services'], index: number): void {
   const spec = (service.spec ??= {});
-  spec.clusterIP = `10.0.${Math.floor(index / 250)}.${(index % 250) + 1}`;
+  spec.clusterIP ??= `10.0.${Math.floor(index / 250)}.${(index % 250) + 1}`;
   spec.clusterIPs = [spec.clusterIP];
   spec.type ??= 'ClusterIP';
   let nodePort = 30000;

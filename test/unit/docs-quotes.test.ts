@@ -52,12 +52,14 @@ function containsConsecutively(file: readonly string[], block: readonly string[]
 }
 
 describe("docs excerpt Manager's own files as the Manager-shaped test app holds them", () => {
-  it("finds the excerpts of Manager's Node model, node routes and container routes", () => {
+  it("finds the excerpts of Manager's Node model, node routes, container routes and jobs", () => {
     expect(new Set(excerpts.map((block) => block.excerptOf))).toEqual(
       new Set([
         'test/support/manager/models/node.cjs',
         'test/support/manager/routers/nodes.cjs',
         'test/support/manager/routers/containers.cjs',
+        'test/support/manager/bin/create-container.cjs',
+        'test/support/manager/bin/reconfigure-container.cjs',
       ]),
     );
   });

@@ -137,6 +137,35 @@ describe('logs$', () => {
     await until(() => fake.seen.openLogs === 0);
   });
 
+  it('a follow that goes quiet at a rotation without ending is reopened once behind, not while idle', async () => {
+    let newest = line(T(2), 'b');
+    fake.log = (_pod, query, res) => {
+      if (query.get('tailLines') === '1') {
+        // The kubelet's look at the log's last line.
+        expect(query.has('follow')).toBe(false);
+        answer(res, newest);
+        return;
+      }
+      if (!query.has('sinceTime')) {
+        // The real kubelet keeps reading the renamed file: quiet, never ended.
+        answer(res, line(T(1), 'a') + line(T(2), 'b'), false);
+        // Quiet while nothing is written; then the container writes to the new file.
+        setTimeout(() => (newest = line(T(3), 'c')), 2_500);
+        return;
+      }
+      expect(query.get('sinceTime')).toBe('2026-12-05T05:00:02Z');
+      answer(res, line(T(2), 'b') + line(T(3), 'c'), false);
+    };
+    const lines = await firstValueFrom(logs$(fake.client, PROVIDER_ID, { follow: true }).pipe(take(3), toArray()));
+    expect(texts(lines)).toEqual(['a', 'b', 'c']);
+    const looks = fake.seen.logs.filter((request) => request.query.get('tailLines') === '1');
+    const follows = fake.seen.logs.filter((request) => request.query.get('follow') === 'true');
+    // An idle follow was looked at, not reopened; the one behind was reopened once.
+    expect(looks.length).toBeGreaterThanOrEqual(2);
+    expect(follows).toHaveLength(2);
+    await until(() => fake.seen.openLogs === 0);
+  }, 20_000);
+
   it('follows a container restarted in place: the end of the run that ended, then the new run from its start', async () => {
     fake.log = (_pod, query, res) => {
       if (fake.seen.logs.length === 1) {

@@ -12,7 +12,7 @@ import { provision$ } from '../../src/workload/provision.js';
 import { reconfigure } from '../../src/workload/reconfigure.js';
 import { remove } from '../../src/workload/remove.js';
 import { ServiceRejectedError } from '../../src/workload/service-refusal.js';
-import { setPorts } from '../../src/workload/set-ports.js';
+import { SERVICE_ADDRESS_ANNOTATION, setPorts } from '../../src/workload/set-ports.js';
 import type { StatusEvent } from '../../src/workload/status-board.js';
 import { statuses$ } from '../../src/workload/statuses.js';
 import { WorkloadOwnershipError } from '../../src/workload/ownership.js';
@@ -296,17 +296,49 @@ describe('setPorts and reconfigure with ports', () => {
     expect(viaReconfigure).toMatchObject({ changed: false, fields: [] });
   });
 
-  it('an empty list deletes the Service; new ports create it again, owned by the Deployment', async () => {
+  it('an empty list deletes the Service; new ports create it again, owned by the Deployment, at the address it had', async () => {
     const fake = new FakeKubernetes();
     const { pod } = await running(fake);
+    const address = fake.get('services', 'web')?.spec?.clusterIP;
+    expect(address).toMatch(/^10\.0\./);
     const none = await setPorts(fake, 'default/web', [], { informers: fastInformers() });
     expect(none).toMatchObject({ changed: true, address: null, service: null });
     expect(fake.get('services', 'web')).toBeUndefined();
+    // The address is kept on the Deployment (an annotation: a new generation, the same Pod template).
+    expect(fake.get('deployments', 'web')?.metadata?.annotations?.[SERVICE_ADDRESS_ANNOTATION]).toBe(address);
+    completeRollout(fake, 'web');
     const back = setPorts(fake, 'default/web', [{ port: 22 }], { informers: fastInformers() });
     await vi.waitFor(() => expect(fake.get('services', 'web')).toBeDefined());
     publishEndpoints(fake, 'web', [{ pod, ready: true }]);
-    await expect(back).resolves.toMatchObject({ changed: true });
+    await expect(back).resolves.toMatchObject({ changed: true, address });
     expect(fake.get('services', 'web')?.metadata?.ownerReferences?.[0]?.kind).toBe('Deployment');
+  });
+
+  it('an address taken meanwhile gives way to a new one: the Service is created without it', async () => {
+    const fake = new FakeKubernetes();
+    const { pod } = await running(fake);
+    const address = fake.get('services', 'web')?.spec?.clusterIP;
+    await setPorts(fake, 'default/web', [], { informers: fastInformers() });
+    completeRollout(fake, 'web');
+    fake.failNext(
+      'create',
+      new InvalidObjectError('Service "web" is invalid', [
+        { field: 'spec.clusterIPs', reason: 'FieldValueInvalid', message: `${address}: provided IP is already allocated` },
+      ]),
+    );
+    const asked: (string | undefined)[] = [];
+    const create = fake.create.bind(fake);
+    vi.spyOn(fake, 'create').mockImplementation((kind, namespace, body, options) => {
+      if (kind === 'services') asked.push((body as { spec?: { clusterIP?: string } }).spec?.clusterIP);
+      return create(kind, namespace, body, options);
+    });
+    const back = setPorts(fake, 'default/web', [{ port: 22 }], { informers: fastInformers() });
+    await vi.waitFor(() => expect(fake.get('services', 'web')).toBeDefined());
+    publishEndpoints(fake, 'web', [{ pod, ready: true }]);
+    const done = await back;
+    expect(asked).toEqual([address, undefined]);
+    expect(done.address).not.toBe(address);
+    expect(done.address).toBe(fake.get('services', 'web')?.spec?.clusterIP);
   });
 
   it('refuses a foreign Service and invalid ports before writing', async () => {

@@ -245,7 +245,7 @@ describe('a terminal', () => {
     );
   });
 
-  it('close() sends the stdin close frame, closes the socket, releases it, and exit is null', async () => {
+  it('close() types Ctrl-C and Ctrl-D twice under a tty, then the stdin close frame; exit is null', async () => {
     let frames: [number, string][] = [];
     fake.exec = (socket) => {
       frames = received(socket);
@@ -255,6 +255,43 @@ describe('a terminal', () => {
     await terminal.close();
     expect(await terminal.exit).toEqual({ exitCode: null });
     await until(() => fake.seen.openSockets === 0);
+    // The runtime keeps a tty's process when stdin closes: the keys end it as a user would.
+    expect(frames).toEqual([
+      [0, '\u0003'],
+      [0, '\u0004'],
+      [0, '\u0004'],
+      [255, '\u0000'],
+    ]);
+  });
+
+  it('close() goes on as soon as the terminal answers a key, stops typing once the shell exits; no keys without a tty', async () => {
+    let frames: [number, string][] = [];
+    fake.exec = (socket) => {
+      frames = received(socket);
+      let eofs = 0;
+      socket.on('message', (data: Buffer) => {
+        if (data[0] !== 0) return;
+        if (data[1] === 3) socket.send(frame(1, '^C\r\n# '));
+        // The shell at its prompt exits on the first Ctrl-D.
+        if (data[1] === 4 && (eofs += 1) === 1) {
+          socket.send(exitFrame(0));
+          socket.close();
+        }
+      });
+    };
+    const terminal = await openTerminal(fake.client, PROVIDER_ID);
+    await until(() => fake.seen.openSockets === 1);
+    const started = Date.now();
+    await terminal.close();
+    expect(Date.now() - started).toBeLessThan(250);
+    expect(await terminal.exit).toEqual({ exitCode: null });
+    expect(frames.filter(([channel]) => channel === 0)).toEqual([
+      [0, '\u0003'],
+      [0, '\u0004'],
+    ]);
+    const plain = await openTerminal(fake.client, PROVIDER_ID, { command: ['cat'], tty: false });
+    await until(() => fake.seen.openSockets === 1);
+    await plain.close();
     expect(frames).toEqual([[255, '\u0000']]);
   });
 

@@ -3,7 +3,8 @@
 //   migrations/               addNodeColumns / removeNodeColumns (manager-kit/migrations/)
 //   models/node.js            nodeAttributes, hasApiAccess, provisionableWhere, nodeApi
 //   routers/api/v1/nodes.js   nodeInputProblem (validateNodeInput), nodeFields (create, update)
-//   bin/*.js (the jobs)       managerProviders: the store, the providers and the lifecycle
+//   bin/*.js (the jobs)       createOnNode, reconfigureOnNode: a kubernetes node's calls in Manager's own jobs;
+//                             managerProviders: the store, the providers and the lifecycle
 export { MANAGER_NODE_COLUMNS, NODE_COLUMNS, NODE_COLUMN_NAMES, type ManagerNodeColumn, type NodeColumn } from './node-columns.js';
 export {
   NODE_TYPE,
@@ -26,3 +27,10 @@ export {
 } from './migration.js';
 export { nodeApi, type ClusterResource, type KubernetesNodeApi, type NodeApiOptions } from './node-api.js';
 export { managerProviders, type ManagerModels, type ManagerProviders, type ManagerProvidersOptions } from './manager-providers.js';
+export {
+  createOnNode,
+  reconfigureOnNode,
+  type NodeCreateOutcome,
+  type NodeStepOptions,
+  type ReconfigureOnNodeOptions,
+} from './node-steps.js';

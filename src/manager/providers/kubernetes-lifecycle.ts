@@ -77,7 +77,9 @@ const OUTCOME_TYPES: ReadonlySet<string> = new Set(['started', 'stopped', 'resta
 
 export function kubernetesLifecycle(options: KubernetesLifecycleOptions): ContainerLifecycle {
   const ops = options.operations ?? LIBRARY_OPERATIONS;
-  const client = (record: ContainerRecord) => Promise.resolve(options.clientFor(record.node));
+  // async: a factory that throws (a kubeconfig gone since the node was saved) rejects, so the
+  // operation's catchError names the node's column instead of the error escaping it.
+  const client = async (record: ContainerRecord) => options.clientFor(record.node);
   // Every read and write names the installation: without it, a workload created with an
   // instance label would be missing to the reads and refused by the writes.
   const instance = options.instance !== undefined ? { instance: options.instance } : {};

@@ -168,13 +168,26 @@ function provisionDeployment(
     ),
     // The library's events pass through unchanged; `ready` also yields the outcome, with
     // the address Manager's agent reaches the container at from the start.
-    concatMap((event): ProviderEvent[] => (event.type === 'ready' ? [event, provisionedFrom(event, nodeType)] : [event])),
+    concatMap((event): ProviderEvent[] => (event.type === 'ready' ? [event, provisionedFrom(event, nodeType, record)] : [event])),
     // A failure a node column fixes names the column (node-column-failures.ts).
     catchError((error: unknown) => throwError(() => withNodeColumn(error, record.node, credentialsOf(record.node)))),
   );
 }
 
-function provisionedFrom(ready: ReadyEvent, provider: string): ProvisionedEvent {
-  // The Service's address (null without ports): Manager's ipv4Address, stable for the container's life.
-  return { type: 'provisioned', at: ready.at, provider, providerId: ready.providerId, macAddress: null, ipAddress: ready.address ?? null };
+function provisionedFrom(ready: ReadyEvent, provider: string, record: ContainerRecord): ProvisionedEvent {
+  return {
+    type: 'provisioned',
+    at: ready.at,
+    provider,
+    providerId: ready.providerId,
+    macAddress: null,
+    // The Service's address (null without ports): Manager's ipv4Address, stable for the container's life.
+    ipAddress: ready.address ?? null,
+    // What the Deployment reserves (requests equal limits) and its volume asks, for Manager's NetBox record.
+    resources: {
+      cores: record.resources.cpus,
+      memoryMb: record.resources.memoryMb,
+      diskGb: record.node.kubePersistence === 'off' ? null : record.resources.rootfsGb,
+    },
+  };
 }

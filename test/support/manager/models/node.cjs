@@ -4,6 +4,7 @@
 // they are here, as written). The other branches stand for Manager's own, in our words.
 const { Model, Op } = require('sequelize');
 const kubernetes = require('kube-provisioner/manager-kit');
+const { DummyApi } = require('../utils/dummy-api.cjs');
 
 module.exports = (sequelize, DataTypes) => {
   class Node extends Model {
@@ -35,6 +36,8 @@ module.exports = (sequelize, DataTypes) => {
     async api() {
       // kube-provisioner: a kubernetes node's API is its cluster, as this installation (MANAGER_INSTANCE_ID) sees it.
       if (this.nodeType === kubernetes.NODE_TYPE) return kubernetes.nodeApi(this, { instance: process.env.MANAGER_INSTANCE_ID });
+      // Dummy nodes have no real hypervisor; return the simulated client.
+      if (this.nodeType === 'dummy') return new DummyApi(this);
       throw new Error(`Node ${this.name}: the Manager-shaped test models have no ${this.nodeType} client`);
     }
   }

@@ -5,6 +5,12 @@ const { Model } = require('sequelize');
 
 module.exports = (sequelize, DataTypes) => {
   class Setting extends Model {
+    /** The values of these keys, as { key: value } (missing keys absent): NetBox's URL and token, say. */
+    static async getMultiple(keys) {
+      const settings = await Setting.findAll({ where: { key: keys } });
+      return Object.fromEntries(settings.map((setting) => [setting.key, setting.value]));
+    }
+
     /** The default variables as a list of { key, value, description }; [] when unset or unreadable. */
     static async getDefaultContainerEnvVars() {
       const setting = await Setting.findByPk('default_container_env_vars');

@@ -8,6 +8,7 @@ import { asyncScheduler, lastValueFrom, of, throwError, toArray } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { InvalidSpecError } from '../../../../src/errors/input.js';
+import { KubeconfigNotFoundError } from '../../../../src/errors/kubeconfig.js';
 import { RolloutFailedError } from '../../../../src/errors/rollout.js';
 import type { KubernetesClient } from '../../../../src/kube/client.js';
 import { createKubernetesProvider, workloadInput } from '../../../../src/manager/providers/kubernetes.js';
@@ -239,6 +240,8 @@ describe('kubernetes provider', () => {
       providerId: 'team-a/web-42',
       macAddress: null,
       ipAddress: '10.96.0.9',
+      // What the Deployment reserves, for Manager's NetBox step; no volume on this node (kubePersistence off).
+      resources: { cores: 2, memoryMb: 2048, diskGb: null },
     });
     expect(emitted).toHaveLength(4);
     // The address is the ready event's (the Service's): no second read for it.
@@ -313,6 +316,32 @@ describe('kubernetes provider', () => {
     const rollout = new RolloutFailedError({ namespace: 'team-a', name: 'web-42' }, 'ImagePullBackOff', 'not found');
     expect(await fails(rollout)).toBe(rollout);
   });
+
+  it('reports the volume the container asks for as its disk when the node keeps one', async () => {
+    const provider = createKubernetesProvider({ provision$: fakeProvision(() => of(...libraryEvents()), []), clientFor: () => fakeApi });
+    const record = containerRecord({ node: { ...kubeNode, kubePersistence: null } });
+    const emitted = await lastValueFrom(provider.provision$(record, { clock: asyncScheduler }).pipe(toArray()));
+    expect(emitted.at(-1)).toMatchObject({ type: 'provisioned', resources: { cores: 2, memoryMb: 2048, diskGb: 20 } });
+  });
+
+  it.each(['start$', 'stop$', 'restart$', 'reconfigure$', 'remove$', 'setPorts$'] as const)(
+    'a kubeconfig gone since the node was saved fails %s naming kubeconfigPath (the factory throws as it is called)',
+    async (operation) => {
+      const missing = new KubeconfigNotFoundError('/etc/manager/east.kubeconfig');
+      const provider = createKubernetesProvider({
+        clientFor: () => {
+          throw missing;
+        },
+        operations: recordingOperations([], '10.96.0.9'),
+      });
+      const record = containerRecord({ node: kubeNode, providerId: 'team-a/web-42' });
+      const failed = await lastValueFrom(provider.lifecycle![operation]!(record, { clock: asyncScheduler })).catch(
+        (error: unknown) => error,
+      );
+      expect(failed).toBeInstanceOf(NodeSettingError);
+      expect(failed).toMatchObject({ column: 'kubeconfigPath', cause: missing });
+    },
+  );
 
   it("rethrows the client factory's error (e.g. a missing kubeconfig) without provisioning", async () => {
     const calls: ProvisionCall[] = [];
