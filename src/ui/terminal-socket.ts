@@ -69,7 +69,6 @@ export function bridgeTerminal(
   let finished = false;
   let answeredPing = true;
   let announced = false;
-  let exited = false;
   let opening = true;
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
@@ -86,7 +85,8 @@ export function bridgeTerminal(
     clearInterval(pinger);
     clearTimeout(idleTimer);
     ticket.end(outcome);
-    if (terminal) void (exited ? terminal.close() : hangUp(terminal)).finally(release);
+    // close() ends the shell too (openTerminal types Ctrl-C, Ctrl-D under a tty), then the session.
+    if (terminal) void terminal.close().finally(release);
     else if (!opening) release();
     if (socket.readyState === socket.CLOSED) return;
     if (socket.readyState === socket.OPEN) socket.close(code, reason);
@@ -170,7 +170,7 @@ export function bridgeTerminal(
     (opened) => {
       opening = false;
       if (finished) {
-        void hangUp(opened).finally(release);
+        void opened.close().finally(release);
         return;
       }
       terminal = opened;
@@ -178,12 +178,10 @@ export function bridgeTerminal(
       for (const message of early.splice(0)) apply(opened, message);
       opened.exit.then(
         (exit) => {
-          exited = true;
           sendJson({ type: 'exit', exitCode: exit.exitCode });
           finish(`the shell exited (${exit.exitCode ?? 'closed'})`);
         },
         (error: unknown) => {
-          exited = true;
           fail(error, 'ended');
         },
       );
@@ -195,26 +193,6 @@ export function bridgeTerminal(
     },
   );
   return { end: (outcome) => finish(outcome, 1001, 'server closing'), released };
-}
-
-/** Between the interrupt and the end of input when a page's terminal is closed. */
-const HANG_UP_PAUSE_MS = 200;
-
-/**
- * Ends the shell of a terminal whose page went away, then the session. The runtime keeps a
- * TTY exec's pty open after its socket closes (closing stdin does not reach a pty), so a
- * shell at its prompt would run on: it gets ^C (the foreground job interrupted; the pty
- * then drops what follows in the same write, hence the pause) and ^U ^D (an empty line,
- * then the end of input), which ends sh and bash at their prompt.
- */
-export async function hangUp(terminal: Terminal): Promise<void> {
-  try {
-    terminal.write('\x03');
-    await new Promise((resolve) => setTimeout(resolve, HANG_UP_PAUSE_MS));
-    terminal.write('\x15\x04');
-  } finally {
-    await terminal.close();
-  }
 }
 
 /** A page's message, or undefined when it is not one: input text, or a size in character cells. */
