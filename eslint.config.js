@@ -5,7 +5,17 @@ import tseslint from 'typescript-eslint';
 export default tseslint.config(
   // manager-kit/index.d.ts re-exports dist/'s declarations, which exist only after a build: the package tests compile it.
   // manager-kit/client/ is Manager's React code, type-checked and built in Manager's client (test/package/manager-client.test.ts).
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', 'manager-kit/index.d.ts', 'manager-kit/client/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'web/vendor/**',
+      'node_modules/**',
+      'coverage/**',
+      'bench/results/**',
+      'manager-kit/index.d.ts',
+      'manager-kit/client/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

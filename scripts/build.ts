@@ -9,6 +9,7 @@
 //                          loads dist/cli/kube-provision.js (self-contained)
 //   dist/**/*.d.ts         declarations from tsc (CommonJS, like the code: dist/package.json)
 //   dist/THIRD-PARTY-NOTICES.md  the licences of the bundled packages
+//   web/vendor/            xterm.js for the live page's terminal (src/ui/vendor-files.ts)
 //
 // CommonJS because plain Jest loads packages with its own CommonJS loader, which cannot load
 // ES modules (@kubernetes/client-node and p-timeout ship only those). `import` gets the same
@@ -17,11 +18,12 @@
 // zod alone load most of them when required whole), and only the parts of client-node that
 // KubeConfig and its auth providers use.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { VENDOR_FILES, vendorSource } from '../src/ui/vendor-files.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -184,7 +186,20 @@ writeFileSync(
 chmodSync(launcher, 0o755);
 
 writeFileSync(join(dist, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
-writeFileSync(join(dist, 'THIRD-PARTY-NOTICES.md'), notices(bundledPackages([clientNode.metafile!, shared.metafile!, cli.metafile!])));
+// xterm.js for the live page's terminal, served from the package (web/vendor/ is not in git).
+const vendorDir = join(root, 'web', 'vendor');
+rmSync(vendorDir, { recursive: true, force: true });
+mkdirSync(vendorDir, { recursive: true });
+const vendorPackages = new Set<string>();
+for (const path of Object.keys(VENDOR_FILES)) {
+  const source = vendorSource(path, import.meta.url);
+  copyFileSync(source, join(root, 'web', path));
+  vendorPackages.add(join(root, 'node_modules', VENDOR_FILES[path]!.package));
+}
+writeFileSync(
+  join(dist, 'THIRD-PARTY-NOTICES.md'),
+  notices(new Set([...bundledPackages([clientNode.metafile!, shared.metafile!, cli.metafile!]), ...vendorPackages])),
+);
 // What the bundles are made of (esbuild's metafile), for size questions; not published.
 if (process.env.KUBE_PROVISIONER_METAFILE) {
   writeFileSync(
@@ -227,5 +242,5 @@ function notices(directories: Set<string>): string {
         : `(no licence file; its package.json says ${license ?? 'nothing'})`;
       return `## ${name} ${version} (${license ?? 'licence not stated'})\n\n\`\`\`\n${text}\n\`\`\`\n`;
     });
-  return `# Third-party software bundled in kube-provisioner\n\nThe JavaScript files in dist/ contain code from these packages.\n\n${sections.join('\n')}`;
+  return `# Third-party software bundled in kube-provisioner\n\nThe JavaScript files in dist/ and web/vendor/ contain code from these packages.\n\n${sections.join('\n')}`;
 }

@@ -1,11 +1,22 @@
 // The live page: one EventSource on /api/events (Server-Sent Events), state kept in two
 // Maps, the DOM updated once per animation frame for whatever changed since the last one,
 // so a burst of events for many workloads costs one layout, not one per event.
-// No framework and no build step: this file is served as it is.
+// No framework and no build step: this file is served as it is. Each row's Terminal opens
+// xterm.js (served by the page's server from its package) on a WebSocket to the server;
+// its Logs pane reads the server's log stream (Server-Sent Events over fetch, so a refusal's
+// reason can be read and the stream aborted).
 'use strict';
+/* global Terminal, FitAddon -- xterm.js and its fit addon, loaded before this file (/vendor/) */
 
 const ACTION_HEADER = 'X-Kube-Provision-UI';
 const ACTION_LABELS = { start: 'Start', stop: 'Stop', restart: 'Restart', remove: 'Delete' };
+/** The row's buttons, in order: the two panes, then the lifecycle, Delete last. */
+const ROW_BUTTONS = ['terminal', 'logs', 'start', 'stop', 'restart', 'remove'];
+const BUTTON_LABELS = { ...ACTION_LABELS, terminal: 'Terminal', logs: 'Logs' };
+/** A failure's detail shows this much of its first line; the rest is one click away. */
+const DETAIL_FIRST_LINE_CHARS = 160;
+/** Lines a log pane keeps (and holds while paused); older ones are dropped, and counted. */
+const LOG_PANE_LINES = 5000;
 
 const state = {
   namespace: '',
@@ -14,6 +25,8 @@ const state = {
   stream: 'connecting',
   cluster: null,
   actions: [],
+  canTerminal: false,
+  canLogs: false,
   statuses: new Map(), // providerId -> status event
   operations: new Map(), // operationId -> { id, kind, providerId, state, events, omitted, error }
   dirtyRows: new Set(),
@@ -106,6 +119,8 @@ function applySnapshot(snapshot) {
   state.snapshots += 1;
   state.namespace = snapshot.namespace;
   state.actions = snapshot.actions;
+  state.canTerminal = snapshot.canTerminal === true;
+  state.canLogs = snapshot.canLogs === true;
   state.cluster = snapshot.connection ?? null;
   showConnection();
   state.statuses = new Map(snapshot.statuses.map((event) => [event.providerId, event]));
@@ -136,6 +151,7 @@ function render() {
   if (state.rebuild) {
     state.rebuild = false;
     document.getElementById('namespace').textContent = state.namespace;
+    for (const pane of tbody.querySelectorAll('tr.pane-row')) closePane(pane);
     tbody.replaceChildren();
     operationsBox.replaceChildren();
     state.dirtyRows = new Set(state.statuses.keys());
@@ -146,6 +162,7 @@ function render() {
   state.dirtyOperations.clear();
   for (const providerId of state.dirtyRows) renderRow(tbody, providerId);
   state.dirtyRows.clear();
+  document.body.dataset.terminals = String(document.querySelectorAll('tr.pane-row[data-kind="terminal"]').length);
   document.getElementById('workload-count').textContent = String(state.statuses.size);
   // "No workloads" only once the server's state has arrived and the cluster has answered
   // (or the server cannot tell): an unreachable one has nothing to say.
@@ -162,6 +179,7 @@ function renderRow(tbody, providerId) {
   const existing = tbody.querySelector(`tr[data-provider-id="${CSS.escape(providerId)}"]`);
   const event = state.statuses.get(providerId);
   if (!event) {
+    if (existing) for (const pane of panesOf(existing)) closePane(pane);
     existing?.remove();
     return;
   }
@@ -170,10 +188,12 @@ function renderRow(tbody, providerId) {
   row.dataset.state = status.state;
   const cells = row.children;
   setBadge(cells[1].firstChild, status.state);
-  const detail = cells[2];
   // Running needs no reason; anything else says why, a Pod's own words first.
-  detail.firstChild.textContent = status.state === 'running' ? '' : status.reason;
-  detail.lastChild.textContent = status.pod && status.state !== 'running' ? status.pod.message : status.message;
+  renderDetail(
+    cells[2],
+    status.state === 'running' ? '' : status.reason,
+    status.pod && status.state !== 'running' ? status.pod.message : status.message,
+  );
   cells[3].textContent = status.podIp ?? '–';
   cells[4].textContent = status.nodeName ?? '–';
   cells[5].textContent = String(status.restarts);
@@ -181,7 +201,50 @@ function renderRow(tbody, providerId) {
   renderService(row.querySelector('td.service'), status);
   renderVolume(row.querySelector('td.volume'), status.storage);
   const busy = [...state.operations.values()].some((operation) => operation.providerId === providerId && operation.state === 'running');
-  for (const button of row.querySelector('td.actions').querySelectorAll('button')) button.disabled = busy;
+  const offered = offeredActions(status);
+  for (const button of row.querySelector('td.actions').querySelectorAll('button')) {
+    button.hidden = !offered.has(button.dataset.action);
+    // The panes stay usable while an operation runs; the lifecycle buttons do not.
+    button.disabled = busy && button.dataset.action in ACTION_LABELS;
+  }
+}
+
+// What a row offers in each state: no Start on a running workload, no Stop on an offline
+// one, a terminal only where a Pod runs (its Ready Pod's IP), a log wherever a container
+// may have written one. Delete always.
+function offeredActions(status) {
+  const offered = new Set(['remove']);
+  const { state: value } = status;
+  if (value === 'offline' || value === 'stopping') offered.add('start');
+  if (!['offline', 'stopping', 'missing'].includes(value)) offered.add('stop');
+  if (['running', 'updating', 'failed'].includes(value)) offered.add('restart');
+  if ((value === 'running' || value === 'updating') && status.podIp) offered.add('terminal');
+  if (!['offline', 'missing'].includes(value)) offered.add('logs');
+  return new Set(
+    [...offered].filter((action) =>
+      action === 'terminal' ? state.canTerminal : action === 'logs' ? state.canLogs : state.actions.includes(action),
+    ),
+  );
+}
+
+// A detail is its first line (cut to DETAIL_FIRST_LINE_CHARS); a longer one keeps the rest
+// behind "more", so a 17-line failure does not make a wall of its row.
+function renderDetail(cell, reason, message) {
+  const [reasonNode, , firstNode, more] = cell.childNodes;
+  reasonNode.textContent = reason;
+  const text = (message ?? '').trim();
+  const newline = text.indexOf('\n');
+  let first = newline === -1 ? text : text.slice(0, newline);
+  let rest = newline === -1 ? '' : text.slice(newline + 1);
+  if (first.length > DETAIL_FIRST_LINE_CHARS) {
+    rest = `${first.slice(DETAIL_FIRST_LINE_CHARS)}${rest ? `\n${rest}` : ''}`;
+    first = `${first.slice(0, DETAIL_FIRST_LINE_CHARS)}…`;
+  }
+  firstNode.textContent = first;
+  more.hidden = rest === '';
+  more.lastChild.textContent = rest;
+  const restLines = rest.split('\n').length;
+  more.firstChild.textContent = `more (${restLines} line${restLines === 1 ? '' : 's'})`;
 }
 
 // The container's volume: its claim's phase and size (what the volume has; while a resize
@@ -212,12 +275,14 @@ function createRow(tbody, event) {
   );
   cell(row).append(element('span', 'badge', ''));
   const detail = cell(row, 'detail');
-  detail.append(element('span', 'reason', ''), document.createTextNode(' '), element('span', 'message', ''));
-  cell(row, 'mono nowrap');
-  cell(row, 'nowrap');
+  const more = element('details', 'more', '');
+  more.append(element('summary', '', 'more'), element('pre', 'rest', ''));
+  detail.append(element('span', 'reason', ''), document.createTextNode(' '), element('span', 'message', ''), more);
+  cell(row, 'mono pod-ip');
+  cell(row, 'node');
   cell(row, 'num');
-  cell(row, 'mono');
-  cell(row, 'volume nowrap').append(
+  cell(row, 'mono image');
+  cell(row, 'volume').append(
     element('span', 'volume-phase', ''),
     document.createTextNode(' '),
     element('span', 'volume-size mono', ''),
@@ -225,15 +290,20 @@ function createRow(tbody, event) {
   );
   cell(row, 'service').append(element('div', 'address mono', ''), element('div', 'ports mono', ''), element('span', 'endpoint', ''));
   const actions = cell(row, 'actions');
-  for (const action of state.actions) {
-    const button = element('button', action === 'remove' ? 'danger' : '', ACTION_LABELS[action]);
+  for (const action of ROW_BUTTONS) {
+    const button = element('button', action === 'remove' ? 'danger' : '', BUTTON_LABELS[action]);
     button.type = 'button';
     button.dataset.action = action;
-    button.addEventListener('click', () => act(action, event.providerId));
+    button.hidden = true;
+    button.addEventListener('click', () => {
+      if (action === 'terminal') openTerminalPane(row, event.providerId);
+      else if (action === 'logs') openLogsPane(row, event.providerId);
+      else act(action, event.providerId);
+    });
     actions.append(button);
   }
-  // Keep rows sorted by name.
-  const after = [...tbody.children].find((other) => other.dataset.name > event.name);
+  // Keep rows sorted by name (a row's panes follow it).
+  const after = [...tbody.children].find((other) => !other.classList.contains('pane-row') && other.dataset.name > event.name);
   tbody.insertBefore(row, after ?? null);
   return row;
 }
@@ -388,6 +458,226 @@ function element(tag, className, text) {
   if (className) node.className = className;
   if (text) node.textContent = text;
   return node;
+}
+
+// ---- The panes: a terminal and a log, each in a row of its own below its workload's ----
+
+function panesOf(row) {
+  const panes = [];
+  for (let next = row.nextElementSibling; next?.classList.contains('pane-row'); next = next.nextElementSibling) panes.push(next);
+  return panes;
+}
+
+/** The row's pane of this kind, made when it has none (the terminal first, then the log). */
+function paneFor(row, kind, title) {
+  const existing = panesOf(row).find((pane) => pane.dataset.kind === kind);
+  if (existing) return { pane: existing, fresh: false };
+  const pane = element('tr', 'pane-row', '');
+  pane.dataset.kind = kind;
+  pane.dataset.paneFor = row.dataset.providerId;
+  const td = element('td', 'pane', '');
+  td.colSpan = row.children.length;
+  const header = element('div', 'pane-header', '');
+  const close = element('button', '', 'Close');
+  close.type = 'button';
+  close.dataset.paneAction = 'close';
+  close.addEventListener('click', () => closePane(pane));
+  header.append(element('strong', '', title), element('span', 'pane-status', ''), element('span', 'pane-tools', ''), close);
+  td.append(header, element('div', `pane-body ${kind}-body`, ''));
+  pane.append(td);
+  const panes = panesOf(row);
+  const before = kind === 'terminal' ? row.nextElementSibling : (panes.at(-1) ?? row).nextElementSibling;
+  row.parentNode.insertBefore(pane, before);
+  scheduleRender();
+  return { pane, fresh: true };
+}
+
+function setPaneStatus(pane, value, text) {
+  pane.dataset.state = value;
+  pane.querySelector('.pane-status').textContent = text;
+}
+
+function closePane(pane) {
+  pane.close?.();
+  pane.remove();
+  scheduleRender();
+}
+
+function workloadPath(providerId, what) {
+  const [namespace, name] = providerId.split('/');
+  return `/api/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/${what}`;
+}
+
+function openTerminalPane(row, providerId) {
+  const { pane, fresh } = paneFor(row, 'terminal', `Terminal ${providerId}`);
+  if (!fresh) return pane.focusTerminal?.();
+  const body = pane.querySelector('.pane-body');
+  const terminal = new Terminal({ cursorBlink: true, fontSize: 13, scrollback: 5000, convertEol: false });
+  const fit = new FitAddon.FitAddon();
+  terminal.loadAddon(fit);
+  terminal.open(body);
+  fit.fit();
+  setPaneStatus(pane, 'connecting', 'connecting…');
+  const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+  const socket = new WebSocket(
+    `${scheme}://${location.host}${workloadPath(providerId, 'terminal')}?columns=${terminal.cols}&rows=${terminal.rows}`,
+  );
+  socket.binaryType = 'arraybuffer';
+  let ended = false;
+  const send = (message) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  };
+  socket.addEventListener('message', (message) => {
+    if (typeof message.data !== 'string') {
+      terminal.write(new Uint8Array(message.data));
+      return;
+    }
+    const event = JSON.parse(message.data);
+    if (event.type === 'open') setPaneStatus(pane, 'open', `connected to ${event.pod}`);
+    else if (event.type === 'ready') setPaneStatus(pane, 'open', `${event.command.join(' ')} in ${event.pod}`);
+    else if (event.type === 'exit') {
+      ended = true;
+      setPaneStatus(pane, 'exited', `exited${event.exitCode === null ? '' : ` with ${event.exitCode}`}`);
+    } else if (event.type === 'error') {
+      ended = true;
+      setPaneStatus(pane, 'error', `${event.name}: ${event.message}`);
+    }
+  });
+  socket.addEventListener('close', (close) => {
+    if (!ended) setPaneStatus(pane, 'error', close.code === 1006 ? 'the server refused or lost the terminal' : `closed (${close.code})`);
+    pane.dataset.closeCode = String(close.code);
+    terminal.options.disableStdin = true;
+  });
+  terminal.onData((data) => send({ type: 'input', data }));
+  terminal.onResize(({ cols, rows }) => send({ type: 'resize', columns: cols, rows }));
+  const resizer = new ResizeObserver(() => fit.fit());
+  resizer.observe(body);
+  pane.focusTerminal = () => terminal.focus();
+  pane.close = () => {
+    resizer.disconnect();
+    socket.close();
+    terminal.dispose();
+  };
+  terminal.focus();
+}
+
+function openLogsPane(row, providerId) {
+  const { pane, fresh } = paneFor(row, 'logs', `Log ${providerId}`);
+  if (!fresh) return;
+  const tools = pane.querySelector('.pane-tools');
+  const follow = checkbox('Follow', true);
+  const previous = checkbox('Previous run', false);
+  const pause = element('button', '', 'Pause');
+  pause.type = 'button';
+  pause.dataset.paneAction = 'pause';
+  tools.append(follow.label, previous.label, pause);
+  const list = element('ol', 'log-lines mono', '');
+  pane.querySelector('.pane-body').append(list);
+  let controller;
+  let paused = false;
+  let held = [];
+  let dropped = 0;
+  const show = (lines) => {
+    for (const line of lines) {
+      const item = element('li', '', '');
+      if (line.time) item.append(element('time', '', line.time.slice(11, 23)));
+      item.append(document.createTextNode(line.text + (line.truncated ? ' …' : '')));
+      list.append(item);
+    }
+    while (list.children.length > LOG_PANE_LINES) list.firstChild.remove();
+    list.scrollTop = list.scrollHeight;
+  };
+  const pausedText = () => `paused: ${held.length} new line${held.length === 1 ? '' : 's'} held${dropped ? `, ${dropped} dropped` : ''}`;
+  const start = () => {
+    controller?.abort();
+    controller = new AbortController();
+    list.replaceChildren();
+    held = [];
+    dropped = 0;
+    const query = `follow=${follow.input.checked ? 1 : 0}&previous=${previous.input.checked ? 1 : 0}`;
+    setPaneStatus(pane, 'connecting', 'connecting…');
+    readLogStream(`${workloadPath(providerId, 'logs')}?${query}`, controller.signal, {
+      open: () => setPaneStatus(pane, paused ? 'paused' : 'open', paused ? pausedText() : follow.input.checked ? 'following' : 'reading'),
+      line: (line) => {
+        if (!paused) return show([line]);
+        held.push(line);
+        if (held.length > LOG_PANE_LINES) {
+          held.shift();
+          dropped += 1;
+        }
+        setPaneStatus(pane, 'paused', pausedText());
+      },
+      end: () => setPaneStatus(pane, 'ended', 'end of the log'),
+      error: (error) => setPaneStatus(pane, 'error', `${error.name}: ${error.message}`),
+    });
+  };
+  follow.input.addEventListener('change', () => {
+    if (follow.input.checked) previous.input.checked = false;
+    start();
+  });
+  previous.input.addEventListener('change', () => {
+    if (previous.input.checked) follow.input.checked = false;
+    start();
+  });
+  pause.addEventListener('click', () => {
+    paused = !paused;
+    pause.textContent = paused ? 'Resume' : 'Pause';
+    if (paused) setPaneStatus(pane, 'paused', pausedText());
+    else {
+      show(held);
+      held = [];
+      dropped = 0;
+      setPaneStatus(pane, 'open', follow.input.checked ? 'following' : 'reading');
+    }
+  });
+  pane.close = () => controller?.abort();
+  start();
+}
+
+function checkbox(text, checked) {
+  const label = element('label', 'pane-option', '');
+  const input = document.createElement('input');
+  input.type = 'checkbox';
+  input.checked = checked;
+  label.append(input, document.createTextNode(` ${text}`));
+  return { label, input };
+}
+
+/** Reads a Server-Sent Events response with fetch: `line`, `end` and `error` events; a refusal's JSON is an error. */
+async function readLogStream(url, signal, on) {
+  try {
+    const response = await fetch(url, { signal, headers: { Accept: 'text/event-stream' } });
+    if (!response.ok) {
+      const error = await response.json().catch(() => ({ name: 'Error', message: response.statusText }));
+      on.error(error);
+      return;
+    }
+    on.open();
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let boundary;
+      while ((boundary = buffer.indexOf('\n\n')) !== -1) {
+        const frame = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary + 2);
+        let name = 'message';
+        let data = '';
+        for (const field of frame.split('\n')) {
+          if (field.startsWith('event: ')) name = field.slice(7);
+          else if (field.startsWith('data: ')) data += field.slice(6);
+        }
+        if (!data) continue;
+        if (name === 'line') on.line(JSON.parse(data));
+        else if (name === 'end') on.end();
+        else if (name === 'error') on.error(JSON.parse(data));
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted) on.error({ name: error.name, message: error.message });
+  }
 }
 
 connect();

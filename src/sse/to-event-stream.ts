@@ -35,7 +35,7 @@ export interface EventStreamOptions {
   readonly scheduler?: SchedulerLike;
 }
 
-const SSE_HEADERS = {
+export const SSE_HEADERS = {
   'Content-Type': 'text/event-stream; charset=utf-8',
   'Cache-Control': 'no-cache, no-transform',
   Connection: 'keep-alive',

@@ -6,6 +6,8 @@ import type { Observable } from 'rxjs';
 import type { KubernetesClient } from '../kube/client.js';
 import type { PodDiagnosis } from '../rollout/events.js';
 import type { ServiceStatusValue } from '../rollout/service-status.js';
+import type { Terminal, TerminalOptions } from '../workload/terminal.js';
+import type { LogLine, LogsOptions } from '../workload/logs.js';
 
 /** Manager's words for a workload's state. */
 export type WorkloadState = 'running' | 'offline' | 'stopping' | 'creating' | 'starting' | 'updating' | 'failed' | 'missing' | 'unknown';
@@ -88,6 +90,10 @@ export interface UiBackend {
   readonly restart$?: LifecycleOperation;
   /** Deletes the workload (named `remove`: `delete` is a keyword). */
   readonly remove$?: LifecycleOperation;
+  /** A terminal in the workload's container (the library's openTerminal). */
+  readonly openTerminal?: (api: KubernetesClient, providerId: string, options: TerminalOptions) => Promise<Terminal>;
+  /** The workload's container log as lines (the library's logs$). */
+  readonly logs$?: (api: KubernetesClient, providerId: string, options: LogsOptions) => Observable<LogLine>;
 }
 
 /** The actions a backend offers, for the page's buttons. */

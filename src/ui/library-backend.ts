@@ -10,6 +10,8 @@ import { restart$ } from '../workload/restart.js';
 import { start$ } from '../workload/start.js';
 import { statuses$ } from '../workload/statuses.js';
 import { stop$ } from '../workload/stop.js';
+import { logs$ } from '../workload/logs.js';
+import { openTerminal } from '../workload/terminal.js';
 import type { LifecycleOperation, UiBackend } from './backend.js';
 
 // remove$ refuses a Deployment whose container-id differs from the one named; the page
@@ -31,5 +33,15 @@ const provisionKeepingFailures: NonNullable<UiBackend['provision$']> = (api, spe
   provision$(api, spec, { ...options, keepOnFailure: true });
 
 export function libraryBackend(): UiBackend {
-  return { statuses$, connection$, provision$: provisionKeepingFailures, start$, stop$, restart$, remove$: removeListed };
+  return {
+    statuses$,
+    connection$,
+    provision$: provisionKeepingFailures,
+    start$,
+    stop$,
+    restart$,
+    remove$: removeListed,
+    openTerminal,
+    logs$,
+  };
 }

@@ -41,6 +41,8 @@ import {
   type WorkloadStatusEvent,
 } from './backend.js';
 import { OperationInProgressError, OtherNamespaceError, PageBusyError } from './refusals.js';
+import type { LogLine, LogsOptions } from '../workload/logs.js';
+import type { Terminal, TerminalOptions } from '../workload/terminal.js';
 
 export const DEFAULT_HUB_REPLAY = 5000;
 export const DEFAULT_KEEP_FINISHED_OPERATIONS = 50;
@@ -89,6 +91,9 @@ export interface HubSnapshot {
   readonly connection: ClusterConnection | null;
   readonly actions: readonly LifecycleAction[];
   readonly canProvision: boolean;
+  /** Whether rows offer a terminal (the backend's openTerminal) and a log pane (its logs$). */
+  readonly canTerminal: boolean;
+  readonly canLogs: boolean;
   readonly statuses: readonly WorkloadStatusEvent[];
   readonly operations: readonly OperationSummary[];
 }
@@ -205,6 +210,8 @@ export class LiveHub {
       connection: this.connection,
       actions: availableActions(this.backend),
       canProvision: this.backend.provision$ !== undefined,
+      canTerminal: this.backend.openTerminal !== undefined,
+      canLogs: this.backend.logs$ !== undefined,
       statuses: [...this.statuses.values()],
       operations: [...this.operations.values()].map(summary),
     };
@@ -306,11 +313,40 @@ export class LiveHub {
   act(action: LifecycleAction, providerId: string): Operation {
     const operation = this.backend[`${action}$`];
     if (!operation) throw new InvalidOptionError(`${action}$`, `this UI backend has no ${action}$ operation`);
+    this.checkScope(providerId);
+    return this.start(action, providerId, () => operation(this.api, providerId, this.scopeOptions()));
+  }
+
+  /** A terminal in a workload of the page's namespace (and installation), with the backend's openTerminal. */
+  openTerminal(providerId: string, options: Omit<TerminalOptions, 'instance' | 'containerId'>): Promise<Terminal> {
+    const openTerminal = this.backend.openTerminal;
+    if (!openTerminal) throw new InvalidOptionError('openTerminal', 'this UI backend cannot open terminals (no openTerminal)');
+    this.checkScope(providerId);
+    return openTerminal(this.api, providerId, { ...options, ...this.scopeOptions() });
+  }
+
+  /** The log of a workload of the page's namespace (and installation), with the backend's logs$. */
+  logs$(providerId: string, options: Omit<LogsOptions, 'instance' | 'containerId'>): Observable<LogLine> {
+    const logs$ = this.backend.logs$;
+    if (!logs$) throw new InvalidOptionError('logs$', 'this UI backend cannot read logs (no logs$)');
+    this.checkScope(providerId);
+    // The container's own output, as `kube-provision logs` prints it: not masked, like a terminal's.
+    return logs$(this.api, providerId, { ...options, ...this.scopeOptions() });
+  }
+
+  /** The error as a page may see it: masked with what the hub's client knows. */
+  forViewers(error: unknown): ErrorForViewers {
+    return errorForViewers(error, this.mask);
+  }
+
+  /** The page acts in its own namespace only: anything else is refused (OtherNamespaceError) before it reaches the backend. */
+  checkScope(providerId: string): void {
     const { namespace } = parseProviderId(providerId);
     if (namespace !== this.namespace) throw new OtherNamespaceError(this.namespace, providerId);
-    return this.start(action, providerId, () =>
-      operation(this.api, providerId, this.instance !== undefined ? { instance: this.instance } : {}),
-    );
+  }
+
+  private scopeOptions(): { instance?: string } {
+    return this.instance !== undefined ? { instance: this.instance } : {};
   }
 
   /** Stops the status feed, ends the operations it runs and every page's stream. */

@@ -24,16 +24,20 @@ export class OperationInProgressError extends KubeProvisionerError {
   }
 }
 
-/** The bound on operations running at once, or on viewers, is reached. */
+const BUSY_MESSAGES = {
+  operations: (limit: number) => `${limit} operations are running, the most this page runs at once: try again when one has ended`,
+  viewers: (limit: number) => `${limit} viewers are connected, the most this page serves at once: close a tab and reload`,
+  sessions: (limit: number) => `${limit} terminals and log panes are open, the most this page serves at once: close one first`,
+  'workload-sessions': (limit: number) =>
+    `${limit} terminals and log panes are open on this workload, the most it gets at once: close one first`,
+} as const;
+
+/** A bound is reached: operations running at once, viewers, or terminals and log panes (in all, or on one workload). */
 export class PageBusyError extends KubeProvisionerError {
   override readonly name = 'PageBusyError';
   readonly status: 429 | 503;
-  constructor(what: 'operations' | 'viewers', limit: number) {
-    super(
-      what === 'operations'
-        ? `${limit} operations are running, the most this page runs at once: try again when one has ended`
-        : `${limit} viewers are connected, the most this page serves at once: close a tab and reload`,
-    );
-    this.status = what === 'operations' ? 429 : 503;
+  constructor(what: keyof typeof BUSY_MESSAGES, limit: number) {
+    super(BUSY_MESSAGES[what](limit));
+    this.status = what === 'viewers' ? 503 : 429;
   }
 }

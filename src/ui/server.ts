@@ -1,16 +1,20 @@
-// The live page's HTTP server: the page's three files, one Server-Sent Events stream of
-// the hub's channel, and the actions. It listens on 127.0.0.1 only and has no
+// The live page's HTTP server: the page's files (and xterm.js's), one Server-Sent Events
+// stream of the hub's channel, the actions, and per workload a terminal (a WebSocket
+// upgrade) and a log stream (Server-Sent Events). It listens on 127.0.0.1 only and has no
 // authentication, so it guards what a loopback server must against other web pages the
-// user visits: requests must name this server in Host (no DNS rebinding), and a POST
-// must carry a custom header (a cross-origin page cannot send one without a CORS
-// preflight, which this server never approves). It serves at most `maxViewers` event
-// streams at once; what the hub refuses (another namespace, a second operation on a
-// workload, too many at once) is answered with its own status.
+// user visits: requests must name this server in Host (no DNS rebinding), an Origin, when
+// a request has one, must be this server's page, a WebSocket upgrade must have one (a
+// browser always sends it), and a POST must carry a custom header (a cross-origin page
+// cannot send one without a CORS preflight, which this server never approves). It serves
+// at most `maxViewers` event streams and `maxSessions` terminals and log panes at once (at
+// most `maxSessionsPerWorkload` on one workload); what the hub refuses (another namespace,
+// a second operation on a workload, too many at once) is answered with its own status.
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WebSocketServer } from 'ws';
 import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
 import { KubeProvisionerError } from '../errors/base.js';
 import { OperationInProgressError, OtherNamespaceError, PageBusyError } from './refusals.js';
@@ -18,6 +22,10 @@ import { errorForViewers } from '../sse/error-for-viewers.js';
 import { toEventStream } from '../sse/to-event-stream.js';
 import { LIFECYCLE_ACTIONS, type LifecycleAction } from './backend.js';
 import type { LiveHub } from './live-hub.js';
+import { DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_WORKLOAD, SessionBoard, type SessionKind } from './sessions.js';
+import { bridgeTerminal, DEFAULT_PAGE_PING_MS, DEFAULT_TERMINAL_IDLE_MS, isCells } from './terminal-socket.js';
+import { streamLogLines } from './log-stream.js';
+import { VENDOR_FILES, vendorFile } from './vendor-files.js';
 
 export const UI_HOST = '127.0.0.1';
 export const DEFAULT_UI_PORT = 8765;
@@ -64,7 +72,10 @@ const PAGE_FILES: Readonly<Record<string, { file: string; type: string }>> = {
 };
 
 const PAGE_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:",
+  // xterm.js writes its colours and cell sizes into <style> elements: styles may be inline,
+  // scripts may not ('self' only).
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
@@ -81,6 +92,16 @@ export interface UiServerOptions {
   readonly webDir?: string;
   /** Event streams served at once. Default 64. */
   readonly maxViewers?: number;
+  /** Terminals and log panes open at once. Default 16. */
+  readonly maxSessions?: number;
+  /** Terminals and log panes open at once on one workload. Default 4. */
+  readonly maxSessionsPerWorkload?: number;
+  /** A terminal without input or output this long is closed. Default 30 minutes. */
+  readonly terminalIdleMs?: number;
+  /** Between pings of a terminal's socket. Default 20000. */
+  readonly pingIntervalMs?: number;
+  /** The server's log: one line per terminal or log pane when it ends (who, which workload, how long). Default: none. */
+  readonly log?: (line: string) => void;
 }
 
 export interface UiServer {
@@ -105,22 +126,114 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   if (!Number.isInteger(maxViewers) || maxViewers < 1) {
     throw new InvalidOptionError('maxViewers', `maxViewers must be a whole number, at least 1 (got ${maxViewers})`);
   }
+  const maxSessions = positive('maxSessions', options.maxSessions ?? DEFAULT_MAX_SESSIONS);
+  const maxPerWorkload = positive('maxSessionsPerWorkload', options.maxSessionsPerWorkload ?? DEFAULT_MAX_SESSIONS_PER_WORKLOAD);
+  const terminalIdleMs = positive('terminalIdleMs', options.terminalIdleMs ?? DEFAULT_TERMINAL_IDLE_MS);
+  const pingIntervalMs = positive('pingIntervalMs', options.pingIntervalMs ?? DEFAULT_PAGE_PING_MS);
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const sessions = new SessionBoard(maxSessions, maxPerWorkload, options.log ?? (() => undefined));
+  /** What ends each open terminal and log pane when the server closes. */
+  const openSessions = new Set<(outcome: string) => void>();
+  /** Terminals still being closed in the cluster (their sockets to the page closed first). */
+  const releasing = new Set<Promise<void>>();
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  for (const path of Object.keys(VENDOR_FILES)) {
+    files.set(path, { body: readFileSync(vendorFile(pageDir, path)), type: VENDOR_FILES[path]!.type });
+  }
   let allowedHosts: ReadonlySet<string> = new Set();
 
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => sendError(response, error));
   });
+  server.on('upgrade', (request: IncomingMessage, socket: Socket, head: Buffer) => upgrade(request, socket, head));
+
+  /** Who may ask anything: Host names this server; an Origin, when there is one (always on an upgrade), is this server's page. */
+  function refusal(request: IncomingMessage, originRequired: boolean): { name: string; message: string } | undefined {
+    const host = request.headers.host ?? '';
+    if (!allowedHosts.has(host)) return { name: 'ForbiddenHost', message: 'this server answers only to 127.0.0.1 and localhost' };
+    const origin = request.headers.origin;
+    if (origin === undefined ? originRequired : ![...allowedHosts].some((allowed) => origin === `http://${allowed}`)) {
+      return { name: 'ForbiddenOrigin', message: "only this server's own page may open a terminal or act (Origin)" };
+    }
+    return undefined;
+  }
+
+  /** The path of the request target: origin-form only ("/path?query"): "//live.js" is a path, never a host. */
+  function urlOf(request: IncomingMessage): URL {
+    const target = request.url ?? '/';
+    if (!target.startsWith('/')) throw new BadRequestError('the request target must be a path');
+    return new URL(`http://localhost${target}`);
+  }
+
+  /** A workload's terminal or log path: its provider ID. */
+  function sessionTarget(path: string, kind: SessionKind): string | undefined {
+    const match = /^\/api\/workloads\/([^/]+)\/([^/]+)\/([a-z]+)$/.exec(path);
+    if (!match || match[3] !== kind) return undefined;
+    return `${decodePart(match[1]!)}/${decodePart(match[2]!)}`;
+  }
+
+  function whoIs(request: IncomingMessage): string {
+    return `${request.socket.remoteAddress ?? 'unknown'}:${request.socket.remotePort ?? 0}`;
+  }
+
+  function upgrade(request: IncomingMessage, socket: Socket, head: Buffer): void {
+    const refuse = (status: number, body: { name: string; message: string }): void => {
+      const text = JSON.stringify(body);
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+      );
+    };
+    // A page that resets the connection mid-answer is no error of the server's.
+    socket.on('error', () => socket.destroy());
+    try {
+      const refused = refusal(request, true);
+      if (refused) return refuse(403, refused);
+      const url = urlOf(request);
+      const providerId = sessionTarget(url.pathname, 'terminal');
+      if (providerId === undefined) return refuse(404, { name: 'NotFound', message: `no terminal at ${url.pathname}` });
+      const size = { columns: cells(url, 'columns', 80), rows: cells(url, 'rows', 24) };
+      // Refused before the upgrade, with the status a page can tell apart: another namespace, too many.
+      hub.checkScope(providerId);
+      const ticket = sessions.admit('terminal', providerId, whoIs(request));
+      // ws answers a bad handshake itself (400) without calling back: the place is freed then.
+      let upgraded = false;
+      socket.once('close', () => {
+        if (!upgraded) ticket.end('not opened: the WebSocket handshake was refused');
+      });
+      sockets.handleUpgrade(request, socket, head, (webSocket) => {
+        upgraded = true;
+        const { end, released } = bridgeTerminal(
+          webSocket,
+          // A backend without openTerminal throws: a rejection, answered on the socket like any failure.
+          (terminalOptions) => Promise.resolve().then(() => hub.openTerminal(providerId, terminalOptions)),
+          size,
+          ticket,
+          {
+            idleMs: terminalIdleMs,
+            pingIntervalMs,
+            forViewers: (error) => hub.forViewers(error),
+            closeCodeFor: (error) => 4000 + statusFor(error),
+          },
+        );
+        openSessions.add(end);
+        webSocket.once('close', () => openSessions.delete(end));
+        releasing.add(released);
+        void released.then(() => releasing.delete(released));
+      });
+    } catch (error) {
+      refuse(statusFor(error), hub.forViewers(error));
+    }
+  }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (!allowedHosts.has(request.headers.host ?? '')) {
-      return sendJson(response, 403, { name: 'ForbiddenHost', message: 'this server answers only to 127.0.0.1 and localhost' });
-    }
-    const target = request.url ?? '/';
-    // Origin-form only ("/path?query"): "//live.js" is a path, never a host.
-    if (!target.startsWith('/')) throw new BadRequestError('the request target must be a path');
-    const url = new URL(`http://localhost${target}`);
+    const refused = refusal(request, false);
+    if (refused) return sendJson(response, 403, refused);
+    const url = urlOf(request);
     const path = url.pathname;
     if (request.method === 'GET' || request.method === 'HEAD') {
+      const logsOf = sessionTarget(path, 'logs');
+      if (logsOf !== undefined && request.method === 'GET') return openLogs(request, response, url, logsOf);
       const file = files.get(path);
       if (file) {
         response.writeHead(200, { 'Content-Type': file.type, 'Content-Length': file.body.length, ...PAGE_HEADERS });
@@ -143,6 +256,9 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         });
         return;
       }
+      if (path.endsWith('/terminal')) {
+        return sendJson(response, 426, { name: 'UpgradeRequired', message: 'a terminal is a WebSocket: open it with an upgrade' });
+      }
       if (path === '/api/state') {
         return sendJson(response, 200, { lastEventId: hub.channel.lastEventId ?? null, ...hub.snapshot() }, request.method === 'HEAD');
       }
@@ -164,6 +280,24 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     return sendJson(response, 405, { name: 'MethodNotAllowed', message: `${request.method} is not allowed` });
   }
 
+  /** A log pane: `follow` (1 or 0, default 1), `previous` (1 or 0, default 0), `tailLines` (default 500). */
+  function openLogs(request: IncomingMessage, response: ServerResponse, url: URL, providerId: string): void {
+    const follow = flag(url, 'follow', true);
+    const previous = flag(url, 'previous', false);
+    if (follow && previous) throw new BadRequestError('follow=1 and previous=1 do not go together: the previous run has ended');
+    const tailLines = wholeParameter(url, 'tailLines', 500, 100_000);
+    hub.checkScope(providerId);
+    const lines$ = hub.logs$(providerId, { follow, previous, tailLines, timestamps: true });
+    const ticket = sessions.admit('logs', providerId, whoIs(request));
+    const end = (outcome: string): void => {
+      ticket.end(outcome);
+      response.destroy();
+    };
+    openSessions.add(end);
+    response.once('close', () => openSessions.delete(end));
+    streamLogLines(response, lines$, ticket, { heartbeatMs, forViewers: (error) => hub.forViewers(error) });
+  }
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, UI_HOST, () => {
@@ -180,7 +314,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     port: actualPort,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // Upgraded sockets are no longer the server's connections: each session ends its own.
+        for (const end of [...openSessions]) end('the server closed');
+        sockets.close();
+        const closed = new Promise<void>((done) => server.close(() => done()));
+        void Promise.all([closed, ...releasing]).then(() => resolve());
         // Event streams never end by themselves: cut them (browsers reconnect to the next server).
         server.closeAllConnections();
       })),
@@ -221,28 +359,67 @@ function decodePart(part: string): string {
   }
 }
 
+/** The status the server answers an error with (a terminal's socket closes with 4000 + it). */
+export function statusFor(error: unknown): number {
+  if (error instanceof InvalidSpecError || error instanceof BadRequestError) return 400;
+  if (error instanceof OperationInProgressError) return 409;
+  if (error instanceof OtherNamespaceError || error instanceof PageBusyError) return error.status;
+  // The backend lacks that operation.
+  if (error instanceof InvalidOptionError) return 501;
+  return error instanceof KubeProvisionerError ? 400 : 500;
+}
+
 function sendError(response: ServerResponse, error: unknown): void {
   if (response.headersSent) {
     response.destroy();
     return;
   }
+  const status = statusFor(error);
   if (error instanceof InvalidSpecError) {
-    return sendJson(response, 400, { ...errorForViewers(error), issues: error.issues, omittedIssues: error.omittedIssues });
+    return sendJson(response, status, { ...errorForViewers(error), issues: error.issues, omittedIssues: error.omittedIssues });
   }
-  if (error instanceof BadRequestError) return sendJson(response, 400, errorForViewers(error));
   if (error instanceof OperationInProgressError)
-    return sendJson(response, 409, { ...errorForViewers(error), operationId: error.operationId });
-  if (error instanceof OtherNamespaceError || error instanceof PageBusyError) {
-    if (error instanceof PageBusyError) response.setHeader('Retry-After', '5');
-    return sendJson(response, error.status, errorForViewers(error));
-  }
-  // The backend lacks that operation.
-  if (error instanceof InvalidOptionError) return sendJson(response, 501, errorForViewers(error));
-  sendJson(response, error instanceof KubeProvisionerError ? 400 : 500, errorForViewers(error));
+    return sendJson(response, status, { ...errorForViewers(error), operationId: error.operationId });
+  if (error instanceof PageBusyError) response.setHeader('Retry-After', '5');
+  sendJson(response, status, errorForViewers(error));
 }
 
 class BadRequestError extends Error {
   override readonly name = 'BadRequestError';
+}
+
+function positive(option: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new InvalidOptionError(option, `${option} must be a whole number, at least 1 (got ${value})`);
+  }
+  return value;
+}
+
+/** A query parameter 1 or 0, or its default when absent. */
+function flag(url: URL, name: string, fallback: boolean): boolean {
+  const value = url.searchParams.get(name);
+  if (value === null) return fallback;
+  if (value !== '1' && value !== '0') throw new BadRequestError(`${name} must be 1 or 0 (got ${JSON.stringify(value)})`);
+  return value === '1';
+}
+
+/** A whole-number query parameter from 1 to max, or its default when absent. */
+function wholeParameter(url: URL, name: string, fallback: number, max: number): number {
+  const value = url.searchParams.get(name);
+  if (value === null) return fallback;
+  const number = /^[0-9]{1,9}$/.test(value) ? Number(value) : NaN;
+  if (!(number >= 1 && number <= max))
+    throw new BadRequestError(`${name} must be a whole number from 1 to ${max} (got ${JSON.stringify(value)})`);
+  return number;
+}
+
+/** A terminal's size in character cells from the query, or its default when absent. */
+function cells(url: URL, name: 'columns' | 'rows', fallback: number): number {
+  const value = url.searchParams.get(name);
+  if (value === null) return fallback;
+  const number = /^[0-9]{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!isCells(number)) throw new BadRequestError(`${name} must be a whole number from 1 to 65535 (got ${JSON.stringify(value)})`);
+  return number;
 }
 
 async function readJson(request: IncomingMessage): Promise<unknown> {

@@ -118,6 +118,10 @@ describe('npm pack', () => {
       'web/index.html',
       'web/live.js',
       'web/live.css',
+      // xterm.js for the page's terminal, copied from its packages by the build.
+      'web/vendor/xterm.js',
+      'web/vendor/xterm.css',
+      'web/vendor/addon-fit.js',
       'manager-kit/package.json',
       'manager-kit/index.js',
       'manager-kit/index.d.ts',

@@ -13,7 +13,8 @@ import { apiOptionsFrom, INSTANCE_FLAG_OPTION, INSTANCE_FLAG_USAGE, instanceFlag
 export const UI_USAGE = `Usage: kube-provision ui [flags]
 
 Serve a live page of every managed workload in a namespace: its status as it changes, the
-progress of each operation as it happens, and start/stop/restart/delete buttons.
+progress of each operation as it happens, start/stop/restart/delete buttons, and a
+terminal and the log of each workload's container.
 Listens on 127.0.0.1 only, without authentication: anyone who can open the page on this
 machine can act on the workloads. Runs until interrupted (Ctrl-C).
 
@@ -49,7 +50,8 @@ export async function runUiCommand(argv: readonly string[], io: CliIo, deps: UiC
       backend: deps.backend ?? libraryBackend(),
       ...(parsed.instance !== undefined ? { instance: parsed.instance } : {}),
     });
-    server = await startUiServer({ hub, port: parsed.port }).catch((error: NodeJS.ErrnoException) => {
+    // One line per terminal and log pane when it ends, on this command's output.
+    server = await startUiServer({ hub, port: parsed.port, log: io.stdout }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') throw new UsageError(`port ${parsed.port} on 127.0.0.1 is in use: choose another with --port`);
       throw error;
     });
