@@ -1,10 +1,12 @@
+/// <reference lib="dom" />
 // `npm run bench:terminal-and-logs`: a terminal and a followed log on the real node, ours
 // beside kubectl, in one run (one cluster, the same containers). Root only; the real node's
 // lock makes it one per machine.
 //   - keystroke echo: one key at a time typed into `cat` under a tty, timed from the write
 //     to its echo read back; through `openTerminal` (the library, in this process), through
 //     `kube-provision exec -it` and `kubectl exec -it` (each under a pseudo-terminal of its
-//     own, bench/lib/pty-echo.py);
+//     own, bench/lib/pty-echo.py), and through the live page's terminal (headless Chromium:
+//     its WebSocket to the page's server, the shell's line editor echoing; timed in the page);
 //   - bulk output: `head -c SIZE /dev/zero` read to its end without a tty, MiB/s, through
 //     `openTerminal`, `kube-provision exec` and `kubectl exec`;
 //   - memory per open session: the heap and RSS of this process with 25 and then 50
@@ -33,6 +35,10 @@ import { timestampNanos } from '../src/workload/log-lines.js';
 import { logs$ } from '../src/workload/logs.js';
 import { provision } from '../src/workload/provision.js';
 import { openTerminal, type Terminal } from '../src/workload/terminal.js';
+import { libraryBackend } from '../src/ui/library-backend.js';
+import { LiveHub } from '../src/ui/live-hub.js';
+import { startUiServer } from '../src/ui/server.js';
+import { launchBrowser } from '../test/support/browser.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { fmt, markdownTable, median, summarize } from './lib/stats.js';
 import type { Summary } from './lib/stats.js';
@@ -119,6 +125,7 @@ async function main(): Promise<void> {
       results.echo[name] = summarize(measured.latenciesMs);
       results.processRssKiB[name] = measured.rssKb;
     }
+    results.echo["the live page's terminal (Chromium)"] = summarize(await echoThroughPage(api, shell));
     for (const [name, summary] of Object.entries(results.echo)) {
       log(`echo ${name}: p50 ${fmt(summary.p50, 2)} ms, p99 ${fmt(summary.p99, 2)} ms (${summary.count} keys)`);
     }
@@ -211,6 +218,74 @@ async function echoThroughLibrary(api: KubernetesApi, providerId: string): Promi
     return latencies;
   } finally {
     await terminal.close();
+  }
+}
+
+/** The live page's terminal as `kube-provision ui` serves it, typed into from headless Chromium; timed in the page. */
+async function echoThroughPage(api: KubernetesApi, providerId: string): Promise<number[]> {
+  const hub = new LiveHub({ api, namespace: NAMESPACE, backend: libraryBackend() });
+  const server = await startUiServer({ hub, port: 0 });
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage();
+    await page.goto(server.url);
+    const [namespace = '', name = ''] = providerId.split('/');
+    const path = `/api/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/terminal?columns=80&rows=24`;
+    const measured = await page.evaluate(
+      async ({ path, keys }) => {
+        const socket = new WebSocket(`ws://${location.host}${path}`);
+        socket.binaryType = 'arraybuffer';
+        const decoder = new TextDecoder();
+        let seen = '';
+        let waiting: { key: string; done: (ok: boolean) => void } | undefined;
+        socket.addEventListener('message', (message) => {
+          if (typeof message.data === 'string') return;
+          seen += decoder.decode(message.data as ArrayBuffer);
+          if (waiting && seen.includes(waiting.key)) waiting.done(true);
+        });
+        await new Promise((opened, failed) => {
+          socket.addEventListener('open', opened);
+          socket.addEventListener('close', () => failed(new Error('the page server closed the terminal')));
+        });
+        const typed = (key: string, ms: number): Promise<boolean> =>
+          new Promise((done) => {
+            seen = '';
+            const timer = setTimeout(() => {
+              waiting = undefined;
+              done(false);
+            }, ms);
+            waiting = {
+              key,
+              done: (ok) => {
+                clearTimeout(timer);
+                waiting = undefined;
+                done(ok);
+              },
+            };
+            socket.send(JSON.stringify({ type: 'input', data: key }));
+          });
+        let connected = false;
+        for (let tries = 0; tries < 120 && !connected; tries += 1) connected = await typed('r', 500);
+        if (!connected) return { error: 'no echo within 60 s', latencies: [] as number[] };
+        await new Promise((settle) => setTimeout(settle, 500));
+        const letters = 'abcdefghijklmnopqstuvwxyz';
+        const latencies: number[] = [];
+        for (let index = 0; index < keys; index += 1) {
+          const started = performance.now();
+          if (!(await typed(letters[index % letters.length]!, 10_000))) break;
+          latencies.push(performance.now() - started);
+        }
+        socket.close();
+        return { error: undefined, latencies };
+      },
+      { path, keys: KEYS },
+    );
+    if (measured.error !== undefined) throw new Error(`the live page's terminal: ${measured.error}`);
+    return measured.latencies;
+  } finally {
+    await browser.close();
+    await server.close();
+    hub.close();
   }
 }
 
