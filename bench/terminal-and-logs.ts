@@ -229,6 +229,8 @@ async function echoThroughPage(api: KubernetesApi, providerId: string): Promise<
   try {
     const page = await browser.newPage();
     await page.goto(server.url);
+    // tsx names functions with a helper of its own, which the page lacks.
+    await page.evaluate('globalThis.__name = (fn) => fn');
     const [namespace = '', name = ''] = providerId.split('/');
     const path = `/api/workloads/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}/terminal?columns=80&rows=24`;
     const measured = await page.evaluate(
@@ -454,14 +456,16 @@ function report(results: Results): void {
         .join(', '),
     }),
     '',
-    "The machine was not quiet: other suites (other helpers' clusters and real-node runs) shared its 2 CPUs during this run,",
-    'so the figures carry their noise; the columns of one table were measured in the same minutes, interleaved where stated.',
+    'How busy the machine was: the load average above, and the body of the commit that recorded these figures;',
+    'the columns of one table were measured in the same minutes, interleaved where stated.',
     '',
     echo,
     '',
     `Each key typed into \`cat\` under a tty in a busybox container on the real node (the remote terminal echoes it), one at a`,
     'time, from the write to its echo read back. The library in this process; the two CLIs each under a pseudo-terminal of',
     "its own (bench/lib/pty-echo.py), as a user at a terminal runs them; their RSS once connected is one session's cost.",
+    "The live page's terminal: headless Chromium typing over the page's WebSocket to `kube-provision ui`'s server (in this",
+    "process), into the shell's line editor, timed in the page: one more hop (browser to page server) than the library.",
     '',
     bulk,
     '',
