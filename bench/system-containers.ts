@@ -255,7 +255,7 @@ const NOTES = [
   "then the Deployment's minReadySeconds), and to the first SSH login running a command at the returned ClusterIP (through",
   "kube-proxy). The floor: `ctr run` of the same image with the same runtime wrapper, to sshd listening in the container's own",
   'network namespace: no scheduling, Pod network, probe or Service. The last column is the 1-minute load average after each row:',
-  "the machine was not quiet (2 CPUs shared with other suites), so systemd's boot under its CPU share dominates every figure.",
+  "the N boots themselves load the 2 CPUs (and any other suite running: say so in the commit), so systemd's boot dominates.",
   'Detection: our `ready` minus the later of the two things it waits for, as an independent observer (its own process and',
   "watches, stamped on the machine's monotonic clock) saw them: the Deployment complete (available after minReadySeconds)",
   "and the Service's EndpointSlice listing the Pod ready on 22/TCP. Below zero: our watch had the event before the observer's.",
