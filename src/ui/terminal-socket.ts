@@ -100,6 +100,8 @@ export function bridgeTerminal(
     finish(`${outcome}: ${viewed.name}: ${viewed.message}`, options.closeCodeFor(error), viewed.name);
   };
   const touch = (): void => {
+    // The shell's last words (its answer to close()) come after the end: no new idle bound then.
+    if (finished) return;
     clearTimeout(idleTimer);
     idleTimer = setTimeout(() => {
       const seconds = Math.round(options.idleMs / 1000);

@@ -159,6 +159,8 @@ export function containerTerminal(options: ContainerTerminalOptions): ContainerT
     sessions.add(stop);
 
     const resetIdle = (): void => {
+      // A message that arrives after the end starts no new bound.
+      if (finished) return;
       clearTimeout(idleTimer);
       idleTimer = setTimeout(
         () =>
