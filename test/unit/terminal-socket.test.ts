@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import { bridgeTerminal, type PageSocket } from '../../src/ui/terminal-socket.js';
+import { bridgeTerminal } from '../../src/ui/terminal-socket.js';
 import type { Terminal, TerminalOptions } from '../../src/workload/terminal.js';
 
 class FakePageSocket extends EventEmitter {
@@ -54,7 +54,7 @@ describe('bridgeTerminal', () => {
     const socket = new FakePageSocket();
     const ended: string[] = [];
     const bridge = bridgeTerminal(
-      socket as unknown as PageSocket,
+      socket,
       (options: Pick<TerminalOptions, 'columns' | 'rows' | 'onStdout'>) =>
         Promise.resolve(fakeTerminal((data) => options.onStdout?.(data))),
       { columns: 80, rows: 24 },
