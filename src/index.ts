@@ -105,8 +105,8 @@ export type { BackoffPolicy } from './rx/backoff.js';
 // Rollout: pure status, diagnosis and failure policy; the event types.
 export { hasProgressDeadline, rolloutStatus } from './rollout/rollout-status.js';
 export { diagnosePod } from './rollout/pod-diagnosis.js';
+export { NODE_ADDRESS_ANNOTATION } from './input/labels.js';
 export {
-  NODE_ADDRESS_ANNOTATION,
   podEndpoint,
   serviceAddress,
   servicePorts,
@@ -131,8 +131,8 @@ export type {
 } from './rollout/events.js';
 
 // Workload status: the pure mapping to Manager's words.
+export { REVISION_ANNOTATION } from './kube/objects.js';
 export {
-  REVISION_ANNOTATION,
   workloadStatus,
   type FailureJudgement,
   type WorkloadResources,

@@ -8,7 +8,7 @@
 // provisioning grace, so a provisioner that never acts is named, not waited out).
 import type { V1PersistentVolumeClaim, V1Pod } from '../kube/objects.js';
 import { oneLine } from '../text.js';
-import { SELECTED_NODE_ANNOTATION } from './cached-fields.js';
+import { SELECTED_NODE_ANNOTATION } from '../kube/objects.js';
 import type { PodDiagnosis } from './events.js';
 import { objectStatus } from './object-status.js';
 import { STORAGE_REASONS, claimEvent, volumeEventProblem, type StorageEvent } from './storage-diagnosis.js';

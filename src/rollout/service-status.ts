@@ -9,8 +9,9 @@
 //     or the slices do not carry the Service's ports    EndpointNotReady
 //   the Pod is ready in a slice with every port         Routed
 import type { V1Service, V1EndpointSlice, V1Endpoint } from '../kube/objects.js';
+import { NODE_ADDRESS_ANNOTATION } from '../input/labels.js';
 import { PORT_PROTOCOLS, type PortProtocol, type ServiceType } from '../input/ports.js';
-import { sharedValue } from './shared-values.js';
+import { sharedValue } from '../shared-values.js';
 
 /** One port of the Service as the API server stored it (node ports allocated). */
 export interface ServicePortValue {
@@ -83,9 +84,6 @@ function clusterIpOf(service: V1Service): string | null {
   const ip = service.spec?.clusterIP;
   return ip && ip !== 'None' ? ip : null;
 }
-
-/** The annotation that records the node address chosen for a NodePort Service. */
-export const NODE_ADDRESS_ANNOTATION = 'org.mieweb.opensource-server.node-address';
 
 /**
  * The address Manager's agent uses: the ClusterIP; a LoadBalancer's ingress IP (or

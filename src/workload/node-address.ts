@@ -7,7 +7,7 @@ import { concatMap, map, of, type Observable } from 'rxjs';
 import { fromAbortable } from '../rx/from-abortable.js';
 import type { KubernetesClient } from '../kube/client.js';
 import type { RoutedProgressEvent } from '../rollout/await-routed.js';
-import { NODE_ADDRESS_ANNOTATION } from '../rollout/service-status.js';
+import { NODE_ADDRESS_ANNOTATION } from '../input/labels.js';
 
 /**
  * Passes a routed wait's events through; the routed one of a NodePort Service without a

@@ -7,21 +7,19 @@
 // installation serve every provisioning in it, and another installation's Pods with the
 // same container-id never reach it. (The EndpointSlice controller copies a Service's
 // labels onto its slices, so the slices of our Services carry the same selector.) They
-// cache only the fields the rollout code reads (rollout/cached-fields.ts).
+// cache only the fields the rollout code reads (src/informers/transforms/, one per kind).
 import type { CoreV1Event, V1Deployment, V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service } from '../kube/objects.js';
 import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { catchError, combineLatest, defer, distinctUntilChanged, map, of, startWith, switchMap, type Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { SharedInformer } from '../informers/shared-informer.js';
 import type { KindMap, KubernetesClient, WatchedKind } from '../kube/client.js';
-import {
-  cachedClaimFields,
-  cachedDeploymentFields,
-  cachedEndpointSliceFields,
-  cachedEventFields,
-  cachedPodFields,
-  cachedServiceFields,
-} from '../rollout/cached-fields.js';
+import { cachedClaimFields } from '../informers/transforms/claim.js';
+import { cachedDeploymentFields } from '../informers/transforms/deployment.js';
+import { cachedEndpointSliceFields } from '../informers/transforms/endpoint-slice.js';
+import { cachedEventFields } from '../informers/transforms/event.js';
+import { cachedPodFields } from '../informers/transforms/pod.js';
+import { cachedServiceFields } from '../informers/transforms/service.js';
 import { STORAGE_EVENT_REASONS, storageEventOf, type StorageEvent } from '../rollout/storage-diagnosis.js';
 import { containerIdOf, managedSelector } from '../input/labels.js';
 import { claimGate } from '../rollout/claim-gate.js';

@@ -15,7 +15,7 @@ import { concat, defer, first, ignoreElements, of, switchMap, tap, type Observab
 import type { V1Deployment, V1Service } from '../kube/objects.js';
 import { ConflictError, InvalidObjectError, NotFoundError } from '../errors/api.js';
 import { InvalidSpecError, type SpecIssue } from '../errors/input.js';
-import { CONTAINER_ID_LABEL, INSTANCE_LABEL, NODE_ID_LABEL } from '../input/labels.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, NODE_ADDRESS_ANNOTATION, NODE_ID_LABEL } from '../input/labels.js';
 import {
   normalisePort,
   portListIssues,
@@ -28,7 +28,7 @@ import {
 } from '../input/ports.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { awaitRouted } from '../rollout/await-routed.js';
-import { NODE_ADDRESS_ANNOTATION, serviceStatus, type ServiceStatusValue } from '../rollout/service-status.js';
+import { serviceStatus, type ServiceStatusValue } from '../rollout/service-status.js';
 import { withGiven } from '../input/given.js';
 import { fromWrittenVersion, writtenVersionOf } from '../rollout/written-version.js';
 import { loadBalancerGraceEndsBy } from '../rollout/failure-policy.js';

@@ -21,7 +21,7 @@ const BANDS: readonly (readonly string[])[] = [
   ['rx'],
   ['mask.ts'],
   ['errors'],
-  ['text.ts'],
+  ['text.ts', 'shared-values.ts'],
 ];
 
 const bandOf = new Map(BANDS.flatMap((parts, index) => parts.map((part) => [part, index] as const)));

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { V1ContainerState } from '@kubernetes/client-node';
 
 import type { V1ContainerStatus, V1Pod, V1Probe } from '../../src/kube/objects.js';
-import { cachedPodFields } from '../../src/rollout/cached-fields.js';
+import { cachedPodFields } from '../../src/informers/transforms/pod.js';
 import { DEFAULT_FAILURE_POLICY, INITIAL_POLICY_STATE, applyFailurePolicy } from '../../src/rollout/failure-policy.js';
 import { describeProgress } from '../../src/rollout/describe-progress.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';

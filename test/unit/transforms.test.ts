@@ -1,4 +1,4 @@
-// The informers cache projections of Deployments and Pods (cached-fields.ts). What every
+// The informers cache projections of Deployments and Pods (src/informers/transforms/). What every
 // reader computes from a projection must equal what it computes from the full object, for
 // every state the fixtures model; and the projections leave their input untouched.
 import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
@@ -6,17 +6,16 @@ import { describe, expect, it } from 'vitest';
 import { MalformedObjectError } from '../../src/errors/api.js';
 import { STORAGE_VOLUME_NAME } from '../../src/input/storage.js';
 import { containerIdOf, CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
-import {
-  cachedClaimFields,
-  cachedDeploymentFields,
-  cachedEndpointSliceFields,
-  cachedPodFields,
-  cachedServiceFields,
-} from '../../src/rollout/cached-fields.js';
+import { cachedClaimFields } from '../../src/informers/transforms/claim.js';
+import { cachedDeploymentFields } from '../../src/informers/transforms/deployment.js';
+import { cachedEndpointSliceFields } from '../../src/informers/transforms/endpoint-slice.js';
+import { cachedPodFields } from '../../src/informers/transforms/pod.js';
+import { cachedServiceFields } from '../../src/informers/transforms/service.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import { currentRolloutPods, newReplicaSetName } from '../../src/rollout/rollout-pods.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';
-import { REVISION_ANNOTATION, workloadStatus } from '../../src/rollout/workload-status.js';
+import { REVISION_ANNOTATION } from '../../src/kube/objects.js';
+import { workloadStatus } from '../../src/rollout/workload-status.js';
 import {
   EVICTION_MESSAGE,
   HASH,
