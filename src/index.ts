@@ -150,9 +150,9 @@ export { escapeControlCharacters } from './text.js';
 export { maskCredentials } from './mask.js';
 
 // Operations on one workload.
-export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
-export { buildService, type BuildServiceOptions, type ServiceSpec } from './workload/service-manifest.js';
-export { claimNameOf } from './workload/storage-manifest.js';
+export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './members/deployment/manifest.js';
+export { buildService, type BuildServiceOptions, type ServiceSpec } from './members/service/manifest.js';
+export { claimNameOf } from './members/claim/manifest.js';
 export { provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
 export { DEFAULT_CLEANUP_TIMEOUT_MS } from './workload/cleanup.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
@@ -163,7 +163,7 @@ export { reconfigure, reconfigure$, type ReconfigureOptions, type ReconfigureRes
 export { remove, remove$, type RemoveOptions, type RemoveResult } from './workload/remove.js';
 export { setPorts, setPorts$, type SetPortsOptions, type SetPortsResult } from './workload/set-ports.js';
 export { parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload/workload-changes.js';
-export { workloadDrift } from './workload/drift.js';
+export { workloadDrift } from './members/drift.js';
 export { RESTARTED_AT_ANNOTATION } from './workload/restart.js';
 export { DEFAULT_TIMEOUT_MS, type OperationResult, type WorkloadOperationOptions } from './workload/operation.js';
 // Inside the workload's container: a terminal or a command (pods/exec), its log (pods/log).
@@ -284,7 +284,7 @@ export {
 export { OperationTimeoutError, type WorkloadOperation } from './workload/operation.js';
 export { WorkloadNotFoundError, WorkloadOwnershipError } from './workload/ownership.js';
 export { WorkloadSupersededError, type Supersession } from './workload/guard-generation.js';
-export { WorkloadDriftError, type DriftField } from './workload/drift.js';
+export { WorkloadDriftError, type DriftField } from './members/drift.js';
 export type { WorkloadCleanup } from './workload/cleanup.js';
 export { ReconfigureFailedError } from './workload/reconfigure.js';
 export { StorageResizeError, claimHolds, type StorageResizeRefusal } from './workload/resize-claim.js';

@@ -14,7 +14,7 @@ import {
   ShellNotFoundError,
 } from '../errors/exec.js';
 import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../errors/rollout.js';
-import { WorkloadDriftError } from '../workload/drift.js';
+import { WorkloadDriftError } from '../members/drift.js';
 import { WorkloadNotFoundError } from '../workload/ownership.js';
 import { WorkloadSupersededError } from '../workload/guard-generation.js';
 import { StorageResizeError } from '../workload/resize-claim.js';

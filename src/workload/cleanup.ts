@@ -15,7 +15,7 @@ import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { longTimer } from '../rx/long-timer.js';
 import { KINDS } from '../kube/kinds.js';
-import { rulesOf, type MemberKind } from './workload-set.js';
+import { rulesOf, type MemberKind } from '../members/set.js';
 
 /** What a failed provisioning did with its Deployment (`error.cleanup`). */
 export interface WorkloadCleanup {

@@ -8,7 +8,7 @@ import { defaultInformerRegistry, type InformerRegistry } from '../informers/reg
 import type { InformerNotice } from '../informers/shared-informer.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { namespaceOption } from './read-options.js';
-import { namespaceInformers } from './rollout-sources.js';
+import { namespaceInformers } from '../members/namespace-informers.js';
 
 export interface InformerConnection {
   readonly state: 'connecting' | 'connected' | 'unreachable';
@@ -24,7 +24,12 @@ export interface ConnectionOptions {
 export function connection$(client: KubernetesClient, options: ConnectionOptions = {}): Observable<InformerConnection> {
   return defer(() => {
     const namespace = namespaceOption(options.namespace, client);
-    const informers = namespaceInformers(options.informers ?? defaultInformerRegistry, client, namespace, options.instance);
+    const informers = namespaceInformers({
+      registry: options.informers ?? defaultInformerRegistry,
+      client,
+      namespace,
+      instance: options.instance,
+    });
     return new Observable<InformerConnection>((subscriber) => {
       const synced = new Set<string>();
       const failing = new Map<string, string>();

@@ -12,7 +12,7 @@ import type { V1ContainerStatus, V1Deployment, V1Pod } from '../kube/objects.js'
 import { currentRolloutPods } from '../rollout/rollout-pods.js';
 import { oneLine } from '../text.js';
 import { WorkloadNotFoundError, ownedWorkload } from './ownership.js';
-import { workloadContainer } from './workload-container.js';
+import { workloadContainer } from '../members/deployment/container.js';
 
 /** What the caller wants of the container: a command in it, its log, or its previous run's log. */
 export type ContainerPurpose = 'exec' | 'logs' | 'previous';

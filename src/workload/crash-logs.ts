@@ -21,7 +21,7 @@ import { Masker } from '../mask.js';
 import type { CrashLogReader, CrashRef } from '../rollout/crash-lines.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { oneLine, stripTerminalCodes } from '../text.js';
-import { workloadContainer } from './workload-container.js';
+import { workloadContainer } from '../members/deployment/container.js';
 
 export const LOG_TAIL_LINES = 5;
 export const MAX_LOG_LINE_CHARS = 200;

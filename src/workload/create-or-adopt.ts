@@ -11,7 +11,7 @@ import { describeInstance } from '../input/labels.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { KINDS, apiVersionOf, type KindMap } from '../kube/kinds.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import type { DriftField } from './drift.js';
+import type { DriftField } from '../members/drift.js';
 import { serviceRefusal } from './service-refusal.js';
 import {
   describeOwner,
@@ -21,7 +21,7 @@ import {
   type MemberRules,
   type WorkloadMember,
   type WorkloadSet,
-} from './workload-set.js';
+} from '../members/set.js';
 
 /** One member as this run found or made it. */
 export type MemberOutcome = WorkloadMember & {

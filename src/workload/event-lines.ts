@@ -6,7 +6,7 @@ import { KubeProvisionerError } from '../errors/base.js';
 import { OperationTimeoutError } from './operation.js';
 import { ReconfigureFailedError } from './reconfigure.js';
 import { RolloutFailedError, RolloutTimeoutError } from '../errors/rollout.js';
-import { WorkloadDriftError } from './drift.js';
+import { WorkloadDriftError } from '../members/drift.js';
 import { WorkloadSupersededError } from './guard-generation.js';
 import { maskCredentials, maskValueWith } from '../mask.js';
 import { escapeControlCharacters } from '../text.js';

@@ -25,7 +25,7 @@ import { isoTime } from '../rx/clock-time.js';
 import type { WaitTarget } from './await-workload.js';
 import type { WarnedEvent } from './lifecycle-events.js';
 import type { OwnedWorkload } from './ownership.js';
-import { isSystemPodTemplate } from './system-manifest.js';
+import { isSystemPodTemplate } from '../members/deployment/system-manifest.js';
 
 /** Seconds after which a system container still running since its stop is named: systemd halts in about one. */
 export const HALT_EXPECTED_SECONDS = 10;

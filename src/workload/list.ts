@@ -13,7 +13,7 @@ import { SERVICE_NAME_LABEL } from '../kube/objects.js';
 import { OperationAbortedError } from '../errors/operation.js';
 import { ApiTimeoutError, ForbiddenError } from '../errors/api.js';
 import { claimStatus } from '../rollout/claim-status.js';
-import { claimNameOf } from './storage-manifest.js';
+import { claimNameOf } from '../members/claim/manifest.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../rollout/workload-status.js';

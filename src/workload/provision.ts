@@ -29,7 +29,7 @@ import {
 } from 'rxjs';
 import { isoTime } from '../rx/clock-time.js';
 import { ProvisionAbortedError, RolloutTimeoutError, WAITING_FOR_CREATE, WAITING_FOR_ROLLOUT } from '../errors/rollout.js';
-import { WorkloadDriftError } from './drift.js';
+import { WorkloadDriftError } from '../members/drift.js';
 import { DURATION_RULES, minReadySecondsProblem, progressDeadlineProblem } from '../input/duration.js';
 import { abortSignal, checkOptions, checkedLater, duration, oneOf, trueOrFalse, type OptionTable } from '../input/options.js';
 import { defaultInformerRegistry, type InformerRegistry } from '../informers/registry.js';
@@ -45,12 +45,12 @@ import type { ClaimSummary, ProgressEvent, ProvisionEvent, ReadyEvent, RolloutSt
 import { loadBalancerGraceEndsBy, resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/failure-policy.js';
 import { deleteCreated, withCleanup } from './cleanup.js';
 import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
-import { checkManifestSize } from './manifest.js';
+import { checkManifestSize } from '../members/deployment/manifest.js';
 import { chooseStorageClass, type StorageClassChoice } from './storage-class-choice.js';
-import { CLASS_SOURCE_ANNOTATION, claimName } from './storage-manifest.js';
+import { CLASS_SOURCE_ANNOTATION, claimName } from '../members/claim/manifest.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { buildWorkload, deploymentOf, ownedBy, serviceOf, type BuildWorkloadOptions, type WorkloadSet } from './workload-set.js';
-import { claimGates } from './rollout-sources.js';
+import { buildWorkload, deploymentOf, ownedBy, serviceOf, type BuildWorkloadOptions, type WorkloadSet } from '../members/set.js';
+import { claimGates } from '../members/claim/member.js';
 import { HeldConnections, heldRouted, heldWorkload, routedStreams } from './workload-streams.js';
 import { awaitRouted } from '../rollout/await-routed.js';
 import { servicePorts, type ServiceStatusValue } from '../rollout/service-status.js';
@@ -59,7 +59,7 @@ import { NotFoundError } from '../errors/api.js';
 import { KINDS } from '../kube/kinds.js';
 import { recordNodeAddress } from './node-address.js';
 import { serviceForDeployment, writeService } from './set-ports.js';
-import { isReconfigurable } from './drift.js';
+import { isReconfigurable } from '../members/drift.js';
 import { DEFAULT_TIMEOUT_MS, operationContext } from './operation.js';
 import { reconfigureAdopted } from './reconfigure.js';
 

@@ -44,7 +44,7 @@ import {
 import { ownedWorkload, readOwned, type OwnedWorkload } from './ownership.js';
 import { patchLive } from './patch-live.js';
 import { applyChanges, parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload-changes.js';
-import { workloadContainer } from './workload-container.js';
+import { workloadContainer } from '../members/deployment/container.js';
 import { planResize, writeResize, type ResizePlan } from './resize-claim.js';
 import { SEED_CONTAINER_NAME } from '../input/storage.js';
 import { applyPorts, parsePortsChange, serviceForDeployment, writeService, type PortsChange } from './set-ports.js';

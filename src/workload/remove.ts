@@ -20,12 +20,12 @@ import { ConflictError, NotFoundError } from '../errors/api.js';
 import type { KubeObject } from '../informers/reflector.js';
 import { KINDS } from '../kube/kinds.js';
 import { ownedContainerId } from './ownership.js';
-import { MEMBER_KINDS, describeOwner, ownedBy, rulesOf, type MemberKind } from './workload-set.js';
+import { MEMBER_KINDS, describeOwner, ownedBy, rulesOf, type MemberKind } from '../members/set.js';
 import type { KubernetesClient } from '../kube/client.js';
 import { fromAbortable } from '../rx/from-abortable.js';
 import { awaitRemoved, type DeletedObject } from './await-workload.js';
 import type { V1EndpointSlice } from '../kube/objects.js';
-import { endpointSliceSnapshots } from './rollout-sources.js';
+import { endpointSliceSnapshots } from '../members/service/member.js';
 import type { LeftObject, LifecycleEvent, RemovedEvent } from './lifecycle-events.js';
 import {
   outcomeOf,

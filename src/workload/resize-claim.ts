@@ -10,8 +10,8 @@ import { storageQuantity } from '../input/storage.js';
 import type { V1PersistentVolumeClaim, V1StorageClass } from '../kube/objects.js';
 import { claimStatus, storageCompare, type ClaimStatusValue } from '../rollout/claim-status.js';
 import type { OperationContext } from './operation.js';
-import { claimName } from './storage-manifest.js';
-import { ownedBy } from './workload-set.js';
+import { claimName } from '../members/claim/manifest.js';
+import { ownedBy } from '../members/set.js';
 
 /** Why a resize was refused; the claim was not changed. */
 export type StorageResizeRefusal = 'NoClaim' | 'Shrink' | 'NotExpandable' | 'Refused';

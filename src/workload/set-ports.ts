@@ -33,7 +33,7 @@ import { withGiven } from '../input/given.js';
 import { fromWrittenVersion, writtenVersionOf } from '../rollout/written-version.js';
 import { loadBalancerGraceEndsBy } from '../rollout/failure-policy.js';
 import { fromAbortable } from '../rx/from-abortable.js';
-import { isReconfigurable, WorkloadDriftError } from './drift.js';
+import { isReconfigurable, WorkloadDriftError } from '../members/drift.js';
 import type { LifecycleEvent, PortsSetEvent } from './lifecycle-events.js';
 import { recordNodeAddress } from './node-address.js';
 import {
@@ -46,9 +46,9 @@ import {
 } from './operation.js';
 import { ownedContainerId, readOwned, type OwnedWorkload } from './ownership.js';
 import { serviceRefusal } from './service-refusal.js';
-import { serviceDrift } from './service-drift.js';
-import { buildService } from './service-manifest.js';
-import { endpointSliceSnapshots, serviceSnapshots } from './rollout-sources.js';
+import { serviceDrift } from '../members/service/drift.js';
+import { buildService } from '../members/service/manifest.js';
+import { endpointSliceSnapshots, serviceSnapshots } from '../members/service/member.js';
 import { withWorkloadStreams } from './workload-streams.js';
 
 export interface SetPortsOptions extends WorkloadOperationOptions {

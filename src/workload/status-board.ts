@@ -37,7 +37,7 @@ import { ownershipStatus, trackedStatus, workloadStatus, type WorkloadStatusValu
 import { isoTime } from '../rx/clock-time.js';
 import { scheduleAfter } from '../rx/long-timer.js';
 import { NODE_ID_LABEL, containerIdOf } from '../input/labels.js';
-import { claimNameOf } from './storage-manifest.js';
+import { claimNameOf } from '../members/claim/manifest.js';
 import { unreachableStatus } from './unreachable.js';
 
 /** One workload's status, as statuses$ and status$ emit it (plain JSON). */

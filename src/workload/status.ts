@@ -20,7 +20,7 @@ import { resolveFailurePolicy, type FailurePolicyOverrides } from '../rollout/fa
 import { unknownStatus } from '../rollout/unknown-status.js';
 import { claimStatus, storageCompare, type ClaimStatusValue } from '../rollout/claim-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../rollout/workload-status.js';
-import { claimNameOf } from './storage-manifest.js';
+import { claimNameOf } from '../members/claim/manifest.js';
 import { abortOn } from '../rx/abort-on.js';
 import { maskOutput } from '../rx/mask-output.js';
 import { maskOf } from '../mask.js';

@@ -26,7 +26,7 @@ import { maskOf } from '../mask.js';
 import { parseProviderId } from '../input/provider-id.js';
 import { crashLogOption } from './crash-logs.js';
 import { checkReadOptions, containerIdOption, namespaceOption } from './read-options.js';
-import { namespaceInformers } from './rollout-sources.js';
+import { namespaceInformers } from '../members/namespace-informers.js';
 import { StatusBoard, type StatusBoardOptions, type StatusEvent } from './status-board.js';
 
 export interface StatusesOptions {
@@ -81,7 +81,12 @@ function board$(
   only: StatusBoardOptions['only'],
 ): Observable<StatusEvent> {
   return new Observable<StatusEvent>((subscriber) => {
-    const informers = namespaceInformers(options.informers ?? defaultInformerRegistry, client, namespace, options.instance);
+    const informers = namespaceInformers({
+      registry: options.informers ?? defaultInformerRegistry,
+      client,
+      namespace,
+      instance: options.instance,
+    });
     const scheduler = options.scheduler ?? asyncScheduler;
     const board = new StatusBoard({
       namespace,

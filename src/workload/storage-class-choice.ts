@@ -9,7 +9,7 @@ import type { StorageSpec } from '../input/storage.js';
 import type { KubernetesClient } from '../kube/client.js';
 import type { V1StorageClass } from '../kube/objects.js';
 import { defaultStorageClass } from '../rollout/storage-class.js';
-import { ownedBy, type WorkloadOwner } from './workload-set.js';
+import { ownedBy, type WorkloadOwner } from '../members/set.js';
 
 /** The cluster has no default StorageClass and the spec names none: nothing was created. */
 export class NoDefaultStorageClassError extends KubeProvisionerError {

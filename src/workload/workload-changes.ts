@@ -9,7 +9,7 @@ import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
 import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
 import { gpuResourceWithoutGpus, workloadSpecSchema } from '../input/workload-spec.js';
 import { DEFAULT_GPU_RESOURCE, gpusProblem, isGpuResource } from '../input/gpus.js';
-import { wholeUnits } from './drift.js';
+import { wholeUnits } from '../members/drift.js';
 import { storageSizeSchema } from '../input/storage.js';
 import { withGiven } from '../input/given.js';
 

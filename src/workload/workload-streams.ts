@@ -15,8 +15,10 @@ import type { LifecycleEvent } from './lifecycle-events.js';
 import type { OperationContext } from './operation.js';
 import type { OwnedWorkload } from './ownership.js';
 import { haltWatchOf, withHaltWarnings } from './halt-warnings.js';
-import { claimGates, deploymentSnapshots, endpointSliceSnapshots, podSnapshots, serviceSnapshots } from './rollout-sources.js';
-import { claimNameOf } from './storage-manifest.js';
+import { claimGates } from '../members/claim/member.js';
+import { deploymentSnapshots, podSnapshots } from '../members/deployment/member.js';
+import { endpointSliceSnapshots, serviceSnapshots } from '../members/service/member.js';
+import { claimNameOf } from '../members/claim/manifest.js';
 
 export interface WorkloadStreams {
   /** The informer's snapshots of the Deployment (by name), the latest replayed. */

@@ -16,7 +16,7 @@ import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { OperationEvent, UiBackend } from '../../src/ui/backend.js';
 import { LiveHub } from '../../src/ui/live-hub.js';
 import { startUiServer, type UiServer } from '../../src/ui/server.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { libraryBackend } from '../../src/ui/library-backend.js';
 import { launchBrowser } from '../support/browser.js';
 import { unreachableKubeconfig } from '../support/unreachable-kubeconfig.js';

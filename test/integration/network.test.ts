@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError } from '../../src/errors/api.js';
 import { CONTAINER_ID_LABEL } from '../../src/input/labels.js';
 import { RolloutFailedError } from '../../src/errors/rollout.js';
-import type { WorkloadDriftError } from '../../src/workload/drift.js';
+import type { WorkloadDriftError } from '../../src/members/drift.js';
 import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { provision } from '../../src/workload/provision.js';
 import { reconfigure } from '../../src/workload/reconfigure.js';

@@ -13,7 +13,7 @@ import type { KubernetesClient } from '../../src/kube/client.js';
 import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { provision } from '../../src/workload/provision.js';
 import { remove } from '../../src/workload/remove.js';
-import { endpointSliceSnapshots, serviceSnapshots } from '../../src/workload/rollout-sources.js';
+import { endpointSliceSnapshots, serviceSnapshots } from '../../src/members/service/member.js';
 import { setPorts } from '../../src/workload/set-ports.js';
 import { status } from '../../src/workload/status.js';
 import { clusterEnv } from '../support/cluster-env.js';

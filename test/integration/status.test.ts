@@ -13,7 +13,7 @@ import { sameWorkloadStatus } from '../../src/rollout/same-workload-status.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { list } from '../../src/workload/list.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { provision } from '../../src/workload/provision.js';
 import type { StatusEvent } from '../../src/workload/status-board.js';
 import { status } from '../../src/workload/status.js';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { V1Deployment } from '../../src/kube/objects.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { createNamespace, kubectl, sampleSpec } from '../support/kube.js';
 
 let namespace: string;

@@ -15,6 +15,7 @@ const BANDS: readonly (readonly string[])[] = [
   ['cli', 'manager'],
   ['index.ts', 'ui'],
   ['workload', 'cluster'],
+  ['members'],
   ['informers', 'rollout'],
   ['kube'],
   ['input', 'sse'],

@@ -14,7 +14,7 @@ import { errorRecord } from '../../src/workload/event-lines.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { DEFAULT_CLEANUP_TIMEOUT_MS, deleteCreated } from '../../src/workload/cleanup.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 import { replicaSetName } from '../support/fixtures.js';

@@ -12,7 +12,7 @@ import type { V1Pod } from '../../src/kube/objects.js';
 import { HALT_EXPECTED_SECONDS, haltWatchOf, withHaltWarnings } from '../../src/workload/halt-warnings.js';
 import type { WarnedEvent } from '../../src/workload/lifecycle-events.js';
 import { describeLifecycleEvent } from '../../src/workload/lifecycle-words.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import type { OwnedWorkload } from '../../src/workload/ownership.js';
 import { readyPod, terminatedPod } from '../support/fixtures.js';
 

@@ -16,7 +16,7 @@ import { SERVICE_ADDRESS_ANNOTATION, setPorts } from '../../src/workload/set-por
 import type { StatusEvent } from '../../src/workload/status-board.js';
 import { statuses$ } from '../../src/workload/statuses.js';
 import { WorkloadOwnershipError } from '../../src/workload/ownership.js';
-import { WorkloadDriftError } from '../../src/workload/drift.js';
+import { WorkloadDriftError } from '../../src/members/drift.js';
 import { InvalidObjectError } from '../../src/errors/api.js';
 import { FakeKubernetes, completeRollout, podOf, publishEndpoints } from '../support/fake-kube.js';
 

@@ -7,7 +7,7 @@ import { ServiceRejectedError } from '../../src/workload/service-refusal.js';
 import { errorFromResponse, type KubeStatus } from '../../src/kube/translate-error.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { serviceRefusal } from '../../src/workload/service-refusal.js';
-import { buildService } from '../../src/workload/service-manifest.js';
+import { buildService } from '../../src/members/service/manifest.js';
 
 const target = { verb: 'create', resource: 'services', namespace: 'default', name: 'web' };
 const where = { namespace: 'default', name: 'web' };

@@ -15,7 +15,7 @@ import { describeProgress } from '../../src/rollout/describe-progress.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';
 import { STARTUP_PROBE_FAILED_REASON, startupProbeBoundSeconds, startupProbeGaveUp } from '../../src/rollout/startup-probe.js';
-import { loginProbe } from '../../src/workload/system-manifest.js';
+import { loginProbe } from '../../src/members/deployment/system-manifest.js';
 import { T0, containerStatus, pod, progressingDeployment, states } from '../support/fixtures.js';
 
 /** The last run: started at T0, ended `seconds` later with `exitCode`. */

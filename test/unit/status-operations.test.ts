@@ -14,7 +14,7 @@ import type { RequestOptions } from '../../src/kube/client.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../../src/input/labels.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { list } from '../../src/workload/list.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { provision$ } from '../../src/workload/provision.js';
 import { status } from '../../src/workload/status.js';
 import { stop } from '../../src/workload/stop.js';

@@ -13,7 +13,7 @@ import { OperationTimeoutError } from '../../../src/workload/operation.js';
 import { ReconfigureFailedError } from '../../../src/workload/reconfigure.js';
 import { RolloutFailedError } from '../../../src/errors/rollout.js';
 import { UsageError } from '../../../src/errors/input.js';
-import { WorkloadDriftError } from '../../../src/workload/drift.js';
+import { WorkloadDriftError } from '../../../src/members/drift.js';
 import { WorkloadNotFoundError, WorkloadOwnershipError } from '../../../src/workload/ownership.js';
 import { WorkloadSupersededError } from '../../../src/workload/guard-generation.js';
 import type { LifecycleEvent } from '../../../src/workload/lifecycle-events.js';

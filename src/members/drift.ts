@@ -7,7 +7,7 @@ import { KubeProvisionerError } from '../errors/base.js';
 import { WORKLOAD_KIND, type FailureContext } from '../errors/rollout.js';
 import { isGpuResource } from '../input/gpus.js';
 import { coresOf, mebibytesOf } from '../input/parse-quantity.js';
-import { workloadContainer } from './workload-container.js';
+import { workloadContainer } from './deployment/container.js';
 import { SEED_CONTAINER_NAME, STORAGE_VOLUME_NAME } from '../input/storage.js';
 
 const NONE = '(none)';

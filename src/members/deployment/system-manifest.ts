@@ -4,9 +4,14 @@
 // added capability, no host path. The cgroups systemd must write come from the node's
 // runtime, chosen by the spec's RuntimeClass.
 
-import type { V1Container, V1PodSpec, V1Probe, V1Volume, V1VolumeMount } from '../kube/objects.js';
-import type { WorkloadSpec } from '../input/workload-spec.js';
-import { SYSTEM_LOGIN_PORT, SYSTEM_TERMINATION_GRACE_SECONDS, SYSTEM_TMPFS_PATHS, SYSTEMD_STOP_SIGNAL } from '../input/system-container.js';
+import type { V1Container, V1PodSpec, V1Probe, V1Volume, V1VolumeMount } from '../../kube/objects.js';
+import type { WorkloadSpec } from '../../input/workload-spec.js';
+import {
+  SYSTEM_LOGIN_PORT,
+  SYSTEM_TERMINATION_GRACE_SECONDS,
+  SYSTEM_TMPFS_PATHS,
+  SYSTEMD_STOP_SIGNAL,
+} from '../../input/system-container.js';
 
 /** systemd writes colours and cursor codes to a terminal; logs and events want its words only. */
 export const SYSTEMD_COLORS_VARIABLE = 'SYSTEMD_COLORS';

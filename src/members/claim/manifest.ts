@@ -6,13 +6,13 @@
 // hand, or by a garbage collector, never takes the data with it. Only an explicit delete
 // removes the claim.
 
-import type { V1Container, V1Deployment, V1PersistentVolumeClaim, V1PodSpec, V1VolumeMount } from '../kube/objects.js';
-import { LABEL_PREFIX } from '../input/labels.js';
-import type { StorageSpec } from '../input/storage.js';
-import { STORAGE_VOLUME_NAME, storageQuantity } from '../input/storage.js';
-import { storageCompare } from '../rollout/claim-status.js';
-import type { DriftField } from './drift.js';
-import type { WorkloadSpec } from '../input/workload-spec.js';
+import type { V1Container, V1Deployment, V1PersistentVolumeClaim, V1PodSpec, V1VolumeMount } from '../../kube/objects.js';
+import { LABEL_PREFIX } from '../../input/labels.js';
+import type { StorageSpec } from '../../input/storage.js';
+import { STORAGE_VOLUME_NAME, storageQuantity } from '../../input/storage.js';
+import { storageCompare } from '../../rollout/claim-status.js';
+import type { DriftField } from '../drift.js';
+import type { WorkloadSpec } from '../../input/workload-spec.js';
 import { SEED_CONTAINER_NAME, SEED_VOLUME_MOUNT, rootfsSubPath, seedCommand } from './seed-command.js';
 
 export { STORAGE_VOLUME_NAME };

@@ -10,7 +10,7 @@
 // so a copy cut short (the Pod deleted, the node lost) is started over and never taken for
 // a finished one; a finished path gets a marker and is never copied again.
 
-import { SEED_CONTAINER_NAME, SEED_MESSAGE_PREFIX, SEED_UNSUPPORTED_EXIT_CODE, SEED_VOLUME_MOUNT } from '../input/storage.js';
+import { SEED_CONTAINER_NAME, SEED_MESSAGE_PREFIX, SEED_UNSUPPORTED_EXIT_CODE, SEED_VOLUME_MOUNT } from '../../input/storage.js';
 
 export { SEED_CONTAINER_NAME, SEED_MESSAGE_PREFIX, SEED_UNSUPPORTED_EXIT_CODE, SEED_VOLUME_MOUNT };
 

@@ -2,17 +2,17 @@
 // deep-equal output (no clock, no randomness), and no undefined fields, so the object
 // equals its own JSON round trip.
 
-import type { V1Container, V1Deployment, V1EnvVar, V1PodSpec } from '../kube/objects.js';
-import { InvalidOptionError, InvalidSpecError } from '../errors/input.js';
-import { namespaceProblem } from '../input/fields.js';
-import { DEFAULT_NAMESPACE } from '../input/names.js';
-import type { WorkloadSpec } from '../input/workload-spec.js';
-import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../input/labels.js';
-import { cpuQuantity, memoryQuantity } from '../input/quantities.js';
-import { minReadySecondsProblem, progressDeadlineProblem } from '../input/duration.js';
-import { withStorage } from './storage-manifest.js';
+import type { V1Container, V1Deployment, V1EnvVar, V1PodSpec } from '../../kube/objects.js';
+import { InvalidOptionError, InvalidSpecError } from '../../errors/input.js';
+import { namespaceProblem } from '../../input/fields.js';
+import { DEFAULT_NAMESPACE } from '../../input/names.js';
+import type { WorkloadSpec } from '../../input/workload-spec.js';
+import { CONTAINER_ID_LABEL, INSTANCE_LABEL, ownershipLabels } from '../../input/labels.js';
+import { cpuQuantity, memoryQuantity } from '../../input/quantities.js';
+import { minReadySecondsProblem, progressDeadlineProblem } from '../../input/duration.js';
+import { withStorage } from '../claim/manifest.js';
 import { withSystemContainer } from './system-manifest.js';
-import { isSystemContainer } from '../input/system-container.js';
+import { isSystemContainer } from '../../input/system-container.js';
 
 /** Kubernetes' own default: a rollout without progress for 10 minutes is Failed. */
 export const DEFAULT_PROGRESS_DEADLINE_SECONDS = 600;

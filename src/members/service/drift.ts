@@ -1,9 +1,9 @@
 // serviceDrift(): where a live Service differs from the one buildService() asks for, in the
 // spec's words (`ports`, `serviceType`, `selector`, `owner`, `labels.KEY`). Pure. Node
 // ports the API server allocated are not drift: only a node port the spec fixes is compared.
-import type { V1OwnerReference, V1Service, V1ServicePort } from '../kube/objects.js';
-import { selectorText } from '../rollout/service-gate.js';
-import type { DriftField } from './drift.js';
+import type { V1OwnerReference, V1Service, V1ServicePort } from '../../kube/objects.js';
+import { selectorText } from '../../rollout/service-gate.js';
+import type { DriftField } from '../drift.js';
 
 const NONE = '(none)';
 

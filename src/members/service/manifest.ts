@@ -2,12 +2,12 @@
 // Deployment: same name, namespace and labels as the Deployment, the Deployment's selector,
 // one port per entry of the spec. Same input, deep-equal output, and no undefined fields.
 
-import type { V1Deployment } from '../kube/objects.js';
-import type { V1Service, V1ServicePort } from '../kube/objects.js';
-import { InvalidOptionError } from '../errors/input.js';
-import { DEFAULT_SERVICE_TYPE, servicePortName, type WorkloadPort } from '../input/ports.js';
-import type { WorkloadSpec } from '../input/workload-spec.js';
-import { effectiveNamespace, selectorLabels, workloadLabels, type BuildDeploymentOptions } from './manifest.js';
+import type { V1Deployment } from '../../kube/objects.js';
+import type { V1Service, V1ServicePort } from '../../kube/objects.js';
+import { InvalidOptionError } from '../../errors/input.js';
+import { DEFAULT_SERVICE_TYPE, servicePortName, type WorkloadPort } from '../../input/ports.js';
+import type { WorkloadSpec } from '../../input/workload-spec.js';
+import { effectiveNamespace, selectorLabels, workloadLabels, type BuildDeploymentOptions } from '../deployment/manifest.js';
 
 /** The Deployment the Service belongs to: the garbage collector removes the Service with it. */
 export interface ServiceOwner {
