@@ -35,7 +35,7 @@ import { SOAK_IMAGE as IMAGE, soakWorkloadSpec } from './lib/soak-workload.js';
 import { buildDeployment, workloadLabels } from '../src/members/deployment/manifest.js';
 import { buildService, deploymentOwner } from '../src/members/service/manifest.js';
 import { buildClaim } from '../src/members/claim/manifest.js';
-import { statuses$ } from '../src/workload/statuses.js';
+import { statuses$ } from '../src/workload/reads/statuses.js';
 import type { WorkloadStatusValue } from '../src/rollout/workload-status.js';
 
 const { values } = parseArgs({

@@ -11,7 +11,7 @@ import { InvalidSpecError } from '../../src/errors/input.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { buildDeployment, checkManifestSize, MAX_MANIFEST_BYTES } from '../../src/members/deployment/manifest.js';
-import { provision } from '../../src/workload/provision.js';
+import { provision } from '../../src/workload/operations/provision.js';
 import { apiServerProblems } from '../support/api-validity.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec, uniqueName } from '../support/kube.js';
 import { plausibleSpecs } from '../support/spec-arbitraries.js';

@@ -27,10 +27,10 @@ kubeConfig.loadFromFile(clusterEnv().kubeconfigPath);
 /** A second, independent client for the test's own writes. */
 const apps = kubeConfig.makeApiClient(AppsV1Api);
 import { apiFor, createNamespace, kubectl, sampleSpec, uniqueName } from '../support/kube.js';
-import { statuses$ } from '../../src/workload/statuses.js';
+import { statuses$ } from '../../src/workload/reads/statuses.js';
 import { claimOf, localStorage } from '../support/storage.js';
-import { start } from '../../src/workload/start.js';
-import { stop } from '../../src/workload/stop.js';
+import { start } from '../../src/workload/operations/start.js';
+import { stop } from '../../src/workload/operations/stop.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // KUBE_PROVISIONER_UPDATE_SCREENSHOT=1 writes the committed docs/ui-screenshot.png.

@@ -9,7 +9,7 @@ import { InformerRegistry } from '../../src/informers/registry.js';
 import { INSTANCE_LABEL, MANAGED_SELECTOR, belongsToInstance, managedSelector, ownershipLabels } from '../../src/input/labels.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { buildDeployment } from '../../src/members/deployment/manifest.js';
-import { provision } from '../../src/workload/provision.js';
+import { provision } from '../../src/workload/operations/provision.js';
 import { podSnapshots } from '../../src/members/deployment/member.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 

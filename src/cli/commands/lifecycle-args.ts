@@ -5,7 +5,7 @@
 import { InvalidSpecError, UsageError } from '../../errors/input.js';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { parseProviderId } from '../../input/provider-id.js';
-import { DEFAULT_TIMEOUT_MS } from '../../workload/operation.js';
+import { DEFAULT_TIMEOUT_MS } from '../../workload/toolkit/operation.js';
 import { DURATION_RULES } from '../../input/duration.js';
 import { numberOrText, parseEnv } from '../args.js';
 import { durationFlag } from '../duration.js';
