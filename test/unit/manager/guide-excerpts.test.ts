@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE_COLUMN_NAMES } from '../../../src/manager/kit/node-columns.js';
 import { ROOT } from '../../support/examples.js';
 import { applyGuide, applyPlacement, dedent, guideExcerpts, namedTexts } from '../../support/manager-guide.js';
 
@@ -44,7 +45,25 @@ let dir: string;
 beforeAll(() => {
   patched = applyGuide(before);
   dir = mkdtempSync(join(tmpdir(), 'kp-guide-'));
+  for (const [file, text] of patched) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), text);
+  }
 });
+
+interface Loaded {
+  readonly 'routers/api/v1/containers.js': readonly string[];
+  readonly 'routers/api/v1/nodes.js': readonly string[];
+  readonly nodeAttributes: readonly string[];
+}
+
+/** The patched routers' routes and the patched Node model's attributes, loaded in a child process (test/support/manager/load-patched.cjs). */
+function loadPatched(): Loaded {
+  const run = spawnSync(process.execPath, [`${SHAPED}load-patched.cjs`, dir], { encoding: 'utf8', timeout: 30_000 });
+  expect(run.stderr).toBe('');
+  expect(run.status).toBe(0);
+  return JSON.parse(run.stdout) as Loaded;
+}
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -112,13 +131,18 @@ describe(`the excerpts applied to Manager's files at ee03a1b (${relative(ROOT, M
     '%s, patched, parses (node --check)',
     (file) => {
       const path = join(dir, file);
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, patched.get(file)!);
       const check = spawnSync(process.execPath, ['--check', path], { encoding: 'utf8' });
       expect(check.stderr).toBe('');
       expect(check.status).toBe(0);
     },
   );
+
+  it("the patched routers and Node model load (Manager's own modules stubbed), with the kit's routes and columns", () => {
+    const loaded = loadPatched();
+    expect(loaded['routers/api/v1/containers.js']).toEqual(expect.arrayContaining(['post /:id/start', 'post /:id/stop', 'get /:id/logs']));
+    expect(loaded['routers/api/v1/nodes.js']).toEqual(expect.arrayContaining(['post /', 'put /:id']));
+    expect(loaded.nodeAttributes).toEqual(expect.arrayContaining([...NODE_COLUMN_NAMES]));
+  });
 
   it('node --check fails on a file the excerpts would break (the check can fail)', () => {
     const path = join(dir, 'broken.js');
@@ -180,6 +204,16 @@ describe("Manager's OpenAPI file (openapi.v1.yaml) with the guide's paths", () =
     );
     const declared = declaredRoutes(patched.get('openapi.v1.yaml')!);
     for (const route of routes) expect(declared, route).toContain(route);
+  });
+
+  it("declares every route of Manager's patched routers", () => {
+    const loaded = loadPatched();
+    const served = [
+      ...loaded['routers/api/v1/containers.js'].map((route) => route.replace(' ', ' /sites/{siteId}/containers')),
+      ...loaded['routers/api/v1/nodes.js'].map((route) => route.replace(' ', ' /sites/{siteId}/nodes')),
+    ].map((route) => route.replace(/\/$/, '').replace(/:(\w+)/g, '{$1}'));
+    const declared = declaredRoutes(patched.get('openapi.v1.yaml')!);
+    expect(served.filter((route) => !declared.has(route))).toEqual([]);
   });
 
   it("Manager's own file, before the guide, is no YAML and lacks the kit's routes", () => {
