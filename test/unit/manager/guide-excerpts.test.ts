@@ -4,7 +4,9 @@
 // OpenAPI file declares every route that app serves. The files are Manager-shaped stand-ins
 // for Manager's at ee03a1b (test/support/manager/before/: the lines the guide names as
 // Manager has them, the rest in our words), or Manager's own with MANAGER_CHECKOUT set to its
-// create-a-container/ at ee03a1b. Reads files and runs `node --check`; no cluster, no fakes.
+// create-a-container/ at ee03a1b. Reads files, runs `node --check`, and loads the patched
+// routers and Node model in a child process with Manager's own modules (models index,
+// middlewares, utils) stubbed (test/support/manager/load-patched.cjs); no cluster.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
