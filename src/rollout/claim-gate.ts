@@ -13,8 +13,9 @@ import type { PodDiagnosis } from './events.js';
 import { objectStatus } from './object-status.js';
 import { STORAGE_REASONS, claimEvent, volumeEventProblem, type StorageEvent } from './storage-diagnosis.js';
 import type { TrackedGate } from './tracker.js';
+import { KINDS } from '../kube/kinds.js';
 
-export const CLAIM_GATE_KIND = 'PersistentVolumeClaim';
+export const CLAIM_GATE_KIND = KINDS.persistentvolumeclaims.kind;
 
 export function claimGate(
   name: string,

@@ -137,7 +137,7 @@ export function deletionOf(metadata: Json | undefined): Date | undefined {
 
 /**
  * The labels anything reads of a cached object: the ownership labels, the routing labels
- * (a Pod's template hash, an EndpointSlice's Service). Every label is still checked; the
+ * (a Pod's template hash, an endpoint slice's Service). Every label is still checked; the
  * others (app.kubernetes.io/*, the controllers' own) are not kept.
  */
 const READ_LABELS = [

@@ -1,5 +1,5 @@
 // The storage part of a container's set of objects, as pure functions of its spec: the
-// PersistentVolumeClaim, and what the pod template gains from it (the volume, the mounts of
+// claim, and what the pod template gains from it (the volume, the mounts of
 // the persisted paths, and the init container that seeds them from the image).
 //
 // The claim has the workload's labels and no owner reference: the Deployment deleted by
@@ -14,6 +14,7 @@ import { storageCompare } from '../../rollout/claim-status.js';
 import type { DriftField } from '../drift.js';
 import type { WorkloadSpec } from '../../input/workload-spec.js';
 import { SEED_CONTAINER_NAME, SEED_VOLUME_MOUNT, rootfsSubPath, seedCommand } from './seed-command.js';
+import { KINDS } from '../../kube/kinds.js';
 
 export { STORAGE_VOLUME_NAME };
 
@@ -46,12 +47,12 @@ export function claimName(spec: Pick<WorkloadSpec, 'hostname'>): string {
   return spec.hostname;
 }
 
-/** The container's PersistentVolumeClaim: pure, deterministic, no undefined fields. */
+/** The container's claim: pure, deterministic, no undefined fields. */
 export function buildClaim(spec: StorageWorkload, options: BuildClaimOptions): V1PersistentVolumeClaim {
   const storageClass = spec.storage.storageClass ?? options.storageClass;
   return {
     apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
+    kind: KINDS.persistentvolumeclaims.kind,
     metadata: {
       name: claimName(spec),
       namespace: options.namespace,

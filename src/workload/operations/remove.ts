@@ -42,7 +42,7 @@ export interface RemoveOptions extends WorkloadOperationOptions {
   /** Required: the container-id label the Deployment must carry to be deleted. */
   readonly containerId: string | number;
   /**
-   * Keep the container's PersistentVolumeClaim, and the data on it; a later create for the
+   * Keep the container's claim, and the data on it; a later create for the
    * same container id re-attaches it. Default false: the claim is deleted and waited gone.
    */
   readonly keepData?: boolean;
@@ -70,7 +70,13 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
         // Stamped when emitted, after the deletions it follows, never when decided.
         const keptEvent$ = keep
           ? defer(() =>
-              of<LifecycleEvent>({ type: 'kept', ...context.base(), kind: 'PersistentVolumeClaim', object: claim.name, uid: claim.uid }),
+              of<LifecycleEvent>({
+                type: 'kept',
+                ...context.base(),
+                kind: KINDS.persistentvolumeclaims.kind,
+                object: claim.name,
+                uid: claim.uid,
+              }),
             )
           : EMPTY;
         const leftEvents$ = defer(() => from(left.map((each): LifecycleEvent => ({ type: 'left', ...context.base(), ...each }))));
@@ -167,7 +173,7 @@ async function readMember(
     if (kind !== 'deployments' && !ownedBy(object, { containerId: expected, instance: context.instance })) {
       const what = `${KINDS[kind].kind} ${context.namespace}/${name}`;
       return {
-        kind: kind === 'services' ? 'Service' : 'PersistentVolumeClaim',
+        kind: KINDS[kind].kind,
         object: name,
         uid: object.metadata?.uid ?? '',
         message: `${what} belongs to ${describeOwner(object)}, not container-id ${expected}${describeInstance(context.instance)}: left untouched`,

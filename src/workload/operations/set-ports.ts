@@ -9,7 +9,7 @@
 //      it; else patch its type, ports and selector (preconditioned on the version read)
 //   -> `service` -> running: until the Service as written (that version or a newer one,
 //      never the cached one before it) routes to the Pod on the new ports (the
-//      EndpointSlice controller lists them), a Service deleted: until it is gone
+//      endpoint slice controller lists them), a Service deleted: until it is gone
 //   -> `portsSet`, with the address
 import { concat, defer, first, ignoreElements, of, switchMap, tap, type Observable } from 'rxjs';
 import type { V1Deployment, V1Service } from '../../kube/objects.js';

@@ -5,7 +5,7 @@
 //
 // Routing is O(1) per informer event: a Deployment change names its workload (the
 // informer's key is the Deployment name), a Pod change names its container-id, which
-// leads to the workload(s) carrying it, a Service or EndpointSlice change names the
+// leads to the workload(s) carrying it, a Service or endpoint slice change names the
 // Service, which is named like its workload, and a claim change names the claim, which
 // leads to the workload(s) whose Pods mount it. Only that workload is evaluated, with only
 // its own objects, read from the informers' caches then (the board keeps no copy of them,
@@ -167,7 +167,7 @@ export class StatusBoard {
     this.evaluateNamed(notice.key);
   }
 
-  /** An EndpointSlice of a Service changed: the workload named like the Service is evaluated. */
+  /** A slice of a Service's endpoints changed: the workload named like the Service is evaluated. */
   onSlices(notice: InformerNotice<V1EndpointSlice>): void {
     if (notice.type !== 'changed') return this.onConnectionNotice('endpointslices', notice);
     this.evaluateNamed(notice.key);

@@ -1,6 +1,6 @@
 // statuses$(): every managed workload of a namespace, live, for a UI of a thousand
 // containers. It reads the same shared informers provision$ waits on (one Deployment, Pod,
-// Service, EndpointSlice and PersistentVolumeClaim watch per namespace, label selector
+// Service, endpoint slice and claim watch per namespace, label selector
 // managed=true; no polling), and
 // emits a workload's status event only when its status changed: every workload once
 // after the first list, then per change; a deleted workload's last event says `missing`;

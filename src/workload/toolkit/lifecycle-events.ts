@@ -5,6 +5,7 @@
 import type { ClaimStatusValue } from '../../rollout/claim-status.js';
 import type { PodDiagnosis, ProgressEvent } from '../../rollout/events.js';
 import type { ServiceStatusValue } from '../../rollout/service-status.js';
+import type { KindName } from '../../kube/kinds.js';
 
 interface LifecycleEventBase {
   /** ISO-8601 time the event was produced. */
@@ -53,7 +54,7 @@ export interface RollbackEvent extends LifecycleEventBase {
 export interface DeletedEvent extends LifecycleEventBase {
   readonly type: 'deleted';
   readonly uid: string;
-  /** The object's kind: `Deployment`, `Service`, `PersistentVolumeClaim`. */
+  /** The object's kind, as the API names it: `Deployment`, `Service`, ... */
   readonly kind: string;
   /** The object's name. */
   readonly object: string;
@@ -76,7 +77,7 @@ export interface ResizedEvent extends LifecycleEventBase {
 /** remove with keepData: the container's claim stays, with the data on it; a later create for the same container re-attaches it. */
 export interface KeptEvent extends LifecycleEventBase {
   readonly type: 'kept';
-  readonly kind: 'PersistentVolumeClaim';
+  readonly kind: KindName<'persistentvolumeclaims'>;
   readonly object: string;
   readonly uid: string;
 }
@@ -97,7 +98,7 @@ export interface LeftEvent extends LifecycleEventBase {
 
 /** An object remove left untouched because it is not the container's. */
 export interface LeftObject {
-  readonly kind: 'Service' | 'PersistentVolumeClaim';
+  readonly kind: KindName<'services' | 'persistentvolumeclaims'>;
   readonly object: string;
   readonly uid: string;
   readonly message: string;

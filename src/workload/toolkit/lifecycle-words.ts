@@ -1,6 +1,7 @@
 // A lifecycle event in words, one line, without its time: the CLI prints it, and Manager's
 // job log (manager/event-printer.ts) prints the same words.
 import type { LifecycleEvent } from './lifecycle-events.js';
+import { KINDS } from '../../kube/kinds.js';
 
 /** The event in words, without its time. */
 export function describeLifecycleEvent(event: LifecycleEvent): string {
@@ -25,15 +26,15 @@ export function describeLifecycleEvent(event: LifecycleEvent): string {
     case 'rollback':
       return `${id} rollout failed (${event.reason}): restoring the previous pod template (generation ${event.generation})`;
     case 'deleted':
-      if (event.kind === 'PersistentVolumeClaim')
-        return `${id} PersistentVolumeClaim ${event.object} deleted (its data goes with it); waiting for it to be gone`;
+      if (event.kind === KINDS.persistentvolumeclaims.kind)
+        return `${id} ${event.kind} ${event.object} deleted (its data goes with it); waiting for it to be gone`;
       return event.kind === 'Service'
         ? `${id} Service deleted; waiting for it to be gone`
         : `${id} ${event.kind} deleted; waiting for it and its pods to be gone`;
     case 'resized':
-      return `${id} PersistentVolumeClaim ${event.object} grown from ${event.previous} to ${event.requested}: ${event.message}`;
+      return `${id} ${KINDS.persistentvolumeclaims.kind} ${event.object} grown from ${event.previous} to ${event.requested}: ${event.message}`;
     case 'kept':
-      return `${id} PersistentVolumeClaim ${event.object} kept, with its data: a create for the same container re-attaches it`;
+      return `${id} ${event.kind} ${event.object} kept, with its data: a create for the same container re-attaches it`;
     case 'left':
       return `${id} ${event.message}`;
     case 'warned':
