@@ -247,6 +247,7 @@ export { toEventStream, type EventStreamOptions } from './sse/to-event-stream.js
 // Generic operators, for callers composing their own abortable flows.
 export { abortOn } from './rx/abort-on.js';
 export { fromAbortable } from './rx/from-abortable.js';
+export { isoTime } from './rx/clock-time.js';
 
 // Errors: one hierarchy under KubeProvisionerError, each with a constant `name`.
 export { KubeProvisionerError } from './errors/base.js';
