@@ -96,10 +96,13 @@ export class LoopProbe {
       [...byKind].map(([kind, list]) => {
         const sorted = [...list].sort((a, b) => a - b);
         const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-        return [
-          kind,
-          { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1)!, totalMs: sorted.reduce((a, b) => a + b, 0) },
-        ];
+        const slowest = this.deliveries
+          .filter((entry) => entry.kind === kind)
+          .sort((a, b) => b.handlingMs - a.handlingMs)
+          .slice(0, 5)
+          .map(({ type, name, handlingMs, cpuMs }) => ({ type, name, handlingMs, cpuMs }));
+        const totalMs = sorted.reduce((a, b) => a + b, 0);
+        return [kind, { count: sorted.length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1)!, totalMs, slowest }];
       }),
     );
   }
