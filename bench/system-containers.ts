@@ -167,6 +167,7 @@ async function ours(
         ready.push(performance.now() - started);
         created.set(containerId, result.providerId);
         readyTimes.push({ name: result.name, startedAt, readyAt: result.readyAt });
+        log(`${result.name} ready after ${fmt((result.readyAt - startedAt) / 1000)} s`);
         const loggedInAt = await logins.login(result.name, result.address);
         login.push(loggedInAt - startedAt);
       }),
@@ -211,6 +212,9 @@ class SshLogins {
       if (outcome === 'ok') waiter.resolve(Number(rest[0]));
       else waiter.reject(new Error(`no SSH login for ${key}: ${rest.join(' ')}`));
     });
+    // A login process gone before every login was reported would leave its waiters hanging.
+    this.child.on('exit', (code, signal) => this.failAll(`bench/lib/ssh-login.py exited (${signal ?? `code ${code}`})`));
+    this.child.on('error', (error) => this.failAll(`bench/lib/ssh-login.py: ${error.message}`));
   }
 
   /** Resolves with the login's time on the machine's monotonic clock (hrNow). */
@@ -219,6 +223,11 @@ class SshLogins {
       this.waiting.set(key, { resolve, reject });
       this.child.stdin.write(`${key} ${address}\n`);
     });
+  }
+
+  private failAll(why: string): void {
+    for (const [key, waiter] of this.waiting) waiter.reject(new Error(`no SSH login for ${key}: ${why}`));
+    this.waiting.clear();
   }
 
   stop(): void {

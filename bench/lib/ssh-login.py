@@ -29,7 +29,10 @@ def login(key, address):
     while time.monotonic() < deadline:
         try:
             done = subprocess.run(
-                ["ssh", "-i", key_file, *OPTIONS, "-o", "ConnectTimeout=5", f"root@{address}", "true"],
+                # No stdin for ssh: it would read the lines meant for this process and set the
+                # shared pipe non-blocking, which ends the loop below as if at its end.
+                ["ssh", "-n", "-i", key_file, *OPTIONS, "-o", "ConnectTimeout=5", f"root@{address}", "true"],
+                stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=15,
             )
