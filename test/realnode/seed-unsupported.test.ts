@@ -5,7 +5,7 @@
 // seconds with SeedUnsupported naming the image, and the cleanup removes the claim and the
 // Deployment it created. With the explicit seed 'empty' the same image runs, its persisted
 // paths empty on a bound claim. kubectl checks what is left. (An image with a shell but no
-// `cp` is tested on real directories in test/unit/seed-command.test.ts: a busybox without a
+// `cp` is tested on real directories in test/unit/members/claim/seed-command.test.ts: a busybox without a
 // `cp` link is no such image, its sh runs the cp applet.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
