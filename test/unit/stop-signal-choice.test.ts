@@ -3,6 +3,8 @@
 // Against FakeKubernetes, an in-memory stand-in for the API server whose `dropsStopSignals`
 // plays one with the ContainerStopSignals feature gate off; the real control plane's answer
 // is in test/integration/system-container.test.ts.
+import { readFileSync } from 'node:fs';
+
 import { lastValueFrom, takeWhile, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 
@@ -91,6 +93,7 @@ describe('provision of a system container and the stop signal', () => {
         'namespace default failed (ForbiddenError: Forbidden (403): the user may not create deployments in namespace default; grant the ' +
         '"create" verb on "deployments" in its RBAC Role); the Pod goes without it, so only the image\'s STOPSIGNAL SIGRTMIN+3 halts systemd at once',
     );
+    expect(readFileSync('docs/system-containers.md', 'utf8').split('\n')).toContain(line);
     expect(stored(fake).containers[0]!.lifecycle).toBeUndefined();
     // Not kept: the next create asks again, and the cluster that answers keeps it.
     await untilCreated(fake, { ...system, containerId: 43, hostname: 'other' });
