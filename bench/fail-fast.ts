@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { startCluster } from '../scripts/control-plane/cluster.js';
 import { faultImage, type FaultMode } from '../scripts/control-plane/stages.js';
 import { KubernetesApi } from '../src/kube/kubernetes-api.js';
-import { provision$ } from '../src/workload/provision.js';
+import { provision$ } from '../src/workload/operations/provision.js';
 
 const { values } = parseArgs({ options: { 'progress-deadline': { type: 'string', default: '600' } } });
 const progressDeadlineSeconds = Number(values['progress-deadline']);

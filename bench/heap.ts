@@ -32,10 +32,10 @@ import type { KindMap, ListRequestOptions, ObjectList, WatchHandle, WatchHandler
 import { WatchStreamReader } from '../src/kube/watch-stream.js';
 import type { V1Deployment, V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service } from '../src/kube/objects.js';
 import { SOAK_IMAGE as IMAGE, soakWorkloadSpec } from './lib/soak-workload.js';
-import { buildDeployment, workloadLabels } from '../src/workload/manifest.js';
-import { buildService, deploymentOwner } from '../src/workload/service-manifest.js';
-import { buildClaim } from '../src/workload/storage-manifest.js';
-import { statuses$ } from '../src/workload/statuses.js';
+import { buildDeployment, workloadLabels } from '../src/members/deployment/manifest.js';
+import { buildService, deploymentOwner } from '../src/members/service/manifest.js';
+import { buildClaim } from '../src/members/claim/manifest.js';
+import { statuses$ } from '../src/workload/reads/statuses.js';
 import type { WorkloadStatusValue } from '../src/rollout/workload-status.js';
 
 const { values } = parseArgs({

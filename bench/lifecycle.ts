@@ -34,7 +34,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { startCluster, type LocalCluster } from '../scripts/control-plane/cluster.js';
 import { KubernetesApi } from '../src/kube/kubernetes-api.js';
 import { CONTAINER_ID_LABEL } from '../src/input/labels.js';
-import { provision } from '../src/workload/provision.js';
+import { provision } from '../src/workload/operations/provision.js';
 import type { CycleRecord, LifecycleChildInput, LifecycleChildResult } from './lib/lifecycle-protocol.js';
 import { LifecycleObserver, type DeploymentSeen } from './lib/lifecycle-observer.js';
 import { machineInfo, type MachineInfo } from './lib/machine.js';

@@ -30,7 +30,7 @@ import { NEVER, Subject, filter, map, type Observable, type Subscription } from 
 import type { ReflectorEvent } from '../src/informers/reflector.js';
 import type * as SharedInformerModule from '../src/informers/shared-informer.js';
 import type * as AwaitRolloutModule from '../src/rollout/await-rollout.js';
-import type * as RolloutSourcesModule from '../src/workload/rollout-sources.js';
+import type * as DeploymentMemberModule from '../src/members/deployment/member.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { fmt, markdownTable, median } from './lib/stats.js';
 
@@ -41,7 +41,7 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const fromSrc = (path: string): Promise<unknown> => import(resolve(REPO_ROOT, 'src', path));
 const { SharedInformer } = (await fromSrc('informers/shared-informer.ts')) as typeof SharedInformerModule;
 const { awaitRollout } = (await fromSrc('rollout/await-rollout.ts')) as typeof AwaitRolloutModule;
-const { DEPLOYMENTS_BY_NAME } = (await fromSrc('workload/rollout-sources.ts')) as typeof RolloutSourcesModule;
+const { DEPLOYMENTS_BY_NAME } = (await fromSrc('members/deployment/member.ts')) as typeof DeploymentMemberModule;
 
 const { values } = parseArgs({
   options: {

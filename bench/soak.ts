@@ -29,9 +29,9 @@ import { AppsV1Api, CoreV1Api, KubeConfig, StorageV1Api, type V1PersistentVolume
 import { startCluster, type LocalCluster } from '../scripts/control-plane/cluster.js';
 import { KubernetesApi } from '../src/kube/kubernetes-api.js';
 import type { WatchedKind } from '../src/kube/kinds.js';
-import { buildDeployment, workloadLabels } from '../src/workload/manifest.js';
-import { buildService, deploymentOwner } from '../src/workload/service-manifest.js';
-import { buildClaim } from '../src/workload/storage-manifest.js';
+import { buildDeployment, workloadLabels } from '../src/members/deployment/manifest.js';
+import { buildService, deploymentOwner } from '../src/members/service/manifest.js';
+import { buildClaim } from '../src/members/claim/manifest.js';
 import { machineInfo, machineMarkdown, type MachineInfo } from './lib/machine.js';
 import { SOAK_IMAGE, soakWorkloadSpec } from './lib/soak-workload.js';
 import { Namespaces } from './lib/namespaces.js';

@@ -28,7 +28,7 @@ import { AppsV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startCluster } from '../scripts/control-plane/cluster.js';
 import { KubernetesApi } from '../src/kube/kubernetes-api.js';
 import { parseWorkloadSpec } from '../src/input/workload-spec.js';
-import { buildDeployment } from '../src/workload/manifest.js';
+import { buildDeployment } from '../src/members/deployment/manifest.js';
 import { apiCounts, type ApiCounts } from './lib/cluster-report.js';
 import { deploymentName } from './lib/child-harness.js';
 import { machineInfo, machineMarkdown, type MachineInfo } from './lib/machine.js';

@@ -19,7 +19,7 @@ import { HTTPD_PORT, MISSING_IMAGE, REAL_NODE_IMAGES } from './control-plane/rea
 import { REAL_NODE_NAMESPACE } from './control-plane/real-node/node.js';
 import type { RealNode } from './control-plane/real-node/node.js';
 import { httpGet } from './control-plane/http.js';
-import { status } from '../src/workload/status.js';
+import { status } from '../src/workload/reads/status.js';
 import { runCli } from '../src/cli/run.js';
 import { describeEvent, formatErrorLine, formatEventLine } from '../src/cli/format.js';
 import { exitCodeFor, EXIT } from '../src/cli/exit-codes.js';

@@ -105,8 +105,8 @@ export type { BackoffPolicy } from './rx/backoff.js';
 // Rollout: pure status, diagnosis and failure policy; the event types.
 export { hasProgressDeadline, rolloutStatus } from './rollout/rollout-status.js';
 export { diagnosePod } from './rollout/pod-diagnosis.js';
+export { NODE_ADDRESS_ANNOTATION } from './input/labels.js';
 export {
-  NODE_ADDRESS_ANNOTATION,
   podEndpoint,
   serviceAddress,
   servicePorts,
@@ -132,8 +132,8 @@ export type {
 } from './rollout/events.js';
 
 // Workload status: the pure mapping to Manager's words.
+export { REVISION_ANNOTATION } from './kube/objects.js';
 export {
-  REVISION_ANNOTATION,
   workloadStatus,
   type FailureJudgement,
   type WorkloadResources,
@@ -144,29 +144,29 @@ export {
 export { unknownStatus } from './rollout/unknown-status.js';
 export { sameWorkloadStatus } from './rollout/same-workload-status.js';
 // Lines for people: the CLI's output and Manager's job log, one line per event or error.
-export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './workload/event-lines.js';
-export { describeLifecycleEvent } from './workload/lifecycle-words.js';
+export { clockTime, describeEvent, errorRecord, formatErrorLine, formatEventLine } from './workload/toolkit/event-lines.js';
+export { describeLifecycleEvent } from './workload/toolkit/lifecycle-words.js';
 export { escapeControlCharacters } from './text.js';
 // Masking credentials (their shapes: JWTs, Bearer values, token=, PEM bodies, ...) in any text that leaves the process.
 export { maskCredentials } from './mask.js';
 
 // Operations on one workload.
-export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './workload/manifest.js';
-export { buildService, type BuildServiceOptions, type ServiceSpec } from './workload/service-manifest.js';
-export { claimNameOf } from './workload/storage-manifest.js';
-export { provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/provision.js';
-export { DEFAULT_CLEANUP_TIMEOUT_MS } from './workload/cleanup.js';
+export { MAX_MANIFEST_BYTES, buildDeployment, type BuildDeploymentOptions } from './members/deployment/manifest.js';
+export { buildService, type BuildServiceOptions, type ServiceSpec } from './members/service/manifest.js';
+export { claimNameOf } from './members/claim/manifest.js';
+export { provision, provision$, type ProvisionOptions, type ProvisionResult } from './workload/operations/provision.js';
+export { DEFAULT_CLEANUP_TIMEOUT_MS } from './workload/operations/cleanup.js';
 // The lifecycle after creation: the writes (addressed by provider ID "namespace/name").
-export { start, start$, type StartOptions, type StartResult } from './workload/start.js';
-export { stop, stop$, type StopOptions, type StopResult } from './workload/stop.js';
-export { restart, restart$, type RestartOptions, type RestartResult } from './workload/restart.js';
-export { reconfigure, reconfigure$, type ReconfigureOptions, type ReconfigureResult } from './workload/reconfigure.js';
-export { remove, remove$, type RemoveOptions, type RemoveResult } from './workload/remove.js';
-export { setPorts, setPorts$, type SetPortsOptions, type SetPortsResult } from './workload/set-ports.js';
-export { parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload/workload-changes.js';
-export { workloadDrift } from './workload/drift.js';
-export { RESTARTED_AT_ANNOTATION } from './workload/restart.js';
-export { DEFAULT_TIMEOUT_MS, type OperationResult, type WorkloadOperationOptions } from './workload/operation.js';
+export { start, start$, type StartOptions, type StartResult } from './workload/operations/start.js';
+export { stop, stop$, type StopOptions, type StopResult } from './workload/operations/stop.js';
+export { restart, restart$, type RestartOptions, type RestartResult } from './workload/operations/restart.js';
+export { reconfigure, reconfigure$, type ReconfigureOptions, type ReconfigureResult } from './workload/operations/reconfigure.js';
+export { remove, remove$, type RemoveOptions, type RemoveResult } from './workload/operations/remove.js';
+export { setPorts, setPorts$, type SetPortsOptions, type SetPortsResult } from './workload/operations/set-ports.js';
+export { parseWorkloadChanges, type ParsedChanges, type WorkloadChanges } from './workload/operations/workload-changes.js';
+export { workloadDrift } from './members/drift.js';
+export { RESTARTED_AT_ANNOTATION } from './workload/operations/restart.js';
+export { DEFAULT_TIMEOUT_MS, type OperationResult, type WorkloadOperationOptions } from './workload/toolkit/operation.js';
 // Inside the workload's container: a terminal or a command (pods/exec), its log (pods/log).
 export {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -177,8 +177,8 @@ export {
   type ExecResult,
   type Terminal,
   type TerminalOptions,
-} from './workload/terminal.js';
-export { logs$, type LogLine, type LogsOptions } from './workload/logs.js';
+} from './workload/reads/terminal.js';
+export { logs$, type LogLine, type LogsOptions } from './workload/reads/logs.js';
 export type {
   DeletedEvent,
   DiagnosedEvent,
@@ -196,14 +196,14 @@ export type {
   StoppedEvent,
   WaitingEvent,
   WarnedEvent,
-} from './workload/lifecycle-events.js';
+} from './workload/toolkit/lifecycle-events.js';
 
 // Reading workloads: one status, the list, and live statuses.
-export { DEFAULT_READ_TIMEOUT_MS } from './workload/read-options.js';
-export { status, type StatusOptions } from './workload/status.js';
-export { list, type ListOptions, type WorkloadSnapshot } from './workload/list.js';
-export { status$, statuses$, type StatusesOptions, type StatusStreamOptions } from './workload/statuses.js';
-export type { StatusEvent } from './workload/status-board.js';
+export { DEFAULT_READ_TIMEOUT_MS } from './workload/toolkit/read-options.js';
+export { status, type StatusOptions } from './workload/reads/status.js';
+export { list, type ListOptions, type WorkloadSnapshot } from './workload/reads/list.js';
+export { status$, statuses$, type StatusesOptions, type StatusStreamOptions } from './workload/reads/statuses.js';
+export type { StatusEvent } from './workload/reads/status-board.js';
 
 // The cluster: preflight check, nodes, and whether a workload fits.
 export { DEFAULT_CHECK_TIMEOUT_MS, check, type CheckOptions, type CheckTarget } from './cluster/check.js';
@@ -248,6 +248,7 @@ export { toEventStream, type EventStreamOptions } from './sse/to-event-stream.js
 // Generic operators, for callers composing their own abortable flows.
 export { abortOn } from './rx/abort-on.js';
 export { fromAbortable } from './rx/from-abortable.js';
+export { isoTime } from './rx/clock-time.js';
 
 // Errors: one hierarchy under KubeProvisionerError, each with a constant `name`.
 export { KubeProvisionerError } from './errors/base.js';
@@ -282,12 +283,12 @@ export {
   NoRunningContainerError,
   ShellNotFoundError,
 } from './errors/exec.js';
-export { OperationTimeoutError, type WorkloadOperation } from './workload/operation.js';
-export { WorkloadNotFoundError, WorkloadOwnershipError } from './workload/ownership.js';
-export { WorkloadSupersededError, type Supersession } from './workload/guard-generation.js';
-export { WorkloadDriftError, type DriftField } from './workload/drift.js';
-export type { WorkloadCleanup } from './workload/cleanup.js';
-export { ReconfigureFailedError } from './workload/reconfigure.js';
-export { StorageResizeError, claimHolds, type StorageResizeRefusal } from './workload/resize-claim.js';
-export { NoDefaultStorageClassError, StorageClassNotFoundError } from './workload/storage-class-choice.js';
-export { ServiceRejectedError, type ServiceRefusal } from './workload/service-refusal.js';
+export { OperationTimeoutError, type WorkloadOperation } from './workload/toolkit/operation.js';
+export { WorkloadNotFoundError, WorkloadOwnershipError } from './workload/toolkit/ownership.js';
+export { WorkloadSupersededError, type Supersession } from './workload/toolkit/guard-generation.js';
+export { WorkloadDriftError, type DriftField } from './members/drift.js';
+export type { WorkloadCleanup } from './workload/operations/cleanup.js';
+export { ReconfigureFailedError } from './workload/operations/reconfigure.js';
+export { StorageResizeError, claimHolds, type StorageResizeRefusal } from './workload/operations/resize-claim.js';
+export { NoDefaultStorageClassError, StorageClassNotFoundError } from './workload/operations/storage-class-choice.js';
+export { ServiceRejectedError, type ServiceRefusal } from './workload/operations/service-refusal.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { ChildInput, ChildResult } from './protocol.js';
 import type { ProxyMessage, ProxyRequestSummary } from './proxy-protocol.js';

@@ -84,7 +84,7 @@ const informers = new library.InformerRegistry({
   },
 });
 let evaluations = 0;
-// The channel's name (src/workload/status-board.ts): what the library publishes to it.
+// The channel's name (src/workload/reads/status-board.ts): what the library publishes to it.
 subscribe('kube-provisioner:status-evaluations', (message) => {
   if ((message as { event?: string }).event === 'evaluation') evaluations += 1;
   else informerChanges += 1;

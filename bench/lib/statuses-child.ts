@@ -32,7 +32,7 @@ const CONTAINER_ID_LABEL = library.CONTAINER_ID_LABEL;
 let watchEvents = 0;
 let notices = 0;
 let evaluations = 0;
-// The channel's name (src/workload/status-board.ts): what the library publishes to it.
+// The channel's name (src/workload/reads/status-board.ts): what the library publishes to it.
 subscribe('kube-provisioner:status-evaluations', (message) => {
   if ((message as { event?: string }).event === 'evaluation') evaluations += 1;
   else notices += 1;

@@ -5,7 +5,7 @@
 // (src/input/duration.ts). Nothing is rounded, dropped or merged without a word.
 import type { KubernetesApiOptions } from '../kube/kubernetes-api.js';
 import { FILE_RULE, readRegularFile } from '../kube/read-file.js';
-import { DEFAULT_TIMEOUT_MS } from '../workload/operation.js';
+import { DEFAULT_TIMEOUT_MS } from '../workload/toolkit/operation.js';
 import { durationFlag, parseDuration } from './duration.js';
 import { InvalidSpecError, UsageError, type SpecIssue } from '../errors/input.js';
 import { DURATION_RULES, progressDeadlineProblem } from '../input/duration.js';

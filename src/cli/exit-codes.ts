@@ -4,7 +4,7 @@ import { ApiError, ApiTimeoutError, ConflictError, MalformedObjectError, WatchIn
 import { DiscoveryTimeoutError, OperationAbortedError } from '../errors/operation.js';
 import { ExecPluginError, KubeconfigInvalidError, KubeconfigNotFoundError, UnknownContextError } from '../errors/kubeconfig.js';
 import { InvalidOptionError, InvalidSpecError, ShellWordsError, UsageError } from '../errors/input.js';
-import { OperationTimeoutError } from '../workload/operation.js';
+import { OperationTimeoutError } from '../workload/toolkit/operation.js';
 import {
   ExecConnectionLostError,
   ExecFailedError,
@@ -14,11 +14,11 @@ import {
   ShellNotFoundError,
 } from '../errors/exec.js';
 import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../errors/rollout.js';
-import { WorkloadDriftError } from '../workload/drift.js';
-import { WorkloadNotFoundError } from '../workload/ownership.js';
-import { WorkloadSupersededError } from '../workload/guard-generation.js';
-import { StorageResizeError } from '../workload/resize-claim.js';
-import { NoDefaultStorageClassError, StorageClassNotFoundError } from '../workload/storage-class-choice.js';
+import { WorkloadDriftError } from '../members/drift.js';
+import { WorkloadNotFoundError } from '../workload/toolkit/ownership.js';
+import { WorkloadSupersededError } from '../workload/toolkit/guard-generation.js';
+import { StorageResizeError } from '../workload/operations/resize-claim.js';
+import { NoDefaultStorageClassError, StorageClassNotFoundError } from '../workload/operations/storage-class-choice.js';
 
 export const EXIT = {
   ok: 0,

@@ -1,2 +1,2 @@
-// The CLI's lines are the core's (src/workload/event-lines.ts), shared with the Manager adapter.
-export { describeEvent, errorRecord, formatErrorLine, formatEventLine } from '../workload/event-lines.js';
+// The CLI's lines are the core's (src/workload/toolkit/event-lines.ts), shared with the Manager adapter.
+export { describeEvent, errorRecord, formatErrorLine, formatEventLine } from '../workload/toolkit/event-lines.js';

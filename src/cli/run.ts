@@ -2,7 +2,7 @@
 // directly; main.ts wires it to the process). It never calls process.exit: when the
 // provisioning ends, nothing is left open and the process ends on its own.
 import { KubernetesApi } from '../kube/kubernetes-api.js';
-import { provision$ } from '../workload/provision.js';
+import { provision$ } from '../workload/operations/provision.js';
 import { parseWorkloadSpec } from '../input/workload-spec.js';
 import type { ProvisionEvent } from '../rollout/events.js';
 import { CREATE_USAGE, parseCreateArgs, specFromStdin, withFlags, type InputSources } from './args.js';

@@ -2,8 +2,8 @@
 // status for `status` (the same shape as create's progress lines: time, provider ID,
 // words), and plain JSON objects, one per line, with -o json.
 import type { ServiceStatusValue } from '../rollout/service-status.js';
-import type { WorkloadSnapshot } from '../workload/list.js';
-import type { StatusEvent } from '../workload/status-board.js';
+import type { WorkloadSnapshot } from '../workload/reads/list.js';
+import type { StatusEvent } from '../workload/reads/status-board.js';
 
 const NONE = '<none>';
 

@@ -8,7 +8,7 @@
 // The errors are grouped by concern beside this file (input, kubeconfig, api, rollout,
 // operation); the errors of the workload lifecycle live with the steps that raise them
 // (src/workload/), where the types they carry are defined. A failed provisioning's
-// `cleanup` report is declared by src/workload/cleanup.ts, which makes it.
+// `cleanup` report is declared by src/workload/operations/cleanup.ts, which makes it.
 import { escapeControlCharacters } from '../text.js';
 
 export class KubeProvisionerError extends Error {

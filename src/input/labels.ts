@@ -13,6 +13,8 @@ export const CONTAINER_ID_LABEL = `${LABEL_PREFIX}.container-id`;
  * when their container IDs are equal.
  */
 export const INSTANCE_LABEL = `${LABEL_PREFIX}.instance`;
+/** The annotation that records the node address chosen for a NodePort Service. */
+export const NODE_ADDRESS_ANNOTATION = `${LABEL_PREFIX}.node-address`;
 
 /** Label selector of every object any Manager created, nothing else. */
 export const MANAGED_SELECTOR = `${MANAGED_LABEL}=true`;

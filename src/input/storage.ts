@@ -42,7 +42,7 @@ export interface StorageSpec {
 // Paths the container runtime or the kubelet owns: a volume there would break the container.
 const RESERVED_TREES = ['/proc', '/sys', '/dev'];
 const KUBELET_FILES = ['/etc/hosts', '/etc/hostname', '/etc/resolv.conf'];
-// The seeding contract, shared by the command (src/workload/seed-command.ts), the rules
+// The seeding contract, shared by the command (src/members/claim/seed-command.ts), the rules
 // here and the diagnosis of its failures (src/rollout/storage-diagnosis.ts).
 
 /** The Pod's name for the claim's volume. */

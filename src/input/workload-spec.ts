@@ -61,7 +61,7 @@ export interface WorkloadSpec {
   /** The Pod's `hostUsers`: false runs it in a user namespace of its own. Absent: the cluster's default (the host's users). */
   hostUsers?: boolean;
   /**
-   * The container's volume: one PersistentVolumeClaim that keeps the persisted paths through
+   * The container's volume: one claim (a persistent volume claim) that keeps the persisted paths through
    * its whole life (docs/storage.md). Absent: no volume, the files live as long as the Pod.
    */
   storage?: StorageSpec;

@@ -45,7 +45,7 @@ export interface KindInfo {
   readonly namespaced: boolean;
 }
 
-export const KINDS: { readonly [K in WatchedKind]: KindInfo } = {
+export const KINDS = {
   deployments: { kind: 'Deployment', group: 'apps', version: 'v1', namespaced: true },
   pods: { kind: 'Pod', group: '', version: 'v1', namespaced: true },
   nodes: { kind: 'Node', group: '', version: 'v1', namespaced: false },
@@ -55,7 +55,10 @@ export const KINDS: { readonly [K in WatchedKind]: KindInfo } = {
   events: { kind: 'Event', group: '', version: 'v1', namespaced: true },
   services: { kind: 'Service', group: '', version: 'v1', namespaced: true },
   endpointslices: { kind: 'EndpointSlice', group: 'discovery.k8s.io', version: 'v1', namespaced: true },
-};
+} as const satisfies { readonly [K in WatchedKind]: KindInfo };
+
+/** As the API names a kind in `kind`: `KindName<'services'>` is `'Service'`. */
+export type KindName<K extends WatchedKind> = (typeof KINDS)[K]['kind'];
 
 /** `apps/v1`, or `v1` for the core group. */
 export function apiVersionOf(resource: WatchedKind): string {

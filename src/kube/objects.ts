@@ -643,3 +643,12 @@ export interface V1EndpointSlice {
 
 /** The label the EndpointSlice controller puts on each slice: the name of its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+
+/** The deployment controller's count of pod templates a Deployment has had ("1", "2", ...). */
+export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
+
+/** Set by the deployment controller on each ReplicaSet's Pods. */
+export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
+
+/** Set by the scheduler on a WaitForFirstConsumer claim: the node its volume must be provisioned for. */
+export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';

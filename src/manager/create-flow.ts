@@ -6,7 +6,7 @@ import { asyncScheduler, concat, defer, from, switchMap, tap } from 'rxjs';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { ProvisionAbortedError, abortOn } from '../index.js';
 import { AlreadyProvisionedError, ProviderIdNotSavedError, ProviderOutcomeMissingError } from './errors.js';
-import { eventTime } from './event-time.js';
+import { isoTime } from '../index.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type {
   ActualResources,
@@ -128,7 +128,7 @@ async function saveOutcome(
     throw new ProviderIdNotSavedError(containerId, outcome.providerId, 'the record was provisioned by another run or deleted meanwhile');
   }
   const { providerId, macAddress, ipAddress } = outcome;
-  return { type: 'saved', at: eventTime(clock), containerId, providerId, macAddress, ipAddress };
+  return { type: 'saved', at: isoTime(clock), containerId, providerId, macAddress, ipAddress };
 }
 
 function identityOf(outcome: ProvisionedEvent): ProvisionedIdentity {

@@ -8,7 +8,7 @@ import { requireProviderId } from './providers/lifecycle-record.js';
 import type { Observable, SchedulerLike } from 'rxjs';
 import { InvalidOptionError, OperationAbortedError, abortOn } from '../index.js';
 import { LifecycleResultNotSavedError, LifecycleUnsupportedError, OPERATION_NOUNS, type ContainerOperationName } from './errors.js';
-import { eventTime } from './event-time.js';
+import { isoTime } from '../index.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import type {
   ContainerId,
@@ -107,7 +107,7 @@ export function containerLifecycle(registry: ProviderRegistry, options: Containe
             // A node that needs nothing for this operation (setPorts on Proxmox, Docker): done, unchanged.
             return of<ContainerLifecycleEvent>({
               type: 'completed',
-              at: eventTime(clock),
+              at: isoTime(clock),
               provider: registry.providerFor(loaded.node.nodeType).nodeType,
               operation: name,
               providerId: requireProviderId(loaded, name),
@@ -216,5 +216,5 @@ async function saveResult(
       `the row no longer has provider ID ${expected} (deleted or changed meanwhile)`,
     );
   }
-  return { type: 'saved', at: eventTime(clock), containerId: record.id, operation, ...result };
+  return { type: 'saved', at: isoTime(clock), containerId: record.id, operation, ...result };
 }

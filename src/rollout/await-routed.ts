@@ -1,5 +1,5 @@
 // awaitRouted(): after a rollout is complete, the wait until the workload's Service routes
-// to its new Pod: the EndpointSlice controller lists that Pod as ready on every port of the
+// to its new Pod: the endpoint slice controller lists that Pod as ready on every port of the
 // Service (and, for a LoadBalancer, a load balancer has given the Service an address). That
 // is the moment a connection to the address reaches the Pod, so "ready" means reachable.
 //

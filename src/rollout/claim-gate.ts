@@ -8,13 +8,14 @@
 // provisioning grace, so a provisioner that never acts is named, not waited out).
 import type { V1PersistentVolumeClaim, V1Pod } from '../kube/objects.js';
 import { oneLine } from '../text.js';
-import { SELECTED_NODE_ANNOTATION } from './cached-fields.js';
+import { SELECTED_NODE_ANNOTATION } from '../kube/objects.js';
 import type { PodDiagnosis } from './events.js';
 import { objectStatus } from './object-status.js';
 import { STORAGE_REASONS, claimEvent, volumeEventProblem, type StorageEvent } from './storage-diagnosis.js';
 import type { TrackedGate } from './tracker.js';
+import { KINDS } from '../kube/kinds.js';
 
-export const CLAIM_GATE_KIND = 'PersistentVolumeClaim';
+export const CLAIM_GATE_KIND = KINDS.persistentvolumeclaims.kind;
 
 export function claimGate(
   name: string,

@@ -1,4 +1,4 @@
-// claimStatus(): what a container's PersistentVolumeClaim is doing, as a value. Pure: the
+// claimStatus(): what a container's claim is doing, as a value. Pure: the
 // claim and, when known, its StorageClass in; no request, no clock. A resize is judged
 // the way a careful operator does: by the capacity the volume reports, never by the
 // request alone (a claim's request can grow while its volume never does).

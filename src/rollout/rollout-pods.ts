@@ -12,9 +12,8 @@
 // Pods that stay (neither deleted nor finished) while others do is taken as stale, and those
 // others are used when they are of one revision.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import { POD_TEMPLATE_HASH_LABEL } from '../kube/objects.js';
 
-/** Set by the deployment controller on each ReplicaSet's Pods. */
-export const POD_TEMPLATE_HASH_LABEL = 'pod-template-hash';
 const QUOTED_REPLICASET = /(?:ReplicaSet|replica set) "([^"]+)"/;
 
 export function newReplicaSetName(deployment: V1Deployment): string | undefined {

@@ -9,8 +9,10 @@
 //     or the slices do not carry the Service's ports    EndpointNotReady
 //   the Pod is ready in a slice with every port         Routed
 import type { V1Service, V1EndpointSlice, V1Endpoint } from '../kube/objects.js';
+import { NODE_ADDRESS_ANNOTATION } from '../input/labels.js';
 import { PORT_PROTOCOLS, type PortProtocol, type ServiceType } from '../input/ports.js';
-import { sharedValue } from './shared-values.js';
+import { sharedValue } from '../shared-values.js';
+import { KINDS } from '../kube/kinds.js';
 
 /** One port of the Service as the API server stored it (node ports allocated). */
 export interface ServicePortValue {
@@ -83,9 +85,6 @@ function clusterIpOf(service: V1Service): string | null {
   const ip = service.spec?.clusterIP;
   return ip && ip !== 'None' ? ip : null;
 }
-
-/** The annotation that records the node address chosen for a NodePort Service. */
-export const NODE_ADDRESS_ANNOTATION = 'org.mieweb.opensource-server.node-address';
 
 /**
  * The address Manager's agent uses: the ClusterIP; a LoadBalancer's ingress IP (or
@@ -163,10 +162,10 @@ export function podEndpoint(service: V1Service, slices: readonly V1EndpointSlice
 }
 
 function notRoutedMessage(endpoint: EndpointValue): string {
-  if (!endpoint.listed) return `${WAITING_FOR_ROUTE_MESSAGE} (the EndpointSlice controller has not listed it yet)`;
+  if (!endpoint.listed) return `${WAITING_FOR_ROUTE_MESSAGE} (the ${KINDS.endpointslices.kind} controller has not listed it yet)`;
   if (endpoint.terminating) return `${WAITING_FOR_ROUTE_MESSAGE} (its endpoint is terminating)`;
   if (!endpoint.ready) return `${WAITING_FOR_ROUTE_MESSAGE} (its endpoint is not ready yet)`;
-  return `${WAITING_FOR_ROUTE_MESSAGE} (the EndpointSlice does not carry the Service's ports yet)`;
+  return `${WAITING_FOR_ROUTE_MESSAGE} (the ${KINDS.endpointslices.kind} does not carry the Service's ports yet)`;
 }
 
 /**

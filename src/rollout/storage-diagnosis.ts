@@ -19,6 +19,7 @@ import {
   SEED_MESSAGE_PREFIX as SEED_PREFIX,
   SEED_UNSUPPORTED_EXIT_CODE as SEED_UNSUPPORTED_EXIT,
 } from '../input/storage.js';
+import { KINDS } from '../kube/kinds.js';
 
 /** Reasons this module gives, beside the controllers' own (ProvisioningFailed, FailedAttachVolume, FailedMount). */
 export const STORAGE_REASONS = {
@@ -120,7 +121,9 @@ function claimWords(context: StorageContext): StorageEvent | undefined {
   return latest(
     context.events ?? [],
     (event) =>
-      event.kind === 'PersistentVolumeClaim' && event.name === claim.metadata?.name && (!event.uid || event.uid === claim.metadata?.uid),
+      event.kind === KINDS.persistentvolumeclaims.kind &&
+      event.name === claim.metadata?.name &&
+      (!event.uid || event.uid === claim.metadata?.uid),
   );
 }
 

@@ -26,16 +26,14 @@ import type { V1Container, V1Deployment, V1EndpointSlice, V1Pod, V1Service } fro
 import { serviceGate } from './service-gate.js';
 import { routedPodOf, serviceStatus, type ServiceStatusValue } from './service-status.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
+import { REVISION_ANNOTATION } from '../kube/objects.js';
 import { oneLine } from '../text.js';
-import { sharedValue } from './shared-values.js';
+import { sharedValue } from '../shared-values.js';
 import { lastLogLine } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ReplicaCounts, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
 import { INITIAL_TRACKER_STATE, trackRollout, type TrackedFailure, type TrackerStep } from './tracker.js';
-
-/** The deployment controller's count of pod templates a Deployment has had ("1", "2", ...). */
-export const REVISION_ANNOTATION = 'deployment.kubernetes.io/revision';
 
 /** Manager's status words. */
 export type WorkloadState = 'running' | 'offline' | 'stopping' | 'creating' | 'starting' | 'updating' | 'failed' | 'missing' | 'unknown';

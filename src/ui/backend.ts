@@ -6,8 +6,8 @@ import type { Observable } from 'rxjs';
 import type { KubernetesClient } from '../kube/client.js';
 import type { PodDiagnosis } from '../rollout/events.js';
 import type { ServiceStatusValue } from '../rollout/service-status.js';
-import type { Terminal, TerminalOptions } from '../workload/terminal.js';
-import type { LogLine, LogsOptions } from '../workload/logs.js';
+import type { Terminal, TerminalOptions } from '../workload/reads/terminal.js';
+import type { LogLine, LogsOptions } from '../workload/reads/logs.js';
 
 /** Manager's words for a workload's state. */
 export type WorkloadState = 'running' | 'offline' | 'stopping' | 'creating' | 'starting' | 'updating' | 'failed' | 'missing' | 'unknown';

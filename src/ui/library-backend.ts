@@ -3,15 +3,15 @@
 import { defer, from, switchMap } from 'rxjs';
 import { CONTAINER_ID_LABEL } from '../input/labels.js';
 import { parseProviderId } from '../input/provider-id.js';
-import { connection$ } from '../workload/connection.js';
-import { provision$ } from '../workload/provision.js';
-import { remove$ } from '../workload/remove.js';
-import { restart$ } from '../workload/restart.js';
-import { start$ } from '../workload/start.js';
-import { statuses$ } from '../workload/statuses.js';
-import { stop$ } from '../workload/stop.js';
-import { logs$ } from '../workload/logs.js';
-import { openTerminal } from '../workload/terminal.js';
+import { connection$ } from '../workload/reads/connection.js';
+import { provision$ } from '../workload/operations/provision.js';
+import { remove$ } from '../workload/operations/remove.js';
+import { restart$ } from '../workload/operations/restart.js';
+import { start$ } from '../workload/operations/start.js';
+import { statuses$ } from '../workload/reads/statuses.js';
+import { stop$ } from '../workload/operations/stop.js';
+import { logs$ } from '../workload/reads/logs.js';
+import { openTerminal } from '../workload/reads/terminal.js';
 import type { LifecycleOperation, UiBackend } from './backend.js';
 
 // remove$ refuses a Deployment whose container-id differs from the one named; the page

@@ -41,8 +41,8 @@ import {
   type WorkloadStatusEvent,
 } from './backend.js';
 import { OperationInProgressError, OtherNamespaceError, PageBusyError } from './refusals.js';
-import type { LogLine, LogsOptions } from '../workload/logs.js';
-import type { Terminal, TerminalOptions } from '../workload/terminal.js';
+import type { LogLine, LogsOptions } from '../workload/reads/logs.js';
+import type { Terminal, TerminalOptions } from '../workload/reads/terminal.js';
 
 export const DEFAULT_HUB_REPLAY = 5000;
 export const DEFAULT_KEEP_FINISHED_OPERATIONS = 50;

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { Observable, Subscription } from 'rxjs';
 import type { ErrorForViewers } from '../sse/error-for-viewers.js';
 import { SSE_HEADERS } from '../sse/to-event-stream.js';
-import type { LogLine } from '../workload/logs.js';
+import type { LogLine } from '../workload/reads/logs.js';
 import type { SessionTicket } from './sessions.js';
 
 /** Lines waiting for a page that does not read them; past it the stream is ended. */

@@ -8,7 +8,7 @@
 // (the tab closed, the shell exited, idle, an error, the server closing) closes the remote
 // shell, the socket and every timer, and logs the session's one line.
 import type { ErrorForViewers } from '../sse/error-for-viewers.js';
-import type { Terminal, TerminalOptions } from '../workload/terminal.js';
+import type { Terminal, TerminalOptions } from '../workload/reads/terminal.js';
 import type { SessionTicket } from './sessions.js';
 
 /** Without input or output for this long, a page's terminal is closed. */

@@ -28,7 +28,7 @@ import { ForbiddenError } from '../../src/errors/api.js';
 import { RolloutFailedError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { checkKubernetesNode } from '../../src/manager/node-check.js';
-import { provision } from '../../src/workload/provision.js';
+import { provision } from '../../src/workload/operations/provision.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { clusterEnv, type ClusterUserName } from '../support/cluster-env.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec, uniqueName } from '../support/kube.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForbiddenError } from '../../src/errors/api.js';
 import { KubeletUnreachableError, NoRunningContainerError } from '../../src/errors/exec.js';
 import { execCommand, logs$, openTerminal, provision, stop } from '../../src/index.js';
-import { WorkloadNotFoundError } from '../../src/workload/ownership.js';
+import { WorkloadNotFoundError } from '../../src/workload/toolkit/ownership.js';
 import { apiFor, createNamespace, kubectl, sampleSpec } from '../support/kube.js';
 
 const ROLE = readFileSync(fileURLToPath(new URL('../../docs/kube-provisioner-role.yaml', import.meta.url)), 'utf8');

@@ -4,7 +4,7 @@
 // 10-minute progress deadline (the point where kubectl, Helm and Terraform give up).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RolloutFailedError } from '../../src/errors/rollout.js';
-import { provision, provision$ } from '../../src/workload/provision.js';
+import { provision, provision$ } from '../../src/workload/operations/provision.js';
 import type { ProgressEvent } from '../../src/rollout/events.js';
 import { MISSING_SECRET_MESSAGE, faultImage, type FaultMode } from '../../scripts/control-plane/stages.js';
 import { apiFor, createNamespace, kubectl, sampleSpec } from '../support/kube.js';

@@ -16,14 +16,14 @@ import { checkKubernetesNode } from '../../src/manager/node-check.js';
 import { createKubernetesProvider } from '../../src/manager/providers/kubernetes.js';
 import { ProviderRegistry } from '../../src/manager/providers/registry.js';
 import type { ProvisionedEvent } from '../../src/manager/providers/types.js';
-import { ReconfigureFailedError, reconfigure } from '../../src/workload/reconfigure.js';
+import { ReconfigureFailedError, reconfigure } from '../../src/workload/operations/reconfigure.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { kubernetesRecord } from '../support/manager-record.js';
 import { runNode } from '../support/run-process.js';
 import { nodes } from '../../src/cluster/nodes.js';
 import { RolloutFailedError } from '../../src/errors/rollout.js';
-import { provision } from '../../src/workload/provision.js';
-import { remove } from '../../src/workload/remove.js';
+import { provision } from '../../src/workload/operations/provision.js';
+import { remove } from '../../src/workload/operations/remove.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec } from '../support/kube.js';
 
 const RESOURCE = 'nvidia.com/gpu';

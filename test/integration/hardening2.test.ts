@@ -13,7 +13,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { INSTANCE_LABEL } from '../../src/input/labels.js';
-import { list } from '../../src/workload/list.js';
+import { list } from '../../src/workload/reads/list.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { writeExecKubeconfig } from '../support/exec-kubeconfig.js';
 import { createNamespace, kubectl, kubectlJson, uniqueName } from '../support/kube.js';

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { runUiCommand } from '../../src/cli/commands/ui.js';
 import type { UiBackend } from '../../src/ui/backend.js';
-import { provision$ } from '../../src/workload/provision.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { createNamespace, kubectl, kubectlJson, sampleSpec, uniqueName } from '../support/kube.js';
 import { readEventStream, type SseEvent } from '../support/sse-client.js';
-import { statuses$ } from '../../src/workload/statuses.js';
+import { statuses$ } from '../../src/workload/reads/statuses.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const backend: UiBackend = { statuses$, provision$ };

@@ -16,7 +16,7 @@ import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { OperationEvent, UiBackend } from '../../src/ui/backend.js';
 import { LiveHub } from '../../src/ui/live-hub.js';
 import { startUiServer, type UiServer } from '../../src/ui/server.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { libraryBackend } from '../../src/ui/library-backend.js';
 import { launchBrowser } from '../support/browser.js';
 import { unreachableKubeconfig } from '../support/unreachable-kubeconfig.js';
@@ -27,10 +27,10 @@ kubeConfig.loadFromFile(clusterEnv().kubeconfigPath);
 /** A second, independent client for the test's own writes. */
 const apps = kubeConfig.makeApiClient(AppsV1Api);
 import { apiFor, createNamespace, kubectl, sampleSpec, uniqueName } from '../support/kube.js';
-import { statuses$ } from '../../src/workload/statuses.js';
+import { statuses$ } from '../../src/workload/reads/statuses.js';
 import { claimOf, localStorage } from '../support/storage.js';
-import { start } from '../../src/workload/start.js';
-import { stop } from '../../src/workload/stop.js';
+import { start } from '../../src/workload/operations/start.js';
+import { stop } from '../../src/workload/operations/stop.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 // KUBE_PROVISIONER_UPDATE_SCREENSHOT=1 writes the committed docs/ui-screenshot.png.

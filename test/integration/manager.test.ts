@@ -25,7 +25,7 @@ import type { ContainerRecord } from '../../src/manager/providers/types.js';
 import { MemoryContainerStore } from '../../src/manager/store/memory-store.js';
 import { SequelizeContainerStore } from '../../src/manager/store/sequelize-store.js';
 import { managedSelector } from '../../src/input/labels.js';
-import { podSnapshots } from '../../src/workload/rollout-sources.js';
+import { podSnapshots } from '../../src/members/deployment/member.js';
 import { faultImage } from '../../scripts/control-plane/stages.js';
 import { ApiProxy } from '../support/api-proxy.js';
 import { clusterEnv } from '../support/cluster-env.js';

@@ -5,8 +5,8 @@ import { KubeConfig, Watch, type V1Deployment, type V1Pod } from '@kubernetes/cl
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, ForbiddenError } from '../../src/errors/api.js';
 import { RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import { provision, provision$ } from '../../src/workload/provision.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import { provision, provision$ } from '../../src/workload/operations/provision.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { ProgressEvent, ProvisionEvent } from '../../src/rollout/events.js';
 import { faultImage } from '../../scripts/control-plane/stages.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForbiddenError } from '../../src/errors/api.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { provision$ } from '../../src/workload/provision.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
 import type { ProvisionEvent, ProvisionResult } from '../../src/index.js';
 import { startCluster, type LocalCluster } from '../../scripts/control-plane/cluster.js';
 import { ApiProxy, GONE_STATUS, type ProxiedRequest } from '../support/api-proxy.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { provision } from '../../src/workload/provision.js';
+import { provision } from '../../src/workload/operations/provision.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { apiFor, createNamespace, kubectl, sampleSpec } from '../support/kube.js';
 

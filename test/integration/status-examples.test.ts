@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { provision } from '../../src/workload/provision.js';
+import { provision } from '../../src/workload/operations/provision.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { apiFor, createNamespace, kubectl, sampleSpec } from '../support/kube.js';
 

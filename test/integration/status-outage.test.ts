@@ -8,11 +8,11 @@ import { startCluster, type LocalCluster } from '../../scripts/control-plane/clu
 import { ApiUnreachableError } from '../../src/errors/api.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { list } from '../../src/workload/list.js';
-import { provision } from '../../src/workload/provision.js';
-import type { StatusEvent } from '../../src/workload/status-board.js';
-import { status } from '../../src/workload/status.js';
-import { statuses$ } from '../../src/workload/statuses.js';
+import { list } from '../../src/workload/reads/list.js';
+import { provision } from '../../src/workload/operations/provision.js';
+import type { StatusEvent } from '../../src/workload/reads/status-board.js';
+import { status } from '../../src/workload/reads/status.js';
+import { statuses$ } from '../../src/workload/reads/statuses.js';
 import { sampleSpec } from '../support/kube.js';
 import { runNode, type ProcessRun } from '../support/run-process.js';
 

@@ -9,7 +9,7 @@ import { startCluster, type LocalCluster } from '../../scripts/control-plane/clu
 import { check } from '../../src/cluster/check.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { probeStopSignal } from '../../src/kube/stop-signal-probe.js';
-import { provision$ } from '../../src/workload/provision.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
 import { clusterEnv } from '../support/cluster-env.js';
 import { sampleSpec } from '../support/kube.js';
 

@@ -5,21 +5,21 @@
 // places the Pod. kubectl, an independent client, checks what happened.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { provision } from '../../src/workload/provision.js';
-import { reconfigure } from '../../src/workload/reconfigure.js';
-import { remove } from '../../src/workload/remove.js';
-import { restart } from '../../src/workload/restart.js';
-import { start } from '../../src/workload/start.js';
-import { stop } from '../../src/workload/stop.js';
-import { StorageResizeError } from '../../src/workload/resize-claim.js';
+import { provision } from '../../src/workload/operations/provision.js';
+import { reconfigure } from '../../src/workload/operations/reconfigure.js';
+import { remove } from '../../src/workload/operations/remove.js';
+import { restart } from '../../src/workload/operations/restart.js';
+import { start } from '../../src/workload/operations/start.js';
+import { stop } from '../../src/workload/operations/stop.js';
+import { StorageResizeError } from '../../src/workload/operations/resize-claim.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { list, type WorkloadSnapshot } from '../../src/workload/list.js';
-import { status } from '../../src/workload/status.js';
-import type { StatusEvent } from '../../src/workload/status-board.js';
-import { statuses$ } from '../../src/workload/statuses.js';
+import { list, type WorkloadSnapshot } from '../../src/workload/reads/list.js';
+import { status } from '../../src/workload/reads/status.js';
+import type { StatusEvent } from '../../src/workload/reads/status-board.js';
+import { statuses$ } from '../../src/workload/reads/statuses.js';
 import { runNode, type ProcessRun } from '../support/run-process.js';
 import { clusterEnv } from '../support/cluster-env.js';
-import { NoDefaultStorageClassError } from '../../src/workload/storage-class-choice.js';
+import { NoDefaultStorageClassError } from '../../src/workload/operations/storage-class-choice.js';
 import { apiFor, createNamespace, kubectl, kubectlJson, sampleSpec } from '../support/kube.js';
 import { claimOf, defaultClassNames, localStorage, type LocalStorage } from '../support/storage.js';
 

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { V1Deployment } from '../../src/kube/objects.js';
 import { probeStopSignal } from '../../src/kube/stop-signal-probe.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import { provision$ } from '../../src/workload/provision.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
 import { apiFor, createNamespace, kubectl, sampleSpec } from '../support/kube.js';
 
 let namespace: string;

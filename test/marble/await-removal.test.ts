@@ -1,4 +1,4 @@
-// Marble spec (RxJS TestScheduler, virtual time) for awaitRemoval (src/workload/await-removal.ts):
+// Marble spec (RxJS TestScheduler, virtual time) for awaitRemoval (src/workload/toolkit/await-removal.ts):
 // remove's wait names a system container's Pod still running HALT_EXPECTED_SECONDS after its
 // delete, once, and only a system container's. The informer streams are hot marbles of fixtures.
 import { map } from 'rxjs';
@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { V1Pod } from '../../src/kube/objects.js';
-import { awaitRemoval } from '../../src/workload/await-removal.js';
-import { HALT_EXPECTED_SECONDS } from '../../src/workload/halt-warnings.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { awaitRemoval } from '../../src/workload/toolkit/await-removal.js';
+import { HALT_EXPECTED_SECONDS } from '../../src/workload/toolkit/halt-warnings.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { deployment, readyPod } from '../support/fixtures.js';
 
 const UID = 'uid-web';

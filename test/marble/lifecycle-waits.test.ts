@@ -7,15 +7,15 @@ import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { WorkloadSupersededError } from '../../src/workload/guard-generation.js';
-import type { WorkloadOperation } from '../../src/workload/operation.js';
+import { WorkloadSupersededError } from '../../src/workload/toolkit/guard-generation.js';
+import type { WorkloadOperation } from '../../src/workload/toolkit/operation.js';
 import type { ProgressEvent } from '../../src/rollout/events.js';
-import { awaitObserved, awaitRemoved, awaitStopped } from '../../src/workload/await-workload.js';
-import { guardGeneration, type GenerationTarget } from '../../src/workload/guard-generation.js';
-import { awaitGenerationRollout } from '../../src/workload/workload-streams.js';
-import { operationContext } from '../../src/workload/operation.js';
-import type { OwnedWorkload } from '../../src/workload/ownership.js';
-import type { WaitingEvent } from '../../src/workload/lifecycle-events.js';
+import { awaitObserved, awaitRemoved, awaitStopped } from '../../src/workload/toolkit/await-workload.js';
+import { guardGeneration, type GenerationTarget } from '../../src/workload/toolkit/guard-generation.js';
+import { awaitGenerationRollout } from '../../src/workload/toolkit/workload-streams.js';
+import { operationContext } from '../../src/workload/toolkit/operation.js';
+import type { OwnedWorkload } from '../../src/workload/toolkit/ownership.js';
+import type { WaitingEvent } from '../../src/workload/toolkit/lifecycle-events.js';
 import { FakeKubernetes } from '../support/fake-kube.js';
 import {
   OLD_HASH,

@@ -14,7 +14,12 @@ import type { InformerNotice } from '../../src/informers/shared-informer.js';
 import { DEFAULT_FAILURE_POLICY, resolveFailurePolicy } from '../../src/rollout/failure-policy.js';
 import { MAX_TIMER_DELAY_MS } from '../../src/rx/long-timer.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../src/input/labels.js';
-import { STATUS_EVALUATIONS_CHANNEL, StatusBoard, type StatusBoardOptions, type StatusEvent } from '../../src/workload/status-board.js';
+import {
+  STATUS_EVALUATIONS_CHANNEL,
+  StatusBoard,
+  type StatusBoardOptions,
+  type StatusEvent,
+} from '../../src/workload/reads/status-board.js';
 import {
   conditions,
   containerCreatingPod,

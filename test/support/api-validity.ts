@@ -4,7 +4,7 @@
 // unchanged. The property test checks every manifest against it; the integration suite
 // checks a sample against the real API server with a dry-run create, which keeps this
 // statement honest.
-import { MAX_MANIFEST_BYTES } from '../../src/workload/manifest.js';
+import { MAX_MANIFEST_BYTES } from '../../src/members/deployment/manifest.js';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

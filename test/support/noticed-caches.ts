@@ -3,7 +3,7 @@
 // of it said, as an informer's cache does when it notifies.
 import type { InformerNotice } from '../../src/informers/shared-informer.js';
 import type { V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service } from '../../src/kube/objects.js';
-import type { CachedObjects } from '../../src/workload/status-board.js';
+import type { CachedObjects } from '../../src/workload/reads/status-board.js';
 
 type Noter<T> = (notice: InformerNotice<T>) => InformerNotice<T>;
 

@@ -16,7 +16,7 @@ import { InformerRegistry } from '../../src/informers/registry.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
 import { awaitRollout } from '../../src/rollout/await-rollout.js';
 import { deadline } from '../../src/rx/deadline.js';
-import { deploymentSnapshots, podSnapshots } from '../../src/workload/rollout-sources.js';
+import { deploymentSnapshots, podSnapshots } from '../../src/members/deployment/member.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { CONTAINER_ID, NAME, UID, bodyChunks, deploymentObject, podObject, watchStreams } from './watch-junk.js';
 

@@ -15,13 +15,14 @@ const BANDS: readonly (readonly string[])[] = [
   ['cli', 'manager'],
   ['index.ts', 'ui'],
   ['workload', 'cluster'],
+  ['members'],
   ['informers', 'rollout'],
   ['kube'],
   ['input', 'sse'],
   ['rx'],
   ['mask.ts'],
   ['errors'],
-  ['text.ts'],
+  ['text.ts', 'shared-values.ts'],
 ];
 
 const bandOf = new Map(BANDS.flatMap((parts, index) => parts.map((part) => [part, index] as const)));

@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 
 import { parseCheckArgs } from '../../src/cli/commands/check.js';
-import { BOOT_CHECK_ITEM_ID, DEFAULT_BOOT_TIMEOUT_MS, bootCheck } from '../../src/workload/boot-check.js';
+import { BOOT_CHECK_ITEM_ID, DEFAULT_BOOT_TIMEOUT_MS, bootCheck } from '../../src/workload/operations/boot-check.js';
 import type { V1Deployment } from '../../src/kube/objects.js';
 import { FakeKubernetes, completeRollout, podOf, publishEndpoints, startRollout } from '../support/fake-kube.js';
 

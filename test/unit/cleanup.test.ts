@@ -10,12 +10,12 @@ import { ConflictError, ForbiddenError, MalformedResponseError } from '../../src
 import { InvalidOptionError } from '../../src/errors/input.js';
 import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { errorRecord } from '../../src/workload/event-lines.js';
+import { errorRecord } from '../../src/workload/toolkit/event-lines.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
-import { DEFAULT_CLEANUP_TIMEOUT_MS, deleteCreated } from '../../src/workload/cleanup.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import { provision$ } from '../../src/workload/provision.js';
+import { DEFAULT_CLEANUP_TIMEOUT_MS, deleteCreated } from '../../src/workload/operations/cleanup.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 import { replicaSetName } from '../support/fixtures.js';
 

@@ -18,8 +18,8 @@ import type { CrashLogReader, CrashRef } from '../../src/rollout/crash-lines.js'
 import type { ProgressEvent } from '../../src/rollout/events.js';
 import { DEFAULT_FAILURE_POLICY } from '../../src/rollout/failure-policy.js';
 import { INITIAL_TRACKER_STATE, trackRollout } from '../../src/rollout/tracker.js';
-import { LOG_TAIL_LINES, MAX_LOG_LINE_CHARS, crashLogReader } from '../../src/workload/crash-logs.js';
-import { StatusBoard, type StatusEvent } from '../../src/workload/status-board.js';
+import { LOG_TAIL_LINES, MAX_LOG_LINE_CHARS, crashLogReader } from '../../src/workload/toolkit/crash-logs.js';
+import { StatusBoard, type StatusEvent } from '../../src/workload/reads/status-board.js';
 import { kubeletMessages, progressingDeployment, readyPod, replicaSetName, waitingPod } from '../support/fixtures.js';
 import { noticedCaches } from '../support/noticed-caches.js';
 

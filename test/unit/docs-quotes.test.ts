@@ -7,6 +7,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { documentationFiles, fencedBlocks } from '../support/examples.js';
+import { dedent } from '../support/manager-guide.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const QUOTE = /<!-- quote: (\S+) -->\n```[a-z]*\n([\s\S]*?)```/g;
@@ -38,12 +39,6 @@ const excerpts = documentationFiles()
   .flatMap(fencedBlocks)
   .filter((block) => block.excerptOf !== undefined);
 
-/** The lines without their common indentation, and without trailing blanks. */
-function dedent(lines: readonly string[]): string[] {
-  const indent = Math.min(...lines.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)![0].length));
-  return lines.map((line) => line.slice(indent).trimEnd());
-}
-
 function containsConsecutively(file: readonly string[], block: readonly string[]): boolean {
   for (let start = 0; start + block.length <= file.length; start++) {
     if (dedent(file.slice(start, start + block.length)).every((line, index) => line === block[index])) return true;
@@ -52,7 +47,7 @@ function containsConsecutively(file: readonly string[], block: readonly string[]
 }
 
 describe("docs excerpt Manager's own files as the Manager-shaped test app holds them", () => {
-  it("finds the excerpts of Manager's Node model, node routes, container routes and jobs", () => {
+  it("finds the excerpts of Manager's Node model, node routes, container routes, jobs and OpenAPI file", () => {
     expect(new Set(excerpts.map((block) => block.excerptOf))).toEqual(
       new Set([
         'test/support/manager/models/node.cjs',
@@ -62,12 +57,13 @@ describe("docs excerpt Manager's own files as the Manager-shaped test app holds 
         'test/support/manager/sessions-server.cjs',
         'test/support/manager/bin/create-container.cjs',
         'test/support/manager/bin/reconfigure-container.cjs',
+        'test/support/manager/openapi-paths.yaml',
       ]),
     );
   });
 
   it.each(excerpts.map((block) => [`${block.file}:${block.line}: ${block.excerptOf!}`, block] as const))('%s', (_, block) => {
-    expect(['js', 'javascript', 'cjs']).toContain(block.language);
+    expect(block.excerptOf!.endsWith('.yaml') ? ['yaml'] : ['js', 'javascript', 'cjs']).toContain(block.language);
     const file = readFileSync(`${root}${block.excerptOf!}`, 'utf8').split('\n');
     const lines = dedent(block.body.replace(/\n$/, '').split('\n'));
     expect(containsConsecutively(file, lines), `the block must be lines of ${block.excerptOf!} as written`).toBe(true);

@@ -3,8 +3,8 @@
 // defaults added), and against edited copies. Pure; no cluster.
 import type { V1Deployment } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
-import { isReconfigurable, workloadDrift } from '../../src/workload/drift.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { isReconfigurable, workloadDrift } from '../../src/members/drift.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 
 const spec = parseWorkloadSpec({

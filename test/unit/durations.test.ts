@@ -23,7 +23,7 @@ import { resolveFailurePolicy } from '../../src/rollout/failure-policy.js';
 import { MAX_TIMER_DELAY_MS, scheduleAfter, setLongTimeout } from '../../src/rx/long-timer.js';
 import { watchdog } from '../../src/rx/watchdog.js';
 import { MAX_DURATION_MS } from '../../src/input/duration.js';
-import { provision$, type ProvisionOptions } from '../../src/workload/provision.js';
+import { provision$, type ProvisionOptions } from '../../src/workload/operations/provision.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 
 const SPEC = { containerId: 1, nodeId: 1, hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 64 };

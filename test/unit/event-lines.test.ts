@@ -2,7 +2,7 @@
 // formatEventLine, describeEvent, formatErrorLine, escapeControlCharacters). Pure, no fakes.
 import { describe, expect, it } from 'vitest';
 import { RolloutFailedError } from '../../src/errors/rollout.js';
-import { describeEvent, formatErrorLine, formatEventLine } from '../../src/workload/event-lines.js';
+import { describeEvent, formatErrorLine, formatEventLine } from '../../src/workload/toolkit/event-lines.js';
 import type { ProgressEvent, RolloutStatus } from '../../src/rollout/events.js';
 import { escapeControlCharacters } from '../../src/text.js';
 

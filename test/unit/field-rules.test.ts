@@ -9,8 +9,8 @@ import { apiOptionsFrom } from '../../src/cli/commands/cluster-flags.js';
 import { FIELD_RULES } from '../../src/input/fields.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { status } from '../../src/workload/status.js';
-import { start } from '../../src/workload/start.js';
+import { status } from '../../src/workload/reads/status.js';
+import { start } from '../../src/workload/operations/start.js';
 import { FakeKubernetes } from '../support/fake-kube.js';
 
 const base = { containerId: 42, nodeId: 7, hostname: 'web', image: 'nginx:1.27', cpus: 0.5, memoryMb: 256 };

@@ -1,4 +1,4 @@
-// withHaltWarnings (src/workload/halt-warnings.ts): a system container's Pod still running
+// withHaltWarnings (src/workload/toolkit/halt-warnings.ts): a system container's Pod still running
 // some seconds after it was told to stop is named once, while the wait runs, and never
 // after it. Marble specs on virtual time (TestScheduler), fixtures for the Pods, no cluster.
 import { readFileSync } from 'node:fs';
@@ -9,11 +9,11 @@ import { describe, expect, it } from 'vitest';
 
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { V1Pod } from '../../src/kube/objects.js';
-import { HALT_EXPECTED_SECONDS, haltWatchOf, withHaltWarnings } from '../../src/workload/halt-warnings.js';
-import type { WarnedEvent } from '../../src/workload/lifecycle-events.js';
-import { describeLifecycleEvent } from '../../src/workload/lifecycle-words.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import type { OwnedWorkload } from '../../src/workload/ownership.js';
+import { HALT_EXPECTED_SECONDS, haltWatchOf, withHaltWarnings } from '../../src/workload/toolkit/halt-warnings.js';
+import type { WarnedEvent } from '../../src/workload/toolkit/lifecycle-events.js';
+import { describeLifecycleEvent } from '../../src/workload/toolkit/lifecycle-words.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import type { OwnedWorkload } from '../../src/workload/toolkit/ownership.js';
 import { readyPod, terminatedPod } from '../support/fixtures.js';
 
 const target = { namespace: 'default', name: 'web', providerId: 'default/web' };

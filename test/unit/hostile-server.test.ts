@@ -15,7 +15,7 @@ import { MalformedObjectError, MalformedResponseError } from '../../src/errors/a
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../../src/informers/reflector.js';
 import { KubernetesApi } from '../../src/kube/kubernetes-api.js';
-import { provision } from '../../src/workload/provision.js';
+import { provision } from '../../src/workload/operations/provision.js';
 import { deploymentObject, podObject } from '../support/watch-junk.js';
 
 let server: http.Server;

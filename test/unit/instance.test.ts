@@ -8,9 +8,9 @@ import { InvalidSpecError } from '../../src/errors/input.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { INSTANCE_LABEL, MANAGED_SELECTOR, belongsToInstance, managedSelector, ownershipLabels } from '../../src/input/labels.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import { provision } from '../../src/workload/provision.js';
-import { podSnapshots } from '../../src/workload/rollout-sources.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import { provision } from '../../src/workload/operations/provision.js';
+import { podSnapshots } from '../../src/members/deployment/member.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';
 
 const input = { containerId: 7, nodeId: 1, hostname: 'web-a', image: 'nginx:1.27', cpus: 0.5, memoryMb: 256 };

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { V1EndpointSlice, V1Service } from '../../src/kube/objects.js';
-import { NODE_ADDRESS_ANNOTATION, serviceStatus, type ServiceStatusValue } from '../../src/rollout/service-status.js';
+import { NODE_ADDRESS_ANNOTATION } from '../../src/input/labels.js';
+import { serviceStatus, type ServiceStatusValue } from '../../src/rollout/service-status.js';
 
 interface ServiceView {
   readonly address: string;

@@ -15,8 +15,8 @@ import WebSocket from 'ws';
 import type { UiBackend, WorkloadStatus, WorkloadStatusEvent } from '../../src/ui/backend.js';
 import { LiveHub } from '../../src/ui/live-hub.js';
 import { startUiServer, type UiServer, type UiServerOptions } from '../../src/ui/server.js';
-import type { LogLine, LogsOptions } from '../../src/workload/logs.js';
-import type { ExecExit, Terminal, TerminalOptions } from '../../src/workload/terminal.js';
+import type { LogLine, LogsOptions } from '../../src/workload/reads/logs.js';
+import type { ExecExit, Terminal, TerminalOptions } from '../../src/workload/reads/terminal.js';
 import { launchBrowser } from '../support/browser.js';
 import { FakeKubernetes } from '../support/fake-kube.js';
 

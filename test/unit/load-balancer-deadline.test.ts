@@ -7,8 +7,8 @@ import { RolloutFailedError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { loadBalancerGraceEndsBy } from '../../src/rollout/failure-policy.js';
-import { provision$ } from '../../src/workload/provision.js';
-import { setPorts } from '../../src/workload/set-ports.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
+import { setPorts } from '../../src/workload/operations/set-ports.js';
 import { FakeKubernetes, completeRollout, podOf, publishEndpoints } from '../support/fake-kube.js';
 
 const input = { containerId: 42, nodeId: 7, hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 256, ports: [{ port: 22 }] };

@@ -12,8 +12,8 @@ import { KubeletUnreachableError, NoRunningContainerError } from '../../src/erro
 import { InvalidOptionError } from '../../src/errors/input.js';
 import type { V1Pod } from '../../src/kube/objects.js';
 import { consoleLine } from '../../src/text.js';
-import { DeliveredMark, LineSplitter, sinceTimeOf, splitTimestamp, timestampNanos } from '../../src/workload/log-lines.js';
-import { logs$, type LogLine } from '../../src/workload/logs.js';
+import { DeliveredMark, LineSplitter, sinceTimeOf, splitTimestamp, timestampNanos } from '../../src/workload/reads/log-lines.js';
+import { logs$, type LogLine } from '../../src/workload/reads/logs.js';
 import { NS, WORKLOAD, startFakePodApi, workloadPod, type FakePodApi } from '../support/fake-pod-api.js';
 
 const PROVIDER_ID = `${NS}/${WORKLOAD}`;

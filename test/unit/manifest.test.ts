@@ -9,7 +9,7 @@ import {
   containerIdOf,
   ownershipLabels,
 } from '../../src/input/labels.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { WorkloadSpec } from '../../src/input/workload-spec.js';
 

@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../src/errors/input.js';
 import { MAX_DURATION_MS } from '../../src/input/duration.js';
 import { nodes } from '../../src/cluster/nodes.js';
-import { provision } from '../../src/workload/provision.js';
-import { reconfigure$ } from '../../src/workload/reconfigure.js';
-import { start$ } from '../../src/workload/start.js';
-import { status } from '../../src/workload/status.js';
-import { stop$ } from '../../src/workload/stop.js';
+import { provision } from '../../src/workload/operations/provision.js';
+import { reconfigure$ } from '../../src/workload/operations/reconfigure.js';
+import { start$ } from '../../src/workload/operations/start.js';
+import { status } from '../../src/workload/reads/status.js';
+import { stop$ } from '../../src/workload/operations/stop.js';
 import { FakeKubernetes } from '../support/fake-kube.js';
 
 describe('lifecycle operations follow the provision option rules', () => {

@@ -8,15 +8,15 @@ import { RolloutFailedError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import type { V1Pod } from '../../src/kube/objects.js';
 import type { ProvisionEvent, ReadyEvent } from '../../src/rollout/events.js';
-import { provision$ } from '../../src/workload/provision.js';
-import { reconfigure } from '../../src/workload/reconfigure.js';
-import { remove } from '../../src/workload/remove.js';
-import { ServiceRejectedError } from '../../src/workload/service-refusal.js';
-import { SERVICE_ADDRESS_ANNOTATION, setPorts } from '../../src/workload/set-ports.js';
-import type { StatusEvent } from '../../src/workload/status-board.js';
-import { statuses$ } from '../../src/workload/statuses.js';
-import { WorkloadOwnershipError } from '../../src/workload/ownership.js';
-import { WorkloadDriftError } from '../../src/workload/drift.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
+import { reconfigure } from '../../src/workload/operations/reconfigure.js';
+import { remove } from '../../src/workload/operations/remove.js';
+import { ServiceRejectedError } from '../../src/workload/operations/service-refusal.js';
+import { SERVICE_ADDRESS_ANNOTATION, setPorts } from '../../src/workload/operations/set-ports.js';
+import type { StatusEvent } from '../../src/workload/reads/status-board.js';
+import { statuses$ } from '../../src/workload/reads/statuses.js';
+import { WorkloadOwnershipError } from '../../src/workload/toolkit/ownership.js';
+import { WorkloadDriftError } from '../../src/members/drift.js';
 import { InvalidObjectError } from '../../src/errors/api.js';
 import { FakeKubernetes, completeRollout, podOf, publishEndpoints } from '../support/fake-kube.js';
 
@@ -383,7 +383,7 @@ describe('setPorts and reconfigure with ports', () => {
     const fake = new FakeKubernetes();
     await running(fake);
     const events = await lastValueFrom(
-      (await import('../../src/workload/remove.js'))
+      (await import('../../src/workload/operations/remove.js'))
         .remove$(fake, 'default/web', { containerId: 42, informers: fastInformers() })
         .pipe(toArray()),
     );
@@ -403,7 +403,7 @@ describe('remove beside a Service that is not ours', () => {
     await running(fake, { ...input, ports: undefined });
     const theirs = await fake.create('services', 'default', { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } });
     const events = await lastValueFrom(
-      (await import('../../src/workload/remove.js'))
+      (await import('../../src/workload/operations/remove.js'))
         .remove$(fake, 'default/web', { containerId: 42, informers: fastInformers() })
         .pipe(toArray()),
     );

@@ -3,7 +3,7 @@
 // of any service).
 import { describe, expect, it } from 'vitest';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
-import { cachedPodFields } from '../../src/rollout/cached-fields.js';
+import { cachedPodFields } from '../../src/informers/transforms/pod.js';
 import type { V1Pod } from '../../src/kube/objects.js';
 import {
   EVICTION_MESSAGE,

@@ -6,8 +6,8 @@ import { ApiUnreachableError, ConflictError, ForbiddenError, ResourceExpiredErro
 import { InvalidSpecError } from '../../src/errors/input.js';
 import { ProvisionAbortedError, RolloutFailedError, RolloutTimeoutError } from '../../src/errors/rollout.js';
 import { InformerRegistry } from '../../src/informers/registry.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import { provision, provision$ } from '../../src/workload/provision.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import { provision, provision$ } from '../../src/workload/operations/provision.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../support/fake-kube.js';

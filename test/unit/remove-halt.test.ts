@@ -1,5 +1,5 @@
 // remove$ of a system container names a Pod still running HALT_EXPECTED_SECONDS after its
-// delete, once, with the same `warned` SlowHalt event as a stop (src/workload/halt-warnings.ts,
+// delete, once, with the same `warned` SlowHalt event as a stop (src/workload/toolkit/halt-warnings.ts,
 // whose marble specs are in halt-warnings.test.ts). Against FakeKubernetes, an in-memory
 // stand-in for the API server: the test plays the garbage collector and the kubelet. The
 // operation's clock runs a thousand times fast, so the 10 s bound passes in 10 ms.
@@ -9,10 +9,10 @@ import { describe, expect, it, vi } from 'vitest';
 import { InformerRegistry } from '../../src/informers/registry.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { V1Pod } from '../../src/kube/objects.js';
-import { HALT_EXPECTED_SECONDS } from '../../src/workload/halt-warnings.js';
-import type { LifecycleEvent } from '../../src/workload/lifecycle-events.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import { remove$ } from '../../src/workload/remove.js';
+import { HALT_EXPECTED_SECONDS } from '../../src/workload/toolkit/halt-warnings.js';
+import type { LifecycleEvent } from '../../src/workload/toolkit/lifecycle-events.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import { remove$ } from '../../src/workload/operations/remove.js';
 import { FakeKubernetes, completeRollout, podOf } from '../support/fake-kube.js';
 
 const ID = 'default/web';

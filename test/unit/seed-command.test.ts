@@ -24,7 +24,7 @@ import {
   SEED_UNSUPPORTED_EXIT_CODE,
   SEED_VOLUME_MOUNT,
   seedCommand,
-} from '../../src/workload/seed-command.js';
+} from '../../src/members/claim/seed-command.js';
 import {
   fileCapabilities,
   identityOfTree,

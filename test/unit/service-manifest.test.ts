@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidOptionError } from '../../src/errors/input.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import { buildService, deploymentOwner } from '../../src/workload/service-manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import { buildService, deploymentOwner } from '../../src/members/service/manifest.js';
 
 const spec = parseWorkloadSpec({
   containerId: 42,

@@ -13,11 +13,11 @@ import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { V1Pod, V1Service } from '../../src/kube/objects.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
 import { serviceMismatch } from '../../src/rollout/service-gate.js';
-import { WorkloadDriftError } from '../../src/workload/drift.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import { provision$ } from '../../src/workload/provision.js';
-import { restart } from '../../src/workload/restart.js';
-import { status } from '../../src/workload/status.js';
+import { WorkloadDriftError } from '../../src/members/drift.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
+import { restart } from '../../src/workload/operations/restart.js';
+import { status } from '../../src/workload/reads/status.js';
 import { FakeKubernetes, completeRollout, podOf, publishEndpoints } from '../support/fake-kube.js';
 
 const input = { containerId: 42, nodeId: 7, hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 256, ports: [{ port: 22 }] };

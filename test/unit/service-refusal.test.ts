@@ -3,11 +3,11 @@
 // answers), turned into ServiceRejectedError naming our field and keeping its words.
 import { describe, expect, it } from 'vitest';
 import { ApiUnreachableError, QuotaExceededError } from '../../src/errors/api.js';
-import { ServiceRejectedError } from '../../src/workload/service-refusal.js';
+import { ServiceRejectedError } from '../../src/workload/operations/service-refusal.js';
 import { errorFromResponse, type KubeStatus } from '../../src/kube/translate-error.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
-import { serviceRefusal } from '../../src/workload/service-refusal.js';
-import { buildService } from '../../src/workload/service-manifest.js';
+import { serviceRefusal } from '../../src/workload/operations/service-refusal.js';
+import { buildService } from '../../src/members/service/manifest.js';
 
 const target = { verb: 'create', resource: 'services', namespace: 'default', name: 'web' };
 const where = { namespace: 'default', name: 'web' };

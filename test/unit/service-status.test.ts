@@ -3,7 +3,8 @@
 // (fixtures copied from what kubectl showed through create, stop, start and a ports change).
 import { describe, expect, it } from 'vitest';
 import type { V1EndpointSlice, V1Service } from '../../src/kube/objects.js';
-import { NODE_ADDRESS_ANNOTATION, podEndpoint, serviceAddress, servicePorts, serviceStatus } from '../../src/rollout/service-status.js';
+import { NODE_ADDRESS_ANNOTATION } from '../../src/input/labels.js';
+import { podEndpoint, serviceAddress, servicePorts, serviceStatus } from '../../src/rollout/service-status.js';
 
 const SERVICE_UID = 'bf6de5c2-e444-4a6f-a6a7-f8858d4a7699';
 const POD = { uid: 'ade3d12f-6b98-4d4f-a915-5a4ba9953527', name: 'web-5dfcfc6c97-jgdvh', ip: '10.244.0.1' };

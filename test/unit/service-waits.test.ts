@@ -11,11 +11,11 @@ import { InformerRegistry } from '../../src/informers/registry.js';
 import type { V1Pod } from '../../src/kube/objects.js';
 import type { ProvisionEvent, ReadyEvent } from '../../src/rollout/events.js';
 import { compareResourceVersions, fromWrittenVersion } from '../../src/rollout/written-version.js';
-import { provision$ } from '../../src/workload/provision.js';
-import { reconfigure } from '../../src/workload/reconfigure.js';
-import { endpointSliceSnapshots, serviceSnapshots } from '../../src/workload/rollout-sources.js';
-import { setPorts } from '../../src/workload/set-ports.js';
-import { remove } from '../../src/workload/remove.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
+import { reconfigure } from '../../src/workload/operations/reconfigure.js';
+import { endpointSliceSnapshots, serviceSnapshots } from '../../src/members/service/member.js';
+import { setPorts } from '../../src/workload/operations/set-ports.js';
+import { remove } from '../../src/workload/operations/remove.js';
 import { FakeKubernetes, completeRollout, podOf, publishEndpoints } from '../support/fake-kube.js';
 import { lastValueFrom, of, toArray } from 'rxjs';
 

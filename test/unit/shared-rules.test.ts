@@ -8,7 +8,7 @@ import { kubernetesNodeConfig } from '../../src/manager/node-config.js';
 import { DEFAULT_NAMESPACE, isEnvVarName } from '../../src/input/names.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import { oneLine } from '../../src/text.js';
-import { effectiveNamespace } from '../../src/workload/manifest.js';
+import { effectiveNamespace } from '../../src/members/deployment/manifest.js';
 
 const spec = { containerId: 1, nodeId: 1, hostname: 'web', image: 'nginx:1.27', cpus: 1, memoryMb: 64 };
 

@@ -9,13 +9,13 @@ import { describe, expect, it } from 'vitest';
 import type { V1ContainerState } from '@kubernetes/client-node';
 
 import type { V1ContainerStatus, V1Pod, V1Probe } from '../../src/kube/objects.js';
-import { cachedPodFields } from '../../src/rollout/cached-fields.js';
+import { cachedPodFields } from '../../src/informers/transforms/pod.js';
 import { DEFAULT_FAILURE_POLICY, INITIAL_POLICY_STATE, applyFailurePolicy } from '../../src/rollout/failure-policy.js';
 import { describeProgress } from '../../src/rollout/describe-progress.js';
 import { diagnosePod } from '../../src/rollout/pod-diagnosis.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';
 import { STARTUP_PROBE_FAILED_REASON, startupProbeBoundSeconds, startupProbeGaveUp } from '../../src/rollout/startup-probe.js';
-import { loginProbe } from '../../src/workload/system-manifest.js';
+import { loginProbe } from '../../src/members/deployment/system-manifest.js';
 import { T0, containerStatus, pod, progressingDeployment, states } from '../support/fixtures.js';
 
 /** The last run: started at T0, ended `seconds` later with `exitCode`. */

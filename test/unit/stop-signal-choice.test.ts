@@ -1,5 +1,5 @@
 // A system container's Pod names systemd's stop signal (`lifecycle.stopSignal`) only where
-// the cluster keeps it (src/workload/stop-signal-choice.ts, src/kube/stop-signal-probe.ts).
+// the cluster keeps it (src/workload/operations/stop-signal-choice.ts, src/kube/stop-signal-probe.ts).
 // Against FakeKubernetes, an in-memory stand-in for the API server whose `dropsStopSignals`
 // plays one with the ContainerStopSignals feature gate off; the real control plane's answer
 // is in test/integration/system-container.test.ts.
@@ -14,8 +14,8 @@ import type { CreateOptions, KindMap, WatchedKind } from '../../src/kube/client.
 import type { V1Deployment } from '../../src/kube/objects.js';
 import { STOP_SIGNAL_PROBE_NAME, probeStopSignal } from '../../src/kube/stop-signal-probe.js';
 import type { ProvisionEvent } from '../../src/rollout/events.js';
-import { describeEvent } from '../../src/workload/event-lines.js';
-import { provision$ } from '../../src/workload/provision.js';
+import { describeEvent } from '../../src/workload/toolkit/event-lines.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
 import { FakeKubernetes } from '../support/fake-kube.js';
 
 const fastInformers = () => new InformerRegistry({ backoff: { initialMs: 5, maxMs: 20, factor: 2, jitter: 0 } });

@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import type { V1PodSpec } from '../../src/kube/objects.js';
 import { storageSchema, type StorageSpec } from '../../src/input/storage.js';
-import { SEED_CONTAINER_NAME, SEED_SCRIPT, SEED_VOLUME_MOUNT } from '../../src/workload/seed-command.js';
-import { STORAGE_VOLUME_NAME, buildClaim, claimDrift, persistedMounts, withStorage } from '../../src/workload/storage-manifest.js';
-import { buildWorkload } from '../../src/workload/workload-set.js';
+import { SEED_CONTAINER_NAME, SEED_SCRIPT, SEED_VOLUME_MOUNT } from '../../src/members/claim/seed-command.js';
+import { STORAGE_VOLUME_NAME, buildClaim, claimDrift, persistedMounts, withStorage } from '../../src/members/claim/manifest.js';
+import { buildWorkload } from '../../src/members/set.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 
 const LABELS = {

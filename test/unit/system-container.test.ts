@@ -6,7 +6,7 @@ import { InvalidSpecError, UsageError } from '../../src/errors/input.js';
 import { isSystemContainer, SYSTEM_TERMINATION_GRACE_SECONDS } from '../../src/input/system-container.js';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { V1Container, V1Deployment, V1PodSpec } from '../../src/kube/objects.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
 
 const BASE = { containerId: 7, nodeId: 1, hostname: 'sys', image: 'ghcr.io/mieweb/opensource-server/base:latest', cpus: 1, memoryMb: 512 };
 

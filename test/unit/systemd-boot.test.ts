@@ -8,7 +8,7 @@ import { DEFAULT_FAILURE_POLICY } from '../../src/rollout/failure-policy.js';
 import { SYSTEM_BOOT_FAILED_REASON, classifySystemdBoot } from '../../src/rollout/systemd-boot.js';
 import { INITIAL_TRACKER_STATE, trackRollout } from '../../src/rollout/tracker.js';
 import { stripTerminalCodes } from '../../src/text.js';
-import { logLines } from '../../src/workload/crash-logs.js';
+import { logLines } from '../../src/workload/toolkit/crash-logs.js';
 import { deployment, progressingDeployment, terminatedPod } from '../support/fixtures.js';
 
 const CGROUP = '/kubepods/besteffort/pod0d3c/4f1e9a';

@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { bridgeTerminal } from '../../src/ui/terminal-socket.js';
-import type { Terminal, TerminalOptions } from '../../src/workload/terminal.js';
+import type { Terminal, TerminalOptions } from '../../src/workload/reads/terminal.js';
 
 class FakePageSocket extends EventEmitter {
   readonly OPEN = 1;

@@ -14,8 +14,8 @@ import {
   ShellNotFoundError,
 } from '../../src/errors/exec.js';
 import { InvalidOptionError } from '../../src/errors/input.js';
-import { WorkloadOwnershipError } from '../../src/workload/ownership.js';
-import { execCommand, openTerminal } from '../../src/workload/terminal.js';
+import { WorkloadOwnershipError } from '../../src/workload/toolkit/ownership.js';
+import { execCommand, openTerminal } from '../../src/workload/reads/terminal.js';
 import { containerStatus, pod as podFixture, states } from '../support/fixtures.js';
 import {
   CONTAINER,

@@ -5,7 +5,7 @@ import type { V1Container } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { InvalidSpecError } from '../../src/errors/input.js';
 import { coresOf, mebibytesOf, quantityUnits } from '../../src/input/parse-quantity.js';
-import { applyChanges, parseWorkloadChanges } from '../../src/workload/workload-changes.js';
+import { applyChanges, parseWorkloadChanges } from '../../src/workload/operations/workload-changes.js';
 
 /** The container of buildDeployment() as kube-apiserver stores it (cpus 1, 1024 MiB, EMPTY=""). */
 const live: V1Container = {

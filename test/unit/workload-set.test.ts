@@ -10,8 +10,8 @@ import { ALL_NAMESPACES } from '../../src/kube/client.js';
 import { KINDS, apiVersionOf, collectionPath, objectPath, type WatchedKind } from '../../src/kube/kinds.js';
 import { STATUS_OF_KIND, objectStatus } from '../../src/rollout/object-status.js';
 import { rolloutStatus } from '../../src/rollout/rollout-status.js';
-import { buildDeployment } from '../../src/workload/manifest.js';
-import { MEMBER_KINDS, MEMBER_RULES, buildWorkload, deploymentOf, ownedBy } from '../../src/workload/workload-set.js';
+import { buildDeployment } from '../../src/members/deployment/manifest.js';
+import { MEMBER_KINDS, MEMBER_RULES, buildWorkload, deploymentOf, ownedBy } from '../../src/members/set.js';
 import { FakeKubernetes } from '../support/fake-kube.js';
 
 const spec = parseWorkloadSpec({

@@ -5,7 +5,8 @@ import type { V1Deployment, V1Pod } from '../../src/kube/objects.js';
 import { describe, expect, it } from 'vitest';
 import { sameWorkloadStatus } from '../../src/rollout/same-workload-status.js';
 import { unknownStatus } from '../../src/rollout/unknown-status.js';
-import { REVISION_ANNOTATION, workloadStatus, type WorkloadStatusValue } from '../../src/rollout/workload-status.js';
+import { REVISION_ANNOTATION } from '../../src/kube/objects.js';
+import { workloadStatus, type WorkloadStatusValue } from '../../src/rollout/workload-status.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../src/input/labels.js';
 import {
   IMAGE,

@@ -1,6 +1,6 @@
 // kube-provision check: the preflight report as a table (or one JSON object with -o json).
 import { check, DEFAULT_CHECK_TIMEOUT_MS } from '../../cluster/check.js';
-import { BOOT_CHECK_ITEM_ID, DEFAULT_BOOT_TIMEOUT_MS, bootCheck } from '../../workload/boot-check.js';
+import { BOOT_CHECK_ITEM_ID, DEFAULT_BOOT_TIMEOUT_MS, bootCheck } from '../../workload/operations/boot-check.js';
 import type { CheckItem, CheckReport } from '../../cluster/check-report.js';
 import { isValidImageReference } from '../../input/image-reference.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';

@@ -4,8 +4,8 @@
 // resized on SIGWINCH, a shell (bash, else sh) when no command is given.
 import { UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
-import { containerIdOption } from '../../workload/read-options.js';
-import { openTerminal, type Terminal } from '../../workload/terminal.js';
+import { containerIdOption } from '../../workload/toolkit/read-options.js';
+import { openTerminal, type Terminal } from '../../workload/reads/terminal.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo, CliTerminalIo } from '../io.js';
 import {

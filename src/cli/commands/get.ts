@@ -2,8 +2,8 @@
 // (list), or one of them (status), as a table, wide table or JSON lines.
 import { UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
-import { list, type WorkloadSnapshot } from '../../workload/list.js';
-import { readStatus, type StatusReading } from '../../workload/status.js';
+import { list, type WorkloadSnapshot } from '../../workload/reads/list.js';
+import { readStatus, type StatusReading } from '../../workload/reads/status.js';
 import {
   apiOptionsFrom,
   CLUSTER_FLAG_OPTIONS,

@@ -5,12 +5,15 @@
 import { InvalidSpecError, UsageError } from '../../errors/input.js';
 import type { KubernetesApiOptions } from '../../kube/kubernetes-api.js';
 import { parseProviderId } from '../../input/provider-id.js';
-import { DEFAULT_TIMEOUT_MS } from '../../workload/operation.js';
+import { DEFAULT_TIMEOUT_MS } from '../../workload/toolkit/operation.js';
 import { DURATION_RULES } from '../../input/duration.js';
 import { numberOrText, parseEnv } from '../args.js';
 import { durationFlag } from '../duration.js';
 import { apiOptionsFrom, INSTANCE_FLAG_USAGE, instanceFlag, parseFlags } from './cluster-flags.js';
 import { SERVICE_TYPE_FLAG_HELP, portsFromFlags } from '../port-flags.js';
+import { KINDS } from '../../kube/kinds.js';
+
+const CLAIM = KINDS.persistentvolumeclaims.kind;
 
 export type LifecycleCommandName = 'start' | 'stop' | 'restart' | 'reconfigure' | 'delete';
 
@@ -40,8 +43,7 @@ const WHAT: Record<LifecycleCommandName, string> = {
     'Roll out a new Pod from the same pod template (kubectl rollout restart) and wait for it.\nA stopped workload stays stopped (nothing is written).',
   reconfigure:
     'Change the pod template of the same Deployment (same provider ID) and wait for its rollout.\nThe replica count is untouched: a stopped workload stays stopped.',
-  delete:
-    'Delete the Deployment and its PersistentVolumeClaim, with the data on it (only if they carry\n--container-id and managed=true), and wait until they and the Pods are gone. A missing workload\nsucceeds at once. --keep-data keeps the claim: a later create of the same container re-attaches it.',
+  delete: `Delete the Deployment and its ${CLAIM}, with the data on it (only if they carry\n--container-id and managed=true), and wait until they and the Pods are gone. A missing workload\nsucceeds at once. --keep-data keeps the claim: a later create of the same container re-attaches it.`,
 };
 
 const CHANGE_FLAGS = `Changes (at least one):
@@ -75,7 +77,7 @@ PROVIDER_ID is "namespace/name", as create printed it.
 ${command === 'reconfigure' ? CHANGE_FLAGS : ''}Workload:
       --container-id ID        the Manager container id the Deployment must carry${command === 'delete' ? ' (required)' : ''}
 ${INSTANCE_FLAG_USAGE}
-${command === 'delete' ? '      --keep-data              keep the PersistentVolumeClaim and its data (default: delete it)\n' : ''}Cluster:
+${command === 'delete' ? `      --keep-data              keep the ${CLAIM} and its data (default: delete it)\n` : ''}Cluster:
       --kubeconfig PATH        kubeconfig (default: $KUBECONFIG, then ~/.kube/config)
       --context NAME           kubeconfig context (default: current-context)
   -n, --namespace NAME         must match the provider ID's namespace when given

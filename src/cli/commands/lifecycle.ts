@@ -3,14 +3,14 @@
 // with -o json), the provider ID alone on the last line, and create's exit codes.
 import type { Observable } from 'rxjs';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
-import type { LifecycleEvent } from '../../workload/lifecycle-events.js';
-import { describeLifecycleEvent } from '../../workload/lifecycle-words.js';
-import { parseWorkloadChanges } from '../../workload/workload-changes.js';
-import { reconfigure$ } from '../../workload/reconfigure.js';
-import { remove$ } from '../../workload/remove.js';
-import { restart$ } from '../../workload/restart.js';
-import { start$ } from '../../workload/start.js';
-import { stop$ } from '../../workload/stop.js';
+import type { LifecycleEvent } from '../../workload/toolkit/lifecycle-events.js';
+import { describeLifecycleEvent } from '../../workload/toolkit/lifecycle-words.js';
+import { parseWorkloadChanges } from '../../workload/operations/workload-changes.js';
+import { reconfigure$ } from '../../workload/operations/reconfigure.js';
+import { remove$ } from '../../workload/operations/remove.js';
+import { restart$ } from '../../workload/operations/restart.js';
+import { start$ } from '../../workload/operations/start.js';
+import { stop$ } from '../../workload/operations/stop.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import { runCommand } from './run-command.js';

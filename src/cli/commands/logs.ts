@@ -4,8 +4,8 @@
 // (logs$), until interrupted.
 import { UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
-import { containerIdOption } from '../../workload/read-options.js';
-import { logs$, type LogLine } from '../../workload/logs.js';
+import { containerIdOption } from '../../workload/toolkit/read-options.js';
+import { logs$, type LogLine } from '../../workload/reads/logs.js';
 import { EXIT } from '../exit-codes.js';
 import type { CliIo } from '../io.js';
 import {

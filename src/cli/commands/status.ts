@@ -4,10 +4,10 @@
 import { OperationAbortedError } from '../../errors/operation.js';
 import { UsageError } from '../../errors/input.js';
 import { KubernetesApi } from '../../kube/kubernetes-api.js';
-import type { StatusEvent } from '../../workload/status-board.js';
-import { containerIdOption } from '../../workload/read-options.js';
-import { readStatus } from '../../workload/status.js';
-import { status$ } from '../../workload/statuses.js';
+import type { StatusEvent } from '../../workload/reads/status-board.js';
+import { containerIdOption } from '../../workload/toolkit/read-options.js';
+import { readStatus } from '../../workload/reads/status.js';
+import { status$ } from '../../workload/reads/statuses.js';
 import { isoTime } from '../../rx/clock-time.js';
 import { asyncScheduler } from 'rxjs';
 import {

@@ -6,7 +6,7 @@ import { concat, concatMap, defer, map, of, throwError, timer } from 'rxjs';
 import type { Observable } from 'rxjs';
 import { OperationAbortedError, ProvisionAbortedError, abortOn } from '../../index.js';
 import { ContainerMissingError, OPERATION_NOUNS } from '../errors.js';
-import { eventTime } from '../event-time.js';
+import { isoTime } from '../../index.js';
 import { requireProviderId } from './lifecycle-record.js';
 import type {
   ContainerLifecycle,
@@ -71,7 +71,7 @@ function simulatedLifecycle(provider: string, delayMs: number): ContainerLifecyc
         return timer(delayMs, clock).pipe(
           concatMap((): ContainerLifecycleEvent[] => {
             states.set(providerId, after);
-            const at = eventTime(clock);
+            const at = isoTime(clock);
             const running = after === 'running';
             const changed = operation === 'reconfigure' ? true : operation === 'restart' ? before === 'running' : before !== after;
             return [
@@ -122,14 +122,14 @@ function simulate(
 ): Observable<ProviderEvent> {
   const steps = SIMULATED_STEPS.map(({ step, message }) =>
     timer(delayMs, clock).pipe(
-      map((): ProviderEvent => ({ type: 'step', at: eventTime(clock), provider, step, message: message(record), severity: 'info' })),
+      map((): ProviderEvent => ({ type: 'step', at: isoTime(clock), provider, step, message: message(record), severity: 'info' })),
     ),
   );
   const outcome = defer(() => {
     const { macAddress, ipAddress } = dummyNetworkIdentity(record.id);
     return of<ProviderEvent>({
       type: 'provisioned',
-      at: eventTime(clock),
+      at: isoTime(clock),
       provider,
       providerId: dummyProviderId(record),
       macAddress,

@@ -19,7 +19,7 @@ import {
   stop$ as libraryStop$,
 } from '../../index.js';
 import type { KubernetesClient, LifecycleEvent, WorkloadChanges, WorkloadOperationOptions } from '../../index.js';
-import { eventTime } from '../event-time.js';
+import { isoTime } from '../../index.js';
 import { runtimeRequest } from './runtime-request.js';
 import { credentialsOf, withNodeColumn } from '../node-column-failures.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
@@ -108,7 +108,7 @@ export function kubernetesLifecycle(options: KubernetesLifecycleOptions): Contai
               const changed = 'changed' in event && event.changed === true;
               const completed = (network?: { macAddress: null; ipAddress: string | null }): ContainerLifecycleEvent => ({
                 type: 'completed',
-                at: eventTime(context.clock),
+                at: isoTime(context.clock),
                 provider: options.nodeType,
                 operation,
                 providerId,

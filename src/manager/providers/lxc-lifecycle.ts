@@ -8,7 +8,7 @@
 // write nothing; a restart or reconfigure of a stopped container leaves it stopped.
 import { defer, type Observable } from 'rxjs';
 import { NetworkIdentityMissingError } from '../errors.js';
-import { eventTime } from '../event-time.js';
+import { isoTime } from '../../index.js';
 import { dockerContainerIdOf } from './docker-task.js';
 import { effectiveEntrypoint, effectiveEnvironment } from './environment.js';
 import { requireProviderId } from './lifecycle-record.js';
@@ -69,7 +69,7 @@ export function lxcLifecycle(options: LxcLifecycleOptions): ContainerLifecycle {
             return steps(runner, client, record.node.name, providerId);
           },
         },
-        (outcome) => ({ type: 'completed', at: eventTime(context.clock), provider: nodeType, operation, ...outcome }),
+        (outcome) => ({ type: 'completed', at: isoTime(context.clock), provider: nodeType, operation, ...outcome }),
       );
     });
 

@@ -4,7 +4,7 @@
 import type { Observable, SchedulerLike } from 'rxjs';
 import { KubeProvisionerError, fromAbortable } from '../../index.js';
 import { ProviderStepError } from '../errors.js';
-import { eventTime } from '../event-time.js';
+import { isoTime } from '../../index.js';
 import type { ContainerId, ContainerRecord, Provider, ProviderEvent, ProvisionedEvent, StepEvent } from './types.js';
 
 /** The `provisioned` event without what the runner stamps on it. */
@@ -39,7 +39,7 @@ export function runSteps(program: StepProgram): Observable<ProviderEvent> {
   return runStepsTo<ProvisionOutcome, ProviderEvent>(program, (outcome) => ({
     ...outcome,
     type: 'provisioned',
-    at: eventTime(program.clock),
+    at: isoTime(program.clock),
     provider: program.provider,
   }));
 }
@@ -56,7 +56,7 @@ export function runStepsTo<Outcome, Event>(
       signal,
       report(step, message, severity = 'info') {
         if (signal.aborted) return;
-        subscriber.next({ type: 'step', at: eventTime(program.clock), provider: program.provider, step, message, severity });
+        subscriber.next({ type: 'step', at: isoTime(program.clock), provider: program.provider, step, message, severity });
       },
       async call(step, invoke) {
         if (signal.aborted) throw new StepsStopped('the steps were stopped');

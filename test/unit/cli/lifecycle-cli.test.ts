@@ -3,20 +3,20 @@
 // captured output and no cluster (input errors never reach one); the commands against the
 // real control plane are in test/integration/cli-lifecycle.test.ts.
 import { describe, expect, it } from 'vitest';
-import { describeLifecycleEvent } from '../../../src/workload/lifecycle-words.js';
+import { describeLifecycleEvent } from '../../../src/workload/toolkit/lifecycle-words.js';
 import { parseLifecycleArgs } from '../../../src/cli/commands/lifecycle-args.js';
 import { EXIT, exitCodeFor } from '../../../src/cli/exit-codes.js';
 import { errorRecord } from '../../../src/cli/format.js';
 import { runCli } from '../../../src/cli/run.js';
 import { OperationAbortedError } from '../../../src/errors/operation.js';
-import { OperationTimeoutError } from '../../../src/workload/operation.js';
-import { ReconfigureFailedError } from '../../../src/workload/reconfigure.js';
+import { OperationTimeoutError } from '../../../src/workload/toolkit/operation.js';
+import { ReconfigureFailedError } from '../../../src/workload/operations/reconfigure.js';
 import { RolloutFailedError } from '../../../src/errors/rollout.js';
 import { UsageError } from '../../../src/errors/input.js';
-import { WorkloadDriftError } from '../../../src/workload/drift.js';
-import { WorkloadNotFoundError, WorkloadOwnershipError } from '../../../src/workload/ownership.js';
-import { WorkloadSupersededError } from '../../../src/workload/guard-generation.js';
-import type { LifecycleEvent } from '../../../src/workload/lifecycle-events.js';
+import { WorkloadDriftError } from '../../../src/members/drift.js';
+import { WorkloadNotFoundError, WorkloadOwnershipError } from '../../../src/workload/toolkit/ownership.js';
+import { WorkloadSupersededError } from '../../../src/workload/toolkit/guard-generation.js';
+import type { LifecycleEvent } from '../../../src/workload/toolkit/lifecycle-events.js';
 
 const where = { namespace: 'team-a', name: 'web' };
 

@@ -9,7 +9,7 @@ import { formatStatusLine, formatStatusTable } from '../../../src/cli/status-for
 import { InvalidSpecError, UsageError } from '../../../src/errors/input.js';
 import { unknownStatus } from '../../../src/rollout/unknown-status.js';
 import { workloadStatus } from '../../../src/rollout/workload-status.js';
-import type { WorkloadSnapshot } from '../../../src/workload/list.js';
+import type { WorkloadSnapshot } from '../../../src/workload/reads/list.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../../src/input/labels.js';
 import { deployment, readyPod } from '../../support/fixtures.js';
 

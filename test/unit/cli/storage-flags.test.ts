@@ -9,7 +9,7 @@ import { EXIT, exitCodeFor } from '../../../src/cli/exit-codes.js';
 import type { InvalidSpecError } from '../../../src/errors/input.js';
 import { UsageError } from '../../../src/errors/input.js';
 import { parseWorkloadSpec } from '../../../src/input/workload-spec.js';
-import { NoDefaultStorageClassError } from '../../../src/workload/storage-class-choice.js';
+import { NoDefaultStorageClassError } from '../../../src/workload/operations/storage-class-choice.js';
 
 const base = ['--container-id', '42', '--node-id', '7', '--hostname', 'web', '--image', 'debian:12', '--cpus', '1', '--memory-mb', '512'];
 

@@ -14,7 +14,7 @@ import { InvalidSpecError } from '../../../src/errors/input.js';
 import { KubeProvisionerError } from '../../../src/errors/base.js';
 import type { KubernetesClient } from '../../../src/kube/client.js';
 import { parseWorkloadSpec } from '../../../src/input/workload-spec.js';
-import { provision$ } from '../../../src/workload/provision.js';
+import { provision$ } from '../../../src/workload/operations/provision.js';
 import { hasControlCharacters } from '../../../src/text.js';
 import { apiServerProblems } from '../../support/api-validity.js';
 import { faithfulCopy, specInputs } from '../../support/spec-arbitraries.js';

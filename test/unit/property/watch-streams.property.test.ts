@@ -16,7 +16,7 @@ import { RolloutFailedError, RolloutTimeoutError } from '../../../src/errors/rol
 import { InformerRegistry } from '../../../src/informers/registry.js';
 import { awaitRollout } from '../../../src/rollout/await-rollout.js';
 import { deadline } from '../../../src/rx/deadline.js';
-import { deploymentSnapshots, podSnapshots } from '../../../src/workload/rollout-sources.js';
+import { deploymentSnapshots, podSnapshots } from '../../../src/members/deployment/member.js';
 import {
   CONTAINER_ID,
   NAME,

@@ -6,7 +6,7 @@ import { of, type Observable } from 'rxjs';
 import type { NodeApi } from '../../../../src/manager/providers/node-api.js';
 import type { KubernetesOperations } from '../../../../src/manager/providers/kubernetes-lifecycle.js';
 import type { WorkloadStatusValue } from '../../../../src/rollout/workload-status.js';
-import type { LifecycleEvent } from '../../../../src/workload/lifecycle-events.js';
+import type { LifecycleEvent } from '../../../../src/workload/toolkit/lifecycle-events.js';
 import type { ContainerRecord, NodeRecord } from '../../../../src/manager/providers/types.js';
 
 export type RecordedCall = [method: string, ...args: unknown[]];

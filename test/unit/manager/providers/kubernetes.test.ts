@@ -16,7 +16,7 @@ import { kubernetesNodeConfig } from '../../../../src/manager/node-config.js';
 import type { ProvisionFunction } from '../../../../src/manager/providers/kubernetes.js';
 import { KubernetesNodeConfigError, NodeSettingError } from '../../../../src/manager/errors.js';
 import { NotFoundError, UnauthorizedError } from '../../../../src/errors/api.js';
-import { NoDefaultStorageClassError, StorageClassNotFoundError } from '../../../../src/workload/storage-class-choice.js';
+import { NoDefaultStorageClassError, StorageClassNotFoundError } from '../../../../src/workload/operations/storage-class-choice.js';
 import type { NodeRecord } from '../../../../src/manager/providers/types.js';
 import { parseWorkloadSpec } from '../../../../src/input/workload-spec.js';
 import type { ProvisionEvent, RolloutStatus } from '../../../../src/rollout/events.js';

@@ -1,0 +1,156 @@
+// The claim: the container's volume, created before the Deployment so its Pod finds it,
+// with no owner reference (a Deployment deleted by hand never takes the data with it). A
+// failed provisioning deletes the claim it created (no user has written to it), unless
+// asked to keep it. Its informer keys it by name; the storage Warning events about it and
+// its Pods (its read side) are keyed by the object they are about, and make its readiness
+// gate with the claim itself.
+import { catchError, combineLatest, defer, distinctUntilChanged, map, of, startWith, switchMap, type Observable } from 'rxjs';
+import type { InformerRegistry } from '../../informers/registry.js';
+import { cachedClaimFields } from '../../informers/transforms/claim.js';
+import { cachedEventFields } from '../../informers/transforms/event.js';
+import type { KubernetesClient } from '../../kube/client.js';
+import { KINDS } from '../../kube/kinds.js';
+import type { CoreV1Event, V1PersistentVolumeClaim, V1Pod } from '../../kube/objects.js';
+import { claimGate } from '../../rollout/claim-gate.js';
+import { STORAGE_EVENT_REASONS, storageEventOf, type StorageEvent } from '../../rollout/storage-diagnosis.js';
+import type { TrackedGate } from '../../rollout/tracker.js';
+import type { CacheRequest, MemberRules } from '../member.js';
+import { snapshotsOf } from '../snapshots.js';
+import { buildClaim, claimDrift } from './manifest.js';
+
+/** How the claim informer keys and caches objects: a workload's claim is named after it. */
+export const CLAIMS_BY_NAME = {
+  routingKeyName: 'name',
+  routingKey: (claim: V1PersistentVolumeClaim) => claim.metadata?.name,
+  transformName: 'storage-fields',
+  transform: cachedClaimFields,
+} as const satisfies CacheRequest<'persistentvolumeclaims'>;
+
+/**
+ * How the storage event informer keys and caches objects: Warning events (the field
+ * selector) about a claim, or about a Pod's volumes, by the name of the object they are
+ * about; every other event is passed over and never cached.
+ */
+export const STORAGE_EVENTS_BY_OBJECT = {
+  fieldSelector: 'type=Warning',
+  routingKeyName: 'storage-object',
+  routingKey: (event: CoreV1Event) => {
+    const object = event.involvedObject;
+    if (object?.kind === KINDS.persistentvolumeclaims.kind) return object.name;
+    if (object?.kind === 'Pod' && STORAGE_EVENT_REASONS.has(event.reason ?? '')) return object.name;
+    return undefined;
+  },
+  transformName: 'storage-fields',
+  transform: cachedEventFields,
+} as const satisfies CacheRequest<'events'>;
+
+/** The workload's claim by name, from the namespace's shared claim informer (the installation's claims). */
+export function claimSnapshots(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  name: string,
+  instance?: string,
+): Observable<readonly V1PersistentVolumeClaim[]> {
+  return snapshotsOf({ registry, client, namespace, instance }, 'persistentvolumeclaims', CLAIMS_BY_NAME, name);
+}
+
+/** The storage Warning events about one object (a claim, a Pod) of the namespace. */
+export function storageEventSnapshots(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  objectName: string,
+): Observable<readonly CoreV1Event[]> {
+  // Every Warning event of the namespace: events carry no labels of ours.
+  return defer(() =>
+    registry.informer(client, { kind: 'events', namespace, labelSelector: '', ...STORAGE_EVENTS_BY_OBJECT }).observe(objectName),
+  );
+}
+
+/**
+ * The storage events of one workload as they arrive: its claim's, and each of its Pods'
+ * (the Pods change, so their events are followed by name as they come and go). A caller
+ * not allowed to read events gets none, and the storage problems the scheduler and the
+ * Pods' statuses show are still named.
+ */
+export function storageEvents(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  claim: string,
+  pods$: Observable<readonly V1Pod[]>,
+): Observable<readonly StorageEvent[]> {
+  const events$ = (name: string): Observable<readonly StorageEvent[]> =>
+    storageEventSnapshots(registry, client, namespace, name).pipe(map((events) => events.map(storageEventOf)));
+  const podEvents$ = pods$.pipe(
+    map((pods) =>
+      pods
+        .map((pod) => pod.metadata?.name ?? '')
+        .filter(Boolean)
+        .sort()
+        .join('\u0000'),
+    ),
+    distinctUntilChanged(),
+    switchMap((names) => (names === '' ? of([]) : combineLatest(names.split('\u0000').map(events$)))),
+    map((lists) => lists.flat()),
+  );
+  return combineLatest([events$(claim).pipe(startWith([])), podEvents$.pipe(startWith([]))]).pipe(
+    map(([claimEvents, podEvents]) => [...claimEvents, ...podEvents]),
+    // Events only add words: a failing events informer (no RBAC for events, say) leaves the
+    // rollout to be judged from the Pods, as without storage; the Pod and Deployment informers
+    // report their own failures.
+    catchError(() => of([])),
+  );
+}
+
+/**
+ * The claim as its rollout's readiness gate (rollout/claim-gate.ts), per change of the
+ * claim, of its and the Pods' storage events, or of the Pods. Only the claim with the UID
+ * this run created or adopted counts.
+ */
+export function claimGates(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  claim: V1PersistentVolumeClaim,
+  instance: string | undefined,
+  pods$: Observable<readonly V1Pod[]>,
+): Observable<readonly TrackedGate[]> {
+  const name = claim.metadata?.name ?? '';
+  // Without a UID (a lifecycle operation knows the claim by the name its Pods mount): the one of that name.
+  const uid = claim.metadata?.uid;
+  return combineLatest([
+    claimSnapshots(registry, client, namespace, name, instance),
+    storageEvents(registry, client, namespace, name, pods$),
+    pods$,
+  ]).pipe(
+    map(([claims, events, pods]) => [
+      claimGate(
+        name,
+        claims.find((each) => uid === undefined || each.metadata?.uid === uid),
+        events,
+        pods,
+      ),
+    ]),
+  );
+}
+
+/** How the Service informer keys and caches objects. */
+
+export const CLAIM_MEMBER: MemberRules<'persistentvolumeclaims'> = {
+  kind: 'persistentvolumeclaims',
+  build: (spec, { namespace, labels, options }) =>
+    spec.storage
+      ? buildClaim(
+          { ...spec, storage: spec.storage },
+          { namespace, labels, ...(options.storageClass !== undefined ? { storageClass: options.storageClass } : {}) },
+        )
+      : undefined,
+  nameIn: (workload) => workload,
+  drift: claimDrift,
+  propagationPolicy: 'Background',
+  deleteOnFailure: true,
+  cache: CLAIMS_BY_NAME,
+  snapshots: claimSnapshots,
+};

@@ -1,0 +1,65 @@
+// What a member kind of a workload is, in one place: the descriptor each kind's folder
+// exports (deployment/, service/, claim/), and the table in set.ts lists. Creation,
+// adoption, drift, cleanup and removal go over a set's members by these rules alone
+// (controller-runtime's builder.Owns(): a controller declares the kinds it owns).
+import type { Observable } from 'rxjs';
+import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
+import type { WorkloadSpec } from '../input/workload-spec.js';
+import type { KubernetesClient } from '../kube/client.js';
+import type { KindMap } from '../kube/kinds.js';
+import type { DriftField } from './drift.js';
+import type { BuildDeploymentOptions } from './deployment/manifest.js';
+
+/** The kinds a workload's objects are of. */
+export type MemberKind = 'persistentvolumeclaims' | 'deployments' | 'services';
+
+/** One object of a workload. */
+export type WorkloadMember = { readonly [K in MemberKind]: { readonly kind: K; readonly object: KindMap[K] } }[MemberKind];
+
+/** How an informer of a kind keys and caches its objects: the request but for where it watches. */
+export type CacheRequest<K extends keyof KindMap> = Omit<InformerRequest<K>, 'kind' | 'namespace' | 'labelSelector'>;
+
+/** The set of objects one Manager container is made of, as a pure function of its spec. */
+export interface BuildWorkloadOptions extends BuildDeploymentOptions {
+  /** The claim's class when the spec names none: the cluster's default, found before the create. */
+  readonly storageClass?: string;
+}
+
+/** What every member's builder is given besides the spec. */
+export interface MemberBuildContext {
+  readonly namespace: string;
+  /** The workload's labels: every member carries them. */
+  readonly labels: Readonly<Record<string, string>>;
+  readonly options: BuildWorkloadOptions;
+}
+
+/** How the steps that go over a set treat a member of one kind. */
+export interface MemberRules<K extends MemberKind> {
+  readonly kind: K;
+  /** The member asked for by `spec`; undefined: this workload has none of the kind. */
+  readonly build: (spec: WorkloadSpec, context: MemberBuildContext) => KindMap[K] | undefined;
+  /** The member's name in the workload `workload`. */
+  readonly nameIn: (workload: string) => string;
+  /** Where a live member differs from the one asked for, in the spec's words (adoption). */
+  readonly drift: (desired: KindMap[K], live: KindMap[K]) => DriftField[];
+  /** What its deletion does to what it owns: Foreground removes a Deployment's Pods first. */
+  readonly propagationPolicy: 'Foreground' | 'Background';
+  /** Deleted again when the provisioning that created it fails (a claim holding data never would be). */
+  readonly deleteOnFailure: boolean;
+  /**
+   * The member whose object becomes this one's owner reference when it is created (so
+   * the garbage collector removes it with its owner, should a delete be cut short).
+   * It must come earlier in the set.
+   */
+  readonly ownedBy?: MemberKind;
+  /** How its informer keys (by the member's name) and caches it. */
+  readonly cache: CacheRequest<K>;
+  /** The informer's snapshots of the member by name, which the waits for it to go read. */
+  readonly snapshots: (
+    registry: InformerRegistry,
+    client: KubernetesClient,
+    namespace: string,
+    name: string,
+    instance: string | undefined,
+  ) => Observable<readonly KindMap[K][]>;
+}

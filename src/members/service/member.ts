@@ -1,0 +1,67 @@
+// The Service: one stable address for a container with ports, owned by the Deployment (the
+// garbage collector removes it with it). Its informer keys it by name; its EndpointSlices'
+// informer (the Service's read side, which says when it routes) keys them by the Service
+// name their `kubernetes.io/service-name` label carries. The EndpointSlice controller
+// copies a Service's labels onto its slices, so the slices of our Services carry the
+// installation's selector too.
+import type { Observable } from 'rxjs';
+import type { InformerRegistry } from '../../informers/registry.js';
+import { cachedEndpointSliceFields } from '../../informers/transforms/endpoint-slice.js';
+import { cachedServiceFields } from '../../informers/transforms/service.js';
+import type { KubernetesClient } from '../../kube/client.js';
+import { SERVICE_NAME_LABEL, type V1EndpointSlice, type V1Service } from '../../kube/objects.js';
+import type { CacheRequest, MemberRules } from '../member.js';
+import { snapshotsOf } from '../snapshots.js';
+import { serviceDrift } from './drift.js';
+import { buildService } from './manifest.js';
+
+/** How the Service informer keys and caches objects. */
+export const SERVICES_BY_NAME = {
+  routingKeyName: 'name',
+  routingKey: (service: V1Service) => service.metadata?.name,
+  transformName: 'service-fields',
+  transform: cachedServiceFields,
+} as const satisfies CacheRequest<'services'>;
+
+/** How the EndpointSlice informer keys and caches objects: by the Service they belong to. */
+export const ENDPOINTSLICES_BY_SERVICE = {
+  routingKeyName: 'service-name',
+  routingKey: (slice: V1EndpointSlice) => slice.metadata?.labels?.[SERVICE_NAME_LABEL],
+  transformName: 'endpoint-fields',
+  transform: cachedEndpointSliceFields,
+} as const satisfies CacheRequest<'endpointslices'>;
+
+export function serviceSnapshots(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  name: string,
+  instance?: string,
+): Observable<readonly V1Service[]> {
+  return snapshotsOf({ registry, client, namespace, instance }, 'services', SERVICES_BY_NAME, name);
+}
+
+/** The slices of the Service `service`, per change. */
+export function endpointSliceSnapshots(
+  registry: InformerRegistry,
+  client: KubernetesClient,
+  namespace: string,
+  service: string,
+  instance?: string,
+): Observable<readonly V1EndpointSlice[]> {
+  return snapshotsOf({ registry, client, namespace, instance }, 'endpointslices', ENDPOINTSLICES_BY_SERVICE, service);
+}
+
+export const SERVICE_MEMBER: MemberRules<'services'> = {
+  kind: 'services',
+  // A container without ports has no Service.
+  build: (spec, { namespace }) => (spec.ports && spec.ports.length > 0 ? buildService(spec, { namespace }) : undefined),
+  nameIn: (workload) => workload,
+  drift: serviceDrift,
+  // Its slices are the EndpointSlice controller's; nothing waits for them.
+  propagationPolicy: 'Background',
+  deleteOnFailure: true,
+  ownedBy: 'deployments',
+  cache: SERVICES_BY_NAME,
+  snapshots: serviceSnapshots,
+};

@@ -1,0 +1,133 @@
+// statuses$(): every managed workload of a namespace, live, for a UI of a thousand
+// containers. It reads the same shared informers provision$ waits on (one Deployment, Pod,
+// Service, endpoint slice and claim watch per namespace, label selector
+// managed=true; no polling), and
+// emits a workload's status event only when its status changed: every workload once
+// after the first list, then per change; a deleted workload's last event says `missing`;
+// while the API server is unreachable, every workload is `unknown` with the reason, until
+// it answers again.
+//
+// The claim watch is always open, whether or not any workload has storage: one more watch
+// per namespace (the one claim gates of provisionings share), and a workload that gains a
+// volume shows it with nothing to start. A caller that may not watch claims (403) gets
+// statuses without `storage`, as from status(); every other fatal error ends the stream.
+//
+// status$() is the same for one Deployment, addressed by its provider ID: `missing` while
+// it does not exist, then its changes.
+import { Observable, Subscription, asyncScheduler, defer, type SchedulerLike } from 'rxjs';
+import { ForbiddenError } from '../../errors/api.js';
+import { OperationAbortedError } from '../../errors/operation.js';
+import { defaultInformerRegistry, type InformerRegistry } from '../../informers/registry.js';
+import type { KubernetesClient } from '../../kube/client.js';
+import { resolveFailurePolicy, type FailurePolicyOverrides } from '../../rollout/failure-policy.js';
+import { abortOn } from '../../rx/abort-on.js';
+import { maskOutput } from '../../rx/mask-output.js';
+import { maskOf } from '../../mask.js';
+import { parseProviderId } from '../../input/provider-id.js';
+import { crashLogOption } from '../toolkit/crash-logs.js';
+import { checkReadOptions, containerIdOption, namespaceOption } from '../toolkit/read-options.js';
+import { namespaceInformers } from '../../members/namespace-informers.js';
+import { StatusBoard, type StatusBoardOptions, type StatusEvent } from './status-board.js';
+
+export interface StatusesOptions {
+  /** Default: the client's namespace. */
+  readonly namespace?: string;
+  /** Shared informers; default: one registry for the process (the one provision$ uses). */
+  readonly informers?: InformerRegistry;
+  /** When a Pod problem makes a workload `failed` (see failure-policy.ts). */
+  readonly failurePolicy?: FailurePolicyOverrides;
+  /** Ends the stream with OperationAbortedError (already aborted: at once). */
+  readonly signal?: AbortSignal;
+  /** Clock and timers (tests). */
+  readonly scheduler?: SchedulerLike;
+  /** The Manager installation (instance label) to watch; default: workloads without an instance label. */
+  readonly instance?: string;
+}
+
+export interface StatusStreamOptions extends Omit<StatusesOptions, 'namespace'> {
+  /** Manager's container id: a Deployment carrying another one is reported `missing`. */
+  readonly containerId?: string | number;
+}
+
+/** Cold and endless: each subscription follows the namespace until unsubscribed. */
+export function statuses$(client: KubernetesClient, options: StatusesOptions = {}): Observable<StatusEvent> {
+  return defer(() => {
+    checkReadOptions('statuses$', options);
+    const namespace = namespaceOption(options.namespace, client);
+    return board$(client, namespace, options, undefined).pipe(
+      abortOn(options.signal, (reason) => new OperationAbortedError('statuses', `namespace ${namespace}`, reason)),
+      maskOutput(maskOf(client)),
+    );
+  });
+}
+
+/** One workload's status events: `missing` while its Deployment does not exist. Endless. */
+export function status$(client: KubernetesClient, providerId: string, options: StatusStreamOptions = {}): Observable<StatusEvent> {
+  return defer(() => {
+    const target = parseProviderId(providerId);
+    checkReadOptions('status$', options);
+    const containerId = containerIdOption(options.containerId);
+    return board$(client, target.namespace, options, { name: target.name, ...(containerId !== undefined ? { containerId } : {}) }).pipe(
+      abortOn(options.signal, (reason) => new OperationAbortedError('status', target, reason)),
+      maskOutput(maskOf(client)),
+    );
+  });
+}
+
+function board$(
+  client: KubernetesClient,
+  namespace: string,
+  options: Omit<StatusesOptions, 'namespace'>,
+  only: StatusBoardOptions['only'],
+): Observable<StatusEvent> {
+  return new Observable<StatusEvent>((subscriber) => {
+    const informers = namespaceInformers({
+      registry: options.informers ?? defaultInformerRegistry,
+      client,
+      namespace,
+      instance: options.instance,
+    });
+    const scheduler = options.scheduler ?? asyncScheduler;
+    const board = new StatusBoard({
+      namespace,
+      scheduler,
+      policy: resolveFailurePolicy(options.failurePolicy),
+      emit: (event) => subscriber.next(event),
+      cached: {
+        pods: (containerId) => informers.pods.cached(containerId),
+        services: (name) => informers.services.cached(name),
+        slices: (serviceName) => informers.endpointSlices.cached(serviceName),
+        claims: (name) => informers.claims.cached(name),
+      },
+      ...crashLogOption(client, namespace, scheduler),
+      ...(only ? { only } : {}),
+    });
+    const subscription = new Subscription(() => board.close());
+    // A fatal informer error (401, 403, TLS) ends the stream with that typed error.
+    subscription.add(
+      informers.pods.observeAll().subscribe({ next: (notice) => board.onPods(notice), error: (error: unknown) => subscriber.error(error) }),
+    );
+    subscription.add(
+      informers.services
+        .observeAll()
+        .subscribe({ next: (notice) => board.onServices(notice), error: (error: unknown) => subscriber.error(error) }),
+    );
+    subscription.add(
+      informers.endpointSlices
+        .observeAll()
+        .subscribe({ next: (notice) => board.onSlices(notice), error: (error: unknown) => subscriber.error(error) }),
+    );
+    subscription.add(
+      informers.claims.observeAll().subscribe({
+        next: (notice) => board.onClaims(notice),
+        error: (error: unknown) => (error instanceof ForbiddenError ? board.claimsUnreadable() : subscriber.error(error)),
+      }),
+    );
+    subscription.add(
+      informers.deployments
+        .observeAll()
+        .subscribe({ next: (notice) => board.onDeployments(notice), error: (error: unknown) => subscriber.error(error) }),
+    );
+    return subscription;
+  });
+}
