@@ -1,92 +1,36 @@
 // The RBAC permissions each of the library's operations needs in the workload's namespace:
-// ONE table, which check() reviews verb by verb (SelfSubjectAccessReview, as
+// one table, gathered from the member kinds, which check() reviews verb by verb (SelfSubjectAccessReview, as
 // `kubectl auth can-i` does) and from which the docs and roleFor() render a Role.
 import type { V1PolicyRule, V1Role } from '../kube/objects.js';
+import { allow, type Permission } from '../kube/permission.js';
+import { MEMBER_KINDS, rulesOf } from '../members/set.js';
 
-export interface Permission {
-  readonly verb: string;
-  /** API group: '' for the core group (pods), 'apps' for deployments. */
-  readonly group: string;
-  readonly resource: string;
-  readonly subresource?: string;
-}
-
-const deployments = (verb: string): Permission => ({ verb, group: 'apps', resource: 'deployments' });
-const pods = (verb: string): Permission => ({ verb, group: '', resource: 'pods' });
-const podSubresource = (verb: string, subresource: string): Permission => ({ verb, group: '', resource: 'pods', subresource });
-const services = (verb: string): Permission => ({ verb, group: '', resource: 'services' });
-const endpointSlices = (verb: string): Permission => ({ verb, group: 'discovery.k8s.io', resource: 'endpointslices' });
-const claims = (verb: string): Permission => ({ verb, group: '', resource: 'persistentvolumeclaims' });
-const events = (verb: string): Permission => ({ verb, group: '', resource: 'events' });
-
-const CREATE: readonly Permission[] = [
-  // create the Deployment; get it back when the name is taken (adopt or conflict)
-  deployments('create'),
-  deployments('get'),
-  // the shared informers that await the rollout (a streaming list is a watch; list is the fallback)
-  deployments('list'),
-  deployments('watch'),
-  pods('list'),
-  pods('watch'),
-  // a container with ports: its Service (created, or read back when the name is taken),
-  // and the shared informers of Services and EndpointSlices that say when it routes
-  services('create'),
-  services('get'),
-  services('list'),
-  services('watch'),
-  endpointSlices('list'),
-  endpointSlices('watch'),
-  // a container with storage: its claim (created, or read back when the name is taken),
-  // the shared claim informer, and the storage controllers' Warning events on it
-  claims('create'),
-  claims('get'),
-  claims('list'),
-  claims('watch'),
-  events('list'),
-  events('watch'),
-];
+export type { Permission } from '../kube/permission.js';
 
 /**
- * Per operation, every permission it needs in the namespace. `create` is provisioning
+ * Per operation, every permission it needs in the namespace, gathered from the member
+ * kinds' own (each kind's member.ts in src/members/), in the table's order. `create` is provisioning
  * alone (provision, provision$); `lifecycle` is the workload's whole life (status, start,
- * stop, restart, reconfigure, delete) and includes `create`. Keep this the only list:
- * an operation that starts using another verb or subresource (say `deployments/scale`
- * for start and stop) adds it here, and check() and the docs follow.
+ * stop, restart, reconfigure, delete, terminal, logs) and includes `create`. An operation
+ * that starts using another verb or subresource adds it to its kind's list, and check()
+ * and the docs follow.
  */
 export const OPERATION_PERMISSIONS = {
-  create: CREATE,
+  create: MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.create),
   lifecycle: [
-    ...CREATE,
-    // scale, restart and reconfigure write the Deployment
-    deployments('patch'),
-    deployments('update'),
-    deployments('delete'),
-    // status reads the Pods of one workload directly
-    pods('get'),
-    // changing ports, a NodePort's node address, onDrift: reconfigure; delete
-    services('patch'),
-    services('delete'),
-    // reconfigure's resize; delete (unless the data is kept)
-    claims('patch'),
-    claims('delete'),
-    // a terminal or a command in the container: the upgrade is a GET, and newer API
-    // servers also check create (KEP-4006); its log, followed
-    podSubresource('get', 'exec'),
-    podSubresource('create', 'exec'),
-    podSubresource('get', 'log'),
+    ...MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.create),
+    ...MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.lifecycle),
   ],
 } as const satisfies Readonly<Record<string, readonly Permission[]>>;
 
 export type OperationName = keyof typeof OPERATION_PERMISSIONS;
-
-const storageClasses = (verb: string): Permission => ({ verb, group: 'storage.k8s.io', resource: 'storageclasses' });
 
 /**
  * Cluster-wide: a container with storage reads StorageClasses (get the one its spec names,
  * list them to find the default). A Role cannot grant these; a ClusterRole can. check()
  * reviews them without a namespace.
  */
-export const CLUSTER_PERMISSIONS: readonly Permission[] = [storageClasses('get'), storageClasses('list')];
+export const CLUSTER_PERMISSIONS: readonly Permission[] = allow('storageclasses', ['get', 'list']);
 
 export const OPERATION_NAMES = Object.keys(OPERATION_PERMISSIONS) as readonly OperationName[];
 

@@ -7,6 +7,7 @@ import type { InformerRegistry, InformerRequest } from '../informers/registry.js
 import type { WorkloadSpec } from '../input/workload-spec.js';
 import type { KubernetesClient } from '../kube/client.js';
 import type { KindMap } from '../kube/kinds.js';
+import type { Permission } from '../kube/permission.js';
 import type { DriftField } from './drift.js';
 import type { BuildDeploymentOptions } from './deployment/manifest.js';
 
@@ -52,6 +53,12 @@ export interface MemberRules<K extends MemberKind> {
    * It must come earlier in the set.
    */
   readonly ownedBy?: MemberKind;
+  /**
+   * The RBAC permissions the kind needs in the namespace, its read side's included: to
+   * create it and wait for it (`create`), and beyond that for the workload's whole life
+   * (`lifecycle`: status, start, stop, restart, reconfigure, delete, terminal, logs).
+   */
+  readonly permissions: { readonly create: readonly Permission[]; readonly lifecycle: readonly Permission[] };
   /** How its informer keys (by the member's name) and caches it. */
   readonly cache: CacheRequest<K>;
   /** The informer's snapshots of the member by name, which the waits for it to go read. */

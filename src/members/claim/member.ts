@@ -14,6 +14,7 @@ import type { CoreV1Event, V1PersistentVolumeClaim, V1Pod } from '../../kube/obj
 import { claimGate } from '../../rollout/claim-gate.js';
 import { STORAGE_EVENT_REASONS, storageEventOf, type StorageEvent } from '../../rollout/storage-diagnosis.js';
 import type { TrackedGate } from '../../rollout/tracker.js';
+import { allow } from '../../kube/permission.js';
 import type { CacheRequest, MemberRules } from '../member.js';
 import { snapshotsOf } from '../snapshots.js';
 import { buildClaim, claimDrift } from './manifest.js';
@@ -151,6 +152,13 @@ export const CLAIM_MEMBER: MemberRules<'persistentvolumeclaims'> = {
   drift: claimDrift,
   propagationPolicy: 'Background',
   deleteOnFailure: true,
+  permissions: {
+    // its claim (created, or read back when the name is taken), the shared claim informer,
+    // and the storage controllers' Warning events on it
+    create: [...allow('persistentvolumeclaims', ['create', 'get', 'list', 'watch']), ...allow('events', ['list', 'watch'])],
+    // reconfigure's resize; delete (unless the data is kept)
+    lifecycle: allow('persistentvolumeclaims', ['patch', 'delete']),
+  },
   cache: CLAIMS_BY_NAME,
   snapshots: claimSnapshots,
 };

@@ -8,6 +8,7 @@ import { cachedPodFields } from '../../informers/transforms/pod.js';
 import { containerIdOf } from '../../input/labels.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import type { V1Deployment, V1Pod } from '../../kube/objects.js';
+import { allow } from '../../kube/permission.js';
 import { workloadDrift } from '../drift.js';
 import type { CacheRequest, MemberRules } from '../member.js';
 import { snapshotsOf } from '../snapshots.js';
@@ -57,6 +58,24 @@ export const DEPLOYMENT_MEMBER: MemberRules<'deployments'> = {
   drift: workloadDrift,
   propagationPolicy: 'Foreground',
   deleteOnFailure: true,
+  permissions: {
+    create: [
+      // create the Deployment; get it back when the name is taken (adopt or conflict); the
+      // shared informers that await the rollout (a streaming list is a watch; list is the fallback)
+      ...allow('deployments', ['create', 'get', 'list', 'watch']),
+      ...allow('pods', ['list', 'watch']),
+    ],
+    lifecycle: [
+      // scale, restart and reconfigure write the Deployment; delete
+      ...allow('deployments', ['patch', 'update', 'delete']),
+      // status reads the Pods of one workload directly
+      ...allow('pods', ['get']),
+      // a terminal or a command in the container: the upgrade is a GET, and newer API
+      // servers also check create (KEP-4006); its log, followed
+      ...allow('pods', ['get', 'create'], 'exec'),
+      ...allow('pods', ['get'], 'log'),
+    ],
+  },
   cache: DEPLOYMENTS_BY_NAME,
   snapshots: deploymentSnapshots,
 };

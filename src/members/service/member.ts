@@ -10,6 +10,7 @@ import { cachedEndpointSliceFields } from '../../informers/transforms/endpoint-s
 import { cachedServiceFields } from '../../informers/transforms/service.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { SERVICE_NAME_LABEL, type V1EndpointSlice, type V1Service } from '../../kube/objects.js';
+import { allow } from '../../kube/permission.js';
 import type { CacheRequest, MemberRules } from '../member.js';
 import { snapshotsOf } from '../snapshots.js';
 import { serviceDrift } from './drift.js';
@@ -62,6 +63,13 @@ export const SERVICE_MEMBER: MemberRules<'services'> = {
   propagationPolicy: 'Background',
   deleteOnFailure: true,
   ownedBy: 'deployments',
+  permissions: {
+    // its Service (created, or read back when the name is taken), and the shared informers
+    // of Services and EndpointSlices that say when it routes
+    create: [...allow('services', ['create', 'get', 'list', 'watch']), ...allow('endpointslices', ['list', 'watch'])],
+    // changing ports, a NodePort's node address, onDrift: reconfigure; delete
+    lifecycle: allow('services', ['patch', 'delete']),
+  },
   cache: SERVICES_BY_NAME,
   snapshots: serviceSnapshots,
 };

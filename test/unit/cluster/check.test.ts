@@ -152,20 +152,20 @@ describe('check() reports what is wrong', () => {
     expect(item(report, 'permissions:create')).toMatchObject({
       status: 'fail',
       needed: true,
-      missing: ['create deployments.apps', 'create services', 'create persistentvolumeclaims'],
+      missing: ['create persistentvolumeclaims', 'create deployments.apps', 'create services'],
     });
     const missing = [
+      'create persistentvolumeclaims',
       'create deployments.apps',
       'create services',
-      'create persistentvolumeclaims',
+      'patch persistentvolumeclaims',
+      'delete persistentvolumeclaims',
       'patch deployments.apps',
       'update deployments.apps',
       'delete deployments.apps',
+      'create pods/exec',
       'patch services',
       'delete services',
-      'patch persistentvolumeclaims',
-      'delete persistentvolumeclaims',
-      'create pods/exec',
     ];
     expect(item(report, 'permissions:lifecycle')).toMatchObject({
       status: 'fail',
@@ -186,10 +186,10 @@ describe('check() reports what is wrong', () => {
     expect(lifecycle).toMatchObject({
       status: 'warn',
       needed: false,
-      missing: ['delete deployments.apps', 'delete services', 'delete persistentvolumeclaims'],
+      missing: ['delete persistentvolumeclaims', 'delete deployments.apps', 'delete services'],
     });
     expect(lifecycle.permissions?.find((answer) => !answer.allowed)).toEqual({
-      permission: 'delete deployments.apps',
+      permission: 'delete persistentvolumeclaims',
       allowed: false,
       reason: 'no RBAC policy matched',
     });

@@ -62,12 +62,12 @@ describe('OPERATION_PERMISSIONS', () => {
 
   it('renders one Role rule per group and resource, with exactly the verbs of the table', () => {
     expect(policyRules('create')).toEqual([
+      { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['create', 'get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['list', 'watch'] },
       { apiGroups: ['apps'], resources: ['deployments'], verbs: ['create', 'get', 'list', 'watch'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
       { apiGroups: [''], resources: ['services'], verbs: ['create', 'get', 'list', 'watch'] },
       { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
-      { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['create', 'get', 'list', 'watch'] },
-      { apiGroups: [''], resources: ['events'], verbs: ['list', 'watch'] },
     ]);
     const role = roleFor('lifecycle', { name: 'manager', namespace: 'team-a' });
     expect(role).toMatchObject({
