@@ -5,9 +5,11 @@
 //   - ours: `provision()` for each (the library's Pod for a system container, the node's
 //     cgroup-writable RuntimeClass, port 22), all at once; per workload the time from its
 //     call to provision resolving (Ready: sshd accepts), and to the first SSH login that runs
-//     a command at the address it returned; and detection: its `ready` minus the later of
-//     what it waits for, as an independent observer (its own process and watches) saw
-//     them: the Deployment complete, the Service's EndpointSlice listing the Pod ready on 22;
+//     a command at the address it returned (tried from a process of its own, bench/lib/
+//     ssh-login.py: a spawn from this one blocks the event loop being measured); and
+//     detection: its `ready` minus the later of what it waits for, as an independent
+//     observer (its own process and watches) saw them: the Deployment complete, the
+//     Service's EndpointSlice listing the Pod ready on 22;
 //   - floor: `ctr run` of the same image with the same runtime (our cgroup-writable wrapper
 //     around runc), tmpfs at /run, /run/lock and /tmp, in a network namespace of its own
 //     with no interface but lo: no Kubernetes, no Pod network, no Service. Its time is from
@@ -16,10 +18,14 @@
 // Each container, ours and the floor's, is limited to the same CPU share and memory.
 // Writes bench/results/system-containers.md and system-containers.json.
 //
-//   npm run bench:system-containers -- --sizes 1,10,20
-import { execFile } from 'node:child_process';
+//   npm run bench:system-containers -- --sizes 1,10,20 [--diagnose]
+// --diagnose lays each detection against what this process did meanwhile (bench/lib/
+// loop-probe.ts): our receipt of the same event versions, event-loop stalls, GC pauses, and
+// the synchronous handling of each watch event; into bench/results/unpinned/.
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
@@ -34,13 +40,18 @@ import { remove } from '../src/workload/operations/remove.js';
 import { EndpointSliceObserver } from './lib/endpoint-observer.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
 import { DeploymentObserver } from './lib/observer.js';
+import { LoopProbe } from './lib/loop-probe.js';
 import { fmt, hrNow, markdownTable, summarize } from './lib/stats.js';
 import type { Summary } from './lib/stats.js';
 
 const RESULTS = join(resolve(dirname(fileURLToPath(import.meta.url)), '..'), 'bench', 'results');
 const run = promisify(execFile);
 
-const { values } = parseArgs({ options: { sizes: { type: 'string', default: '1,10,20' } } });
+const { values } = parseArgs({
+  options: { sizes: { type: 'string', default: '1,10,20' }, diagnose: { type: 'boolean', default: false } },
+});
+/** With --diagnose: what blocked this process around each detection (bench/lib/loop-probe.ts), on stderr and in a JSON file. */
+const probe = values.diagnose ? new LoopProbe() : undefined;
 const sizes = (values.sizes ?? '').split(',').map(Number);
 if (sizes.some((size) => !Number.isSafeInteger(size) || size < 1))
   throw new Error(`--sizes must list whole numbers >= 1, got ${values.sizes}`);
@@ -85,7 +96,10 @@ async function main(): Promise<void> {
       // One untimed container first: the image is pulled once, as on a node that ran one before.
       await ours(api, node, observers, 1, 900);
       for (const n of sizes) {
+        probe?.start();
         const measured = await ours(api, node, observers, n, 1000 * n);
+        probe?.stop();
+        if (probe) diagnosis.push({ n, handling: probe.handlingByKind() });
         const floor = await floorRun(node, n);
         const row = {
           n,
@@ -106,6 +120,7 @@ async function main(): Promise<void> {
   } finally {
     await cluster.stop();
   }
+  if (probe) writeFileSync(join(RESULTS, 'unpinned', 'system-containers-diagnosis.json'), `${JSON.stringify(diagnosis, null, 2)}\n`);
   report(rows);
 }
 
@@ -122,38 +137,44 @@ async function ours(
   const readyTimes: { name: string; startedAt: number; readyAt: number }[] = [];
   const ids = Array.from({ length: n }, (_, index) => firstId + index);
   const created = new Map<number, string>();
-  await Promise.all(
-    ids.map(async (containerId) => {
-      const started = performance.now();
-      const startedAt = hrNow();
-      const spec = {
-        namespace: 'bench-system',
-        containerId,
-        nodeId: 1,
-        hostname: `sys-${containerId}`,
-        image: REAL_NODE_IMAGES.systemBookworm,
-        entrypoint: '/sbin/init',
-        cpus: CPUS,
-        memoryMb: MEMORY_MB,
-        ports: [{ port: 22 }],
-        runtimeClass: node.systemContainerRuntimeClass,
-      };
-      const result = await new Promise<{ providerId: string; address: string; name: string; readyAt: number }>((resolve, reject) => {
-        provision$(api, spec, { timeoutMs: TIMEOUT_MS }).subscribe({
-          next: (event) => {
-            if (event.type === 'ready')
-              resolve({ providerId: event.providerId, address: event.address ?? '', name: event.name, readyAt: hrNow() });
-          },
-          error: reject,
+  const logins = new SshLogins(node.sshKeyFile);
+  try {
+    await Promise.all(
+      ids.map(async (containerId) => {
+        const started = performance.now();
+        const startedAt = hrNow();
+        const spec = {
+          namespace: 'bench-system',
+          containerId,
+          nodeId: 1,
+          hostname: `sys-${containerId}`,
+          image: REAL_NODE_IMAGES.systemBookworm,
+          entrypoint: '/sbin/init',
+          cpus: CPUS,
+          memoryMb: MEMORY_MB,
+          ports: [{ port: 22 }],
+          runtimeClass: node.systemContainerRuntimeClass,
+        };
+        const result = await new Promise<{ providerId: string; address: string; name: string; readyAt: number }>((resolve, reject) => {
+          provision$(api, spec, { timeoutMs: TIMEOUT_MS }).subscribe({
+            next: (event) => {
+              if (event.type === 'ready')
+                resolve({ providerId: event.providerId, address: event.address ?? '', name: event.name, readyAt: hrNow() });
+            },
+            error: reject,
+          });
         });
-      });
-      ready.push(performance.now() - started);
-      created.set(containerId, result.providerId);
-      readyTimes.push({ name: result.name, startedAt, readyAt: result.readyAt });
-      await sshUntilLogin(result.address, node.sshKeyFile);
-      login.push(performance.now() - started);
-    }),
-  );
+        ready.push(performance.now() - started);
+        created.set(containerId, result.providerId);
+        readyTimes.push({ name: result.name, startedAt, readyAt: result.readyAt });
+        log(`${result.name} ready after ${fmt((result.readyAt - startedAt) / 1000)} s`);
+        const loggedInAt = await logins.login(result.name, result.address);
+        login.push(loggedInAt - startedAt);
+      }),
+    );
+  } finally {
+    logins.stop();
+  }
   await Promise.all([...created].map(([containerId, providerId]) => remove(api, providerId, { containerId, timeoutMs: TIMEOUT_MS })));
   // Matched once all are done: an observation is stamped in the observer's process and reaches this one later.
   const detection = readyTimes.map(({ name, startedAt, readyAt }) => {
@@ -161,24 +182,96 @@ async function ours(
     const complete = observers.deployments.first(name, (seen) => seen.state === 'Complete' && seen.at >= startedAt);
     if (routed === undefined || complete === undefined)
       throw new Error(`${name}: ready, but the observer did not see it routed and complete`);
+    if (probe) diagnose(name, n, routed, complete, readyAt);
     return readyAt - Math.max(routed.at, complete.at);
   });
   return { ready, login, detection };
 }
 
-async function sshUntilLogin(address: string, keyFile: string): Promise<void> {
-  const deadline = Date.now() + TIMEOUT_MS;
-  const options = ['-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR'];
-  for (;;) {
-    try {
-      await run('ssh', ['-i', keyFile, ...options, '-o', 'ConnectTimeout=5', `root@${address}`, 'true'], { timeout: 15_000 });
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`no SSH login at ${address}: ${(error as Error).message}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+/**
+ * SSH logins from a process of their own (bench/lib/ssh-login.py), started before the
+ * containers: a spawn per attempt from this process would block the event loop whose
+ * detection is measured (a fork of this process takes tens of ms on the loaded machine).
+ */
+class SshLogins {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly waiting = new Map<string, { resolve: (at: number) => void; reject: (error: Error) => void }>();
+
+  constructor(keyFile: string) {
+    this.child = spawn('python3', [
+      join(dirname(fileURLToPath(import.meta.url)), 'lib', 'ssh-login.py'),
+      keyFile,
+      String(TIMEOUT_MS / 1000),
+    ]);
+    this.child.stderr.pipe(process.stderr);
+    createInterface({ input: this.child.stdout }).on('line', (line) => {
+      const [key = '', outcome, ...rest] = line.split(' ');
+      const waiter = this.waiting.get(key);
+      if (!waiter) return;
+      this.waiting.delete(key);
+      if (outcome === 'ok') waiter.resolve(Number(rest[0]));
+      else waiter.reject(new Error(`no SSH login for ${key}: ${rest.join(' ')}`));
+    });
+    // A login process gone before every login was reported would leave its waiters hanging.
+    this.child.on('exit', (code, signal) => this.failAll(`bench/lib/ssh-login.py exited (${signal ?? `code ${code}`})`));
+    this.child.on('error', (error) => this.failAll(`bench/lib/ssh-login.py: ${error.message}`));
+  }
+
+  /** Resolves with the login's time on the machine's monotonic clock (hrNow). */
+  login(key: string, address: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.waiting.set(key, { resolve, reject });
+      this.child.stdin.write(`${key} ${address}\n`);
+    });
+  }
+
+  private failAll(why: string): void {
+    for (const [key, waiter] of this.waiting) waiter.reject(new Error(`no SSH login for ${key}: ${why}`));
+    this.waiting.clear();
+  }
+
+  stop(): void {
+    this.child.stdin.end();
+    this.child.kill();
   }
 }
+
+/** One detection laid against what this process did meanwhile: our receipt of each event, and what blocked the loop. */
+function diagnose(
+  name: string,
+  n: number,
+  routed: { resourceVersion: string; at: number },
+  complete: { resourceVersion: string; at: number },
+  readyAt: number,
+): void {
+  const ourSlice = probe!.delivered('EndpointSlice', routed.resourceVersion);
+  const ourDeployment = probe!.delivered('Deployment', complete.resourceVersion);
+  const last = Math.max(routed.at, complete.at);
+  // From the later of the two observations, or our receipt of that version if it came first.
+  const ourLast = routed.at >= complete.at ? ourSlice : ourDeployment;
+  const from = Math.min(last, ourLast?.at ?? last);
+  const blocked = probe!.within(from, readyAt);
+  const entry = {
+    n,
+    name,
+    detectionMs: readyAt - last,
+    lastObserved: routed.at >= complete.at ? 'EndpointSlice' : 'Deployment',
+    // Ours minus the observer's receipt of the same object version (negative: ours first).
+    sliceReceiptMs: ourSlice === undefined ? null : ourSlice.at - routed.at,
+    deploymentReceiptMs: ourDeployment === undefined ? null : ourDeployment.at - complete.at,
+    sliceHandlingMs: ourSlice?.handlingMs ?? null,
+    deploymentHandlingMs: ourDeployment?.handlingMs ?? null,
+    readyAfterOurReceiptMs: readyAt - Math.max(ourSlice?.at ?? 0, ourDeployment?.at ?? 0),
+    deliveriesInWindow: probe!.deliveries.filter((entry) => entry.at >= from && entry.at <= readyAt).length,
+    handlingInWindowMs: probe!.deliveries
+      .filter((entry) => entry.at >= from && entry.at <= readyAt)
+      .reduce((sum, entry) => sum + entry.handlingMs, 0),
+    blocked: blocked.map((span) => ({ what: span.what, startMs: span.start - from, ms: span.end - span.start })),
+  };
+  diagnosis.push(entry);
+  log(`diagnose ${JSON.stringify(entry)}`);
+}
+const diagnosis: unknown[] = [];
 
 /** N containers of the same image by containerd alone; per container: `ctr run` to sshd listening. */
 async function floorRun(node: RealNode, n: number): Promise<number[]> {
@@ -259,6 +352,9 @@ const NOTES = [
   'Detection: our `ready` minus the later of the two things it waits for, as an independent observer (its own process and',
   "watches, stamped on the machine's monotonic clock) saw them: the Deployment complete (available after minReadySeconds)",
   "and the Service's EndpointSlice listing the Pod ready on 22/TCP. Below zero: our watch had the event before the observer's.",
+  'The SSH logins are tried from a process of their own (bench/lib/ssh-login.py): until 2026-12-05 they were spawned from the',
+  'measured process, and each spawn (a fork of that large process, 30 to 55 ms on the loaded machine) blocked the event loop',
+  'that reads the watch events: the slow detections were those spawns (bench/results/system-containers-detection.md).',
 ];
 
 function report(rows: readonly Row[]): void {

@@ -17,10 +17,15 @@
 //     `logs$`, by `kube-provision logs -f` and by `kubectl logs -f`, all three at once.
 // Writes bench/results/terminal-and-logs.md and terminal-and-logs.json.
 //
-//   npm run bench:terminal-and-logs -- --keys 200 --mib 64
+//   npm run bench:terminal-and-logs -- --keys 200 --mib 64 [--rounds 5] [--only echo,page,bulk,memory,follow] [--diagnose]
+// --rounds: the echo's three clients take turns, KEYS/rounds keys each per round (a fresh CLI
+// process per round). --only: the sections to run (a reduced run writes partial tables).
+// --diagnose: each echo client's GC pauses (the CLI with bench/lib/gc-stamps.cjs preloaded),
+// CPU time per key and where its slowest keys fell, into bench/results/unpinned/.
 import { execFile, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
@@ -40,7 +45,7 @@ import { LiveHub } from '../src/ui/live-hub.js';
 import { startUiServer } from '../src/ui/server.js';
 import { launchBrowser } from '../test/support/browser.js';
 import { machineInfo, machineMarkdown } from './lib/machine.js';
-import { fmt, markdownTable, median, summarize } from './lib/stats.js';
+import { fmt, hrNow, markdownTable, median, summarize } from './lib/stats.js';
 import type { Summary } from './lib/stats.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -54,15 +59,30 @@ const { values } = parseArgs({
     keys: { type: 'string', default: '200' },
     mib: { type: 'string', default: '64' },
     lines: { type: 'string', default: '80' },
+    // The echo's clients take turns: each round types KEYS/rounds keys through each, so a
+    // change in the machine's load falls on all of them alike.
+    rounds: { type: 'string', default: '5' },
+    only: { type: 'string', default: 'echo,page,bulk,memory,follow' },
+    // Each slow key laid against the GC pauses of the process it went through.
+    diagnose: { type: 'boolean', default: false },
   },
 });
+const ROUNDS = Number(values.rounds);
+const SECTIONS = new Set((values.only ?? '').split(','));
+for (const section of SECTIONS) {
+  if (!['echo', 'page', 'bulk', 'memory', 'follow'].includes(section))
+    throw new Error(`--only lists sections of echo, page, bulk, memory, follow (got ${JSON.stringify(section)})`);
+}
 const KEYS = Number(values.keys);
 const MIB = Number(values.mib);
 const LINES = Number(values.lines);
+const DIAGNOSE = values.diagnose === true;
+const GC_STAMPS = join(ROOT, 'bench', 'lib', 'gc-stamps.cjs');
 for (const [flag, value] of [
   ['--keys', KEYS],
   ['--mib', MIB],
   ['--lines', LINES],
+  ['--rounds', ROUNDS],
 ] as const) {
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${flag} must be a whole number >= 1`);
 }
@@ -115,17 +135,51 @@ async function main(): Promise<void> {
     const kubectlArgs = ['--kubeconfig', kubeconfig, '-n', NAMESPACE];
     const cliArgs = ['--kubeconfig', kubeconfig];
 
-    // Keystroke echo.
-    results.echo['openTerminal (library)'] = summarize(await echoThroughLibrary(api, shell));
-    for (const [name, argv] of [
-      ['kube-provision exec -it', [process.execPath, CLI, 'exec', '-it', ...cliArgs, shell, '--', 'cat']],
-      ['kubectl exec -it', ['kubectl', ...kubectlArgs, 'exec', '-it', deployment(shell), '--', 'cat']],
-    ] as const) {
-      const measured = await echoUnderPty(argv);
-      results.echo[name] = summarize(measured.latenciesMs);
-      results.processRssKiB[name] = measured.rssKb;
+    // Keystroke echo, the library and the two CLIs taking turns.
+    const perRound = Math.ceil(KEYS / ROUNDS);
+    const clients: [string, (keys: number) => Promise<EchoRun>][] = [
+      ['openTerminal (library)', (keys) => echoThroughLibrary(api, shell, keys)],
+      [
+        'kube-provision exec -it',
+        (keys) =>
+          echoUnderPty(
+            [
+              process.execPath,
+              ...(DIAGNOSE ? ['--require', GC_STAMPS] : []),
+              ...(process.env.BENCH_CLI_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+              CLI,
+              'exec',
+              '-it',
+              ...cliArgs,
+              shell,
+              '--',
+              'cat',
+            ],
+            keys,
+          ),
+      ],
+      ['kubectl exec -it', (keys) => echoUnderPty(['kubectl', ...kubectlArgs, 'exec', '-it', deployment(shell), '--', 'cat'], keys)],
+    ];
+    const diagnosis: Record<string, unknown> = {};
+    const echoRuns = new Map<string, EchoRun[]>(clients.map(([name]) => [name, []]));
+    for (let round = 0; round < ROUNDS && SECTIONS.has('echo'); round += 1) {
+      for (const [name, measure] of clients) {
+        const keys = Math.min(perRound, KEYS - round * perRound);
+        if (keys > 0) echoRuns.get(name)!.push(await measure(keys));
+      }
     }
-    results.echo["the live page's terminal (Chromium)"] = summarize(await echoThroughPage(api, shell));
+    for (const [name, runs] of echoRuns) {
+      if (runs.length === 0) continue;
+      results.echo[name] = summarize(runs.flatMap((each) => each.latenciesMs));
+      const rss = runs.map((each) => each.rssKb).filter((value) => value !== undefined);
+      if (rss.length > 0) results.processRssKiB[name] = median(rss);
+      if (DIAGNOSE) diagnosis[name] = echoDiagnosis(runs);
+    }
+    if (DIAGNOSE) {
+      writeFileSync(join(RESULTS, 'unpinned', 'terminal-echo-diagnosis.json'), `${JSON.stringify(diagnosis, null, 2)}\n`);
+      for (const [name, entry] of Object.entries(diagnosis)) log(`diagnose ${name}: ${JSON.stringify(entry)}`);
+    }
+    if (SECTIONS.has('page')) results.echo["the live page's terminal (Chromium)"] = summarize(await echoThroughPage(api, shell));
     for (const [name, summary] of Object.entries(results.echo)) {
       log(`echo ${name}: p50 ${fmt(summary.p50, 2)} ms, p99 ${fmt(summary.p99, 2)} ms (${summary.count} keys)`);
     }
@@ -140,7 +194,7 @@ async function main(): Promise<void> {
     ];
     for (const [name] of bulk) results.throughput[name] = { mibPerSecond: 0, runs: [] };
     // Interleaved, three rounds: a change in the machine's load falls on all three.
-    for (let round = 0; round < 3; round += 1) {
+    for (let round = 0; round < 3 && SECTIONS.has('bulk'); round += 1) {
       for (const [name, measure] of bulk) {
         const started = performance.now();
         const got = await measure();
@@ -154,16 +208,17 @@ async function main(): Promise<void> {
     }
 
     // Memory per open session.
-    results.memory = await memoryPerSession(api, shell, [25, 50]);
+    if (SECTIONS.has('memory')) results.memory = await memoryPerSession(api, shell, [25, 50]);
     for (const row of results.memory) {
       log(`${row.sessions} terminals: ${fmt(row.heapPerSessionKiB)} KiB heap, ${fmt(row.rssPerSessionKiB)} KiB RSS per session`);
     }
 
     // Log-follow latency, the three at once.
-    results.follow = await followLatency(api, ticker, [
-      ['kube-provision logs -f', process.execPath, [CLI, 'logs', '-f', '--timestamps', '--tail', '0', ...cliArgs, ticker]],
-      ['kubectl logs -f', 'kubectl', [...kubectlArgs, 'logs', '-f', '--timestamps', '--tail=0', deployment(ticker)]],
-    ]);
+    if (SECTIONS.has('follow'))
+      results.follow = await followLatency(api, ticker, [
+        ['kube-provision logs -f', process.execPath, [CLI, 'logs', '-f', '--timestamps', '--tail', '0', ...cliArgs, ticker]],
+        ['kubectl logs -f', 'kubectl', [...kubectlArgs, 'logs', '-f', '--timestamps', '--tail=0', deployment(ticker)]],
+      ]);
     for (const [name, summary] of Object.entries(results.follow)) {
       log(`follow ${name}: p50 ${fmt(summary.p50, 1)} ms, p99 ${fmt(summary.p99, 1)} ms (${summary.count} lines)`);
     }
@@ -173,8 +228,34 @@ async function main(): Promise<void> {
   report(results);
 }
 
-/** Types KEYS keys one at a time into `cat` under a terminal opened by the library; each key's write to its echo. */
-async function echoThroughLibrary(api: KubernetesApi, providerId: string): Promise<number[]> {
+/** One client's echo run: each key's latency and write time (hrNow), its process's RSS and GC pauses (with --diagnose). */
+interface EchoRun {
+  readonly latenciesMs: number[];
+  readonly startsMs: number[];
+  readonly rssKb: number | undefined;
+  /** The client process's CPU time, and its time runnable but waiting for a CPU, per key (µs; the CLIs only). */
+  readonly cpuUsPerKey?: number | undefined;
+  readonly waitUsPerKey?: number | undefined;
+  readonly cpuUsPerKeyThirds?: number[] | undefined;
+  readonly userUsPerKey?: number | undefined;
+  readonly systemUsPerKey?: number | undefined;
+  /** kind: 1 a scavenge, 2 a mark-compact, 4 incremental marking, 8 weak callbacks (perf_hooks' constants). */
+  readonly gcPauses: { start: number; ms: number; kind?: number | undefined }[];
+}
+
+/** Types `count` keys one at a time into `cat` under a terminal opened by the library; each key's write to its echo. */
+async function echoThroughLibrary(api: KubernetesApi, providerId: string, count: number): Promise<EchoRun> {
+  const gcPauses: EchoRun['gcPauses'] = [];
+  const offset = hrNow() - performance.now();
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries())
+      gcPauses.push({
+        start: entry.startTime + offset,
+        ms: entry.duration,
+        kind: (entry as unknown as { detail?: { kind?: number } }).detail?.kind,
+      });
+  });
+  if (DIAGNOSE) gcObserver.observe({ entryTypes: ['gc'] });
   let seen = '';
   let waiting: { key: string; done: () => void } | undefined;
   const terminal = await openTerminal(api, providerId, {
@@ -210,15 +291,56 @@ async function echoThroughLibrary(api: KubernetesApi, providerId: string): Promi
     await sleep(500);
     const keys = 'abcdefghijklmnopqstuvwxyz';
     const latencies: number[] = [];
-    for (let index = 0; index < KEYS; index += 1) {
+    const starts: number[] = [];
+    for (let index = 0; index < count; index += 1) {
       const started = performance.now();
+      starts.push(started + offset);
       if (!(await typed(keys[index % keys.length]!, 10_000))) break;
       latencies.push(performance.now() - started);
     }
-    return latencies;
+    return { latenciesMs: latencies, startsMs: starts, rssKb: undefined, gcPauses };
   } finally {
+    gcObserver.disconnect();
     await terminal.close();
   }
+}
+
+/**
+ * One client's echo laid against its process: its GC pauses within the slowest keys (the top
+ * 2%), where in its runs those keys fell (by thirds: a fresh process's first keys run before
+ * its JIT warmed up), and its CPU time per key (the CLIs' processes: on a CPU, and runnable
+ * but waiting for one; user and system).
+ */
+function echoDiagnosis(runs: readonly EchoRun[]): Record<string, unknown> {
+  const keys = runs.flatMap((run) =>
+    run.latenciesMs.map((ms, index) => ({
+      ms,
+      start: run.startsMs[index]!,
+      third: Math.min(2, Math.floor((3 * index) / run.latenciesMs.length)),
+      pauses: run.gcPauses,
+    })),
+  );
+  const sorted = [...keys].sort((a, b) => b.ms - a.ms);
+  const slow = sorted.slice(0, Math.max(1, Math.ceil(keys.length * 0.02)));
+  const within = (key: (typeof keys)[number]) =>
+    key.pauses.filter((pause) => pause.start + pause.ms >= key.start && pause.start <= key.start + key.ms);
+  return {
+    keys: keys.length,
+    latency: summarize(keys.map((key) => key.ms)),
+    slowest: slow.slice(0, 10).map((key) => ({ ms: Number(key.ms.toFixed(2)), gc: within(key).map((pause) => pause.ms) })),
+    slowWithGc: slow.filter((key) => within(key).length > 0).length,
+    slowByThird: [0, 1, 2].map((third) => slow.filter((key) => key.third === third).length),
+    allKeysWithGc: keys.filter((key) => within(key).length > 0).length,
+    gcPauses: summarize(runs.flatMap((run) => run.gcPauses.map((pause) => pause.ms))),
+    gcKinds: runs.flatMap((run) => run.gcPauses.map((pause) => pause.kind)),
+    perRun: runs.map((run) => ({
+      cpuUsPerKey: run.cpuUsPerKey,
+      waitUsPerKey: run.waitUsPerKey,
+      cpuUsPerKeyThirds: run.cpuUsPerKeyThirds,
+      userUsPerKey: run.userUsPerKey,
+      systemUsPerKey: run.systemUsPerKey,
+    })),
+  };
 }
 
 /** The live page's terminal as `kube-provision ui` serves it, typed into from headless Chromium; timed in the page. */
@@ -291,11 +413,40 @@ async function echoThroughPage(api: KubernetesApi, providerId: string): Promise<
   }
 }
 
-async function echoUnderPty(argv: readonly string[]): Promise<{ latenciesMs: number[]; rssKb: number | undefined }> {
-  const { stdout } = await run('python3', [join(ROOT, 'bench', 'lib', 'pty-echo.py'), String(KEYS), ...argv], { timeout: 300_000 });
-  const parsed = JSON.parse(stdout) as { latenciesMs?: number[]; rssKb?: number | null; error?: string };
+async function echoUnderPty(argv: readonly string[], count: number): Promise<EchoRun> {
+  const stamps = join(tmpdir(), `bench-gc-${process.pid}-${Date.now()}.json`);
+  const { stdout } = await run('python3', [join(ROOT, 'bench', 'lib', 'pty-echo.py'), String(count), ...argv], {
+    timeout: 300_000,
+    env: { ...process.env, BENCH_GC_STAMPS: stamps },
+  });
+  const parsed = JSON.parse(stdout) as {
+    latenciesMs?: number[];
+    startsMs?: number[];
+    rssKb?: number | null;
+    cpuUsPerKey?: number;
+    waitUsPerKey?: number;
+    cpuUsPerKeyThirds?: number[];
+    userUsPerKey?: number;
+    systemUsPerKey?: number;
+    error?: string;
+  };
   if (parsed.error !== undefined) throw new Error(`${argv.join(' ')}: ${parsed.error}`);
-  return { latenciesMs: parsed.latenciesMs ?? [], rssKb: parsed.rssKb ?? undefined };
+  let gcPauses: EchoRun['gcPauses'] = [];
+  if (existsSync(stamps)) {
+    gcPauses = JSON.parse(readFileSync(stamps, 'utf8')) as EchoRun['gcPauses'];
+    rmSync(stamps);
+  }
+  return {
+    latenciesMs: parsed.latenciesMs ?? [],
+    startsMs: parsed.startsMs ?? [],
+    rssKb: parsed.rssKb ?? undefined,
+    gcPauses,
+    cpuUsPerKey: parsed.cpuUsPerKey,
+    waitUsPerKey: parsed.waitUsPerKey,
+    cpuUsPerKeyThirds: parsed.cpuUsPerKeyThirds,
+    userUsPerKey: parsed.userUsPerKey,
+    systemUsPerKey: parsed.systemUsPerKey,
+  };
 }
 
 /** The bytes a command writes on stdout without a tty, read through the library. */
@@ -462,7 +613,8 @@ function report(results: Results): void {
     echo,
     '',
     `Each key typed into \`cat\` under a tty in a busybox container on the real node (the remote terminal echoes it), one at a`,
-    'time, from the write to its echo read back. The library in this process; the two CLIs each under a pseudo-terminal of',
+    `time, from the write to its echo read back; the library and the two CLIs take turns, ${ROUNDS} rounds of ${Math.ceil(KEYS / ROUNDS)} keys`,
+    'each (a change in the load falls on all three). The library in this process; the two CLIs each under a pseudo-terminal of',
     "its own (bench/lib/pty-echo.py), as a user at a terminal runs them; their RSS once connected is one session's cost.",
     "The live page's terminal: headless Chromium typing over the page's WebSocket to `kube-provision ui`'s server (in this",
     "process), into the shell's line editor, timed in the page: one more hop (browser to page server) than the library.",

@@ -36,13 +36,12 @@ import { defaultInformerRegistry, type InformerRegistry } from '../../informers/
 import type { KubernetesClient } from '../../kube/client.js';
 import { parseWorkloadSpec } from '../../input/workload-spec.js';
 import { abortOn } from '../../rx/abort-on.js';
-import { awaitRollout } from '../../rollout/await-rollout.js';
-import { crashLogOption } from '../toolkit/crash-logs.js';
 import { deadline } from '../../rx/deadline.js';
 import { maskOutput } from '../../rx/mask-output.js';
 import { maskOf } from '../../mask.js';
 import type { ClaimSummary, ProgressEvent, ProvisionEvent, ReadyEvent, RolloutStatus } from '../../rollout/events.js';
-import { loadBalancerGraceEndsBy, resolveFailurePolicy, type FailurePolicyOverrides } from '../../rollout/failure-policy.js';
+import { resolveFailurePolicy, type FailurePolicyOverrides } from '../../rollout/failure-policy.js';
+import { awaitReady } from '../toolkit/await-ready.js';
 import { deleteCreated, withCleanup } from './cleanup.js';
 import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
 import { checkManifestSize } from '../../members/deployment/manifest.js';
@@ -50,14 +49,11 @@ import { chooseStorageClass, type StorageClassChoice } from './storage-class-cho
 import { CLASS_SOURCE_ANNOTATION, claimName } from '../../members/claim/manifest.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
 import { buildWorkload, deploymentOf, ownedBy, serviceOf, type BuildWorkloadOptions, type WorkloadSet } from '../../members/set.js';
-import { claimGates } from '../../members/claim/member.js';
 import { HeldConnections, heldRouted, heldWorkload, routedStreams } from '../toolkit/workload-streams.js';
-import { awaitRouted } from '../../rollout/await-routed.js';
 import { servicePorts, type ServiceStatusValue } from '../../rollout/service-status.js';
 import { writtenVersionOf } from '../../rollout/written-version.js';
 import { NotFoundError } from '../../errors/api.js';
 import { KINDS } from '../../kube/kinds.js';
-import { recordNodeAddress } from '../toolkit/node-address.js';
 import { serviceForDeployment, writeService } from './set-ports.js';
 import { isReconfigurable } from '../../members/drift.js';
 import { DEFAULT_TIMEOUT_MS, operationContext } from '../toolkit/operation.js';
@@ -285,34 +281,27 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
             uid,
             ...(claim ? { claim: claimSummary(claim) } : {}),
           }),
-          awaitRollout(rolloutTarget, deployments$, pods$, {
+          // Ready means reachable: the rollout (the claim a gate of it), then the Service lists the new Pod as ready on every port.
+          awaitReady({
+            client,
+            informers: registry,
+            instance: spec.instance,
             scheduler,
             failurePolicy,
-            ...crashLogOption(client, namespace, scheduler, deploymentOf(set)),
-            // Never waiting for the claim to bind before the Pod: the claim is a readiness gate.
-            ...(claim ? { gates$: claimGates(registry, client, namespace, claim.object, spec.instance, pods$) } : {}),
-          }).pipe(tap(track)),
-          // Ready means reachable: the Service lists the new Pod as ready on every port.
-          serviceMember
-            ? defer(() =>
-                awaitRouted(
-                  rolloutTarget,
-                  { deployments$, pods$, ...(routed?.streams ?? routedStreams(routedScope)) },
-                  {
-                    scheduler,
-                    failurePolicy,
-                    serviceUid: serviceMember.object.metadata?.uid ?? '',
-                    loadBalancerEndsBy: loadBalancerGraceEndsBy(deadlineOfCreate),
-                  },
-                ).pipe(
-                  recordNodeAddress(client, namespace, name),
-                  tap((event) => {
-                    track(event);
-                    service = event.service;
-                  }),
-                ),
-              )
-            : of<ProvisionEvent>(),
+            target: rolloutTarget,
+            deadline: deadlineOfCreate,
+            deployments$,
+            pods$,
+            routed: routed?.streams ?? routedStreams(routedScope),
+            claim: claim?.object,
+            service: serviceMember ? { uid: serviceMember.object.metadata?.uid ?? '' } : undefined,
+            written: deploymentOf(set),
+          }).pipe(
+            tap((event) => {
+              track(event);
+              if ('service' in event && event.service) service = event.service;
+            }),
+          ),
           defer(() => of<ReadyEvent>(readyEvent(adopted, service))),
         );
       }),

@@ -3,19 +3,14 @@
 // number of operations), subscribed once for the operation's whole length; and the wait
 // for one generation's rollout over them, and for the Service to route to its Pod.
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../../kube/objects.js';
-import { ReplaySubject, concat, connectable, defer, map, take, using, type Connectable, type Observable, type Subscription } from 'rxjs';
-import { awaitRollout } from '../../rollout/await-rollout.js';
-import { crashLogOption } from './crash-logs.js';
-import { awaitRouted } from '../../rollout/await-routed.js';
+import { ReplaySubject, connectable, defer, map, take, using, type Connectable, type Observable, type Subscription } from 'rxjs';
 import { fromWrittenVersion, type WrittenVersion } from '../../rollout/written-version.js';
-import { loadBalancerGraceEndsBy } from '../../rollout/failure-policy.js';
 import { guardGeneration } from './guard-generation.js';
-import { recordNodeAddress } from './node-address.js';
 import type { LifecycleEvent } from './lifecycle-events.js';
 import type { OperationContext } from './operation.js';
 import type { OwnedWorkload } from './ownership.js';
 import { haltWatchOf, withHaltWarnings } from './halt-warnings.js';
-import { claimGates } from '../../members/claim/member.js';
+import { awaitReady } from './await-ready.js';
 import { deploymentSnapshots, podSnapshots } from '../../members/deployment/member.js';
 import { endpointSliceSnapshots, serviceSnapshots } from '../../members/service/member.js';
 import { claimNameOf } from '../../members/claim/manifest.js';
@@ -129,7 +124,7 @@ export function podsBefore(streams: WorkloadStreams): Observable<ReadonlySet<str
 }
 
 /**
- * The rollout of `generation` (creation's awaitRollout: progress events, fail-fast Pod
+ * The rollout of `generation` (awaitReady, as provision$ waits: progress events, fail-fast Pod
  * diagnosis), then, for a workload with a Service, until the Service routes to the new Pod
  * (awaitRouted: ready means reachable); ended at once with WorkloadSupersededError when a
  * newer generation or a deletion takes over. Pods that existed before the write (`olderPods`) are left out:
@@ -149,33 +144,22 @@ export function awaitGenerationRollout(
     olderPods.size === 0 ? streams.pods$ : streams.pods$.pipe(map((pods) => pods.filter((pod) => !olderPods.has(pod.metadata?.uid ?? ''))));
   const rolloutTarget = { namespace: context.namespace, name: context.name, uid: owned.uid, providerId: context.providerId };
   const deployments$ = streams.deployments$.pipe(guardGeneration(context.operation, { ...context, uid: owned.uid, ...target }));
-  const options = { scheduler: context.scheduler, failurePolicy: context.failurePolicy };
-  const rolloutAndRoute$ = concat(
-    awaitRollout(rolloutTarget, deployments$, pods$, {
-      ...options,
-      // The container's claim stays a readiness gate of every new Pod (a volume still attached elsewhere, say).
-      ...(claim
-        ? {
-            gates$: claimGates(
-              context.informers,
-              context.client,
-              context.namespace,
-              { metadata: { name: claim } },
-              context.instance,
-              pods$,
-            ),
-          }
-        : {}),
-      ...crashLogOption(context.client, context.namespace, context.scheduler),
-    }),
-    defer(() =>
-      awaitRouted(
-        rolloutTarget,
-        { deployments$, pods$, ...(streams.routed ?? routedStreams(context)) },
-        { ...options, loadBalancerEndsBy: loadBalancerGraceEndsBy(context.deadline) },
-      ).pipe(recordNodeAddress(context.client, context.namespace, context.name)),
-    ),
-  );
+  const rolloutAndRoute$ = awaitReady({
+    client: context.client,
+    informers: context.informers,
+    instance: context.instance,
+    scheduler: context.scheduler,
+    failurePolicy: context.failurePolicy,
+    target: rolloutTarget,
+    deadline: context.deadline,
+    deployments$,
+    pods$,
+    routed: streams.routed ?? routedStreams(context),
+    // The container's claim stays a readiness gate of every new Pod (a volume still attached elsewhere, say).
+    claim: claim === undefined ? undefined : { metadata: { name: claim } },
+    // Whichever Service the workload has now (a start after a port change meets the new one).
+    service: {},
+  });
   // The Pods the write replaces are told to stop first (Recreate): a system container's that does not halt is named.
   return rolloutAndRoute$.pipe(withHaltWarnings(haltWatchOf(owned, context, streams.pods$)));
 }
