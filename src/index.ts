@@ -124,6 +124,7 @@ export type {
   PodDiagnosis,
   ProgressEvent,
   ProvisionEvent,
+  ProvisionWarnedEvent,
   ReadyEvent,
   ReplicaCounts,
   RolloutState,

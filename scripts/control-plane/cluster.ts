@@ -61,6 +61,8 @@ export interface ClusterOptions {
   readonly serviceClusterIpRange?: string;
   /** How long kube-apiserver may take to report /readyz (default 90 s). */
   readonly apiserverReadyTimeoutMs?: number;
+  /** kube-apiserver's --feature-gates, e.g. `ContainerStopSignals=true` (default: the release's own defaults). */
+  readonly apiserverFeatureGates?: string;
   /** Stop on SIGINT/SIGTERM (default true). Process exit and the reaper always apply. */
   readonly handleSignals?: boolean;
   /** Progress lines (build cache, start steps); default: stderr. */
@@ -358,6 +360,7 @@ class RunningCluster {
       `--authorization-mode=${[...(realNode?.authorizationModes ?? []), 'RBAC'].join(',')}`,
       `--token-auth-file=${this.paths.tokenFile}`,
       '--profiling=false',
+      ...(this.options.apiserverFeatureGates !== undefined ? [`--feature-gates=${this.options.apiserverFeatureGates}`] : []),
       ...(realNode?.apiserverArgs ?? []),
     ];
   }

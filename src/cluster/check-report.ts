@@ -23,6 +23,7 @@ import { formatBytes, formatMillicores, quantityUnits } from '../input/parse-qua
 import { limitRangeRefusals, resourceQuotaRefusals, type PodRequest } from './namespace-limits.js';
 import { CLUSTER_PERMISSIONS, OPERATION_NAMES, OPERATION_PERMISSIONS, permissionLabel, type OperationName } from './permissions.js';
 import type { StreamingListSupport } from './watch-list-probe.js';
+import type { StopSignalSupport } from '../kube/stop-signal-probe.js';
 
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
 
@@ -40,6 +41,7 @@ export const CHECK_ITEM_IDS = [
   'gpus',
   'storage',
   'runtime-class',
+  'stop-signal',
 ] as const;
 export type CheckItemId = (typeof CHECK_ITEM_IDS)[number];
 
@@ -86,6 +88,8 @@ export interface CheckItem {
   readonly gpus?: GpuCapacityReport;
   /** runtime-class: the handler of the RuntimeClass checked, when it exists. */
   readonly runtimeClassHandler?: string;
+  /** stop-signal: whether the API server keeps a Pod's `lifecycle.stopSignal`, when it could be asked. */
+  readonly stopSignal?: StopSignalSupport;
 }
 
 export interface GpuCapacityReport {
@@ -145,6 +149,8 @@ export interface Gathered {
   readonly nodes: Outcome<readonly V1Node[]>;
   /** The RuntimeClass named (option or spec), when one was. */
   readonly runtimeClass?: Outcome<V1RuntimeClass>;
+  /** Whether a dry-run Deployment keeps its Pod's stop signal. */
+  readonly stopSignal: Outcome<StopSignalSupport>;
 }
 
 export interface ReportContext {
@@ -230,6 +236,7 @@ export function assembleReport(gathered: Gathered, context: ReportContext): Chec
     blocked('gpus', gpusNeeded(context.request), gathered.nodes) ?? gpusItem(gathered.nodes, context, elapsed),
     blocked('storage', false, gathered.storage.classes) ?? storageItem(gathered.storage, context, elapsed),
     runtimeClassItem(gathered.runtimeClass, context, rootCause, elapsed),
+    blocked('stop-signal', false, gathered.stopSignal) ?? stopSignalItem(gathered.stopSignal, context, elapsed),
   ];
   return {
     ok: items.every((item) => item.status !== 'fail'),
@@ -253,7 +260,7 @@ function operationNeeded(operation: OperationName, needs: OperationName): boolea
 
 /** Whether an item's failure means the report is not ok (watch-list and storage never; permissions per operation; gpus when the spec asks some). */
 export function itemNeeded(id: CheckItemId, needs: OperationName, request?: PodRequest, runtimeClass?: string): boolean {
-  if (id === 'watch-list' || id === 'storage') return false;
+  if (id === 'watch-list' || id === 'storage' || id === 'stop-signal') return false;
   if (id === 'runtime-class') return runtimeClass !== undefined;
   if (id === 'gpus') return gpusNeeded(request);
   if (id.startsWith('permissions:')) return operationNeeded(id.slice('permissions:'.length) as OperationName, needs);
@@ -413,6 +420,44 @@ function watchListItem(
     };
   }
   return { ...base, status: 'warn', message: `cannot tell: ${errorMessage(error)}`, error: errorName(error) };
+}
+
+/**
+ * Whether the API server keeps a Pod's `lifecycle.stopSignal` (ContainerStopSignals): where
+ * it does, a system container's Pod names systemd's stop signal. Never needed: without it,
+ * the image's STOPSIGNAL is what halts systemd at once.
+ */
+function stopSignalItem(outcome: Outcome<StopSignalSupport>, context: ReportContext, elapsed: (o: { atMs: number }) => number): CheckItem {
+  const base = { id: 'stop-signal', needed: false, durationMs: elapsed(outcome) } as const;
+  if (outcome.kind === 'value') {
+    return outcome.value === 'kept'
+      ? {
+          ...base,
+          status: 'pass',
+          message: "lifecycle.stopSignal is kept: a system container's Pod names systemd's stop signal (SIGRTMIN+3)",
+          stopSignal: outcome.value,
+        }
+      : {
+          ...base,
+          status: 'pass',
+          message:
+            "lifecycle.stopSignal is dropped (the ContainerStopSignals feature gate is off): a system container's Pod goes without it, " +
+            'so only an image with STOPSIGNAL SIGRTMIN+3 stops in seconds',
+          stopSignal: outcome.value,
+        };
+  }
+  const after = "; a system container's Pod goes without lifecycle.stopSignal, with a warning";
+  if (outcome.kind === 'timeout')
+    return { ...base, status: 'warn', message: `cannot tell: no answer within ${context.timeoutMs} ms${after}` };
+  const error = outcome.error;
+  if (error instanceof NotFoundError) {
+    return { ...base, status: 'skip', message: `not checked: namespace ${context.namespace} does not exist (see namespace)` };
+  }
+  const why =
+    error instanceof ForbiddenError
+      ? `may not create deployments.apps in namespace ${context.namespace} (asked with a dry run, which stores nothing)`
+      : errorMessage(error);
+  return { ...base, status: 'warn', message: `cannot tell: ${why}${after}`, error: errorName(error) };
 }
 
 function namespaceItem(outcome: Outcome<V1Namespace>, context: ReportContext, elapsed: (o: { atMs: number }) => number): CheckItem {

@@ -54,6 +54,7 @@ import {
 import { parseResourceRequest } from './resource-request.js';
 import type { PodRequest } from './namespace-limits.js';
 import { probeStreamingLists } from './watch-list-probe.js';
+import { probeStopSignal } from '../kube/stop-signal-probe.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 
@@ -174,6 +175,7 @@ export async function check(target: CheckTarget, options: CheckOptions = {}): Pr
       ).pipe(map((outcomes) => new Map(outcomes.map((outcome, index) => [permissionLabel(CLUSTER_PERMISSIONS[index]!), outcome])))),
     }),
     runtimeClass: runtimeClass !== undefined ? ask((signal) => api.read('runtimeclasses', '', runtimeClass, { signal })) : of(undefined),
+    stopSignal: ask((signal) => probeStopSignal(api, namespace, signal)),
     limits: request
       ? forkJoin({
           limitRanges: ask((signal) => api.listLimitRanges(namespace, { signal })),

@@ -20,6 +20,8 @@ export interface V1OwnerReference {
 
 export interface V1ObjectMeta {
   name?: string;
+  /** A create without a name: the API server adds a random suffix to this. */
+  generateName?: string;
   namespace?: string;
   uid?: string;
   resourceVersion?: string;

@@ -72,6 +72,8 @@ function eventWords(event: JobEvent): string {
     case 'ready':
     case 'progress':
       return describeEvent(event);
+    case 'warned':
+      return event.reason === 'StopSignalUnknown' ? describeEvent(event) : describeLifecycleEvent(event);
     default:
       return describeLifecycleEvent(event);
   }

@@ -123,4 +123,11 @@ export interface ReadyEvent extends EventBase {
   readonly service: ServiceStatusValue | null;
 }
 
-export type ProvisionEvent = CreatedEvent | AdoptedEvent | ProgressEvent | ReadyEvent;
+/** What the provisioning goes on without, in one line (a system container's stop signal it could not ask about). */
+export interface ProvisionWarnedEvent extends EventBase {
+  readonly type: 'warned';
+  readonly reason: 'StopSignalUnknown';
+  readonly message: string;
+}
+
+export type ProvisionEvent = CreatedEvent | AdoptedEvent | ProgressEvent | ReadyEvent | ProvisionWarnedEvent;

@@ -167,6 +167,8 @@ describe('check() with the three users', () => {
     expect(item(report, 'api').serverVersion).toBe(version);
     expect(item(report, 'identity').user).toEqual({ username: 'admin', groups: expect.arrayContaining(['system:masters']) });
     expect(item(report, 'watch-list').message).toMatch(/^streaming lists are served/);
+    // Kubernetes 1.36 with the ContainerStopSignals feature gate off, as here by default.
+    expect(item(report, 'stop-signal')).toMatchObject({ status: 'pass', stopSignal: 'dropped' });
   });
 
   it('the viewer: the missing create/patch/update/delete verbs, exactly as kubectl auth can-i answers', async () => {
@@ -182,6 +184,11 @@ describe('check() with the three users', () => {
       expect(item(report, `permissions:${operation}`).missing).toEqual(missingByKubectl('viewer', operation, namespace));
     }
     expect(statuses(report)).toMatchObject({ identity: 'pass', namespace: 'pass', resources: 'pass', 'watch-list': 'pass' });
+    expect(item(report, 'stop-signal')).toMatchObject({
+      status: 'warn',
+      error: 'ForbiddenError',
+      message: `cannot tell: may not create deployments.apps in namespace ${namespace} (asked with a dry run, which stores nothing); a system container's Pod goes without lifecycle.stopSignal, with a warning`,
+    });
   });
 
   it('the restricted user: every permission missing, and what it may not even look at', async () => {
@@ -283,6 +290,7 @@ describe('check() names each failure in its own item, without waiting out the ti
       gpus: 'pass',
       storage: 'warn',
       'runtime-class': 'skip',
+      'stop-signal': 'skip',
     });
     expect(item(report, 'namespace')).toMatchObject({
       error: 'NotFoundError',
@@ -634,7 +642,7 @@ describe('the CLI, the Manager adapter and the examples, as a user runs them', (
 
     const saved = await run(['examples/manager-node-check.cjs', env.kubeconfigs.admin, namespace]);
     expect(saved.stdout.trim()).toMatch(
-      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip","gpus=pass","storage=warn","runtime-class=skip"\]$/,
+      /^200 \["kubeconfig=pass","tls=pass","api=pass","identity=pass","watch-list=pass","namespace=pass","permissions:create=pass","permissions:lifecycle=pass","resources=skip","gpus=pass","storage=warn","runtime-class=skip","stop-signal=pass"\]$/,
     );
     const refused = await run(['examples/manager-node-check.cjs', 'kubeconfigs/admin', namespace]);
     expect(refused.stdout.trim()).toMatch(/^400 \[\{"field":"kubeconfigPath","message":"must be an absolute path/);

@@ -2,11 +2,14 @@
 // library builds (a console, memory-backed directories, a startup probe, a user namespace,
 // and systemd's stop signal with the Pod's OS), and keeps each field as written. The KWOK
 // node shows the Pod as created, not a boot: docs/real-node.md has the real node's tests.
+import { lastValueFrom, takeWhile, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
 import type { V1Deployment } from '../../src/kube/objects.js';
+import { probeStopSignal } from '../../src/kube/stop-signal-probe.js';
 import { buildDeployment } from '../../src/members/deployment/manifest.js';
-import { createNamespace, kubectl, sampleSpec } from '../support/kube.js';
+import { provision$ } from '../../src/workload/operations/provision.js';
+import { apiFor, createNamespace, kubectl, sampleSpec } from '../support/kube.js';
 
 let namespace: string;
 
@@ -42,10 +45,35 @@ describe('a system container on the real API server', () => {
     expect(pod.volumes).toEqual(built.spec!.template.spec!.volumes);
   });
 
-  it('accepts lifecycle.stopSignal but drops it where ContainerStopSignals is off, as by default here: why the library sets it only when told (stopSignals)', () => {
+  it('accepts lifecycle.stopSignal but drops it where ContainerStopSignals is off, as by default here: why the library asks first', () => {
     const stored = dryRun(buildDeployment(systemSpec(), { stopSignals: true }));
     expect(stored.spec!.template.spec!.containers[0]!.lifecycle).toBeUndefined();
     expect(stored.spec!.template.spec!.os).toEqual({ name: 'linux' });
     expect(stored.spec!.template.spec!.containers[0]!.tty).toBe(true);
+  });
+});
+
+describe('the stop signal on the real API server (ContainerStopSignals off, as by default in 1.36)', () => {
+  it('the dry run says dropped, and stores nothing', async () => {
+    await expect(probeStopSignal(apiFor(), namespace, new AbortController().signal)).resolves.toBe('dropped');
+    expect(kubectl(['get', 'deployments', '-n', namespace, '-o', 'name']).trim()).toBe('');
+  });
+
+  it('a system container created here has no stop signal in its Pod, and a second create adopts it without drift', async () => {
+    const input = sampleSpec({ hostname: 'sys-signal', entrypoint: '/sbin/init', ports: [{ port: 22 }], namespace });
+    const untilCreated = () =>
+      lastValueFrom(
+        provision$(apiFor(), input, { timeoutMs: 60_000 }).pipe(
+          takeWhile((event) => event.type !== 'created' && event.type !== 'adopted', true),
+          toArray(),
+        ),
+      );
+    expect((await untilCreated()).map((event) => event.type)).toEqual(['created']);
+    const live = JSON.parse(kubectl(['get', 'deployment', 'sys-signal', '-n', namespace, '-o', 'json'])) as V1Deployment;
+    expect(live.spec!.template.spec!.containers[0]!.lifecycle).toBeUndefined();
+    expect(live.spec!.template.spec!.os).toBeUndefined();
+    const again = await untilCreated();
+    expect(again).toEqual([expect.objectContaining({ type: 'adopted' })]);
+    expect(again[0]).not.toHaveProperty('reconfigured');
   });
 });

@@ -135,6 +135,7 @@ export class FakeKubernetes implements KubernetesClient {
       });
     }
     const created = structuredClone(body) as AnyObject;
+    if (this.dropsStopSignals && kind === 'deployments') dropStopSignals(created as V1Deployment);
     created.metadata = { ...created.metadata, namespace: scope || undefined, uid: `uid-${++this.uidCounter}`, generation: 1 };
     if (!KINDS[kind].namespaced) delete created.metadata.namespace;
     // EndpointSlices have no status; a Service gets its virtual IP from the API server.
@@ -281,6 +282,12 @@ export class FakeKubernetes implements KubernetesClient {
     if (specChanged || annotationsChanged) next.metadata.generation = (current.metadata?.generation ?? 0) + 1;
     return this.store(kind, 'MODIFIED', next) as KindMap[K];
   }
+
+  /**
+   * Like an API server with the ContainerStopSignals feature gate off: a Deployment's
+   * `lifecycle.stopSignal` is accepted and dropped, by a dry run as by a create.
+   */
+  dropsStopSignals = false;
 
   /** Foreground deletions stay (with a deletionTimestamp) while `holdForegroundDeletions` is set. */
   holdForegroundDeletions = false;
@@ -749,4 +756,14 @@ function allocateServiceFields(service: KindMap['services'], index: number): voi
     ...port,
     ...(spec.type !== 'ClusterIP' && port.nodePort === undefined ? { nodePort: (nodePort += 1) + index * 10 } : {}),
   }));
+}
+
+/** What an API server without ContainerStopSignals does to a pod template: the field is gone. */
+function dropStopSignals(deployment: V1Deployment): void {
+  for (const container of deployment.spec?.template.spec?.containers ?? []) {
+    if (container.lifecycle) {
+      delete container.lifecycle.stopSignal;
+      if (Object.keys(container.lifecycle).length === 0) delete container.lifecycle;
+    }
+  }
 }

@@ -58,6 +58,7 @@ import { serviceForDeployment, writeService } from './set-ports.js';
 import { isReconfigurable } from '../../members/drift.js';
 import { DEFAULT_TIMEOUT_MS, operationContext } from '../toolkit/operation.js';
 import { reconfigureAdopted } from './reconfigure.js';
+import { chooseStopSignal$ } from './stop-signal-choice.js';
 
 export interface ProvisionOptions {
   /**
@@ -195,9 +196,14 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
     // next, instead of the last to finish stopping them and the next listing everything again.
     const workload = heldWorkload(routedScope, spec.containerId);
     const heldStreams = new HeldConnections();
+    // A system container's Pod names systemd's stop signal where the cluster keeps it: asked before the build.
+    let stopSignals = false;
+    const stopSignal$ = chooseStopSignal$(client, spec, set, scheduler, (kept) => (stopSignals = kept));
+    const build = (choice: StorageClassChoice | undefined): WorkloadSet =>
+      buildWorkload(spec, { ...buildOptions, stopSignals, ...(choice ? { storageClass: choice.name } : {}) });
     const work$ = chosen$.pipe(
       switchMap((choice) =>
-        createOrAdopt(client, choice ? buildWorkload(spec, { ...buildOptions, storageClass: choice.name }) : set, outcomes, (outcome) => {
+        createOrAdopt(client, build(choice), outcomes, (outcome) => {
           if (outcome.kind === 'deployments') heldStreams.hold(workload);
         }),
       ),
@@ -306,7 +312,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
         if (routed) heldStreams.hold(routed);
         return heldStreams;
       },
-      () => work$,
+      () => concat(stopSignal$, work$),
     );
     return heldWork$.pipe(
       deadline(timeoutMs, () => new RolloutTimeoutError(target, timeoutMs, lastStatus, waitingFor), scheduler),

@@ -10,7 +10,8 @@
 //      checked is the one deleted) and its kind's propagation (a Deployment's ReplicaSets
 //      and Pods go first) -> `deleted` for each
 //   -> wait until every member, every Pod of the workload and the Service's EndpointSlices
-//      (a finalizer may hold one after its Service is gone) are gone -> `removed`
+//      (a finalizer may hold one after its Service is gone) are gone -> `removed`; a system
+//      container's Pod still running some seconds after the delete -> `warned` (SlowHalt)
 //
 // Nothing waits for a Pod to become ready or to start: a Pending Pod is deleted like any
 // other, and the wait ends as soon as it is gone.
@@ -23,8 +24,8 @@ import { ownedContainerId } from '../toolkit/ownership.js';
 import { MEMBER_KINDS, describeOwner, ownedBy, rulesOf, type MemberKind } from '../../members/set.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
-import { awaitRemoved, type DeletedObject } from '../toolkit/await-workload.js';
-import type { V1EndpointSlice } from '../../kube/objects.js';
+import type { DeletedObject } from '../toolkit/await-workload.js';
+import type { V1Deployment, V1EndpointSlice } from '../../kube/objects.js';
 import { endpointSliceSnapshots } from '../../members/service/member.js';
 import type { LeftObject, LifecycleEvent, RemovedEvent } from '../toolkit/lifecycle-events.js';
 import {
@@ -37,6 +38,7 @@ import {
 } from '../toolkit/operation.js';
 import { withWorkloadStreams } from '../toolkit/workload-streams.js';
 import { diagnoseBeforeTheyGo } from './stop.js';
+import { awaitRemoval } from '../toolkit/await-removal.js';
 
 export interface RemoveOptions extends WorkloadOperationOptions {
   /** Required: the container-id label the Deployment must carry to be deleted. */
@@ -110,7 +112,7 @@ export function remove$(client: KubernetesClient, providerId: string, options: R
                     })),
                   ),
                   keptEvent$,
-                  awaitRemoved(context, gone, streams.pods$, context),
+                  awaitRemoval(context, gone, streams.pods$, present.find((member) => member.deployment)?.deployment),
                   removed(true),
                 );
               }),
@@ -137,6 +139,8 @@ interface PresentMember {
   readonly name: string;
   readonly uid: string;
   readonly containerId: string;
+  /** The Deployment as read, whose pod template says whether a halt is watched. */
+  readonly deployment?: V1Deployment;
 }
 
 /** What is there of the name, split into what is the container's and what is left untouched. */
@@ -179,7 +183,8 @@ async function readMember(
         message: `${what} belongs to ${describeOwner(object)}, not container-id ${expected}${describeInstance(context.instance)}: left untouched`,
       };
     }
-    return { kind, name, uid: object.metadata?.uid ?? '', containerId: ownedContainerId(context, kind, object) };
+    const read = kind === 'deployments' ? { deployment: object as V1Deployment } : {};
+    return { kind, name, uid: object.metadata?.uid ?? '', containerId: ownedContainerId(context, kind, object), ...read };
   } catch (error) {
     if (error instanceof NotFoundError) return undefined;
     throw error;

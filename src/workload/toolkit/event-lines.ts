@@ -35,6 +35,8 @@ function eventWords(event: ProvisionEvent): string {
       return `${event.providerId} ${event.message}`;
     case 'ready':
       return `${event.providerId} ready in ${(event.durationMs / 1000).toFixed(1)}s`;
+    case 'warned':
+      return `${event.providerId} warning: ${event.message}`;
   }
 }
 

@@ -39,7 +39,7 @@ export interface HaltWatch {
 
 /** The watch for a workload's Pods when it is a system container, else undefined. */
 export function haltWatchOf(
-  owned: OwnedWorkload,
+  owned: Pick<OwnedWorkload, 'deployment'>,
   target: WaitTarget & { readonly scheduler?: SchedulerLike | undefined },
   pods$: Observable<readonly V1Pod[]>,
 ): HaltWatch | undefined {

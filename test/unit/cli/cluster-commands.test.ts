@@ -97,7 +97,7 @@ describe('kube-provision check: output and exit codes', () => {
     expect(out[0]).toBe('Checked no server, namespace team-a in 0 ms: NOT READY: 1 needed item failed');
     expect(out[1]).toMatch(/^ITEM +STATUS +DETAIL$/);
     expect(out[2]).toMatch(/^kubeconfig +FAIL +Kubeconfig not found at \/nonexistent\/config$/);
-    expect(out).toHaveLength(2 + 12);
+    expect(out).toHaveLength(2 + 13);
   });
 
   it('-o json prints the report as one JSON object', async () => {
@@ -106,7 +106,7 @@ describe('kube-provision check: output and exit codes', () => {
     expect(out).toHaveLength(1);
     const report = JSON.parse(out[0]!) as CheckReport;
     expect(report).toMatchObject({ ok: false, needs: 'lifecycle', items: expect.any(Array) });
-    expect(report.items.map((item) => item.status)).toEqual(['fail', ...Array(11).fill('skip')]);
+    expect(report.items.map((item) => item.status)).toEqual(['fail', ...Array(12).fill('skip')]);
   });
 
   it('formats a ready report with warnings as ready, and each status as a word', () => {

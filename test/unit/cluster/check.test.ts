@@ -37,7 +37,15 @@ const statuses = (report: CheckReport) => Object.fromEntries(report.items.map((e
 
 /** Every request the fake serves fails with `error` (as when the connection itself fails). */
 function failEverything(fake: FakeKubernetes, error: Error): void {
-  for (const method of ['version', 'selfSubjectReview', 'readNamespace', 'listLimitRanges', 'listResourceQuotas', 'watch'] as const) {
+  for (const method of [
+    'version',
+    'selfSubjectReview',
+    'readNamespace',
+    'listLimitRanges',
+    'listResourceQuotas',
+    'watch',
+    'create',
+  ] as const) {
     fake.failNext(method, error);
   }
   // Cluster-wide lists: the nodes (gpus) and the StorageClasses (storage), with room for one more.
@@ -80,6 +88,7 @@ describe('check() with every answer good', () => {
       'gpus',
       'storage',
       'runtime-class',
+      'stop-signal',
     ]);
     expect(report.items.every((entry) => entry.status === 'pass')).toBe(true);
     expect(report).toMatchObject({
@@ -285,6 +294,7 @@ describe('check() names one root cause when nothing gets through', () => {
       gpus: 'skip',
       storage: 'skip',
       'runtime-class': 'skip',
+      'stop-signal': 'skip',
     });
     expect(item(report, 'tls')).toMatchObject({ error: 'TlsError', message: expect.stringContaining('does not trust') });
     expect(item(report, 'namespace').message).toBe('not checked: TLS verification failed (see tls)');
@@ -637,5 +647,48 @@ describe('check(): the RuntimeClass the containers run with (the runtime-class i
     await expect(check(fake, { spec: { cpus: 1, memoryMb: 64, runtimeClass: 'Cgroup_Writable' } })).rejects.toThrow(
       /spec\.runtimeClass must be a DNS-1123 subdomain/,
     );
+  });
+});
+
+describe('check(): whether the API server keeps a Pod’s stop signal (the stop-signal item)', () => {
+  it('asks with a dry run in the namespace; kept or dropped, it passes saying which, never needed', async () => {
+    const keeps = new FakeKubernetes();
+    const kept = item(await runCheck(keeps, { namespace: 'team-a' }), 'stop-signal');
+    expect(kept).toMatchObject({
+      status: 'pass',
+      needed: false,
+      stopSignal: 'kept',
+      message: expect.stringMatching(/^lifecycle\.stopSignal is kept/),
+    });
+    expect(keeps.calls.filter((call) => call.method === 'create')).toEqual([
+      { method: 'create', kind: 'deployments', namespace: 'team-a', name: '' },
+    ]);
+    expect(keeps.get('deployments', '', 'team-a')).toBeUndefined();
+    const drops = new FakeKubernetes();
+    drops.dropsStopSignals = true;
+    expect(item(await runCheck(drops), 'stop-signal')).toMatchObject({
+      status: 'pass',
+      stopSignal: 'dropped',
+      message:
+        "lifecycle.stopSignal is dropped (the ContainerStopSignals feature gate is off): a system container's Pod goes without it, " +
+        'so only an image with STOPSIGNAL SIGRTMIN+3 stops in seconds',
+    });
+  });
+
+  it('a refused dry run (RBAC): cannot tell, a warning naming the permission and what a create then does', async () => {
+    const fake = new FakeKubernetes();
+    fake.failNext('create', new ForbiddenError({ verb: 'create', resource: 'deployments', namespace: 'default' }));
+    const report = await runCheck(fake);
+    expect(item(report, 'stop-signal')).toEqual({
+      id: 'stop-signal',
+      status: 'warn',
+      needed: false,
+      durationMs: 0,
+      error: 'ForbiddenError',
+      message:
+        'cannot tell: may not create deployments.apps in namespace default (asked with a dry run, which stores nothing); ' +
+        "a system container's Pod goes without lifecycle.stopSignal, with a warning",
+    });
+    expect(report.ok).toBe(true);
   });
 });
