@@ -5,12 +5,12 @@ import { map } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 
-import { parseWorkloadSpec } from '../../src/input/workload-spec.js';
-import type { V1Pod } from '../../src/kube/objects.js';
-import { awaitRemoval } from '../../src/workload/toolkit/await-removal.js';
-import { HALT_EXPECTED_SECONDS } from '../../src/workload/toolkit/halt-warnings.js';
-import { buildDeployment } from '../../src/members/deployment/manifest.js';
-import { deployment, readyPod } from '../support/fixtures.js';
+import { parseWorkloadSpec } from '../../../../src/input/workload-spec.js';
+import type { V1Pod } from '../../../../src/kube/objects.js';
+import { awaitRemoval } from '../../../../src/workload/toolkit/await-removal.js';
+import { HALT_EXPECTED_SECONDS } from '../../../../src/workload/toolkit/halt-warnings.js';
+import { buildDeployment } from '../../../../src/members/deployment/manifest.js';
+import { deployment, readyPod } from '../../../support/fixtures.js';
 
 const UID = 'uid-web';
 const where = { namespace: 'default', name: 'web', providerId: 'default/web' };

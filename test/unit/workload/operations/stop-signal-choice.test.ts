@@ -8,15 +8,15 @@ import { readFileSync } from 'node:fs';
 import { lastValueFrom, takeWhile, toArray } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 
-import { ForbiddenError } from '../../src/errors/api.js';
-import { InformerRegistry } from '../../src/informers/registry.js';
-import type { CreateOptions, KindMap, WatchedKind } from '../../src/kube/client.js';
-import type { V1Deployment } from '../../src/kube/objects.js';
-import { STOP_SIGNAL_PROBE_NAME, probeStopSignal } from '../../src/kube/stop-signal-probe.js';
-import type { ProvisionEvent } from '../../src/rollout/events.js';
-import { describeEvent } from '../../src/workload/toolkit/event-lines.js';
-import { provision$ } from '../../src/workload/operations/provision.js';
-import { FakeKubernetes } from '../support/fake-kube.js';
+import { ForbiddenError } from '../../../../src/errors/api.js';
+import { InformerRegistry } from '../../../../src/informers/registry.js';
+import type { CreateOptions, KindMap, WatchedKind } from '../../../../src/kube/client.js';
+import type { V1Deployment } from '../../../../src/kube/objects.js';
+import { STOP_SIGNAL_PROBE_NAME, probeStopSignal } from '../../../../src/kube/stop-signal-probe.js';
+import type { ProvisionEvent } from '../../../../src/rollout/events.js';
+import { describeEvent } from '../../../../src/workload/toolkit/event-lines.js';
+import { provision$ } from '../../../../src/workload/operations/provision.js';
+import { FakeKubernetes } from '../../../support/fake-kube.js';
 
 const fastInformers = () => new InformerRegistry({ backoff: { initialMs: 5, maxMs: 20, factor: 2, jitter: 0 } });
 const system = { containerId: 42, nodeId: 7, hostname: 'base', image: 'debian', cpus: 1, memoryMb: 512, entrypoint: '/sbin/init' };
