@@ -4,7 +4,7 @@
 import type { V1PersistentVolumeClaim } from '../../kube/objects.js';
 import { SELECTED_NODE_ANNOTATION } from '../../kube/objects.js';
 import { sharedValue } from '../../shared-values.js';
-import { Fields, annotationOf, cachedCondition, deletionOf, identityOf, readLabels } from './fields.js';
+import { Fields, annotationOf, cachedCondition, deletionOf, readLabels } from './fields.js';
 
 export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentVolumeClaim {
   const f = new Fields('PersistentVolumeClaim', claim);
@@ -18,7 +18,10 @@ export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentV
   const selectedNode = annotationOf(f, metadata, SELECTED_NODE_ANNOTATION);
   return {
     metadata: {
-      ...identityOf(f, metadata),
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: deletionOf(metadata),
       labels: readLabels(f, metadata?.labels),
       annotations: selectedNode === undefined ? undefined : sharedValue('annotations', { [SELECTED_NODE_ANNOTATION]: selectedNode }),

@@ -6,7 +6,7 @@ import type { V1Container, V1Deployment, V1LabelSelector, V1PodTemplateSpec } fr
 import { REVISION_ANNOTATION } from '../../kube/objects.js';
 import { STORAGE_VOLUME_NAME } from '../../input/storage.js';
 import { sharedValue } from '../../shared-values.js';
-import { Fields, annotationOf, cachedCondition, deletionOf, identityOf, pathsOf, readLabels, type Json } from './fields.js';
+import { Fields, annotationOf, cachedCondition, deletionOf, pathsOf, readLabels, type Json } from './fields.js';
 
 /**
  * Of the pod template, only each container's name, image and resources, and the claim its
@@ -21,7 +21,10 @@ export function cachedDeploymentFields(deployment: V1Deployment): V1Deployment {
   const revision = annotationOf(f, metadata, REVISION_ANNOTATION);
   return {
     metadata: {
-      ...identityOf(f, metadata),
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       generation: f.number(metadata?.generation, 'metadata.generation'),
       deletionTimestamp: deletionOf(metadata),
       labels: readLabels(f, metadata?.labels),

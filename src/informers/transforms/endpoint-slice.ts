@@ -2,7 +2,7 @@
 // Service, its endpoints' Pods and conditions, and its ports.
 import type { V1EndpointSlice } from '../../kube/objects.js';
 import { sharedValue } from '../../shared-values.js';
-import { Fields, identityOf, owners, pathsOf, readLabels } from './fields.js';
+import { Fields, owners, pathsOf, readLabels } from './fields.js';
 
 export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSlice {
   const f = new Fields('EndpointSlice', slice);
@@ -10,7 +10,10 @@ export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSli
   const metadata = f.object(root.metadata, 'metadata');
   return {
     metadata: {
-      ...identityOf(f, metadata),
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       labels: readLabels(f, metadata?.labels),
       // Its owner by kind and uid: its Service's.
       ownerReferences: owners(f, metadata?.ownerReferences, ['kind', 'uid']),

@@ -1,7 +1,7 @@
 // An Event as the storage event informer caches it: what the storage diagnosis reads, that
 // is what it is about, why, and when it was last seen.
 import type { CoreV1Event } from '../../kube/objects.js';
-import { Fields, identityOf } from './fields.js';
+import { Fields } from './fields.js';
 
 const INVOLVED_OBJECT = ['kind', 'name', 'uid'] as const;
 
@@ -15,7 +15,10 @@ export function cachedEventFields(event: CoreV1Event): CoreV1Event {
     value instanceof Date ? value.toISOString() : f.string(value, field);
   return {
     metadata: {
-      ...identityOf(f, metadata),
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       creationTimestamp: time(metadata?.creationTimestamp, 'metadata.creationTimestamp'),
     },
     involvedObject: involved && Object.fromEntries(INVOLVED_OBJECT.map((key) => [key, f.string(involved[key], `involvedObject.${key}`)])),

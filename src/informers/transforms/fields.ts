@@ -7,7 +7,10 @@
 // are also the check that an object fits the fields read: a field of the wrong type throws
 // MalformedObjectError, and the informer skips the object instead of letting a reader
 // throw on it. A JSON null counts as absent. Parts many objects carry alike are one frozen
-// copy shared by all (src/shared-values.ts): a cached object is never modified.
+// copy shared by all (src/shared-values.ts): a cached object is never modified. Each
+// kind's metadata is one object literal of its own, identity fields written out: a
+// literal that spreads a shared part keeps the spread fields out of the object, in a
+// second allocation per cached object.
 import type { V1DeploymentCondition, V1OwnerReference, V1PodCondition } from '../../kube/objects.js';
 import { POD_TEMPLATE_HASH_LABEL, SERVICE_NAME_LABEL } from '../../kube/objects.js';
 import { MalformedObjectError } from '../../errors/api.js';
@@ -111,23 +114,6 @@ export class Fields {
       read(this.object(item, `${field}[]`) ?? this.fail(`${field}[]`, 'must be an object (got null)')),
     );
   }
-}
-
-/** The identity every cached object keeps: what informers key, compare and judge versions by. */
-export interface CachedIdentity {
-  name: string | undefined;
-  namespace: string | undefined;
-  uid: string | undefined;
-  resourceVersion: string | undefined;
-}
-
-export function identityOf(f: Fields, metadata: Json | undefined): CachedIdentity {
-  return {
-    name: f.string(metadata?.name, 'metadata.name'),
-    namespace: f.common(metadata?.namespace, 'metadata.namespace'),
-    uid: f.string(metadata?.uid, 'metadata.uid'),
-    resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
-  };
 }
 
 /** A deletion under way (the API gives a string; only its presence is read). */

@@ -2,7 +2,7 @@
 // workloadStatus() read, labels included.
 import type { V1Container, V1ContainerState, V1ContainerStatus, V1Pod, V1PodCondition, V1Probe } from '../../kube/objects.js';
 import { sharedValue } from '../../shared-values.js';
-import { Fields, cachedCondition, deletionOf, identityOf, owners, pathsOf, readLabels, type Json } from './fields.js';
+import { Fields, cachedCondition, deletionOf, owners, pathsOf, readLabels, type Json } from './fields.js';
 
 export function cachedPodFields(pod: V1Pod): V1Pod {
   const f = new Fields('Pod', pod);
@@ -12,7 +12,10 @@ export function cachedPodFields(pod: V1Pod): V1Pod {
   const status = f.object(root.status, 'status');
   return {
     metadata: {
-      ...identityOf(f, metadata),
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: deletionOf(metadata),
       labels: readLabels(f, metadata?.labels),
       // A Pod's owner by kind and name (currentRolloutPods).

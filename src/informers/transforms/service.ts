@@ -3,7 +3,7 @@
 import type { V1Service } from '../../kube/objects.js';
 import { NODE_ADDRESS_ANNOTATION } from '../../input/labels.js';
 import { sharedValue } from '../../shared-values.js';
-import { Fields, annotationOf, deletionOf, identityOf, owners, pathsOf, readLabels, type Json } from './fields.js';
+import { Fields, annotationOf, deletionOf, owners, pathsOf, readLabels, type Json } from './fields.js';
 
 export function cachedServiceFields(service: V1Service): V1Service {
   const f = new Fields('Service', service);
@@ -16,7 +16,10 @@ export function cachedServiceFields(service: V1Service): V1Service {
   owners(f, metadata?.ownerReferences, []);
   return {
     metadata: {
-      ...identityOf(f, metadata),
+      name: f.string(metadata?.name, 'metadata.name'),
+      namespace: f.common(metadata?.namespace, 'metadata.namespace'),
+      uid: f.string(metadata?.uid, 'metadata.uid'),
+      resourceVersion: f.string(metadata?.resourceVersion, 'metadata.resourceVersion'),
       deletionTimestamp: deletionOf(metadata),
       labels: readLabels(f, metadata?.labels),
       annotations: nodeAddress === undefined ? undefined : sharedValue('annotations', { [NODE_ADDRESS_ANNOTATION]: nodeAddress }),
