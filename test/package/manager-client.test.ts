@@ -1,20 +1,22 @@
 // The kit's client code (manager-kit/client/) builds in Manager's React client, as
-// docs/manager.md step 8 tells Manager to apply it: Manager's client and its container
-// routes at commit ee03a1b (mieweb/opensource-server, Apache-2.0, kept as a `git archive` in
-// test/support/manager-client/ because only package registries are reachable here), the two
-// components copied in, the patch applied with `git apply`, `npm ci` and the guide's
-// `npm i @xterm/xterm@^6 @xterm/addon-fit@^0.11` from the npm registry, then Manager's own
-// `npm run build` (tsc -b, then vite build) and `node --check` of the patched route file.
+// docs/manager.md step 8 tells Manager to apply it: a stand-in for Manager's client and its
+// container routes at commit ee03a1b (test/support/manager-client/, our code shaped like
+// Manager's where the patch meets it: its paths, dependencies, tsconfig and the lines the
+// hunks anchor on), the two components copied in, the patch applied with `git apply`, `npm
+// ci` and the guide's `npm i @xterm/xterm@^6 @xterm/addon-fit@^0.11` from the npm registry,
+// then the client's `npm run build` (tsc -b, then vite build) and `node --check` of the
+// patched route file. With MANAGER_CHECKOUT set to the `create-a-container/` folder of a
+// checkout of Manager at ee03a1b, the same steps run on Manager's own files instead.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const KIT_CLIENT = join(root, 'manager-kit', 'client');
-const ARCHIVE = join(root, 'test', 'support', 'manager-client', 'opensource-server-ee03a1b.tar.gz');
+const SOURCE = process.env.MANAGER_CHECKOUT || join(root, 'test', 'support', 'manager-client', 'create-a-container');
 
 let scratch: string;
 let manager: string;
@@ -39,16 +41,22 @@ function ok(result: SpawnSyncReturns<string>): string {
 
 beforeAll(() => {
   scratch = mkdtempSync(join(tmpdir(), 'kp-manager-client-'));
-  ok(run('tar', ['-xzf', ARCHIVE, '-C', scratch], scratch));
-  manager = join(scratch, 'opensource-server-ee03a1b', 'create-a-container');
+  manager = join(scratch, 'create-a-container');
   client = join(manager, 'client');
+  // The files the patch touches and the client that builds them; a local install or build is not part of it.
+  cpSync(join(SOURCE, 'client'), client, {
+    recursive: true,
+    filter: (source) => !['node_modules', 'dist'].includes(basename(source)),
+  });
+  const routes = join('routers', 'api', 'v1', 'containers.js');
+  cpSync(join(SOURCE, routes), join(manager, routes));
 }, 60_000);
 
 afterAll(() => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-describe("the kit's client code in Manager's React client at ee03a1b", () => {
+describe("the kit's client code in (a stand-in for) Manager's React client at ee03a1b", () => {
   it('the patch applies to the four files it names, and nothing else changes', () => {
     const patch = join(KIT_CLIENT, 'manager-ee03a1b.patch');
     const touched = [...readFileSync(patch, 'utf8').matchAll(/^\+\+\+ b\/(\S+)$/gm)].map((match) => match[1]);
@@ -75,7 +83,7 @@ describe("the kit's client code in Manager's React client at ee03a1b", () => {
     );
   });
 
-  it("installs Manager's client and xterm from the npm registry, and Manager's build (tsc -b, vite build) passes", () => {
+  it("installs the client and xterm from the npm registry, and the client's build (tsc -b, vite build) passes", () => {
     ok(run('npm', ['ci'], client));
     ok(run('npm', ['i', '@xterm/xterm@^6', '@xterm/addon-fit@^0.11'], client));
     const build = ok(run('npm', ['run', 'build'], client));
