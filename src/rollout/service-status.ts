@@ -11,7 +11,7 @@
 import type { V1Service, V1EndpointSlice, V1Endpoint } from '../kube/objects.js';
 import { NODE_ADDRESS_ANNOTATION } from '../input/labels.js';
 import { PORT_PROTOCOLS, type PortProtocol, type ServiceType } from '../input/ports.js';
-import { sharedValue } from '../shared-values.js';
+import { sharedValue } from '../interning.js';
 import { KINDS } from '../kube/kinds.js';
 
 /** One port of the Service as the API server stored it (node ports allocated). */

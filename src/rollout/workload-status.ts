@@ -28,7 +28,7 @@ import { routedPodOf, serviceStatus, type ServiceStatusValue } from './service-s
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { REVISION_ANNOTATION } from '../kube/objects.js';
 import { oneLine } from '../text.js';
-import { sharedValue } from '../shared-values.js';
+import { sharedValue } from '../interning.js';
 import { lastLogLine } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ReplicaCounts, RolloutStatus } from './events.js';

@@ -22,7 +22,7 @@ const BANDS: readonly (readonly string[])[] = [
   ['rx'],
   ['mask.ts'],
   ['errors'],
-  ['text.ts', 'shared-values.ts'],
+  ['text.ts', 'interning.ts'],
 ];
 
 const bandOf = new Map(BANDS.flatMap((parts, index) => parts.map((part) => [part, index] as const)));

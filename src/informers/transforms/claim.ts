@@ -3,7 +3,7 @@
 // resize shows.
 import type { V1PersistentVolumeClaim } from '../../kube/objects.js';
 import { SELECTED_NODE_ANNOTATION } from '../../kube/objects.js';
-import { sharedValue } from '../../shared-values.js';
+import { sharedValue } from '../../interning.js';
 import { Fields, annotationOf, cachedCondition, deletionOf, readLabels } from './fields.js';
 
 export function cachedClaimFields(claim: V1PersistentVolumeClaim): V1PersistentVolumeClaim {

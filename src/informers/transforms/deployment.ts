@@ -5,7 +5,7 @@
 import type { V1Container, V1Deployment, V1LabelSelector, V1PodTemplateSpec } from '../../kube/objects.js';
 import { REVISION_ANNOTATION } from '../../kube/objects.js';
 import { STORAGE_VOLUME_NAME } from '../../input/storage.js';
-import { sharedValue } from '../../shared-values.js';
+import { sharedValue } from '../../interning.js';
 import { Fields, annotationOf, cachedCondition, deletionOf, pathsOf, readLabels, type Json } from './fields.js';
 
 /**

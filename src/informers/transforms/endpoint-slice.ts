@@ -1,7 +1,7 @@
 // An EndpointSlice as its informer caches it: what podEndpoint() reads, that is its
 // Service, its endpoints' Pods and conditions, and its ports.
 import type { V1EndpointSlice } from '../../kube/objects.js';
-import { sharedValue } from '../../shared-values.js';
+import { sharedValue } from '../../interning.js';
 import { Fields, owners, pathsOf, readLabels } from './fields.js';
 
 export function cachedEndpointSliceFields(slice: V1EndpointSlice): V1EndpointSlice {

@@ -7,7 +7,7 @@
 // are also the check that an object fits the fields read: a field of the wrong type throws
 // MalformedObjectError, and the informer skips the object instead of letting a reader
 // throw on it. A JSON null counts as absent. Parts many objects carry alike are one frozen
-// copy shared by all (src/shared-values.ts): a cached object is never modified. Each
+// copy shared by all (src/interning.ts): a cached object is never modified. Each
 // kind's metadata is one object literal of its own, identity fields written out: a
 // literal that spreads a shared part keeps the spread fields out of the object, in a
 // second allocation per cached object.
@@ -15,7 +15,7 @@ import type { V1DeploymentCondition, V1OwnerReference, V1PodCondition } from '..
 import { POD_TEMPLATE_HASH_LABEL, SERVICE_NAME_LABEL } from '../../kube/objects.js';
 import { MalformedObjectError } from '../../errors/api.js';
 import { CONTAINER_ID_LABEL, INSTANCE_LABEL, MANAGED_LABEL, NODE_ID_LABEL } from '../../input/labels.js';
-import { sharedValue } from '../../shared-values.js';
+import { sharedValue } from '../../interning.js';
 
 export type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 // The Pod as its informer caches it: what diagnosePod(), currentRolloutPods() and
 // workloadStatus() read, labels included.
 import type { V1Container, V1ContainerState, V1ContainerStatus, V1Pod, V1PodCondition, V1Probe } from '../../kube/objects.js';
-import { sharedValue } from '../../shared-values.js';
+import { sharedValue } from '../../interning.js';
 import { Fields, cachedCondition, deletionOf, owners, pathsOf, readLabels, type Json } from './fields.js';
 
 export function cachedPodFields(pod: V1Pod): V1Pod {

@@ -2,7 +2,7 @@
 // type, selector, ports, addresses, the node address recorded on it.
 import type { V1Service } from '../../kube/objects.js';
 import { NODE_ADDRESS_ANNOTATION } from '../../input/labels.js';
-import { sharedValue } from '../../shared-values.js';
+import { sharedValue } from '../../interning.js';
 import { Fields, annotationOf, deletionOf, owners, pathsOf, readLabels, type Json } from './fields.js';
 
 export function cachedServiceFields(service: V1Service): V1Service {

@@ -29,7 +29,7 @@ import type { InformerNotice } from '../../informers/shared-informer.js';
 import { CrashLogReads, type CrashLogReader, type CrashRef } from '../../rollout/crash-lines.js';
 import type { FailurePolicy } from '../../rollout/failure-policy.js';
 import { claimStatus } from '../../rollout/claim-status.js';
-import { frozen } from '../../shared-values.js';
+import { frozen } from '../../interning.js';
 import { sameWorkloadStatus } from '../../rollout/same-workload-status.js';
 import { serviceGate } from '../../rollout/service-gate.js';
 import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from '../../rollout/tracker.js';
