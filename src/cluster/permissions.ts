@@ -15,12 +15,11 @@ export type { Permission } from '../kube/permission.js';
  * that starts using another verb or subresource adds it to its kind's list, and check()
  * and the docs follow.
  */
+const CREATE = MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.create);
+
 export const OPERATION_PERMISSIONS = {
-  create: MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.create),
-  lifecycle: [
-    ...MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.create),
-    ...MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.lifecycle),
-  ],
+  create: CREATE,
+  lifecycle: [...CREATE, ...MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.lifecycle)],
 } as const satisfies Readonly<Record<string, readonly Permission[]>>;
 
 export type OperationName = keyof typeof OPERATION_PERMISSIONS;
