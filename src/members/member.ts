@@ -45,8 +45,18 @@ export interface MemberRules<K extends MemberKind> {
   readonly drift: (desired: KindMap[K], live: KindMap[K]) => DriftField[];
   /** What its deletion does to what it owns: Foreground removes a Deployment's Pods first. */
   readonly propagationPolicy: 'Foreground' | 'Background';
-  /** Deleted again when the provisioning that created it fails (a claim holding data never would be). */
-  readonly deleteOnFailure: boolean;
+  /**
+   * The member whose objects use this one (a claim: the Deployment's Pods mount it). A
+   * failed provisioning deletes what it created, but this one only when it created that
+   * member too: an adopted one may be using it.
+   */
+  readonly usedBy?: MemberKind;
+  /**
+   * Where a live object of the kind differs from a set that asks for none of it (a Service
+   * left from an earlier spec with ports), judged when the member it is owned by was
+   * adopted; without it, such an object is not looked for.
+   */
+  readonly driftWhenUnasked?: (live: KindMap[K]) => DriftField[];
   /**
    * The member whose object becomes this one's owner reference when it is created (so
    * the garbage collector removes it with its owner, should a delete be cut short).

@@ -151,7 +151,7 @@ export const CLAIM_MEMBER: MemberRules<'persistentvolumeclaims'> = {
   nameIn: (workload) => workload,
   drift: claimDrift,
   propagationPolicy: 'Background',
-  deleteOnFailure: true,
+  usedBy: 'deployments',
   permissions: {
     // its claim (created, or read back when the name is taken), the shared claim informer,
     // and the storage controllers' Warning events on it

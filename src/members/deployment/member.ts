@@ -57,7 +57,6 @@ export const DEPLOYMENT_MEMBER: MemberRules<'deployments'> = {
   nameIn: (workload) => workload,
   drift: workloadDrift,
   propagationPolicy: 'Foreground',
-  deleteOnFailure: true,
   permissions: {
     create: [
       // create the Deployment; get it back when the name is taken (adopt or conflict); the

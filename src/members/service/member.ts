@@ -11,6 +11,7 @@ import { cachedServiceFields } from '../../informers/transforms/service.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { SERVICE_NAME_LABEL, type V1EndpointSlice, type V1Service } from '../../kube/objects.js';
 import { allow } from '../../kube/permission.js';
+import { servicePorts } from '../../rollout/service-status.js';
 import type { CacheRequest, MemberRules } from '../member.js';
 import { snapshotsOf } from '../snapshots.js';
 import { serviceDrift } from './drift.js';
@@ -61,7 +62,16 @@ export const SERVICE_MEMBER: MemberRules<'services'> = {
   drift: serviceDrift,
   // Its slices are the EndpointSlice controller's; nothing waits for them.
   propagationPolicy: 'Background',
-  deleteOnFailure: true,
+  // A Service of this container left from an earlier spec with ports: `ports` to undo.
+  driftWhenUnasked: (live) => [
+    {
+      field: 'ports',
+      live: servicePorts(live)
+        .map((port) => `${port.port}/${port.protocol}`)
+        .join(', '),
+      desired: '(none)',
+    },
+  ],
   ownedBy: 'deployments',
   permissions: {
     // its Service (created, or read back when the name is taken), and the shared informers

@@ -7,7 +7,20 @@
 // only after its Pods). The wait is the shared informer seeing each UID go. All of it, the
 // delete requests included, is bounded by one timer (`cleanupTimeoutMs`): past it the
 // outcome says how far it got (accepted but not confirmed gone, or sent but not answered).
-import { catchError, defaultIfEmpty, filter, first, forkJoin, map, of, race, switchMap, type Observable, type SchedulerLike } from 'rxjs';
+import {
+  catchError,
+  defaultIfEmpty,
+  filter,
+  first,
+  forkJoin,
+  map,
+  of,
+  race,
+  switchMap,
+  throwError,
+  type Observable,
+  type SchedulerLike,
+} from 'rxjs';
 import { ConflictError, NotFoundError } from '../../errors/api.js';
 import { KubeProvisionerError } from '../../errors/base.js';
 import type { InformerRegistry } from '../../informers/registry.js';
@@ -16,6 +29,7 @@ import { fromAbortable } from '../../rx/from-abortable.js';
 import { longTimer } from '../../rx/long-timer.js';
 import { KINDS } from '../../kube/kinds.js';
 import { rulesOf, type MemberKind } from '../../members/set.js';
+import type { MemberOutcome } from './create-or-adopt.js';
 
 /** What a failed provisioning did with its Deployment (`error.cleanup`). */
 export interface WorkloadCleanup {
@@ -133,7 +147,7 @@ export function deleteCreated(client: KubernetesClient, created: CreatedWorkload
   const uid = created.members.find((member) => member.kind === 'deployments')?.uid ?? '';
   const timeoutMs = options.timeoutMs ?? DEFAULT_CLEANUP_TIMEOUT_MS;
   const kinds = created.members.map((member) => KINDS[member.kind].kind);
-  const deletable = [...created.members].reverse().filter((member) => rulesOf(member.kind).deleteOnFailure);
+  const deletable = [...created.members].reverse();
   const claimIndex = deletable.findIndex((member) => member.kind === 'persistentvolumeclaims');
   return forkJoin(deletable.map((member) => deleteMember(client, created, member, { ...options, timeoutMs }))).pipe(
     map((outcomes): WorkloadCleanup => {
@@ -189,6 +203,45 @@ function deleteMember(
   // The first to arrive wins; losing, the other is unsubscribed (a delete still in flight is aborted).
   const bound$ = longTimer(options.timeoutMs, options.scheduler).pipe(map(() => outcome(accepted ? 'deleting' : 'unconfirmed')));
   return race(attempt$, bound$);
+}
+
+/** A failed provisioning, as its cleanup sees it. */
+export interface FailedProvisioning {
+  readonly client: KubernetesClient;
+  readonly namespace: string;
+  readonly providerId: string;
+  readonly instance: string | undefined;
+  /** What the run found or made, member by member. */
+  readonly outcomes: readonly MemberOutcome[];
+  /** Keep what it created, for debugging. */
+  readonly keepOnFailure: boolean;
+}
+
+/**
+ * The failed provisioning's error, after what it created is deleted (or kept, as asked):
+ * never a member it adopted, nor one used by an adopted member (a claim an adopted
+ * Deployment's Pods mount). Nothing to clean up: the error as it is.
+ */
+export function cleanUpAfterFailure(error: unknown, failed: FailedProvisioning, options: CleanupOptions): Observable<never> {
+  const { outcomes, providerId } = failed;
+  if (outcomes.length === 0) return throwError(() => error);
+  const uid = outcomes.find((member) => member.kind === 'deployments')?.object.metadata?.uid ?? '';
+  const adopted = (kind: MemberKind | undefined): boolean => outcomes.some((member) => member.kind === kind && member.adopted);
+  const created = outcomes.filter((member) => !member.adopted && !adopted(rulesOf(member.kind).usedBy));
+  const claimMember = outcomes.find((member) => member.kind === 'persistentvolumeclaims');
+  const claimLeft = claimMember !== undefined && !created.includes(claimMember);
+  const claimKept = claimMember === undefined ? {} : { claim: claimLeft ? ('adopted' as const) : ('kept' as const) };
+  if (created.length === 0 || failed.keepOnFailure) {
+    const outcome = created.length === 0 ? 'adopted' : 'kept';
+    const kinds = created.map((member) => KINDS[member.kind].kind);
+    return throwError(() => withCleanup(error, { outcome, providerId, uid, ...claimKept, ...(outcome === 'kept' ? { kinds } : {}) }));
+  }
+  const members = created.map(({ kind, object }) => ({ kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '' }));
+  return deleteCreated(failed.client, { namespace: failed.namespace, providerId, instance: failed.instance, members }, options).pipe(
+    // A re-attached claim (kept data) is never deleted by a failed create.
+    map((cleanup) => (claimLeft && cleanup.claim === undefined ? { ...cleanup, claim: 'adopted' as const } : cleanup)),
+    switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))),
+  );
 }
 
 /** The failed provisioning's error, now saying what became of its Deployment. */

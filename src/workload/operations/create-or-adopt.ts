@@ -3,10 +3,11 @@
 // container-id, managed and instance labels) and not being deleted; otherwise the create
 // fails with ConflictError and the existing object is left untouched. Nothing is ever
 // overwritten or patched here: what is adopted is compared with the member asked for
-// (`drift`), and the caller decides. A member owned by an earlier one (a Service by its
+// (`drift`), and the caller decides; so is a member the set no longer asks for, left from
+// an earlier spec beside an adopted owner. A member owned by an earlier one (a Service by its
 // Deployment) is created with an owner reference to that object as stored.
 import type { Observable } from 'rxjs';
-import { ConflictError } from '../../errors/api.js';
+import { ConflictError, NotFoundError } from '../../errors/api.js';
 import { describeInstance } from '../../input/labels.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { KINDS, apiVersionOf, type KindMap } from '../../kube/kinds.js';
@@ -14,6 +15,7 @@ import { fromAbortable } from '../../rx/from-abortable.js';
 import type { DriftField } from '../../members/drift.js';
 import { serviceRefusal } from './service-refusal.js';
 import {
+  MEMBER_KINDS,
   describeOwner,
   ownedBy,
   rulesOf,
@@ -48,8 +50,38 @@ export function createOrAdopt(
       outcomes.push(outcome);
       if (!signal.aborted) onMember?.(outcome);
     }
+    for (const kind of MEMBER_KINDS) {
+      const unasked = await unaskedMember(client, set, kind, outcomes, signal);
+      if (unasked) outcomes.push(unasked);
+    }
     return outcomes;
   });
+}
+
+/**
+ * A member the set no longer asks for, left by an earlier spec of the same container and
+ * found with the member it is owned by adopted: adopted too, its drift what undoing it
+ * means. A created owner needs no look: what was left is owned by an older object, and the
+ * garbage collector removes it.
+ */
+async function unaskedMember(
+  client: KubernetesClient,
+  set: WorkloadSet,
+  kind: MemberKind,
+  outcomes: readonly MemberOutcome[],
+  signal: AbortSignal,
+): Promise<MemberOutcome | undefined> {
+  const rules = rulesOf<MemberKind>(kind);
+  if (!rules.driftWhenUnasked || set.members.some((member) => member.kind === kind)) return undefined;
+  if (!outcomes.some((outcome) => outcome.kind === rules.ownedBy && outcome.adopted)) return undefined;
+  try {
+    const live = await client.read(kind, set.namespace, rules.nameIn(set.name), { signal });
+    if (!ownedBy(live, set.owner)) return undefined;
+    return { kind, object: live, adopted: true, drift: rules.driftWhenUnasked(live) } as MemberOutcome;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
 }
 
 async function createOrAdoptMember(
