@@ -3,7 +3,7 @@
 // `kubectl auth can-i` does) and from which the docs and roleFor() render a Role.
 import type { V1PolicyRule, V1Role } from '../kube/objects.js';
 import { allow, type Permission } from '../kube/permission.js';
-import { MEMBER_KINDS, rulesOf } from '../members/set.js';
+import { MEMBERS } from '../members/set.js';
 
 export type { Permission } from '../kube/permission.js';
 
@@ -15,11 +15,11 @@ export type { Permission } from '../kube/permission.js';
  * that starts using another verb or subresource adds it to its kind's list, and check()
  * and the docs follow.
  */
-const CREATE = MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.create);
+const CREATE = MEMBERS.rows.flatMap((member) => member.permissions.create);
 
 export const OPERATION_PERMISSIONS = {
   create: CREATE,
-  lifecycle: [...CREATE, ...MEMBER_KINDS.flatMap((kind) => rulesOf(kind).permissions.lifecycle)],
+  lifecycle: [...CREATE, ...MEMBERS.rows.flatMap((member) => member.permissions.lifecycle)],
 } as const satisfies Readonly<Record<string, readonly Permission[]>>;
 
 export type OperationName = keyof typeof OPERATION_PERMISSIONS;

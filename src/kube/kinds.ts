@@ -6,6 +6,7 @@
 import type {
   CoreV1Event,
   V1Deployment,
+  V1ConfigMap,
   V1EndpointSlice,
   V1Node,
   V1PersistentVolumeClaim,
@@ -26,11 +27,12 @@ export interface KindMap {
   events: CoreV1Event;
   services: V1Service;
   endpointslices: V1EndpointSlice;
+  configmaps: V1ConfigMap;
 }
 
 /**
  * The resources of the table: `deployments`, `pods`, `nodes`, `persistentvolumeclaims`,
- * `storageclasses`, `runtimeclasses`, `events`, `services`, `endpointslices`.
+ * `storageclasses`, `runtimeclasses`, `events`, `services`, `endpointslices`, `configmaps`.
  */
 export type WatchedKind = keyof KindMap;
 
@@ -55,6 +57,7 @@ export const KINDS = {
   events: { kind: 'Event', group: '', version: 'v1', namespaced: true },
   services: { kind: 'Service', group: '', version: 'v1', namespaced: true },
   endpointslices: { kind: 'EndpointSlice', group: 'discovery.k8s.io', version: 'v1', namespaced: true },
+  configmaps: { kind: 'ConfigMap', group: '', version: 'v1', namespaced: true },
 } as const satisfies { readonly [K in WatchedKind]: KindInfo };
 
 /** As the API names a kind in `kind`: `KindName<'services'>` is `'Service'`. */

@@ -602,6 +602,14 @@ export interface V1ServiceStatus {
   conditions?: { type: string; status: string; reason?: string; message?: string }[];
 }
 
+/** Keys and values a workload's objects may hold beside it (a member kind of tests, and any a caller adds). */
+export interface V1ConfigMap {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: V1ObjectMeta;
+  data?: { [key: string]: string };
+}
+
 export interface V1Service {
   apiVersion?: string;
   kind?: string;

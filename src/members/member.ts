@@ -6,16 +6,23 @@ import type { Observable } from 'rxjs';
 import type { InformerRegistry, InformerRequest } from '../informers/registry.js';
 import type { WorkloadSpec } from '../input/workload-spec.js';
 import type { KubernetesClient } from '../kube/client.js';
-import type { KindMap } from '../kube/kinds.js';
+import type { KindMap, WatchedKind } from '../kube/kinds.js';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
+import type { FailurePolicy } from '../rollout/failure-policy.js';
+import type { TrackedGate } from '../rollout/tracker.js';
+import type { WorkloadStatusValue } from '../rollout/workload-status.js';
 import type { Permission } from '../kube/permission.js';
 import type { DriftField } from './drift.js';
 import type { BuildDeploymentOptions } from './deployment/manifest.js';
 
-/** The kinds a workload's objects are of. */
-export type MemberKind = 'persistentvolumeclaims' | 'deployments' | 'services';
+/** A kind a workload's objects may be of: any the client knows; a member table says which are. */
+export type MemberKind = WatchedKind;
 
 /** One object of a workload. */
 export type WorkloadMember = { readonly [K in MemberKind]: { readonly kind: K; readonly object: KindMap[K] } }[MemberKind];
+
+/** The rules of some member kind (a row of a member table). */
+export type AnyMemberRules = { readonly [K in MemberKind]: MemberRules<K> }[MemberKind];
 
 /** How an informer of a kind keys and caches its objects: the request but for where it watches. */
 export type CacheRequest<K extends keyof KindMap> = Omit<InformerRequest<K>, 'kind' | 'namespace' | 'labelSelector'>;
@@ -79,4 +86,44 @@ export interface MemberRules<K extends MemberKind> {
     name: string,
     instance: string | undefined,
   ) => Observable<readonly KindMap[K][]>;
+  /** Its part in the workload's status and readiness; none: the status says nothing of it. */
+  readonly status?: MemberStatusRules;
+}
+
+/** One informer a member's status follows, and how a workload's objects are found in it by key. */
+export interface MemberWatch<K extends WatchedKind = WatchedKind> {
+  readonly kind: K;
+  /** Keyed by the same rule the one-time reads find them by (`find`). */
+  readonly cache: CacheRequest<K>;
+  /** Under a key: the object of that name, or the objects whose label `label` is the key. */
+  readonly find: { readonly by: 'name' } | { readonly by: 'label'; readonly label: string };
+}
+
+/** A watch of some kind. */
+export type AnyMemberWatch = { readonly [K in WatchedKind]: MemberWatch<K> }[WatchedKind];
+
+/**
+ * What a workload's status says about a member, and what its readiness needs of it, read
+ * alike from the shared informers (statuses$, status$), a namespace's lists (list) and
+ * one-time reads (status): each watch gives the objects it holds under the workload's key.
+ */
+export interface MemberStatusRules<View = unknown> {
+  /** Its own kind's first, then its read side's (a Service's EndpointSlices). */
+  readonly watches: readonly AnyMemberWatch[];
+  /**
+   * The key of a workload's objects in every watch, from its Deployment (the claim its
+   * Pods mount); absent: the member's name in the workload. Undefined: it has none.
+   */
+  keyOf?(deployment: V1Deployment): string | undefined;
+  // Methods, not function properties: a table holds the rules of every view type at once.
+  /** Its objects as one value, from what each watch holds under `key` (in the order of `watches`). */
+  view(held: readonly (readonly unknown[])[], key: string): View | undefined;
+  /** What a one-time read adds to the view (the claim's class while it resizes). */
+  readMore?(view: View, client: KubernetesClient, signal: AbortSignal): Promise<View>;
+  /** What readiness needs of it now: a gate of the tracker (the Service routing); undefined: nothing. */
+  gate?(view: View | undefined, deployment: V1Deployment, pods: readonly V1Pod[], policy: FailurePolicy): TrackedGate | undefined;
+  /** Its fields of the status, given its view and the Pod the status shows as ready. */
+  fields(view: View | undefined, key: string, readyPod: V1Pod | undefined): Partial<WorkloadStatusValue>;
+  /** A caller that may not read it (403) gets statuses without its fields, instead of an error. */
+  readonly optional?: boolean;
 }

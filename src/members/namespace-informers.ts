@@ -1,27 +1,31 @@
 // The informers of a namespace themselves, for consumers of every workload in it
 // (statuses$): the same registry entries the waits of each workload read, so they share
-// the watches.
+// the watches. The Deployments and their Pods, and each member's watches.
 import type { SharedInformer } from '../informers/shared-informer.js';
-import type { V1Deployment, V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service } from '../kube/objects.js';
-import { CLAIMS_BY_NAME } from './claim/member.js';
+import type { KubeObject } from '../informers/reflector.js';
+import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { DEPLOYMENTS_BY_NAME, PODS_BY_CONTAINER_ID } from './deployment/member.js';
-import { ENDPOINTSLICES_BY_SERVICE, SERVICES_BY_NAME } from './service/member.js';
+import type { AnyMemberWatch } from './member.js';
 import { informerOf, type WatchScope } from './snapshots.js';
 
 export interface NamespaceInformers {
   readonly deployments: SharedInformer<V1Deployment>;
   readonly pods: SharedInformer<V1Pod>;
-  readonly services: SharedInformer<V1Service>;
-  readonly endpointSlices: SharedInformer<V1EndpointSlice>;
-  readonly claims: SharedInformer<V1PersistentVolumeClaim>;
+  /** Per member asked for, the informer of each of its watches, in their order. */
+  readonly members: readonly (readonly SharedInformer<KubeObject>[])[];
 }
 
-export function namespaceInformers(scope: WatchScope): NamespaceInformers {
+export function namespaceInformers(
+  scope: WatchScope,
+  members: readonly { readonly watches: readonly AnyMemberWatch[] }[] = [],
+): NamespaceInformers {
   return {
     deployments: informerOf(scope, 'deployments', DEPLOYMENTS_BY_NAME),
     pods: informerOf(scope, 'pods', PODS_BY_CONTAINER_ID),
-    services: informerOf(scope, 'services', SERVICES_BY_NAME),
-    endpointSlices: informerOf(scope, 'endpointslices', ENDPOINTSLICES_BY_SERVICE),
-    claims: informerOf(scope, 'persistentvolumeclaims', CLAIMS_BY_NAME),
+    members: members.map((member) => member.watches.map((watch) => watchInformer(scope, watch))),
   };
+}
+
+function watchInformer(scope: WatchScope, watch: AnyMemberWatch): SharedInformer<KubeObject> {
+  return informerOf(scope, watch.kind, watch.cache as never);
 }

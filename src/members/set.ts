@@ -11,10 +11,10 @@ import type { KindMap } from '../kube/kinds.js';
 import { CLAIM_MEMBER } from './claim/member.js';
 import { DEPLOYMENT_MEMBER } from './deployment/member.js';
 import { effectiveNamespace, workloadLabels } from './deployment/manifest.js';
-import type { BuildWorkloadOptions, MemberKind, MemberRules, WorkloadMember } from './member.js';
+import type { AnyMemberRules, BuildWorkloadOptions, MemberKind, MemberRules, WorkloadMember } from './member.js';
 import { SERVICE_MEMBER } from './service/member.js';
 
-export type { BuildWorkloadOptions, MemberKind, MemberRules, WorkloadMember } from './member.js';
+export type { AnyMemberRules, BuildWorkloadOptions, MemberKind, MemberRules, WorkloadMember } from './member.js';
 
 /** Whose a workload's objects are: the Manager container (and installation) their labels name. */
 export interface WorkloadOwner {
@@ -33,32 +33,66 @@ export interface WorkloadSet {
   readonly owner: WorkloadOwner;
   /** In creation order (removal goes the other way). */
   readonly members: readonly WorkloadMember[];
+  /** The member kinds it was built from, whose rules its steps follow. */
+  readonly table: MemberTable;
 }
 
 /**
- * The table of member kinds, one row each, in creation order: the claim before the
- * Deployment, so its Pod finds it; the Service, owned by the Deployment, after it.
+ * The member kinds of a workload, one row each, in creation order. Everything that goes
+ * over a workload's objects takes its table (MEMBERS unless a caller gives another), so a
+ * new kind is one descriptor and one row.
  */
-const MEMBERS = [CLAIM_MEMBER, DEPLOYMENT_MEMBER, SERVICE_MEMBER] as const;
+export class MemberTable {
+  readonly kinds: readonly MemberKind[];
+  private readonly byKind: ReadonlyMap<MemberKind, AnyMemberRules>;
 
-export const MEMBER_RULES = Object.fromEntries(MEMBERS.map((member) => [member.kind, member])) as {
-  readonly [K in MemberKind]: MemberRules<K>;
-};
+  constructor(readonly rows: readonly AnyMemberRules[]) {
+    this.kinds = rows.map((row) => row.kind);
+    this.byKind = new Map(rows.map((row) => [row.kind, row]));
+    if (this.byKind.size !== rows.length) throw new Error(`a member table lists a kind twice: ${this.kinds.join(', ')}`);
+    if (!this.byKind.has('deployments')) throw new Error("a member table without the Deployment, whose rollout is the workload's");
+    rows.forEach((row, index) => {
+      if (row.ownedBy !== undefined && !this.kinds.slice(0, index).includes(row.ownedBy)) {
+        throw new Error(`the member ${row.kind} is owned by ${row.ownedBy}, which must come earlier in the table`);
+      }
+    });
+  }
 
-/** The kinds of a workload in creation order. */
-export const MEMBER_KINDS: readonly MemberKind[] = MEMBERS.map((member) => member.kind);
+  has(kind: MemberKind): boolean {
+    return this.byKind.has(kind);
+  }
 
-/** The rules of `kind`, typed for it. */
-export function rulesOf<K extends MemberKind>(kind: K): MemberRules<K> {
-  return MEMBER_RULES[kind];
+  /** The rules of `kind`, typed for it. */
+  rulesOf<K extends MemberKind>(kind: K): MemberRules<K> {
+    const rules = this.byKind.get(kind);
+    if (!rules) throw new Error(`no member kind ${kind} in the table (${this.kinds.join(', ')})`);
+    return rules as unknown as MemberRules<K>;
+  }
+
+  /** In JSON (a set printed, logged), its kinds. */
+  toJSON(): readonly MemberKind[] {
+    return this.kinds;
+  }
+
+  /** This table and `row`, last. */
+  with(row: AnyMemberRules): MemberTable {
+    return new MemberTable([...this.rows, row]);
+  }
 }
 
-export function buildWorkload(spec: WorkloadSpec, options: BuildWorkloadOptions = {}): WorkloadSet {
+/** The option rule of a member table (`members`). */
+export const aMemberTable = (value: unknown): string | undefined =>
+  value instanceof MemberTable ? undefined : 'must be a MemberTable (the member kinds of a workload)';
+
+/** The library's members: the claim before the Deployment, so its Pod finds it; the Service, owned by the Deployment, after it. */
+export const MEMBERS = new MemberTable([CLAIM_MEMBER, DEPLOYMENT_MEMBER, SERVICE_MEMBER]);
+
+export function buildWorkload(spec: WorkloadSpec, options: BuildWorkloadOptions = {}, table: MemberTable = MEMBERS): WorkloadSet {
   const namespace = effectiveNamespace(spec, options);
   const labels = workloadLabels(spec);
   const context = { namespace, labels, options };
-  const members = MEMBER_KINDS.flatMap((kind) => {
-    const object = rulesOf(kind).build(spec, context);
+  const members = table.kinds.flatMap((kind) => {
+    const object = table.rulesOf(kind).build(spec, context);
     return object === undefined ? [] : [{ kind, object } as WorkloadMember];
   });
   return {
@@ -68,6 +102,7 @@ export function buildWorkload(spec: WorkloadSpec, options: BuildWorkloadOptions 
     labels,
     owner: { containerId: spec.containerId, instance: spec.instance },
     members,
+    table,
   };
 }
 

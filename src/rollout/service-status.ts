@@ -168,6 +168,16 @@ function notRoutedMessage(endpoint: EndpointValue): string {
   return `${WAITING_FOR_ROUTE_MESSAGE} (the ${KINDS.endpointslices.kind} does not carry the Service's ports yet)`;
 }
 
+/** A workload's status fields from its Service: the address Manager stores, and the Service as it routes to `readyPod`. */
+export function serviceFields(
+  service: V1Service | undefined,
+  slices: readonly V1EndpointSlice[],
+  readyPod: Parameters<typeof routedPodOf>[0] | undefined,
+): { readonly address: string | null; readonly service: ServiceStatusValue | null } {
+  const status = serviceStatus(service, slices, readyPod && routedPodOf(readyPod));
+  return { address: status?.address ?? null, service: status };
+}
+
 /**
  * The Service's address, ports and whether it routes to `pod` (the rollout's ready Pod;
  * undefined when none is ready, e.g. stopped). `service` undefined: no Service.

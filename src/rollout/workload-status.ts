@@ -24,7 +24,7 @@
 import type { ClaimStatusValue } from './claim-status.js';
 import type { V1Container, V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../kube/objects.js';
 import { serviceGate } from './service-gate.js';
-import { routedPodOf, serviceStatus, type ServiceStatusValue } from './service-status.js';
+import { serviceFields, type ServiceStatusValue } from './service-status.js';
 import { CONTAINER_ID_LABEL, MANAGED_LABEL } from '../input/labels.js';
 import { REVISION_ANNOTATION } from '../kube/objects.js';
 import { oneLine } from '../text.js';
@@ -133,7 +133,9 @@ export function workloadStatus(
   const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
   const gate = serviceGate(options.service, options.slices ?? NO_SLICES, deployment, pods, policy);
   const step = trackRollout(policy, INITIAL_TRACKER_STATE, { deployment, pods, now: 0, ...(gate ? { gates: [gate] } : {}) });
-  return trackedStatus(deployment, pods, options.judgement ? judged(step, options.judgement) : step, options.previous, options);
+  const { service, slices } = options;
+  const fields = service ? (readyPod: V1Pod | undefined) => serviceFields(service, slices ?? NO_SLICES, readyPod) : undefined;
+  return trackedStatus(deployment, pods, options.judgement ? judged(step, options.judgement) : step, options.previous, fields);
 }
 
 /**
@@ -156,21 +158,25 @@ export function ownershipStatus(deployment: V1Deployment | undefined, containerI
   return undefined;
 }
 
+/** The status fields a workload's other objects give (its Service's address), given the Pod the status shows as ready. */
+export type MemberFields = (readyPod: V1Pod | undefined) => Partial<WorkloadStatusValue>;
+
 /**
  * A Manager workload's status from the tracker's step over its Deployment and Pods (the
  * caller checked ownership): whoever keeps the tracker's state over time (statuses$) judges
  * once per event with it, and the status is read off that one judgement.
  * @param previous the last status of the same Deployment (same UID), if the caller keeps one
+ * @param fields what the workload's other objects add (without them: no address, no Service)
  */
 export function trackedStatus(
   deployment: V1Deployment,
   pods: readonly V1Pod[],
   step: TrackerStep,
   previous?: WorkloadStatusValue,
-  network: WorkloadNetwork = {},
+  fields?: MemberFields,
 ): WorkloadStatusValue {
   const { rollout, current, pod: telling, failure } = step;
-  const detail = detailOf(deployment, rollout, pods, current, network);
+  const detail = detailOf(deployment, rollout, pods, current, fields);
   const value = (state: WorkloadState, reason: string, message: string, pod?: PodDiagnosis): WorkloadStatusValue => ({
     state,
     reason,
@@ -261,7 +267,7 @@ function detailOf(
   rollout: RolloutStatus,
   pods: readonly V1Pod[],
   current: readonly V1Pod[],
-  options: WorkloadNetwork,
+  fields: MemberFields | undefined,
 ): Detail {
   const container: V1Container | undefined = deployment.spec?.template?.spec?.containers?.[0];
   const limits = container?.resources?.limits;
@@ -270,11 +276,10 @@ function detailOf(
   const shown = readyPod ?? current[0] ?? pods[0];
   let restarts = 0;
   for (const status of shown?.status?.containerStatuses ?? []) restarts += status.restartCount ?? 0;
-  const service = serviceStatus(options.service, options.slices ?? NO_SLICES, readyPod && routedPodOf(readyPod));
-  return {
+  const detail: Detail = {
     podIp: readyPod?.status?.podIP ?? null,
-    address: service?.address ?? null,
-    service,
+    address: null,
+    service: null,
     nodeName: shown?.spec?.nodeName ?? null,
     restarts,
     image: container?.image ?? null,
@@ -287,6 +292,8 @@ function detailOf(
     observedGeneration: rollout.observedGeneration,
     replicas: sharedValue('replicas', rollout.replicas),
   };
+  // Over the defaults in place: the keys keep their order, and the status its shape.
+  return fields ? Object.assign(detail, fields(readyPod)) : detail;
 }
 
 function isReady(pod: V1Pod): boolean {

@@ -2,20 +2,23 @@
 // tests that feed the board informer notices by hand: each key holds what the last notice
 // of it said, as an informer's cache does when it notifies.
 import type { InformerNotice } from '../../src/informers/shared-informer.js';
-import type { V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service } from '../../src/kube/objects.js';
-import type { CachedObjects } from '../../src/workload/reads/status-board.js';
+import type { V1Pod } from '../../src/kube/objects.js';
+import { MEMBERS, type MemberKind, type MemberTable } from '../../src/members/set.js';
+import { statusMembers, type StatusMember } from '../../src/workload/reads/member-status.js';
+import type { CachedObjects, StatusBoard } from '../../src/workload/reads/status-board.js';
 
 type Noter<T> = (notice: InformerNotice<T>) => InformerNotice<T>;
 
 export interface NoticedCaches {
+  /** The table's members with a part in the status: StatusBoardOptions.members. */
+  readonly members: readonly StatusMember[];
   readonly cached: CachedObjects;
-  /** Each notes a notice in its cache and hands it on, for the board to hear of next. */
-  readonly note: {
-    readonly pods: Noter<V1Pod>;
-    readonly services: Noter<V1Service>;
-    readonly slices: Noter<V1EndpointSlice>;
-    readonly claims: Noter<V1PersistentVolumeClaim>;
-  };
+  /** Notes a Pod notice in its cache and hands it on, for the board to hear of next. */
+  readonly notePods: Noter<V1Pod>;
+  /** Notes a notice of watch `watch` of the member of `kind`, and hands it to the board. */
+  readonly feed: (board: StatusBoard, kind: MemberKind, watch: number, notice: InformerNotice<unknown>) => void;
+  /** Every member's watches have listed (nothing, unless fed before). */
+  readonly syncMembers: (board: StatusBoard, except?: MemberKind) => void;
 }
 
 function cache<T>(): { readonly read: (key: string) => readonly T[]; readonly note: Noter<T> } {
@@ -29,10 +32,29 @@ function cache<T>(): { readonly read: (key: string) => readonly T[]; readonly no
   };
 }
 
-export function noticedCaches(): NoticedCaches {
-  const [pods, services, slices, claims] = [cache<V1Pod>(), cache<V1Service>(), cache<V1EndpointSlice>(), cache<V1PersistentVolumeClaim>()];
+export function noticedCaches(table: MemberTable = MEMBERS): NoticedCaches {
+  const members = statusMembers(table);
+  const pods = cache<V1Pod>();
+  const watches = members.map((member) => member.rules.watches.map(() => cache<unknown>()));
+  const indexOf = (kind: MemberKind): number => {
+    const index = members.findIndex((member) => member.kind === kind);
+    if (index < 0) throw new Error(`no status member ${kind}`);
+    return index;
+  };
+  const feed = (board: StatusBoard, kind: MemberKind, watch: number, notice: InformerNotice<unknown>): void => {
+    const member = indexOf(kind);
+    board.onMember(member, watch, watches[member]![watch]!.note(notice));
+  };
   return {
-    cached: { pods: pods.read, services: services.read, slices: slices.read, claims: claims.read },
-    note: { pods: pods.note, services: services.note, slices: slices.note, claims: claims.note },
+    members,
+    cached: { pods: pods.read, held: (member, watch, key) => watches[member]![watch]!.read(key) },
+    notePods: pods.note,
+    feed,
+    syncMembers: (board, except) => {
+      for (const member of members) {
+        if (member.kind === except) continue;
+        member.rules.watches.forEach((_, watch) => feed(board, member.kind, watch, { type: 'synced' }));
+      }
+    },
   };
 }

@@ -284,6 +284,7 @@ export const watchStreams: fc.Arbitrary<GeneratedStream> = fc.record({
     events: fc.constant('clean' as const),
     services: fc.constant('clean' as const),
     endpointslices: fc.constant('clean' as const),
+    configmaps: fc.constant('clean' as const),
   }),
   splits: fc.record({
     deployments: splits,
@@ -295,6 +296,7 @@ export const watchStreams: fc.Arbitrary<GeneratedStream> = fc.record({
     events: fc.constant<readonly number[]>([]),
     services: fc.constant<readonly number[]>([]),
     endpointslices: fc.constant<readonly number[]>([]),
+    configmaps: fc.constant<readonly number[]>([]),
   }),
 });
 
@@ -348,6 +350,7 @@ export class ScriptedWatchClient implements KubernetesClient {
     events: 0,
     services: 0,
     endpointslices: 0,
+    configmaps: 0,
   };
   /** Watches the reader ended with an error while their consumer still listened. */
   faultsRaised = 0;

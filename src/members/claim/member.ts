@@ -10,14 +10,16 @@ import { cachedClaimFields } from '../../informers/transforms/claim.js';
 import { cachedEventFields } from '../../informers/transforms/event.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { KINDS } from '../../kube/kinds.js';
-import type { CoreV1Event, V1PersistentVolumeClaim, V1Pod } from '../../kube/objects.js';
+import type { CoreV1Event, V1PersistentVolumeClaim, V1Pod, V1StorageClass } from '../../kube/objects.js';
+import { ForbiddenError, NotFoundError } from '../../errors/api.js';
+import { claimStatus, storageCompare } from '../../rollout/claim-status.js';
 import { claimGate } from '../../rollout/claim-gate.js';
 import { STORAGE_EVENT_REASONS, storageEventOf, type StorageEvent } from '../../rollout/storage-diagnosis.js';
 import type { TrackedGate } from '../../rollout/tracker.js';
 import { allow } from '../../kube/permission.js';
-import type { CacheRequest, MemberRules } from '../member.js';
+import type { CacheRequest, MemberRules, MemberStatusRules } from '../member.js';
 import { snapshotsOf } from '../snapshots.js';
-import { buildClaim, claimDrift } from './manifest.js';
+import { buildClaim, claimDrift, claimNameOf } from './manifest.js';
 
 /** How the claim informer keys and caches objects: a workload's claim is named after it. */
 export const CLAIMS_BY_NAME = {
@@ -161,4 +163,43 @@ export const CLAIM_MEMBER: MemberRules<'persistentvolumeclaims'> = {
   },
   cache: CLAIMS_BY_NAME,
   snapshots: claimSnapshots,
+  status: {
+    watches: [{ kind: 'persistentvolumeclaims', cache: CLAIMS_BY_NAME, find: { by: 'name' } }],
+    // The claim the Pods mount (the container's volume): none, no `storage`.
+    keyOf: claimNameOf,
+    view: ([claims]) => {
+      const claim = claims?.[0] as V1PersistentVolumeClaim | undefined;
+      return claim && { claim };
+    },
+    // Whether a pending resize can happen at all is the class's to say: read only while one is pending.
+    readMore: async (view, client, signal) => {
+      const storageClass = await classIfResizing(client, view.claim, signal);
+      return storageClass ? { ...view, storageClass } : view;
+    },
+    fields: (view, name) => ({ storage: claimStatus(view?.claim, name, view?.storageClass) }),
+    // A caller that may not read claims gets statuses without `storage`.
+    optional: true,
+  } satisfies MemberStatusRules<ClaimView>,
 };
+
+/** The claim, and its class while a resize is pending, as its status reads them. */
+interface ClaimView {
+  readonly claim: V1PersistentVolumeClaim;
+  readonly storageClass?: V1StorageClass;
+}
+
+/** The claim's StorageClass while the claim asks for more than its volume has; unreadable: none. */
+async function classIfResizing(
+  client: KubernetesClient,
+  claim: V1PersistentVolumeClaim,
+  signal: AbortSignal,
+): Promise<V1StorageClass | undefined> {
+  const className = claim.spec?.storageClassName;
+  if (!className || storageCompare(claim.spec?.resources?.requests?.storage, claim.status?.capacity?.storage) !== 1) return undefined;
+  try {
+    return await client.read('storageclasses', '', className, { signal });
+  } catch (error) {
+    if (error instanceof NotFoundError || error instanceof ForbiddenError) return undefined;
+    throw error;
+  }
+}

@@ -11,8 +11,9 @@ import { cachedServiceFields } from '../../informers/transforms/service.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { SERVICE_NAME_LABEL, type V1EndpointSlice, type V1Service } from '../../kube/objects.js';
 import { allow } from '../../kube/permission.js';
-import { servicePorts } from '../../rollout/service-status.js';
-import type { CacheRequest, MemberRules } from '../member.js';
+import { serviceFields, servicePorts } from '../../rollout/service-status.js';
+import { serviceGate } from '../../rollout/service-gate.js';
+import type { CacheRequest, MemberRules, MemberStatusRules } from '../member.js';
 import { snapshotsOf } from '../snapshots.js';
 import { serviceDrift } from './drift.js';
 import { buildService } from './manifest.js';
@@ -82,4 +83,25 @@ export const SERVICE_MEMBER: MemberRules<'services'> = {
   },
   cache: SERVICES_BY_NAME,
   snapshots: serviceSnapshots,
+  status: {
+    watches: [
+      { kind: 'services', cache: SERVICES_BY_NAME, find: { by: 'name' } },
+      { kind: 'endpointslices', cache: ENDPOINTSLICES_BY_SERVICE, find: { by: 'label', label: SERVICE_NAME_LABEL } },
+    ],
+    view: ([services, slices]) => {
+      const service = services?.[0] as V1Service | undefined;
+      return service && { service, slices: (slices ?? NO_SLICES) as readonly V1EndpointSlice[] };
+    },
+    // Ready means reachable: the Service routes to the rollout's Pod.
+    gate: (view, deployment, pods, policy) => serviceGate(view?.service, view?.slices ?? NO_SLICES, deployment, pods, policy),
+    fields: (view, _name, readyPod) => serviceFields(view?.service, view?.slices ?? NO_SLICES, readyPod),
+  } satisfies MemberStatusRules<ServiceView>,
 };
+
+/** The Service and its slices, as its status reads them. */
+interface ServiceView {
+  readonly service: V1Service;
+  readonly slices: readonly V1EndpointSlice[];
+}
+
+const NO_SLICES: readonly V1EndpointSlice[] = Object.freeze([]);

@@ -28,7 +28,7 @@ import type { KubernetesClient } from '../../kube/client.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
 import { longTimer } from '../../rx/long-timer.js';
 import { KINDS } from '../../kube/kinds.js';
-import { rulesOf, type MemberKind } from '../../members/set.js';
+import type { MemberKind, MemberTable } from '../../members/set.js';
 import type { MemberOutcome } from './create-or-adopt.js';
 
 /** What a failed provisioning did with its Deployment (`error.cleanup`). */
@@ -127,6 +127,8 @@ export interface CreatedWorkload {
   readonly instance: string | undefined;
   /** In creation order. */
   readonly members: readonly CreatedMember[];
+  /** Their kinds' rules. */
+  readonly table: MemberTable;
 }
 
 export interface CleanupOptions {
@@ -174,7 +176,7 @@ function deleteMember(
 ): Observable<Pick<WorkloadCleanup, 'outcome' | 'error'>> {
   const { namespace } = created;
   const { kind, name, uid } = member;
-  const rules = rulesOf(kind);
+  const rules = created.table.rulesOf(kind);
   const outcome = (result: WorkloadCleanup['outcome'], error?: Error): Pick<WorkloadCleanup, 'outcome' | 'error'> => ({
     outcome: result,
     ...(error ? { error } : {}),
@@ -215,6 +217,7 @@ export interface FailedProvisioning {
   readonly outcomes: readonly MemberOutcome[];
   /** Keep what it created, for debugging. */
   readonly keepOnFailure: boolean;
+  readonly table: MemberTable;
 }
 
 /**
@@ -227,7 +230,7 @@ export function cleanUpAfterFailure(error: unknown, failed: FailedProvisioning, 
   if (outcomes.length === 0) return throwError(() => error);
   const uid = outcomes.find((member) => member.kind === 'deployments')?.object.metadata?.uid ?? '';
   const adopted = (kind: MemberKind | undefined): boolean => outcomes.some((member) => member.kind === kind && member.adopted);
-  const created = outcomes.filter((member) => !member.adopted && !adopted(rulesOf(member.kind).usedBy));
+  const created = outcomes.filter((member) => !member.adopted && !adopted(failed.table.rulesOf(member.kind).usedBy));
   const claimMember = outcomes.find((member) => member.kind === 'persistentvolumeclaims');
   const claimLeft = claimMember !== undefined && !created.includes(claimMember);
   const claimKept = claimMember === undefined ? {} : { claim: claimLeft ? ('adopted' as const) : ('kept' as const) };
@@ -237,7 +240,8 @@ export function cleanUpAfterFailure(error: unknown, failed: FailedProvisioning, 
     return throwError(() => withCleanup(error, { outcome, providerId, uid, ...claimKept, ...(outcome === 'kept' ? { kinds } : {}) }));
   }
   const members = created.map(({ kind, object }) => ({ kind, name: object.metadata?.name ?? '', uid: object.metadata?.uid ?? '' }));
-  return deleteCreated(failed.client, { namespace: failed.namespace, providerId, instance: failed.instance, members }, options).pipe(
+  const workload = { namespace: failed.namespace, providerId, instance: failed.instance, members, table: failed.table };
+  return deleteCreated(failed.client, workload, options).pipe(
     // A re-attached claim (kept data) is never deleted by a failed create.
     map((cleanup) => (claimLeft && cleanup.claim === undefined ? { ...cleanup, claim: 'adopted' as const } : cleanup)),
     switchMap((cleanup) => throwError(() => withCleanup(error, cleanup))),

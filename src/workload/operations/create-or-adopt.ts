@@ -14,16 +14,7 @@ import { KINDS, apiVersionOf, type KindMap } from '../../kube/kinds.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
 import type { DriftField } from '../../members/drift.js';
 import { serviceRefusal } from './service-refusal.js';
-import {
-  MEMBER_KINDS,
-  describeOwner,
-  ownedBy,
-  rulesOf,
-  type MemberKind,
-  type MemberRules,
-  type WorkloadMember,
-  type WorkloadSet,
-} from '../../members/set.js';
+import { describeOwner, ownedBy, type MemberKind, type WorkloadMember, type WorkloadSet } from '../../members/set.js';
 
 /** One member as this run found or made it. */
 export type MemberOutcome = WorkloadMember & {
@@ -50,7 +41,7 @@ export function createOrAdopt(
       outcomes.push(outcome);
       if (!signal.aborted) onMember?.(outcome);
     }
-    for (const kind of MEMBER_KINDS) {
+    for (const kind of set.table.kinds) {
       const unasked = await unaskedMember(client, set, kind, outcomes, signal);
       if (unasked) outcomes.push(unasked);
     }
@@ -71,7 +62,7 @@ async function unaskedMember(
   outcomes: readonly MemberOutcome[],
   signal: AbortSignal,
 ): Promise<MemberOutcome | undefined> {
-  const rules = rulesOf<MemberKind>(kind);
+  const rules = set.table.rulesOf<MemberKind>(kind);
   if (!rules.driftWhenUnasked || set.members.some((member) => member.kind === kind)) return undefined;
   if (!outcomes.some((outcome) => outcome.kind === rules.ownedBy && outcome.adopted)) return undefined;
   try {
@@ -92,7 +83,7 @@ async function createOrAdoptMember(
   signal: AbortSignal,
 ): Promise<MemberOutcome> {
   const { kind } = member;
-  const object = withOwner(member, created);
+  const object = withOwner(set, member, created);
   const { namespace } = set;
   const name = object.metadata?.name ?? '';
   const outcome = (stored: typeof object, adopted: boolean, drift: readonly DriftField[]): MemberOutcome =>
@@ -120,14 +111,14 @@ async function createOrAdoptMember(
         { reason: 'AlreadyExists', target, cause: error },
       );
     }
-    const rules = rulesOf(kind) as MemberRules<MemberKind>;
+    const rules = set.table.rulesOf<MemberKind>(kind);
     return outcome(existing, true, rules.drift(object, existing));
   }
 }
 
 /** The member with the owner reference its rules ask for: the object of an earlier member, as stored. */
-function withOwner(member: WorkloadMember, created: readonly MemberOutcome[]): WorkloadMember['object'] {
-  const ownerKind = rulesOf(member.kind).ownedBy;
+function withOwner(set: WorkloadSet, member: WorkloadMember, created: readonly MemberOutcome[]): WorkloadMember['object'] {
+  const ownerKind = set.table.rulesOf(member.kind).ownedBy;
   if (!ownerKind) return member.object;
   const owner = created.find((each) => each.kind === ownerKind)?.object;
   const name = owner?.metadata?.name;

@@ -8,7 +8,14 @@ import { defaultInformerRegistry, type InformerRegistry } from '../../informers/
 import { parseWorkloadSpec, type WorkloadSpec } from '../../input/workload-spec.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { checkManifestSize } from '../../members/deployment/manifest.js';
-import { buildWorkload, deploymentOf, serviceOf, type BuildWorkloadOptions, type WorkloadSet } from '../../members/set.js';
+import {
+  buildWorkload,
+  deploymentOf,
+  serviceOf,
+  type BuildWorkloadOptions,
+  type MemberTable,
+  type WorkloadSet,
+} from '../../members/set.js';
 import type { ProgressEvent, ReadyEvent, RolloutStatus } from '../../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicy, type WaitDeadline } from '../../rollout/failure-policy.js';
 import type { ServiceStatusValue } from '../../rollout/service-status.js';
@@ -64,6 +71,8 @@ export interface ProvisionOptions {
    * never rewritten: a label difference fails either way.
    */
   readonly onDrift?: 'fail' | 'reconfigure';
+  /** The member kinds of a workload; default MEMBERS (claim, Deployment, Service). */
+  readonly members?: MemberTable;
 }
 
 export class ProvisionRun {
@@ -115,7 +124,7 @@ export class ProvisionRun {
       ...(options.progressDeadlineSeconds !== undefined ? { progressDeadlineSeconds: options.progressDeadlineSeconds } : {}),
       ...(options.minReadySeconds !== undefined ? { minReadySeconds: options.minReadySeconds } : {}),
     };
-    this.set = buildWorkload(this.spec, this.buildOptions);
+    this.set = buildWorkload(this.spec, this.buildOptions, options.members);
     // Before any request: the API server (or etcd behind it) would refuse it after.
     checkManifestSize(deploymentOf(this.set), this.spec);
     this.target = { namespace: this.set.namespace, name: this.set.name };
@@ -143,11 +152,8 @@ export class ProvisionRun {
 
   /** The set to create: as first built, with the stop signal answer and the claim's chosen class. */
   build(choice: StorageClassChoice | undefined): WorkloadSet {
-    return buildWorkload(this.spec, {
-      ...this.buildOptions,
-      stopSignals: this.stopSignals,
-      ...(choice ? { storageClass: choice.name } : {}),
-    });
+    const chosen = { ...this.buildOptions, stopSignals: this.stopSignals, ...(choice ? { storageClass: choice.name } : {}) };
+    return buildWorkload(this.spec, chosen, this.set.table);
   }
 
   now(): string {

@@ -42,7 +42,7 @@ import { createOrAdopt, type MemberOutcome } from './create-or-adopt.js';
 import { chooseStorageClass, type StorageClassChoice } from './storage-class-choice.js';
 import { CLASS_SOURCE_ANNOTATION, claimName } from '../../members/claim/manifest.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
-import { deploymentOf, serviceOf } from '../../members/set.js';
+import { aMemberTable, deploymentOf, serviceOf } from '../../members/set.js';
 import { routedStreams } from '../toolkit/workload-streams.js';
 import type { ServiceStatusValue } from '../../rollout/service-status.js';
 import { writtenVersionOf } from '../../rollout/written-version.js';
@@ -78,6 +78,7 @@ const PROVISION_OPTIONS: OptionTable = {
   onDrift: oneOf('fail', 'reconfigure'),
   keepOnFailure: trueOrFalse,
   cleanupTimeoutMs: duration(DURATION_RULES.cleanupTimeoutMs),
+  members: aMemberTable,
 };
 
 /**
@@ -233,6 +234,7 @@ function cleanUpOnFailure$(run: ProvisionRun, error: unknown): Observable<never>
       instance: run.spec.instance,
       outcomes: run.outcomes,
       keepOnFailure: options.keepOnFailure === true,
+      table: run.set.table,
     },
     {
       registry: run.registry,

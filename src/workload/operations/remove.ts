@@ -21,7 +21,7 @@ import { ConflictError, NotFoundError } from '../../errors/api.js';
 import type { KubeObject } from '../../informers/reflector.js';
 import { KINDS } from '../../kube/kinds.js';
 import { ownedContainerId } from '../toolkit/ownership.js';
-import { MEMBER_KINDS, describeOwner, ownedBy, rulesOf, type MemberKind } from '../../members/set.js';
+import { describeOwner, ownedBy, type MemberKind } from '../../members/set.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
 import type { DeletedObject } from '../toolkit/await-workload.js';
@@ -155,8 +155,8 @@ interface FoundMembers {
  */
 async function readMembers(context: OperationContext, signal: AbortSignal): Promise<FoundMembers> {
   const found: FoundMembers = { present: [], left: [] };
-  for (const kind of MEMBER_KINDS) {
-    const member = await readMember(context, kind, rulesOf(kind).nameIn(context.name), signal);
+  for (const kind of context.members.kinds) {
+    const member = await readMember(context, kind, context.members.rulesOf(kind).nameIn(context.name), signal);
     if (member && 'message' in member) found.left.push(member);
     else if (member) found.present.push(member);
   }
@@ -229,7 +229,7 @@ async function deleteChecked(
     try {
       await context.client.delete(member.kind, context.namespace, member.name, {
         preconditions: { uid: member.uid },
-        propagationPolicy: rulesOf(member.kind).propagationPolicy,
+        propagationPolicy: context.members.rulesOf(member.kind).propagationPolicy,
         signal,
       });
       return member;
@@ -246,7 +246,9 @@ async function deleteChecked(
 
 /** A member's informer snapshots by name, for the wait until it is gone. */
 function snapshotsOf(context: OperationContext, member: PresentMember): Observable<readonly KubeObject[]> {
-  return rulesOf(member.kind).snapshots(context.informers, context.client, context.namespace, member.name, context.instance);
+  return context.members
+    .rulesOf(member.kind)
+    .snapshots(context.informers, context.client, context.namespace, member.name, context.instance);
 }
 
 /** The EndpointSlices of a deleted Service (owned by its UID), for the wait until they are gone. */

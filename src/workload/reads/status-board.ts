@@ -1,20 +1,20 @@
 // StatusBoard: the state behind statuses$ and status$. It is fed by the shared informers
-// of a namespace (Deployments, Pods, Services, EndpointSlices, PersistentVolumeClaims: every
-// key's changes, through observeAll) and emits a workload's status event only when the
-// status changed.
+// of a namespace (Deployments, Pods, and the watches of every member kind with a part in
+// the status: every key's changes, through observeAll) and emits a workload's status
+// event only when the status changed.
 //
 // Routing is O(1) per informer event: a Deployment change names its workload (the
 // informer's key is the Deployment name), a Pod change names its container-id, which
-// leads to the workload(s) carrying it, a Service or endpoint slice change names the
-// Service, which is named like its workload, and a claim change names the claim, which
-// leads to the workload(s) whose Pods mount it. Only that workload is evaluated, with only
-// its own objects, read from the informers' caches then (the board keeps no copy of them,
-// only each workload's Deployment and what it judged). Nothing is emitted before every
-// informer has listed once (a Deployment without its Pods would flash a wrong status);
-// then every workload once.
+// leads to the workload(s) carrying it, and a member's change names its key: the
+// workload's own name (a Service and its slices), or a key its Deployment names (the
+// claim its Pods mount), which leads to the workload(s) with that key. Only that workload
+// is evaluated, with only its own objects, read from the informers' caches then (the board
+// keeps no copy of them, only each workload's Deployment and what it judged). Nothing is
+// emitted before every informer has listed once (a Deployment without its Pods would flash
+// a wrong status); then every workload once.
 //
 // The failure policy runs per workload, as during a rollout, through the same tracker step
-// (rollout/tracker.ts), once per event: problems are tracked over time, the status is read
+// (rollout/tracker.ts) with every member's gate, once per event: problems are tracked over time, the status is read
 // off that one judgement, and a grace window ending is a timer of that workload alone. While either
 // informer is disconnected (the API server is unreachable), every workload is `unknown`
 // with the reason; when both are connected again, every workload is evaluated afresh.
@@ -22,22 +22,20 @@
 // When a workload's step names a crash, its status is shown at once and the container's
 // last log lines are read (readCrashLog, once per crash, one read per workload at a time);
 // when they are in, the workload is evaluated again and its status carries them.
-import type { V1Deployment, V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service } from '../../kube/objects.js';
+import type { V1Deployment, V1Pod } from '../../kube/objects.js';
 import { channel } from 'node:diagnostics_channel';
 import type { SchedulerLike, Subscription } from 'rxjs';
 import type { InformerNotice } from '../../informers/shared-informer.js';
 import { CrashLogReads, type CrashLogReader, type CrashRef } from '../../rollout/crash-lines.js';
 import type { FailurePolicy } from '../../rollout/failure-policy.js';
-import { claimStatus } from '../../rollout/claim-status.js';
 import { frozen } from '../../interning.js';
 import { sameWorkloadStatus } from '../../rollout/same-workload-status.js';
-import { serviceGate } from '../../rollout/service-gate.js';
 import { INITIAL_TRACKER_STATE, trackRollout, type TrackerState } from '../../rollout/tracker.js';
 import { ownershipStatus, trackedStatus, workloadStatus, type WorkloadStatusValue } from '../../rollout/workload-status.js';
 import { isoTime } from '../../rx/clock-time.js';
 import { scheduleAfter } from '../../rx/long-timer.js';
 import { NODE_ID_LABEL, containerIdOf } from '../../input/labels.js';
-import { claimNameOf } from '../../members/claim/manifest.js';
+import { judgeMembers, memberKey, type MemberView, type StatusMember } from './member-status.js';
 import { unreachableStatus } from './unreachable.js';
 
 /** One workload's status, as statuses$ and status$ emit it (plain JSON). */
@@ -67,6 +65,8 @@ export interface StatusBoardOptions {
   readonly only?: { readonly name: string; readonly containerId?: string };
   /** Reads a crashed container's last lines; without it, statuses carry none. */
   readonly readCrashLog?: CrashLogReader;
+  /** The member kinds with a part in the status, whose watches `onMember` reports. */
+  readonly members: readonly StatusMember[];
   /** The informers' caches, which the notices report changes of. */
   readonly cached: CachedObjects;
 }
@@ -77,16 +77,15 @@ export interface StatusBoardOptions {
  */
 export interface CachedObjects {
   readonly pods: (containerId: string) => readonly V1Pod[];
-  readonly services: (name: string) => readonly V1Service[];
-  readonly slices: (serviceName: string) => readonly V1EndpointSlice[];
-  readonly claims: (name: string) => readonly V1PersistentVolumeClaim[];
+  /** What watch `watch` of member `member` (indexes into StatusBoardOptions.members and its watches) holds under `key`. */
+  readonly held: (member: number, watch: number, key: string) => readonly unknown[];
 }
 
-type Kind = 'deployments' | 'pods' | 'services' | 'endpointslices' | 'persistentvolumeclaims';
-const KIND_COUNT = 5;
+/** An informer the board is fed by: `deployments`, `pods`, or a member's watch (`member/watch`). */
+type Source = string;
 
 const NO_PODS: readonly V1Pod[] = Object.freeze([]);
-const NO_SLICES: readonly V1EndpointSlice[] = Object.freeze([]);
+const NO_KEYS: readonly (string | undefined)[] = Object.freeze([]);
 
 /**
  * Told of every informer change the board receives (`notice`) and of every status it
@@ -100,8 +99,8 @@ const EVALUATION = Object.freeze({ event: 'evaluation' });
 
 /** One managed Deployment and what the board remembers about it (what its Deployment says is read off it). */
 class Workload {
-  /** The claim its Pods mount (the container's volume), if any. */
-  claimName: string | undefined;
+  /** Its key in each member's watches that its Deployment names (the claim its Pods mount), by member; undefined: none. */
+  keys: readonly (string | undefined)[] = NO_KEYS;
   /** Last emitted. */
   last: WorkloadStatusValue | undefined;
   /** Last computed from objects (never `unknown`): the `previous` of the next evaluation. */
@@ -135,19 +134,23 @@ export class StatusBoard {
   private readonly workloads = new Map<string, Workload>();
   /** Deployment names by container-id label (almost always one). */
   private readonly namesByContainerId = new NameIndex();
-  /** Deployment names by the claim their Pods mount (almost always one, of the same name). */
-  private readonly namesByClaim = new NameIndex();
-  /** False once the caller turned out not to be allowed to watch claims: statuses carry no storage. */
-  private claimsReadable = true;
-  private readonly synced = new Set<Kind>();
-  private readonly disconnected = new Map<Kind, unknown>();
+  /** Per member keyed by its Deployment: workload names by key (almost always one, of the same name). */
+  private readonly namesByKey: readonly (NameIndex | undefined)[];
+  /** The members the caller turned out not to be allowed to watch: statuses carry none of their fields. */
+  private readonly unreadable = new Set<number>();
+  private readonly sourceCount: number;
+  private readonly synced = new Set<Source>();
+  private readonly disconnected = new Map<Source, unknown>();
   private started = false;
   /** status$ only: what was last emitted while the Deployment was absent or not yet seen. */
   private targetLast: WorkloadStatusValue | undefined;
   /** status$ only: the Deployment when it is there but not a workload (no container-id label). */
   private targetDeployment: V1Deployment | undefined;
 
-  constructor(private readonly options: StatusBoardOptions) {}
+  constructor(private readonly options: StatusBoardOptions) {
+    this.namesByKey = options.members.map((member) => (member.keyedByWorkload ? undefined : new NameIndex()));
+    this.sourceCount = 2 + options.members.reduce((count, member) => count + member.rules.watches.length, 0);
+  }
 
   onDeployments(notice: InformerNotice<V1Deployment>): void {
     if (notice.type !== 'changed') return this.onConnectionNotice('deployments', notice);
@@ -161,30 +164,22 @@ export class StatusBoard {
     this.namesByContainerId.forEach(notice.key, (name) => this.evaluateNamed(name));
   }
 
-  /** A Service changed: its workload, named like it, is evaluated. */
-  onServices(notice: InformerNotice<V1Service>): void {
-    if (notice.type !== 'changed') return this.onConnectionNotice('services', notice);
-    this.evaluateNamed(notice.key);
-  }
-
-  /** A slice of a Service's endpoints changed: the workload named like the Service is evaluated. */
-  onSlices(notice: InformerNotice<V1EndpointSlice>): void {
-    if (notice.type !== 'changed') return this.onConnectionNotice('endpointslices', notice);
-    this.evaluateNamed(notice.key);
-  }
-
-  onClaims(notice: InformerNotice<V1PersistentVolumeClaim>): void {
-    if (notice.type !== 'changed') return this.onConnectionNotice('persistentvolumeclaims', notice);
-    this.namesByClaim.forEach(notice.key, (name) => this.evaluateNamed(name));
+  /** Watch `watch` of member `member` changed under a key: the workload(s) with that key are evaluated. */
+  onMember(member: number, watch: number, notice: InformerNotice<unknown>): void {
+    if (notice.type !== 'changed') return this.onConnectionNotice(`${member}/${watch}`, notice);
+    const index = this.namesByKey[member];
+    if (index) index.forEach(notice.key, (name) => this.evaluateNamed(name));
+    else this.evaluateNamed(notice.key);
   }
 
   /**
-   * The caller may not watch claims (403): statuses carry no `storage`, as status() leaves
-   * it out when it may not read the claim, and everything else is shown as before.
+   * The caller may not watch a member's objects (403) and the member says it may go
+   * without: statuses carry none of its fields (no `storage`), as status() leaves them out
+   * when it may not read them, and everything else is shown as before.
    */
-  claimsUnreadable(): void {
-    this.claimsReadable = false;
-    this.onConnectionNotice('persistentvolumeclaims', { type: 'synced' });
+  memberUnreadable(member: number): void {
+    this.unreadable.add(member);
+    this.options.members[member]?.rules.watches.forEach((_, watch) => this.onConnectionNotice(`${member}/${watch}`, { type: 'synced' }));
     if (this.started) this.evaluateAll();
   }
 
@@ -196,11 +191,11 @@ export class StatusBoard {
     }
   }
 
-  private onConnectionNotice(kind: Kind, notice: Exclude<InformerNotice<unknown>, { type: 'changed' }>): void {
+  private onConnectionNotice(kind: Source, notice: Exclude<InformerNotice<unknown>, { type: 'changed' }>): void {
     switch (notice.type) {
       case 'synced':
         this.synced.add(kind);
-        if (!this.started && this.synced.size === KIND_COUNT) {
+        if (!this.started && this.synced.size === this.sourceCount) {
           this.started = true;
           this.evaluateAll();
         }
@@ -239,16 +234,24 @@ export class StatusBoard {
     const uid = workload.deployment.metadata?.uid;
     if (uid !== undefined && uid !== deployment.metadata?.uid) workload.forget();
     workload.deployment = deployment;
-    this.mountsClaim(workload, claimNameOf(deployment));
+    this.indexKeys(workload, deployment);
     this.evaluate(workload);
   }
 
-  /** Keeps the claim index: a claim's change finds the workloads mounting it with one lookup. */
-  private mountsClaim(workload: Workload, claimName: string | undefined): void {
-    if (workload.claimName === claimName) return;
-    if (workload.claimName !== undefined) this.namesByClaim.remove(workload.claimName, workload.name);
-    workload.claimName = claimName;
-    if (claimName !== undefined) this.namesByClaim.add(claimName, workload.name);
+  /** Keeps the key indexes: a change under a key its Deployment names finds the workload with one lookup. */
+  private indexKeys(workload: Workload, deployment: V1Deployment | undefined): void {
+    let keys = workload.keys;
+    this.namesByKey.forEach((index, member) => {
+      if (!index) return;
+      const key = deployment && memberKey(this.options.members[member]!, workload.name, deployment);
+      const was = keys[member];
+      if (key === was) return;
+      if (was !== undefined) index.remove(was, workload.name);
+      if (key !== undefined) index.add(key, workload.name);
+      if (keys === workload.keys) keys = [...keys];
+      (keys as (string | undefined)[])[member] = key;
+    });
+    workload.keys = keys;
   }
 
   private evaluateNamed(name: string): void {
@@ -262,7 +265,7 @@ export class StatusBoard {
     workload.crashLogs?.stop();
     this.workloads.delete(workload.name);
     this.namesByContainerId.remove(workload.containerId, workload.name);
-    this.mountsClaim(workload, undefined);
+    this.indexKeys(workload, undefined);
     if (!workload.last) return;
     const gone: WorkloadStatusValue = {
       ...workloadStatus(undefined, NO_PODS),
@@ -296,24 +299,19 @@ export class StatusBoard {
       workload.tracker = INITIAL_TRACKER_STATE;
       this.scheduleRecheck(workload, undefined);
     } else {
-      // The one judgement of this event: the policy over time, and the status read off it.
-      const service = cached.services(workload.name)[0];
-      const network = service ? { service, slices: cached.slices(workload.name) } : {};
-      const gate = serviceGate(network.service, network.slices ?? NO_SLICES, deployment, pods, this.options.policy);
+      // The one judgement of this event: the policy over time with every member's gate, and the status read off it.
+      const members = judgeMembers(this.memberViews(workload), deployment, pods, this.options.policy);
       const step = trackRollout(this.options.policy, workload.tracker, {
         deployment,
         pods,
         now: this.options.scheduler.now(),
-        ...(gate ? { gates: [gate] } : {}),
+        ...(members.gates.length > 0 ? { gates: members.gates } : {}),
         ...(workload.crashLogs?.lines ? { logs: workload.crashLogs.lines } : {}),
       });
       workload.tracker = step.state;
       this.scheduleRecheck(workload, step.recheckAt);
       crash = step.crash;
-      status = trackedStatus(deployment, pods, step, workload.lastKnown, network);
-      if (workload.claimName !== undefined && this.claimsReadable) {
-        status = { ...status, storage: claimStatus(cached.claims(workload.claimName)[0], workload.claimName) };
-      }
+      status = trackedStatus(deployment, pods, step, workload.lastKnown, members.fields);
     }
     // Unchanged, it is the status already shown: one copy per workload, not two.
     if (workload.last && sameWorkloadStatus(workload.last, status)) status = workload.last;
@@ -321,6 +319,20 @@ export class StatusBoard {
     this.show(workload, status);
     // After the status is shown: a reader that answers at once shows its lines next.
     if (crash) this.readCrashLines(workload, crash);
+  }
+
+  /** Each member's objects of the workload, as the informers hold them now. */
+  private memberViews(workload: Workload): MemberView[] {
+    const { members, cached } = this.options;
+    const views: MemberView[] = [];
+    members.forEach((member, index) => {
+      if (this.unreadable.has(index)) return;
+      const key = this.namesByKey[index] ? workload.keys[index] : member.nameIn(workload.name);
+      if (key === undefined) return;
+      const held = member.rules.watches.map((_, watch) => cached.held(index, watch, key));
+      views.push({ member, key, view: member.rules.view(held, key) });
+    });
+    return views;
   }
 
   /** One timer per workload at most, through the long-timer helper; none while no window is open. */

@@ -1,16 +1,17 @@
 // statuses$(): every managed workload of a namespace, live, for a UI of a thousand
-// containers. It reads the same shared informers provision$ waits on (one Deployment, Pod,
-// Service, endpoint slice and claim watch per namespace, label selector
-// managed=true; no polling), and
+// containers. It reads the same shared informers provision$ waits on (one Deployment and
+// Pod watch per namespace, and one per watch of each member kind with a part in the
+// status: Service, endpoint slice, claim; label selector managed=true; no polling), and
 // emits a workload's status event only when its status changed: every workload once
 // after the first list, then per change; a deleted workload's last event says `missing`;
 // while the API server is unreachable, every workload is `unknown` with the reason, until
 // it answers again.
 //
-// The claim watch is always open, whether or not any workload has storage: one more watch
-// per namespace (the one claim gates of provisionings share), and a workload that gains a
-// volume shows it with nothing to start. A caller that may not watch claims (403) gets
-// statuses without `storage`, as from status(); every other fatal error ends the stream.
+// A member's watches are always open, whether or not any workload has one (a claim): one
+// more watch per namespace (the one provisionings' waits share), and a workload that gains
+// a volume shows it with nothing to start. A caller that may not watch a member that may
+// go without (claims, 403) gets statuses without its fields (`storage`), as from status();
+// every other fatal error ends the stream.
 //
 // status$() is the same for one Deployment, addressed by its provider ID: `missing` while
 // it does not exist, then its changes.
@@ -28,6 +29,8 @@ import { crashLogOption } from '../toolkit/crash-logs.js';
 import { checkReadOptions, containerIdOption, namespaceOption } from '../toolkit/read-options.js';
 import { namespaceInformers } from '../../members/namespace-informers.js';
 import { StatusBoard, type StatusBoardOptions, type StatusEvent } from './status-board.js';
+import { MEMBERS, type MemberTable } from '../../members/set.js';
+import { statusMembers } from './member-status.js';
 
 export interface StatusesOptions {
   /** Default: the client's namespace. */
@@ -42,6 +45,8 @@ export interface StatusesOptions {
   readonly scheduler?: SchedulerLike;
   /** The Manager installation (instance label) to watch; default: workloads without an instance label. */
   readonly instance?: string;
+  /** The member kinds of a workload; default MEMBERS (claim, Deployment, Service). */
+  readonly members?: MemberTable;
 }
 
 export interface StatusStreamOptions extends Omit<StatusesOptions, 'namespace'> {
@@ -81,23 +86,21 @@ function board$(
   only: StatusBoardOptions['only'],
 ): Observable<StatusEvent> {
   return new Observable<StatusEvent>((subscriber) => {
-    const informers = namespaceInformers({
-      registry: options.informers ?? defaultInformerRegistry,
-      client,
-      namespace,
-      instance: options.instance,
-    });
+    const members = statusMembers(options.members ?? MEMBERS);
+    const informers = namespaceInformers(
+      { registry: options.informers ?? defaultInformerRegistry, client, namespace, instance: options.instance },
+      members.map((member) => member.rules),
+    );
     const scheduler = options.scheduler ?? asyncScheduler;
     const board = new StatusBoard({
       namespace,
       scheduler,
       policy: resolveFailurePolicy(options.failurePolicy),
       emit: (event) => subscriber.next(event),
+      members,
       cached: {
         pods: (containerId) => informers.pods.cached(containerId),
-        services: (name) => informers.services.cached(name),
-        slices: (serviceName) => informers.endpointSlices.cached(serviceName),
-        claims: (name) => informers.claims.cached(name),
+        held: (member, watch, key) => informers.members[member]![watch]!.cached(key),
       },
       ...crashLogOption(client, namespace, scheduler),
       ...(only ? { only } : {}),
@@ -107,21 +110,16 @@ function board$(
     subscription.add(
       informers.pods.observeAll().subscribe({ next: (notice) => board.onPods(notice), error: (error: unknown) => subscriber.error(error) }),
     );
-    subscription.add(
-      informers.services
-        .observeAll()
-        .subscribe({ next: (notice) => board.onServices(notice), error: (error: unknown) => subscriber.error(error) }),
-    );
-    subscription.add(
-      informers.endpointSlices
-        .observeAll()
-        .subscribe({ next: (notice) => board.onSlices(notice), error: (error: unknown) => subscriber.error(error) }),
-    );
-    subscription.add(
-      informers.claims.observeAll().subscribe({
-        next: (notice) => board.onClaims(notice),
-        error: (error: unknown) => (error instanceof ForbiddenError ? board.claimsUnreadable() : subscriber.error(error)),
-      }),
+    informers.members.forEach((watches, member) =>
+      watches.forEach((informer, watch) =>
+        subscription.add(
+          informer.observeAll().subscribe({
+            next: (notice) => board.onMember(member, watch, notice),
+            error: (error: unknown) =>
+              error instanceof ForbiddenError && members[member]!.rules.optional ? board.memberUnreadable(member) : subscriber.error(error),
+          }),
+        ),
+      ),
     );
     subscription.add(
       informers.deployments

@@ -98,7 +98,8 @@ export interface LeftEvent extends LifecycleEventBase {
 
 /** An object remove left untouched because it is not the container's. */
 export interface LeftObject {
-  readonly kind: KindName<'services' | 'persistentvolumeclaims'>;
+  /** As the API names it: `Service`, `PersistentVolumeClaim`. */
+  readonly kind: string;
   readonly object: string;
   readonly uid: string;
   readonly message: string;

@@ -23,6 +23,7 @@ import { deadline } from '../../rx/deadline.js';
 import { maskOutput } from '../../rx/mask-output.js';
 import { maskOf } from '../../mask.js';
 import type { LifecycleEvent, OutcomeEvent } from './lifecycle-events.js';
+import { MEMBERS, aMemberTable, type MemberTable } from '../../members/set.js';
 
 /** Bound on a whole operation (and a provisioning) when the caller gives none: 5 minutes. */
 export const DEFAULT_TIMEOUT_MS = 300_000;
@@ -97,6 +98,8 @@ export interface WorkloadOperationOptions {
    * installation's Deployment is refused. Default: workloads without an instance label.
    */
   readonly instance?: string;
+  /** The member kinds of a workload; default MEMBERS (claim, Deployment, Service). */
+  readonly members?: MemberTable;
 }
 
 /** What the Promise forms resolve to. */
@@ -120,6 +123,7 @@ export interface OperationContext {
   readonly scheduler: SchedulerLike;
   readonly informers: InformerRegistry;
   readonly failurePolicy: FailurePolicy;
+  readonly members: MemberTable;
   /** The base of every event: `at` (now), `namespace`, `name`, `providerId`. */
   base(): { at: string; namespace: string; name: string; providerId: string };
   /** Milliseconds since the operation started. */
@@ -179,6 +183,7 @@ const OPERATION_OPTIONS: OptionTable = {
   failurePolicy: checkedLater,
   scheduler: checkedLater,
   informers: checkedLater,
+  members: aMemberTable,
 };
 
 /** Options only some operations take. */
@@ -218,6 +223,7 @@ export function operationContext(
     scheduler,
     informers: options.informers ?? defaultInformerRegistry,
     failurePolicy: resolveFailurePolicy(options.failurePolicy),
+    members: options.members ?? MEMBERS,
     base: () => ({ at: isoTime(scheduler), namespace, name, providerId }),
     elapsed: () => scheduler.now() - startedAt,
   };

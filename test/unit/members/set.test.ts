@@ -11,7 +11,7 @@ import { KINDS, apiVersionOf, collectionPath, objectPath, type WatchedKind } fro
 import { STATUS_OF_KIND, objectStatus } from '../../../src/rollout/object-status.js';
 import { rolloutStatus } from '../../../src/rollout/rollout-status.js';
 import { buildDeployment } from '../../../src/members/deployment/manifest.js';
-import { MEMBER_KINDS, MEMBER_RULES, buildWorkload, deploymentOf, ownedBy } from '../../../src/members/set.js';
+import { MEMBERS, MemberTable, buildWorkload, deploymentOf, ownedBy } from '../../../src/members/set.js';
 import { FakeKubernetes } from '../../support/fake-kube.js';
 
 const spec = parseWorkloadSpec({
@@ -33,7 +33,7 @@ describe('buildWorkload', () => {
     for (const member of set.members) {
       expect(member.object.metadata?.labels).toEqual(set.labels);
       expect(member.object.metadata?.namespace).toBe('team-a');
-      expect(member.object.metadata?.name).toBe(MEMBER_RULES[member.kind].nameIn(set.name));
+      expect(member.object.metadata?.name).toBe(MEMBERS.rulesOf(member.kind).nameIn(set.name));
       expect(ownedBy(member.object, set.owner)).toBe(true);
     }
     expect(set.labels).toMatchObject({ [MANAGED_LABEL]: 'true', [CONTAINER_ID_LABEL]: '42', [INSTANCE_LABEL]: 'm1' });
@@ -52,8 +52,21 @@ describe('buildWorkload', () => {
 
 describe('the kind table', () => {
   it('every member kind is in the table, has its rules, and is created in a known order', () => {
-    expect([...MEMBER_KINDS].sort()).toEqual(Object.keys(MEMBER_RULES).sort());
-    for (const kind of MEMBER_KINDS) expect(KINDS[kind]).toBeDefined();
+    expect(MEMBERS.kinds).toEqual(['persistentvolumeclaims', 'deployments', 'services']);
+    for (const kind of MEMBERS.kinds) {
+      expect(KINDS[kind]).toBeDefined();
+      expect(MEMBERS.rulesOf(kind).kind).toBe(kind);
+    }
+  });
+
+  it('a member table refuses a kind twice, no Deployment, or an owner that comes later, by name', () => {
+    const [claim, deployment, service] = MEMBERS.rows;
+    expect(() => new MemberTable([deployment!, deployment!])).toThrow('a member table lists a kind twice: deployments, deployments');
+    expect(() => new MemberTable([claim!])).toThrow('a member table without the Deployment');
+    expect(() => new MemberTable([service!, deployment!])).toThrow('the member services is owned by deployments, which must come earlier');
+    expect(() => MEMBERS.rulesOf('configmaps')).toThrow(
+      'no member kind configmaps in the table (persistentvolumeclaims, deployments, services)',
+    );
   });
 
   it('paths follow the group, version and scope of each kind', () => {

@@ -65,17 +65,17 @@ function board$(
       scheduler,
       policy: DEFAULT_FAILURE_POLICY,
       emit: (event) => subscriber.next(event),
+      members: caches.members,
       cached: caches.cached,
       ...options,
     });
     // No Services in these timelines: their informers have listed nothing (the network has its own tests).
-    board.onServices(SYNCED);
-    board.onSlices(SYNCED);
+    caches.syncMembers(board, 'persistentvolumeclaims');
     // Claims: listed nothing unless a timeline feeds some (options.claims$).
     const claims = (claims$ ?? new Observable<ClaimNotice>((s) => s.next(SYNCED))).subscribe((notice) =>
-      board.onClaims(caches.note.claims(notice)),
+      caches.feed(board, 'persistentvolumeclaims', 0, notice),
     );
-    const pods = pods$.subscribe((notice) => board.onPods(caches.note.pods(notice)));
+    const pods = pods$.subscribe((notice) => board.onPods(caches.notePods(notice)));
     const deployments = deployments$.subscribe((notice) => board.onDeployments(notice));
     return () => {
       board.close();

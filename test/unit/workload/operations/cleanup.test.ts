@@ -14,6 +14,7 @@ import { errorRecord } from '../../../../src/workload/toolkit/event-lines.js';
 import type { ProvisionEvent } from '../../../../src/rollout/events.js';
 import { parseWorkloadSpec } from '../../../../src/input/workload-spec.js';
 import { DEFAULT_CLEANUP_TIMEOUT_MS, deleteCreated } from '../../../../src/workload/operations/cleanup.js';
+import { MEMBERS } from '../../../../src/members/set.js';
 import { buildDeployment } from '../../../../src/members/deployment/manifest.js';
 import { provision$ } from '../../../../src/workload/operations/provision.js';
 import { FakeKubernetes, completeRollout, podOf, startRollout } from '../../../support/fake-kube.js';
@@ -188,7 +189,7 @@ describe('a failed provisioning deletes the Deployment it created', () => {
 });
 
 describe('deleteCreated', () => {
-  const created = { namespace: 'default', providerId: 'default/web', instance: undefined };
+  const created = { namespace: 'default', providerId: 'default/web', instance: undefined, table: MEMBERS };
   const deployment = (uid: string) => ({ ...created, members: [{ kind: 'deployments' as const, name: 'web', uid }] });
 
   it('reports "deleting" when the delete was accepted but the Deployment is not gone within the bound', async () => {

@@ -229,6 +229,7 @@ describe('the StatusBoard with readCrashLog', () => {
         namespace: 'default',
         scheduler,
         policy: DEFAULT_FAILURE_POLICY,
+        members: caches.members,
         cached: caches.cached,
         readCrashLog: read,
         emit: (event: StatusEvent) => seen.push(`${scheduler.now()} ${event.status.pod?.logs?.join(',') ?? '-'} ${event.status.message}`),
@@ -238,14 +239,10 @@ describe('the StatusBoard with readCrashLog', () => {
         board.onDeployments(n),
       );
       hot<InformerNotice<V1Pod>>('(ps)', { p: changed('1', [crash(1)]), s: { type: 'synced' } }).subscribe((n) =>
-        board.onPods(caches.note.pods(n)),
+        board.onPods(caches.notePods(n)),
       );
       // A workload without ports or storage: the Service, EndpointSlice and claim informers sync with nothing.
-      hot<InformerNotice<never>>('s', { s: { type: 'synced' } }).subscribe((n) => {
-        board.onServices(n);
-        board.onSlices(n);
-        board.onClaims(n);
-      });
+      hot<InformerNotice<never>>('s', { s: { type: 'synced' } }).subscribe(() => caches.syncMembers(board));
     });
     const crashing = `the container keeps crashing (CrashLoopBackOff, 1 restarts): ${kubeletMessages.crashLoop(POD)}`;
     // At the crash-loop grace window's end the failed status carries them too.
