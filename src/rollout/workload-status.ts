@@ -33,7 +33,7 @@ import { lastLogLine } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
 import type { PodDiagnosis, ReplicaCounts, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
-import { INITIAL_TRACKER_STATE, trackRollout, type TrackedFailure, type TrackerStep } from './tracker.js';
+import { INITIAL_TRACKER_STATE, trackRollout, type TrackedFailure, type TrackedGate, type TrackerStep } from './tracker.js';
 
 /** Manager's status words. */
 export type WorkloadState = 'running' | 'offline' | 'stopping' | 'creating' | 'starting' | 'updating' | 'failed' | 'missing' | 'unknown';
@@ -113,6 +113,8 @@ export interface WorkloadStatusOptions extends WorkloadNetwork {
    * refusals that are final; grace windows need a history.
    */
   readonly judgement?: FailureJudgement;
+  /** The gates and fields of the workload's other objects, judged by the caller: in place of `service` and `slices`. */
+  readonly members?: { readonly gates: readonly TrackedGate[]; readonly fields: MemberFields | undefined };
 }
 
 const NO_REPLICAS: ReplicaCounts = Object.freeze({ desired: 0, total: 0, updated: 0, ready: 0, available: 0 });
@@ -131,11 +133,24 @@ export function workloadStatus(
   // rules that need none (the reasons that fail at once, a crash loop's restart count,
   // create refusals that are final); grace windows need a caller that keeps the state.
   const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
-  const gate = serviceGate(options.service, options.slices ?? NO_SLICES, deployment, pods, policy);
-  const step = trackRollout(policy, INITIAL_TRACKER_STATE, { deployment, pods, now: 0, ...(gate ? { gates: [gate] } : {}) });
-  const { service, slices } = options;
-  const fields = service ? (readyPod: V1Pod | undefined) => serviceFields(service, slices ?? NO_SLICES, readyPod) : undefined;
+  const { members = networkMembers(options, deployment, pods, policy) } = options;
+  const step = trackRollout(policy, INITIAL_TRACKER_STATE, { deployment, pods, now: 0, gates: members.gates });
+  const { fields } = members;
   return trackedStatus(deployment, pods, options.judgement ? judged(step, options.judgement) : step, options.previous, fields);
+}
+
+/** The Service's gate and fields, from `service` and `slices`. */
+function networkMembers(
+  { service, slices = NO_SLICES }: WorkloadNetwork,
+  deployment: V1Deployment,
+  pods: readonly V1Pod[],
+  policy: FailurePolicy,
+): NonNullable<WorkloadStatusOptions['members']> {
+  const gate = serviceGate(service, slices, deployment, pods, policy);
+  return {
+    gates: gate ? [gate] : [],
+    fields: service ? (readyPod: V1Pod | undefined) => serviceFields(service, slices, readyPod) : undefined,
+  };
 }
 
 /**

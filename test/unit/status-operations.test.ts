@@ -72,8 +72,8 @@ describe('status()', () => {
       resources: { cpu: '500m', memory: '256Mi' },
       generation: 1,
     });
-    // The Deployment and the Service (none here) at once, then its Pods by container-id.
-    expect(fake.calls.map((call) => call.method)).toEqual(['read', 'read', 'list']);
+    // The Deployment, then its Pods by container-id and its Service (none here) at once; no claim is mounted, so none is read.
+    expect(fake.calls.map((call) => `${call.method}:${call.kind}`)).toEqual(['read:deployments', 'list:pods', 'read:services']);
   });
 
   it('with the expected container id, both requests go at once; another id is missing (OtherContainer)', async () => {
@@ -87,10 +87,10 @@ describe('status()', () => {
     });
   });
 
-  it('no such Deployment: missing (NotFound), two requests (the Deployment and its Service)', async () => {
+  it('no such Deployment: missing (NotFound), one request (the Deployment: without it, no member is read)', async () => {
     const fake = new FakeKubernetes('apps');
     expect(await status(fake, 'apps/nope')).toMatchObject({ state: 'missing', reason: 'NotFound' });
-    expect(fake.calls.map((call) => call.method)).toEqual(['read', 'read']);
+    expect(fake.calls.map((call) => call.method)).toEqual(['read']);
   });
 
   it('a Deployment without our labels is never ours, and its Pods are not even listed', async () => {
@@ -172,9 +172,9 @@ describe('list()', () => {
     expect(fake.calls.map((call) => `${call.method}:${call.kind}`)).toEqual([
       'list:deployments',
       'list:pods',
+      'list:persistentvolumeclaims',
       'list:services',
       'list:endpointslices',
-      'list:persistentvolumeclaims',
     ]);
   });
 

@@ -1,19 +1,19 @@
 // list(): every Deployment of a namespace that carries our ownership labels, with its
 // status, in the shape of Manager's node snapshots (its clusterResources entries:
 // `vmid`, `name`, `type`, `status`), the provider ID standing where Manager matches
-// `Container.containerId`. Five requests at once: the managed Deployments, Pods, Services,
-// EndpointSlices and claims (a workload whose Pods mount a claim shows it as `storage`;
-// a caller that may not list claims gets the list without it). Point-in-time, judged like
+// `Container.containerId`. The requests at once: the managed Deployments and Pods, and
+// every watch of each member with a part in the status (member-status.ts: Services,
+// EndpointSlices, claims; a workload whose Pods mount a claim shows it as `storage`, and a
+// caller that may not list claims gets the list without it). Point-in-time, judged like
 // status(); for a live list use statuses$.
 //
 // A namespace that cannot be listed has no workloads to call `unknown`: list() rejects
 // with the typed error (ApiUnreachableError, ApiTimeoutError past `timeoutMs`, ...).
-import type { V1EndpointSlice, V1PersistentVolumeClaim, V1Pod } from '../../kube/objects.js';
-import { SERVICE_NAME_LABEL } from '../../kube/objects.js';
+import type { V1Pod } from '../../kube/objects.js';
 import { OperationAbortedError } from '../../errors/operation.js';
-import { ApiTimeoutError, ForbiddenError } from '../../errors/api.js';
-import { claimStatus } from '../../rollout/claim-status.js';
-import { claimNameOf } from '../../members/claim/manifest.js';
+import { ApiTimeoutError } from '../../errors/api.js';
+import { MEMBERS, type MemberTable } from '../../members/set.js';
+import { judgeMembers, listMembers, listedMemberViews, statusMembers } from './member-status.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../../rollout/failure-policy.js';
 import { workloadStatus, type WorkloadState, type WorkloadStatusValue } from '../../rollout/workload-status.js';
@@ -37,6 +37,8 @@ export interface ListOptions {
   readonly scheduler?: SchedulerLike;
   /** The Manager installation (instance label) to list; default: workloads without an instance label. */
   readonly instance?: string;
+  /** The member kinds of a workload; default MEMBERS (claim, Deployment, Service). */
+  readonly members?: MemberTable;
 }
 
 /** One workload, shaped like an entry of Manager's node snapshot. */
@@ -64,32 +66,18 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
   const namespace = namespaceOption(options.namespace, client);
   const timeoutMs = timeoutOption(options.timeoutMs);
   const policy = resolveFailurePolicy(options.failurePolicy);
+  const members = statusMembers(options.members ?? MEMBERS);
+  const scope = { client, namespace, instance: options.instance };
   const read$ = fromAbortable((signal) =>
     Promise.all([
       client.list('deployments', namespace, managedSelector(options.instance), { signal }),
       client.list('pods', namespace, managedSelector(options.instance), { signal }),
-      client.list('services', namespace, managedSelector(options.instance), { signal }),
-      client.list('endpointslices', namespace, managedSelector(options.instance), { signal }),
-      client.list('persistentvolumeclaims', namespace, managedSelector(options.instance), { signal }).catch((error: unknown) => {
-        if (error instanceof ForbiddenError) return undefined;
-        throw error;
-      }),
+      listMembers(scope, members, signal),
     ]),
   );
   return lastValueFrom(
     read$.pipe(
-      map(([deployments, pods, services, slices, claims]) => {
-        const claimsByName =
-          claims && new Map<string, V1PersistentVolumeClaim>(claims.items.map((claim) => [claim.metadata?.name ?? '', claim]));
-        const servicesByName = new Map(services.items.map((service) => [service.metadata?.name ?? '', service]));
-        const slicesByService = new Map<string, V1EndpointSlice[]>();
-        for (const slice of slices.items) {
-          const service = slice.metadata?.labels?.[SERVICE_NAME_LABEL];
-          if (service === undefined) continue;
-          const group = slicesByService.get(service);
-          if (group) group.push(slice);
-          else slicesByService.set(service, [slice]);
-        }
+      map(([deployments, pods, listed]) => {
         const podsByContainerId = new Map<string, V1Pod[]>();
         for (const pod of pods.items) {
           const containerId = containerIdOf(pod);
@@ -103,15 +91,13 @@ export async function list(client: KubernetesClient, options: ListOptions = {}):
           const name = deployment.metadata?.name;
           const containerId = containerIdOf(deployment);
           if (!name || containerId === undefined) continue;
-          const service = servicesByName.get(name);
-          const status = workloadStatus(deployment, podsByContainerId.get(containerId) ?? [], {
+          const workloadPods = podsByContainerId.get(containerId) ?? [];
+          const views = listedMemberViews(members, listed, name, deployment);
+          const detail = workloadStatus(deployment, workloadPods, {
             failurePolicy: policy,
-            ...(service ? { service, slices: slicesByService.get(name) ?? [] } : {}),
+            members: judgeMembers(views, deployment, workloadPods, policy),
           });
-          if (status.state === 'missing') continue; // not ours after all
-          const claimName = claimNameOf(deployment);
-          const detail =
-            claimName !== undefined && claimsByName ? { ...status, storage: claimStatus(claimsByName.get(claimName), claimName) } : status;
+          if (detail.state === 'missing') continue; // not ours after all
           const providerId = `${namespace}/${name}`;
           snapshots.push({
             vmid: providerId,

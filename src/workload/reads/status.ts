@@ -1,8 +1,8 @@
 // status(): one workload's status now, by provider ID, in Manager's words (see
-// workloadStatus), with its Service's address and, when its Pods mount one, its claim
-// (`storage`). The Deployment and the Service at once, then the Pods by container-id and
-// the Service's EndpointSlices (the Pods at once too when the caller names the expected
-// container id), and the claim. Point-in-time, so the failure
+// workloadStatus), with what its other members add (member-status.ts): its Service's
+// address and, when its Pods mount one, its claim (`storage`). The Deployment first, then
+// its Pods by container-id (at once too when the caller names the expected container id)
+// and each member read once. Point-in-time, so the failure
 // policy judges this one snapshot: the reasons that fail at once and a crash loop's
 // restart count; statuses$ and status$ also apply the grace windows over time.
 //
@@ -10,17 +10,16 @@
 // 5xx/429 gives `unknown` with the reason: never a throw. What needs the caller to act
 // (401, 403, an untrusted certificate, a bad provider ID or option) is thrown as a typed
 // error; an aborted signal rejects with OperationAbortedError (at once if already aborted).
-import type { V1Deployment, V1EndpointSlice, V1PersistentVolumeClaim, V1Pod, V1Service, V1StorageClass } from '../../kube/objects.js';
-import { SERVICE_NAME_LABEL } from '../../kube/objects.js';
+import type { V1Deployment, V1Pod } from '../../kube/objects.js';
 import { asyncScheduler, catchError, lastValueFrom, map, of, race, throwError, type SchedulerLike } from 'rxjs';
-import { ForbiddenError, NotFoundError } from '../../errors/api.js';
+import { NotFoundError } from '../../errors/api.js';
 import { OperationAbortedError } from '../../errors/operation.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { resolveFailurePolicy, type FailurePolicyOverrides } from '../../rollout/failure-policy.js';
 import { unknownStatus } from '../../rollout/unknown-status.js';
-import { claimStatus, storageCompare, type ClaimStatusValue } from '../../rollout/claim-status.js';
 import { workloadStatus, type WorkloadStatusValue } from '../../rollout/workload-status.js';
-import { claimNameOf } from '../../members/claim/manifest.js';
+import { MEMBERS, type MemberTable } from '../../members/set.js';
+import { judgeMembers, readMemberView, statusMembers } from './member-status.js';
 import { abortOn } from '../../rx/abort-on.js';
 import { maskOutput } from '../../rx/mask-output.js';
 import { maskOf } from '../../mask.js';
@@ -46,6 +45,8 @@ export interface StatusOptions {
    * another installation is reported `missing`. Default: workloads without an instance label.
    */
   readonly instance?: string;
+  /** The member kinds of a workload; default MEMBERS (claim, Deployment, Service). */
+  readonly members?: MemberTable;
 }
 
 /** A status with the labels it was read from (the CLI prints them). */
@@ -83,32 +84,34 @@ export async function readStatus(client: KubernetesClient, providerId: string, o
     };
   };
 
+  const members = statusMembers(options.members ?? MEMBERS);
   const read$ = fromAbortable(async (signal) => {
-    const [read, podsOfExpected, service] = await Promise.all([
+    const [read, podsOfExpected] = await Promise.all([
       readDeploymentIfAny(client, target, signal),
       expected !== undefined ? podsOf(client, target.namespace, expected, options.instance, signal) : undefined,
-      readServiceIfOurs(client, target, options.instance, signal),
     ]);
     // Another installation's Deployment of the same name is not ours: as if there were none.
     const otherInstance = read?.metadata?.labels?.[MANAGED_LABEL] === 'true' && !belongsToInstance(read, options.instance);
     const deployment = otherInstance ? undefined : read;
     const containerId = deployment && deployment.metadata?.labels?.[MANAGED_LABEL] === 'true' ? containerIdOf(deployment) : undefined;
-    const [pods, slices, storage] = await Promise.all([
+    const scope = { client, namespace: target.namespace, instance: options.instance };
+    const [pods, views] = await Promise.all([
       podsOfExpected ?? (containerId !== undefined ? podsOf(client, target.namespace, containerId, options.instance, signal) : []),
-      service ? slicesOf(client, target, options.instance, signal) : [],
-      deployment && containerId !== undefined ? storageOf(client, target.namespace, deployment, signal) : undefined,
+      deployment && containerId !== undefined
+        ? Promise.all(members.map((member) => readMemberView(scope, member, target.name, deployment, signal)))
+        : [],
     ]);
-    return { deployment, pods, service, slices, storage };
+    return { deployment, pods, views: views.flatMap((view) => (view ? [view] : [])) };
   });
 
   const read = read$.pipe(
-    map(({ deployment, pods, service, slices, storage }) => {
+    map(({ deployment, pods, views }) => {
       const status = workloadStatus(deployment, pods, {
         failurePolicy: policy,
         ...(expected !== undefined ? { containerId: expected } : {}),
-        ...(service ? { service, slices } : {}),
+        ...(deployment ? { members: judgeMembers(views, deployment, pods, policy) } : {}),
       });
-      return reading(deployment, storage && status.state !== 'missing' ? { ...status, storage } : status);
+      return reading(deployment, status);
     }),
   );
   // No answer within the bound is a status too; the read still in flight is aborted.
@@ -135,73 +138,6 @@ async function readDeploymentIfAny(
     if (error instanceof NotFoundError) return undefined;
     throw error;
   }
-}
-
-/** The claim the Deployment's Pods mount, as a status; undefined without one, or when the caller may not read claims. */
-async function storageOf(
-  client: KubernetesClient,
-  namespace: string,
-  deployment: V1Deployment,
-  signal: AbortSignal,
-): Promise<ClaimStatusValue | undefined> {
-  const name = claimNameOf(deployment);
-  if (name === undefined) return undefined;
-  let claim: V1PersistentVolumeClaim;
-  try {
-    claim = await client.read('persistentvolumeclaims', namespace, name, { signal });
-  } catch (error) {
-    if (error instanceof NotFoundError) return claimStatus(undefined, name);
-    if (error instanceof ForbiddenError) return undefined;
-    throw error;
-  }
-  return claimStatus(claim, name, await classIfResizing(client, claim, signal));
-}
-
-/**
- * The claim's StorageClass, read only while the claim asks for more than its volume has
- * (whether that resize can happen at all is the class's to say); unreadable: none.
- */
-async function classIfResizing(
-  client: KubernetesClient,
-  claim: V1PersistentVolumeClaim,
-  signal: AbortSignal,
-): Promise<V1StorageClass | undefined> {
-  const className = claim.spec?.storageClassName;
-  if (!className || storageCompare(claim.spec?.resources?.requests?.storage, claim.status?.capacity?.storage) !== 1) return undefined;
-  try {
-    return await client.read('storageclasses', '', className, { signal });
-  } catch (error) {
-    if (error instanceof NotFoundError || error instanceof ForbiddenError) return undefined;
-    throw error;
-  }
-}
-
-/** The workload's Service, when it is this installation's (a foreign one of the name is not the workload's). */
-async function readServiceIfOurs(
-  client: KubernetesClient,
-  target: ProviderIdParts,
-  instance: string | undefined,
-  signal: AbortSignal,
-): Promise<V1Service | undefined> {
-  try {
-    const service = await client.read('services', target.namespace, target.name, { signal });
-    return belongsToInstance(service, instance) ? service : undefined;
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
-}
-
-async function slicesOf(
-  client: KubernetesClient,
-  target: ProviderIdParts,
-  instance: string | undefined,
-  signal: AbortSignal,
-): Promise<readonly V1EndpointSlice[]> {
-  const list = await client.list('endpointslices', target.namespace, `${managedSelector(instance)},${SERVICE_NAME_LABEL}=${target.name}`, {
-    signal,
-  });
-  return list.items;
 }
 
 async function podsOf(

@@ -98,7 +98,7 @@ export interface LeftEvent extends LifecycleEventBase {
 
 /** An object remove left untouched because it is not the container's. */
 export interface LeftObject {
-  /** As the API names it: `Service`, `PersistentVolumeClaim`. */
+  /** As the API names it: `Service`, or the claim's kind. */
   readonly kind: string;
   readonly object: string;
   readonly uid: string;
