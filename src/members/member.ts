@@ -124,6 +124,12 @@ export interface MemberStatusRules<View = unknown> {
   gate?(view: View | undefined, deployment: V1Deployment, pods: readonly V1Pod[], policy: FailurePolicy): TrackedGate | undefined;
   /** Its fields of the status, given its view and the Pod the status shows as ready. */
   fields(view: View | undefined, key: string, readyPod: V1Pod | undefined): Partial<WorkloadStatusValue>;
+  /**
+   * Whether two statuses say the same of its fields, when they are fields the status type
+   * does not know (sameWorkloadStatus compares the address, the Service and the storage):
+   * a live list emits a workload again when they change.
+   */
+  sameFields?(a: WorkloadStatusValue, b: WorkloadStatusValue): boolean;
   /** A caller that may not read it (403) gets statuses without its fields, instead of an error. */
   readonly optional?: boolean;
 }

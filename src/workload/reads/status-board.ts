@@ -139,6 +139,8 @@ export class StatusBoard {
   /** The members the caller turned out not to be allowed to watch: statuses carry none of their fields. */
   private readonly unreadable = new Set<number>();
   private readonly sourceCount: number;
+  /** Whether two statuses say the same: sameWorkloadStatus, and each member's fields the status type does not know. */
+  private readonly same: (a: WorkloadStatusValue, b: WorkloadStatusValue) => boolean;
   private readonly synced = new Set<Source>();
   private readonly disconnected = new Map<Source, unknown>();
   private started = false;
@@ -150,6 +152,11 @@ export class StatusBoard {
   constructor(private readonly options: StatusBoardOptions) {
     this.namesByKey = options.members.map((member) => (member.keyedByWorkload ? undefined : new NameIndex()));
     this.sourceCount = 2 + options.members.reduce((count, member) => count + member.rules.watches.length, 0);
+    const sameFields = options.members.flatMap((member) => (member.rules.sameFields ? [member.rules] : []));
+    this.same =
+      sameFields.length === 0
+        ? sameWorkloadStatus
+        : (a, b) => sameWorkloadStatus(a, b) && sameFields.every((rules) => rules.sameFields!(a, b));
   }
 
   onDeployments(notice: InformerNotice<V1Deployment>): void {
@@ -314,7 +321,7 @@ export class StatusBoard {
       status = trackedStatus(deployment, pods, step, workload.lastKnown, members.fields);
     }
     // Unchanged, it is the status already shown: one copy per workload, not two.
-    if (workload.last && sameWorkloadStatus(workload.last, status)) status = workload.last;
+    if (workload.last && this.same(workload.last, status)) status = workload.last;
     workload.lastKnown = status;
     this.show(workload, status);
     // After the status is shown: a reader that answers at once shows its lines next.
@@ -362,7 +369,7 @@ export class StatusBoard {
   }
 
   private show(workload: Workload, status: WorkloadStatusValue): void {
-    if (workload.last === status || (workload.last && sameWorkloadStatus(workload.last, status))) return;
+    if (workload.last === status || (workload.last && this.same(workload.last, status))) return;
     workload.last = status;
     this.targetLast = status;
     const resourceVersion = workload.deployment.metadata?.resourceVersion ?? '';
@@ -380,7 +387,7 @@ export class StatusBoard {
     else return;
     // Not found after a deletion was reported is no news.
     if (this.targetLast?.state === 'missing' && status.reason === 'NotFound') return;
-    if (this.targetLast && sameWorkloadStatus(this.targetLast, status)) return;
+    if (this.targetLast && this.same(this.targetLast, status)) return;
     this.targetLast = status;
     this.options.emit(this.event(only.name, only.containerId ?? '', '', '', status));
   }
