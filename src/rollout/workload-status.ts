@@ -191,14 +191,14 @@ export function trackedStatus(
   fields?: MemberFields,
 ): WorkloadStatusValue {
   const { rollout, current, pod: telling, failure } = step;
-  const detail = detailOf(deployment, rollout, pods, current, fields);
-  const value = (state: WorkloadState, reason: string, message: string, pod?: PodDiagnosis): WorkloadStatusValue => ({
-    state,
-    reason,
-    message: oneLine(message),
-    ...detail,
-    ...(pod ? { pod } : {}),
-  });
+  const readyPod = readyPodOf(current, pods);
+  const detail = detailOf(deployment, rollout, readyPod ?? current[0] ?? pods[0], readyPod);
+  const given = fields?.(readyPod);
+  // The members' fields over a copy (spread first, then assigned): the kept status stays as compact as one without them.
+  const value = (state: WorkloadState, reason: string, message: string, pod?: PodDiagnosis): WorkloadStatusValue => {
+    const status = { state, reason, message: oneLine(message), ...detail, ...(pod ? { pod } : {}) };
+    return given ? { ...status, ...given } : status;
+  };
 
   if (deployment.metadata?.deletionTimestamp) return value('stopping', 'Deleting', 'the Deployment is being deleted');
   const { desired, total, ready } = rollout.replicas;
@@ -277,21 +277,13 @@ function inProgressState(deployment: V1Deployment, rollout: RolloutStatus, previ
 
 type Detail = Omit<WorkloadStatusValue, 'state' | 'reason' | 'message' | 'pod'>;
 
-function detailOf(
-  deployment: V1Deployment,
-  rollout: RolloutStatus,
-  pods: readonly V1Pod[],
-  current: readonly V1Pod[],
-  fields: MemberFields | undefined,
-): Detail {
+function detailOf(deployment: V1Deployment, rollout: RolloutStatus, shown: V1Pod | undefined, readyPod: V1Pod | undefined): Detail {
   const container: V1Container | undefined = deployment.spec?.template?.spec?.containers?.[0];
   const limits = container?.resources?.limits;
   const requests = container?.resources?.requests;
-  const readyPod = current.find(isReady) ?? pods.find(isReady);
-  const shown = readyPod ?? current[0] ?? pods[0];
   let restarts = 0;
   for (const status of shown?.status?.containerStatuses ?? []) restarts += status.restartCount ?? 0;
-  const detail: Detail = {
+  return {
     podIp: readyPod?.status?.podIP ?? null,
     address: null,
     service: null,
@@ -307,8 +299,11 @@ function detailOf(
     observedGeneration: rollout.observedGeneration,
     replicas: sharedValue('replicas', rollout.replicas),
   };
-  // Over the defaults in place: the keys keep their order, and the status its shape.
-  return fields ? Object.assign(detail, fields(readyPod)) : detail;
+}
+
+/** The Pod a status shows as ready: the current rollout's, else any. */
+function readyPodOf(current: readonly V1Pod[], pods: readonly V1Pod[]): V1Pod | undefined {
+  return current.find(isReady) ?? pods.find(isReady);
 }
 
 function isReady(pod: V1Pod): boolean {

@@ -85,7 +85,6 @@ export interface CachedObjects {
 type Source = string;
 
 const NO_PODS: readonly V1Pod[] = Object.freeze([]);
-const NO_KEYS: readonly (string | undefined)[] = Object.freeze([]);
 
 /**
  * Told of every informer change the board receives (`notice`) and of every status it
@@ -99,8 +98,6 @@ const EVALUATION = Object.freeze({ event: 'evaluation' });
 
 /** One managed Deployment and what the board remembers about it (what its Deployment says is read off it). */
 class Workload {
-  /** Its key in each member's watches that its Deployment names (the claim its Pods mount), by member; undefined: none. */
-  keys: readonly (string | undefined)[] = NO_KEYS;
   /** Last emitted. */
   last: WorkloadStatusValue | undefined;
   /** Last computed from objects (never `unknown`): the `previous` of the next evaluation. */
@@ -233,7 +230,10 @@ export class StatusBoard {
       this.showTarget();
       return;
     }
-    if (!workload) {
+    let before: V1Deployment | undefined;
+    if (workload) {
+      before = workload.deployment;
+    } else {
       workload = new Workload(name, containerId, deployment);
       this.workloads.set(name, workload);
       this.namesByContainerId.add(containerId, name);
@@ -241,24 +241,24 @@ export class StatusBoard {
     const uid = workload.deployment.metadata?.uid;
     if (uid !== undefined && uid !== deployment.metadata?.uid) workload.forget();
     workload.deployment = deployment;
-    this.indexKeys(workload, deployment);
+    this.indexKeys(workload.name, before, deployment);
     this.evaluate(workload);
   }
 
-  /** Keeps the key indexes: a change under a key its Deployment names finds the workload with one lookup. */
-  private indexKeys(workload: Workload, deployment: V1Deployment | undefined): void {
-    let keys = workload.keys;
+  /**
+   * Keeps the key indexes: a change under a key its Deployment names finds the workload
+   * with one lookup. The key it had is read off the Deployment it replaces, so the board
+   * keeps none per workload.
+   */
+  private indexKeys(name: string, before: V1Deployment | undefined, after: V1Deployment | undefined): void {
     this.namesByKey.forEach((index, member) => {
       if (!index) return;
-      const key = deployment && memberKey(this.options.members[member]!, workload.name, deployment);
-      const was = keys[member];
+      const was = before && memberKey(this.options.members[member]!, name, before);
+      const key = after && memberKey(this.options.members[member]!, name, after);
       if (key === was) return;
-      if (was !== undefined) index.remove(was, workload.name);
-      if (key !== undefined) index.add(key, workload.name);
-      if (keys === workload.keys) keys = [...keys];
-      (keys as (string | undefined)[])[member] = key;
+      if (was !== undefined) index.remove(was, name);
+      if (key !== undefined) index.add(key, name);
     });
-    workload.keys = keys;
   }
 
   private evaluateNamed(name: string): void {
@@ -272,7 +272,7 @@ export class StatusBoard {
     workload.crashLogs?.stop();
     this.workloads.delete(workload.name);
     this.namesByContainerId.remove(workload.containerId, workload.name);
-    this.indexKeys(workload, undefined);
+    this.indexKeys(workload.name, workload.deployment, undefined);
     if (!workload.last) return;
     const gone: WorkloadStatusValue = {
       ...workloadStatus(undefined, NO_PODS),
@@ -334,7 +334,7 @@ export class StatusBoard {
     const views: MemberView[] = [];
     members.forEach((member, index) => {
       if (this.unreadable.has(index)) return;
-      const key = this.namesByKey[index] ? workload.keys[index] : member.nameIn(workload.name);
+      const key = memberKey(member, workload.name, workload.deployment);
       if (key === undefined) return;
       const held = member.rules.watches.map((_, watch) => cached.held(index, watch, key));
       views.push({ member, key, view: member.rules.view(held, key) });
