@@ -15,6 +15,14 @@ import type { Permission } from '../kube/permission.js';
 import type { DriftField } from './drift.js';
 import type { BuildDeploymentOptions } from './deployment/manifest.js';
 
+/** Where an informer watches: a namespace, and the installation whose objects it selects. */
+export interface WatchScope {
+  readonly registry: InformerRegistry;
+  readonly client: KubernetesClient;
+  readonly namespace: string;
+  readonly instance: string | undefined;
+}
+
 /** A kind a workload's objects may be of: any the client knows; a member table says which are. */
 export type MemberKind = WatchedKind;
 
@@ -86,6 +94,16 @@ export interface MemberRules<K extends MemberKind> {
     name: string,
     instance: string | undefined,
   ) => Observable<readonly KindMap[K][]>;
+  /**
+   * Its readiness gates while a rollout is awaited (a claim that must bind and attach: named
+   * when it will not, never waited out), per change. `object` is the member as the run
+   * found or made it (only its UID counts), or known by name alone (any of that name).
+   */
+  readonly rolloutGates?: (
+    scope: WatchScope,
+    object: KindMap[K],
+    pods$: Observable<readonly V1Pod[]>,
+  ) => Observable<readonly TrackedGate[]>;
   /** Its part in the workload's status and readiness; none: the status says nothing of it. */
   readonly status?: MemberStatusRules;
 }

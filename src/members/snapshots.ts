@@ -4,20 +4,12 @@
 // namespace and installation serves every workload in it, and another installation's
 // objects with the same container-id never reach it.
 import { defer, type Observable } from 'rxjs';
-import type { InformerRegistry } from '../informers/registry.js';
 import type { SharedInformer } from '../informers/shared-informer.js';
 import { managedSelector } from '../input/labels.js';
-import type { KubernetesClient } from '../kube/client.js';
 import type { KindMap, WatchedKind } from '../kube/kinds.js';
-import type { CacheRequest } from './member.js';
+import type { CacheRequest, WatchScope } from './member.js';
 
-/** Where an informer watches: a namespace, and the installation whose objects it selects. */
-export interface WatchScope {
-  readonly registry: InformerRegistry;
-  readonly client: KubernetesClient;
-  readonly namespace: string;
-  readonly instance: string | undefined;
-}
+export type { WatchScope } from './member.js';
 
 /** The namespace's shared informer of `kind` for the installation. */
 export function informerOf<K extends WatchedKind>(scope: WatchScope, kind: K, cache: CacheRequest<K>): SharedInformer<KindMap[K]> {

@@ -163,6 +163,9 @@ export const CLAIM_MEMBER: MemberRules<'persistentvolumeclaims'> = {
   },
   cache: CLAIMS_BY_NAME,
   snapshots: claimSnapshots,
+  // Never waiting for the claim to bind before the Pod: the claim is a readiness gate.
+  rolloutGates: ({ registry, client, namespace, instance }, claim, pods$) =>
+    claimGates(registry, client, namespace, claim, instance, pods$),
   status: {
     watches: [{ kind: 'persistentvolumeclaims', cache: CLAIMS_BY_NAME, find: { by: 'name' } }],
     // The claim the Pods mount (the container's volume): none, no `storage`.

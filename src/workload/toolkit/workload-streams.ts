@@ -13,7 +13,7 @@ import { haltWatchOf, withHaltWarnings } from './halt-warnings.js';
 import { awaitReady } from './await-ready.js';
 import { deploymentSnapshots, podSnapshots } from '../../members/deployment/member.js';
 import { endpointSliceSnapshots, serviceSnapshots } from '../../members/service/member.js';
-import { claimNameOf } from '../../members/claim/manifest.js';
+import type { MemberTable, WorkloadMember } from '../../members/set.js';
 
 export interface WorkloadStreams {
   /** The informer's snapshots of the Deployment (by name), the latest replayed. */
@@ -139,7 +139,6 @@ export function awaitGenerationRollout(
   streams: WorkloadStreams,
   olderPods: ReadonlySet<string> = NO_PODS,
 ): Observable<LifecycleEvent> {
-  const claim = claimNameOf(owned.deployment);
   const pods$ =
     olderPods.size === 0 ? streams.pods$ : streams.pods$.pipe(map((pods) => pods.filter((pod) => !olderPods.has(pod.metadata?.uid ?? ''))));
   const rolloutTarget = { namespace: context.namespace, name: context.name, uid: owned.uid, providerId: context.providerId };
@@ -155,8 +154,9 @@ export function awaitGenerationRollout(
     deployments$,
     pods$,
     routed: streams.routed ?? routedStreams(context),
-    // The container's claim stays a readiness gate of every new Pod (a volume still attached elsewhere, say).
-    claim: claim === undefined ? undefined : { metadata: { name: claim } },
+    // The members its Pods use stay gates of every new Pod (a volume still attached elsewhere, say).
+    table: context.members,
+    members: membersByName(context.members, context.name, owned.deployment),
     // Whichever Service the workload has now (a start after a port change meets the new one).
     service: {},
   });
@@ -188,3 +188,15 @@ export function routedStreams(context: Pick<OperationContext, 'informers' | 'cli
 }
 
 const NO_PODS: ReadonlySet<string> = new Set();
+
+/**
+ * The members with rollout gates, known by name alone: the name its Deployment gives it
+ * (the claim its Pods mount), or its name in the workload; none when the Deployment names none.
+ */
+function membersByName(table: MemberTable, workload: string, deployment: V1Deployment): WorkloadMember[] {
+  return table.rows.flatMap((row) => {
+    if (!row.rolloutGates) return [];
+    const name = row.status?.keyOf ? row.status.keyOf(deployment) : row.nameIn(workload);
+    return name === undefined ? [] : [{ kind: row.kind, object: { metadata: { name } } }];
+  });
+}
