@@ -58,10 +58,6 @@ export class MemberTable {
     });
   }
 
-  has(kind: MemberKind): boolean {
-    return this.byKind.has(kind);
-  }
-
   /** The rules of `kind`, typed for it. */
   rulesOf<K extends MemberKind>(kind: K): MemberRules<K> {
     const rules = this.byKind.get(kind);
