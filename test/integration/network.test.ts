@@ -280,39 +280,48 @@ describe("a rollout the deployment controller completes under the replaced Repli
     const spec = sampleSpec({ namespace, ports: [{ port: 22 }] });
     const { providerId: id, name } = await provision(api, spec, TIMEOUT);
     const first = liveDeployment(name).spec?.template;
-    await reconfigure(api, id, { env: { MODE: 'two' } }, TIMEOUT);
-    await stop(api, id, TIMEOUT);
-    // kubectl, in one write: the first template and one replica. The controller scales that
-    // template's ReplicaSet up again without a "created" condition, through zero replicas, so
-    // its complete condition keeps naming the reconfiguration's ReplicaSet.
-    const patch = [
-      { op: 'replace', path: '/spec/template', value: first },
-      { op: 'replace', path: '/spec/replicas', value: 1 },
-    ];
-    kubectl(['patch', 'deployment', name, '-n', namespace, '--type=json', '-p', JSON.stringify(patch)]);
-    kubectl(['rollout', 'status', `deployment/${name}`, '-n', namespace, '--timeout=60s']);
-    await expect.poll(() => readyEndpoints(name), { timeout: 30_000 }).toHaveLength(1);
-    expect(readyEndpoints(name)).toEqual(readyPodIps(name));
+    // Whether the controller leaves the complete condition naming the replaced ReplicaSet depends
+    // on whether one of its syncs sees the Pod not yet ready; a few bounded attempts reach it.
+    const ATTEMPTS = 6;
+    let reached: { message?: string; owner: string } | undefined;
+    for (let attempt = 1; attempt <= ATTEMPTS && !reached; attempt += 1) {
+      await reconfigure(api, id, { env: { MODE: `other-${String(attempt)}` } }, TIMEOUT);
+      await stop(api, id, TIMEOUT);
+      // kubectl, in one write: the first template and one replica. The controller scales that
+      // template's ReplicaSet up again, through zero replicas, and may keep its complete
+      // condition naming the reconfiguration's ReplicaSet.
+      const patch = [
+        { op: 'replace', path: '/spec/template', value: first },
+        { op: 'replace', path: '/spec/replicas', value: 1 },
+      ];
+      kubectl(['patch', 'deployment', name, '-n', namespace, '--type=json', '-p', JSON.stringify(patch)]);
+      kubectl(['rollout', 'status', `deployment/${name}`, '-n', namespace, '--timeout=60s']);
+      await expect.poll(() => readyEndpoints(name), { timeout: 30_000 }).toHaveLength(1);
+      expect(readyEndpoints(name)).toEqual(readyPodIps(name));
 
-    // What the scenario needs, read with kubectl: the condition names another ReplicaSet than the Pod's.
-    const progressing = liveDeployment(name).status?.conditions?.find((condition) => condition.type === 'Progressing');
-    const owners = kubectlJson<{ items: { metadata?: { ownerReferences?: { name: string }[] } }[] }>([
-      'get',
-      'pods',
-      '-n',
-      namespace,
-      '-l',
-      `${CONTAINER_ID_LABEL}=${String(spec.containerId)}`,
-    ]).items.map((pod) => pod.metadata?.ownerReferences?.[0]?.name ?? '');
-    expect(owners).toHaveLength(1);
-    expect(progressing?.reason).toBe('NewReplicaSetAvailable');
-    expect(progressing?.message).not.toContain(`"${owners[0] ?? ''}"`);
+      // What the scenario needs, read with kubectl: the condition names another ReplicaSet than the Pod's.
+      const progressing = liveDeployment(name).status?.conditions?.find((condition) => condition.type === 'Progressing');
+      const owners = kubectlJson<{ items: { metadata?: { ownerReferences?: { name: string }[] } }[] }>([
+        'get',
+        'pods',
+        '-n',
+        namespace,
+        '-l',
+        `${CONTAINER_ID_LABEL}=${String(spec.containerId)}`,
+      ]).items.map((pod) => pod.metadata?.ownerReferences?.[0]?.name ?? '');
+      expect(owners).toHaveLength(1);
+      expect(progressing?.reason).toBe('NewReplicaSetAvailable');
+      const owner = owners[0] ?? '';
+      if (!(progressing?.message ?? '').includes(`"${owner}"`)) reached = { message: progressing?.message, owner };
+    }
+    expect(reached, `in ${String(ATTEMPTS)} attempts the controller always named the Pod's ReplicaSet`).toBeDefined();
+    expect(reached?.message).not.toContain(`"${reached?.owner ?? ''}"`);
 
     expect(await status(api, id)).toMatchObject({ state: 'running', podIp: readyPodIps(name)[0], service: { routed: true } });
     const began = Date.now();
     await expect(start(api, id, TIMEOUT)).resolves.toMatchObject({ changed: false });
     expect(Date.now() - began).toBeLessThan(10_000);
-  });
+  }, 300_000);
 });
 
 describe('a Service of our name that is not ours (real control plane)', () => {
