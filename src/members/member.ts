@@ -95,17 +95,27 @@ export interface MemberRules<K extends MemberKind> {
     instance: string | undefined,
   ) => Observable<readonly KindMap[K][]>;
   /**
-   * Its readiness gates while a rollout is awaited (a claim that must bind and attach: named
-   * when it will not, never waited out), per change. `object` is the member as the run
-   * found or made it (only its UID counts), or known by name alone (any of that name).
+   * Its readiness gates while a rollout is awaited, per change (a claim that must bind and
+   * attach, named when it will not, never waited out; a Service that must route to the new
+   * Pod: ready means reachable), judged by the one wait (awaitReady) with the Deployment.
+   * `object` is the member as the run found, made or wrote it (its UID counts, and the
+   * version written), or known by name alone (any of that name).
    */
-  readonly rolloutGates?: (
-    scope: WatchScope,
-    object: KindMap[K],
-    pods$: Observable<readonly V1Pod[]>,
-  ) => Observable<readonly TrackedGate[]>;
+  readonly rolloutGates?: (object: KindMap[K], sources: RolloutGateSources) => Observable<readonly TrackedGate[]>;
   /** Its part in the workload's status and readiness; none: the status says nothing of it. */
   readonly status?: MemberStatusRules;
+}
+
+/** What a member's rollout gates are judged against. */
+export interface RolloutGateSources {
+  readonly scope: WatchScope;
+  /** The Deployment being rolled out (this run's, by UID), per change. */
+  readonly deployment$: Observable<V1Deployment>;
+  /** The workload's Pods, per change. */
+  readonly pods$: Observable<readonly V1Pod[]>;
+  readonly failurePolicy: FailurePolicy;
+  /** Scheduler time by which a gate's grace window ends at the latest (the operation's deadline is near). */
+  readonly graceEndsBy: number | undefined;
 }
 
 /** One informer a member's status follows, and how a workload's objects are found in it by key. */
@@ -138,7 +148,10 @@ export interface MemberStatusRules<View = unknown> {
   view(held: readonly (readonly unknown[])[], key: string): View | undefined;
   /** What a one-time read adds to the view (the claim's class while it resizes). */
   readMore?(view: View, client: KubernetesClient, signal: AbortSignal): Promise<View>;
-  /** What readiness needs of it now: a gate of the tracker (the Service routing); undefined: nothing. */
+  /**
+   * What readiness needs of it now, as the status board judges it: a gate of the tracker
+   * (the Service routing, the claim bound), as its rolloutGates judge it; undefined: nothing.
+   */
   gate?(view: View | undefined, deployment: V1Deployment, pods: readonly V1Pod[], policy: FailurePolicy): TrackedGate | undefined;
   /** Its fields of the status, given its view and the Pod the status shows as ready. */
   fields(view: View | undefined, key: string, readyPod: V1Pod | undefined): Partial<WorkloadStatusValue>;

@@ -1,12 +1,13 @@
-// awaitRollout(): turns the informer's snapshots of one Deployment (and of its Pods) into
-// progress events; completes when the rollout is Complete, errors when it Failed, when a
+// awaitRollout(): turns the informer's snapshots of one Deployment (and of its Pods, and
+// the gates of the workload's other objects) into progress events; completes when the
+// rollout and every gate are Complete, errors when it Failed, when a gate failed, when a
 // Pod problem trips the failure policy, or when the Deployment disappears.
 //
 // Only the object with the UID we created (or adopted) counts: a cached object of the
 // same name with another UID is an older, deleted Deployment whose status must never be
 // read as ours. Each snapshot is judged as it arrives, by the tracker's one step
 // (tracker.ts); the only timer is the grace window it names, armed through the long-timer
-// helper, and only while a Pod problem or a create failure is open.
+// helper, and only while a Pod problem, a create failure or a gate's grace is open.
 //
 // When the step names a crash, its last log lines are read (readCrashLog, at most once per
 // crash): a progress event says the crash at once and again with the lines once they are
@@ -19,7 +20,7 @@ import { RecheckTimer } from '../rx/recheck-timer.js';
 import { RolloutFailedError } from '../errors/rollout.js';
 import { CrashLogReads, withCrashLines, type CrashLogReader } from './crash-lines.js';
 import { describeProgress } from './describe-progress.js';
-import type { PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
+import type { GateProgress, PodDiagnosis, ProgressEvent, RolloutStatus } from './events.js';
 import { DEFAULT_FAILURE_POLICY, type FailurePolicy } from './failure-policy.js';
 import { INITIAL_TRACKER_STATE, trackRollout, type TrackedGate, type TrackerState } from './tracker.js';
 
@@ -33,7 +34,10 @@ export interface RolloutTarget {
 export interface AwaitRolloutOptions {
   readonly scheduler?: SchedulerLike;
   readonly failurePolicy?: FailurePolicy;
-  /** The readiness gates of the workload's other objects (its claim), per change: each must be Complete too. */
+  /**
+   * The readiness gates of the workload's other objects (its claim, its Service), per
+   * change: each must be Complete too, and the wait completes only once they have come.
+   */
   readonly gates$?: Observable<readonly TrackedGate[]>;
   /** Reads a crashed container's last lines; without it, failures carry none. */
   readonly readCrashLog?: CrashLogReader;
@@ -54,7 +58,7 @@ export function awaitRollout(
   const policy = options.failurePolicy ?? DEFAULT_FAILURE_POLICY;
 
   return new Observable<ProgressEvent>((subscriber) => {
-    const watch = new RolloutWatch(target, scheduler, policy, subscriber, options.readCrashLog);
+    const watch = new RolloutWatch(target, scheduler, policy, subscriber, options.readCrashLog, options.gates$ !== undefined);
     // The watch is the Deployment stream's observer itself: no per-waiter closures.
     const deploymentSubscription = deployments$.subscribe(watch);
     const podSubscription = pods$.subscribe(new PodObserver(watch));
@@ -94,6 +98,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     private readonly policy: FailurePolicy,
     private readonly subscriber: Subscriber<ProgressEvent>,
     readCrashLog: CrashLogReader | undefined,
+    private readonly gated: boolean,
   ) {
     this.crashLogs = readCrashLog && new CrashLogReads(readCrashLog);
     this.recheck = new RecheckTimer(scheduler, () => this.evaluate());
@@ -138,10 +143,12 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     this.crashLogs?.stop();
   }
 
-  private fail(reason: string, detail: string, pod?: PodDiagnosis): void {
+  /** `kind`: the object at fault, when it is not the Deployment (a gate's). */
+  private fail(reason: string, detail: string, pod?: PodDiagnosis, kind?: string): void {
+    const { namespace, name } = this.target;
     this.subscriber.error(
       new RolloutFailedError(
-        this.target,
+        { namespace, name, ...(kind ? { kind } : {}) },
         reason,
         detail,
         pod ? { pod: pod.pod, ...(pod.container ? { container: pod.container } : {}), ...(pod.logs ? { logs: pod.logs } : {}) } : {},
@@ -149,10 +156,17 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
     );
   }
 
-  private emit(status: RolloutStatus, pod: PodDiagnosis | undefined, podsReady = false, words?: string): void {
+  private emit(
+    status: RolloutStatus,
+    pod: PodDiagnosis | undefined,
+    podsReady = false,
+    words?: string,
+    gates?: readonly TrackedGate[],
+  ): void {
     const resourceVersion = this.deployment?.metadata?.resourceVersion;
     const message = words ?? describeProgress(status, pod, { podsReady });
-    if (status.state === this.lastState && status.reason === this.lastReason && message === this.lastMessage) return;
+    const progress = gates && gateProgress(gates);
+    if (status.state === this.lastState && status.reason === this.lastReason && message === this.lastMessage && !progress?.routedTo) return;
     this.lastState = status.state;
     this.lastReason = status.reason;
     this.lastMessage = message;
@@ -167,6 +181,7 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
       ...(resourceVersion ? { resourceVersion } : {}),
       message,
       ...(pod ? { pod } : {}),
+      ...progress,
     });
   }
 
@@ -204,17 +219,17 @@ class RolloutWatch implements Observer<readonly V1Deployment[]> {
         logs.request(crash, deployment, () => this.fail(failure.reason, failure.detail, withCrashLines(pod, logs.lines)));
         return;
       }
-      this.fail(failure.reason, failure.detail, failure.pod);
+      this.fail(failure.reason, failure.detail, failure.pod, failure.kind);
       return;
     }
-    if (step.complete) {
-      this.emit(step.rollout, undefined);
+    if (step.complete && (this.gates || !this.gated)) {
+      this.emit(step.rollout, undefined, false, undefined, this.gates);
       this.subscriber.complete();
       return;
     }
     this.recheck.set(step.recheckAt);
     const gate = step.waitingFor;
-    if (gate) this.emit(step.rollout, undefined, false, `waiting for the ${gate.kind} ${gate.name}: ${gate.status.message}`);
+    if (gate) this.emit(step.rollout, undefined, false, `waiting for the ${gate.kind} ${gate.name}: ${gate.status.message}`, this.gates);
     else this.emit(step.rollout, step.pod, step.podsReady);
     // Said at once; once the crash's lines are in, said again with them (if still so).
     if (crash && this.crashLogs) this.crashLogs.request(crash, deployment, () => this.evaluate());
@@ -233,6 +248,13 @@ class PodObserver implements Observer<readonly V1Pod[]> {
   }
 
   complete(): void {}
+}
+
+/** What the gates add to a progress event (GateProgress), merged; undefined: nothing. */
+function gateProgress(gates: readonly TrackedGate[]): GateProgress | undefined {
+  let progress: GateProgress | undefined;
+  for (const gate of gates) if (gate.progress) progress = { ...progress, ...gate.progress };
+  return progress;
 }
 
 function findByUid(objects: readonly V1Deployment[], uid: string): V1Deployment | undefined {

@@ -104,11 +104,23 @@ export interface ProgressEvent extends EventBase {
   readonly message: string;
   readonly pod?: PodDiagnosis;
   /**
-   * While the rollout is done and the Service is not yet routing to the new Pod (a
-   * container with ports): its address, ports and what it waits for.
+   * Once the rollout is done, for a container with ports: the Service's address, ports and
+   * what it waits for (the last event: it routes).
    */
   readonly service?: ServiceStatusValue;
+  /** The last event's: the Pod the Service routes to, and the address of its node (a NodePort Service's address). */
+  readonly routedTo?: RoutedPod;
 }
+
+/** A Pod a Service routes to. */
+export interface RoutedPod {
+  readonly pod: string;
+  readonly podIp: string | null;
+  readonly hostIp: string | null;
+}
+
+/** What a readiness gate adds to a wait's progress events once the rollout is done (ProgressEvent's fields). */
+export type GateProgress = Pick<ProgressEvent, 'service' | 'routedTo'>;
 
 export interface ReadyEvent extends EventBase {
   readonly type: 'ready';

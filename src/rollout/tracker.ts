@@ -17,7 +17,7 @@
 // the failure's), so the progress line, the status and the error all carry them.
 import type { V1Deployment, V1Pod } from '../kube/objects.js';
 import { crashOf, withCrashLines, type CrashLines, type CrashRef } from './crash-lines.js';
-import type { PodDiagnosis, RolloutStatus } from './events.js';
+import type { GateProgress, PodDiagnosis, RolloutStatus } from './events.js';
 import {
   INITIAL_POLICY_STATE,
   applyCreateFailurePolicy,
@@ -64,6 +64,8 @@ export interface TrackedGate {
   readonly endsBy?: number;
   /** What the failure says when that window ends. */
   readonly expiredMessage?: string;
+  /** What a wait's progress events say of it once the rollout is done (the Service's route). */
+  readonly progress?: GateProgress;
 }
 
 export interface TrackerInput {
@@ -86,6 +88,8 @@ export interface TrackedFailure {
   readonly detail: string;
   /** The Pod problem, for `pod`. */
   readonly pod?: PodDiagnosis;
+  /** The kind of the object at fault, for `gate`. */
+  readonly kind?: string;
 }
 
 export interface TrackerStep {
@@ -185,6 +189,7 @@ function judge(policy: FailurePolicy, state: TrackerState, input: TrackerInput):
       : verdict.failure && failedGateProblem
         ? {
             source: 'gate',
+            kind: failedGateProblem.kind,
             reason: verdict.failure.reason,
             detail: `${failedGateProblem.kind} ${failedGateProblem.name}: ${verdict.failure.message}`,
           }
@@ -261,7 +266,7 @@ function sameKeys(a: Readonly<Record<string, number>>, b: Readonly<Record<string
 }
 
 function gateFailure(gate: TrackedGate): TrackedFailure {
-  return { source: 'gate', reason: gate.status.reason, detail: `${gate.kind} ${gate.name}: ${gate.status.message}` };
+  return { source: 'gate', kind: gate.kind, reason: gate.status.reason, detail: `${gate.kind} ${gate.name}: ${gate.status.message}` };
 }
 
 /** Failures before waits. */

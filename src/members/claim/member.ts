@@ -139,8 +139,6 @@ export function claimGates(
   );
 }
 
-/** How the Service informer keys and caches objects. */
-
 export const CLAIM_MEMBER: MemberRules<'persistentvolumeclaims'> = {
   kind: 'persistentvolumeclaims',
   build: (spec, { namespace, labels, options }) =>
@@ -164,7 +162,7 @@ export const CLAIM_MEMBER: MemberRules<'persistentvolumeclaims'> = {
   cache: CLAIMS_BY_NAME,
   snapshots: claimSnapshots,
   // Never waiting for the claim to bind before the Pod: the claim is a readiness gate.
-  rolloutGates: ({ registry, client, namespace, instance }, claim, pods$) =>
+  rolloutGates: (claim, { scope: { registry, client, namespace, instance }, pods$ }) =>
     claimGates(registry, client, namespace, claim, instance, pods$),
   status: {
     watches: [{ kind: 'persistentvolumeclaims', cache: CLAIMS_BY_NAME, find: { by: 'name' } }],
@@ -179,11 +177,15 @@ export const CLAIM_MEMBER: MemberRules<'persistentvolumeclaims'> = {
       const storageClass = await classIfResizing(client, view.claim, signal);
       return storageClass ? { ...view, storageClass } : view;
     },
+    // The same gate as the waits', without the storage controllers' events (which statuses read none of).
+    gate: (view, _deployment, pods) => view && claimGate(view.claim.metadata?.name ?? '', view.claim, NO_EVENTS, pods),
     fields: (view, name) => ({ storage: claimStatus(view?.claim, name, view?.storageClass) }),
     // A caller that may not read claims gets statuses without `storage`.
     optional: true,
   } satisfies MemberStatusRules<ClaimView>,
 };
+
+const NO_EVENTS: readonly StorageEvent[] = Object.freeze([]);
 
 /** The claim, and its class while a resize is pending, as its status reads them. */
 interface ClaimView {

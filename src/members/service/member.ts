@@ -16,6 +16,7 @@ import { serviceGate } from '../../rollout/service-gate.js';
 import type { CacheRequest, MemberRules, MemberStatusRules } from '../member.js';
 import { snapshotsOf } from '../snapshots.js';
 import { serviceDrift } from './drift.js';
+import { serviceGates } from './gates.js';
 import { buildService } from './manifest.js';
 
 /** How the Service informer keys and caches objects. */
@@ -83,6 +84,19 @@ export const SERVICE_MEMBER: MemberRules<'services'> = {
   },
   cache: SERVICES_BY_NAME,
   snapshots: serviceSnapshots,
+  // Ready means reachable: the Service routes to the rollout's Pod.
+  rolloutGates: (service, sources) => {
+    const { registry, client, namespace, instance } = sources.scope;
+    const name = service.metadata?.name ?? '';
+    return serviceGates(
+      service,
+      {
+        services$: serviceSnapshots(registry, client, namespace, name, instance),
+        slices$: endpointSliceSnapshots(registry, client, namespace, name, instance),
+      },
+      sources,
+    );
+  },
   status: {
     watches: [
       { kind: 'services', cache: SERVICES_BY_NAME, find: { by: 'name' } },
@@ -92,7 +106,7 @@ export const SERVICE_MEMBER: MemberRules<'services'> = {
       const service = services?.[0] as V1Service | undefined;
       return service && { service, slices: (slices ?? NO_SLICES) as readonly V1EndpointSlice[] };
     },
-    // Ready means reachable: the Service routes to the rollout's Pod.
+    // The same gate as the waits'.
     gate: (view, deployment, pods, policy) => serviceGate(view?.service, view?.slices ?? NO_SLICES, deployment, pods, policy),
     fields: (view, _name, readyPod) => serviceFields(view?.service, view?.slices ?? NO_SLICES, readyPod),
   } satisfies MemberStatusRules<ServiceView>,

@@ -8,19 +8,12 @@ import { defaultInformerRegistry, type InformerRegistry } from '../../informers/
 import { parseWorkloadSpec, type WorkloadSpec } from '../../input/workload-spec.js';
 import type { KubernetesClient } from '../../kube/client.js';
 import { checkManifestSize } from '../../members/deployment/manifest.js';
-import {
-  buildWorkload,
-  deploymentOf,
-  serviceOf,
-  type BuildWorkloadOptions,
-  type MemberTable,
-  type WorkloadSet,
-} from '../../members/set.js';
+import { buildWorkload, deploymentOf, type BuildWorkloadOptions, type MemberTable, type WorkloadSet } from '../../members/set.js';
 import type { ProgressEvent, ReadyEvent, RolloutStatus } from '../../rollout/events.js';
 import { resolveFailurePolicy, type FailurePolicy, type WaitDeadline } from '../../rollout/failure-policy.js';
 import type { ServiceStatusValue } from '../../rollout/service-status.js';
 import { isoTime } from '../../rx/clock-time.js';
-import { HeldConnections, heldRouted, heldWorkload } from '../toolkit/workload-streams.js';
+import { HeldConnections, heldGateWatches, heldWorkload } from '../toolkit/workload-streams.js';
 import { DEFAULT_TIMEOUT_MS } from '../toolkit/operation.js';
 import type { MemberOutcome } from './create-or-adopt.js';
 import type { FailurePolicyOverrides } from '../../rollout/failure-policy.js';
@@ -98,8 +91,8 @@ export class ProvisionRun {
    * everything again.
    */
   readonly workload: ReturnType<typeof heldWorkload>;
-  /** With a Service: its informers from the start, synced by the time the rollout completes. */
-  readonly routed: ReturnType<typeof heldRouted> | undefined;
+  /** The informers its members' gates read (its Service's), from the start: synced by the time the wait judges them. */
+  readonly gateWatches: ReturnType<typeof heldGateWatches>;
   /** A system container's Pod names systemd's stop signal where the cluster keeps it: asked before the build. */
   stopSignals = false;
   waitingFor = WAITING_FOR_CREATE;
@@ -132,7 +125,7 @@ export class ProvisionRun {
     this.deadline = { at: this.startedAt + this.timeoutMs, timeoutMs: this.timeoutMs };
     const scope = this.scope;
     this.workload = heldWorkload(scope, this.spec.containerId);
-    this.routed = serviceOf(this.set) ? heldRouted(scope) : undefined;
+    this.gateWatches = heldGateWatches(scope, this.set.table, this.set.members);
   }
 
   get providerId(): string {

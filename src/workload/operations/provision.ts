@@ -43,7 +43,6 @@ import { chooseStorageClass, type StorageClassChoice } from './storage-class-cho
 import { CLASS_SOURCE_ANNOTATION, claimName } from '../../members/claim/manifest.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
 import { aMemberTable, deploymentOf, serviceOf } from '../../members/set.js';
-import { routedStreams } from '../toolkit/workload-streams.js';
 import type { ServiceStatusValue } from '../../rollout/service-status.js';
 import { writtenVersionOf } from '../../rollout/written-version.js';
 import { KINDS } from '../../kube/kinds.js';
@@ -99,7 +98,7 @@ export function provision$(client: KubernetesClient, input: unknown, options: Pr
       ),
     );
     return using(
-      () => holdRouted(run),
+      () => holdGateWatches(run),
       () => steps$,
     ).pipe(
       deadline(run.timeoutMs, () => run.timeoutError(), run.scheduler),
@@ -183,14 +182,13 @@ function resolveDrift$(run: ProvisionRun, members: readonly MemberOutcome[]): Ob
 }
 
 /**
- * The created (or adopted) event, then awaitReady: the rollout with the claim as a gate,
- * then the Service routing to the new Pod on every port (ready means reachable).
+ * The created (or adopted) event, then awaitReady: the rollout with its members' gates (the
+ * claim bound and attached, the Service routing to the new Pod: ready means reachable).
  */
 function awaitReady$(run: ProvisionRun, members: readonly MemberOutcome[]): Observable<ProvisionEvent> {
   run.waitingFor = WAITING_FOR_ROLLOUT;
   const { object: deployment, adopted } = deploymentOutcome(members);
   const claim = claimOutcome(members);
-  const service = members.find((member) => member.kind === 'services');
   const uid = deployment.metadata?.uid ?? '';
   const { deployments$, pods$ } = run.workload.streams;
   run.held.hold(run.workload);
@@ -213,10 +211,8 @@ function awaitReady$(run: ProvisionRun, members: readonly MemberOutcome[]): Obse
       deadline: run.deadline,
       deployments$,
       pods$,
-      routed: run.routed?.streams ?? routedStreams(run.scope),
       table: run.set.table,
       members,
-      service: service ? { uid: service.object.metadata?.uid ?? '' } : undefined,
       written: deploymentOf(run.set),
     }).pipe(tap((event) => run.track(event))),
     defer(() => of<ReadyEvent>(run.ready(adopted))),
@@ -245,9 +241,9 @@ function cleanUpOnFailure$(run: ProvisionRun, error: unknown): Observable<never>
   );
 }
 
-/** The run's held streams, the Service's from the start: released together when the run ends. */
-function holdRouted(run: ProvisionRun): Unsubscribable {
-  if (run.routed) run.held.hold(run.routed);
+/** The run's held streams, its gates' informers from the start: released together when the run ends. */
+function holdGateWatches(run: ProvisionRun): Unsubscribable {
+  run.held.hold(run.gateWatches);
   return run.held;
 }
 

@@ -25,10 +25,10 @@ import { WorkloadSupersededError, guardGeneration, type Supersession } from '../
 import type { WorkloadOperation } from '../toolkit/operation.js';
 import type { LifecycleEvent, ReconfiguredEvent } from '../toolkit/lifecycle-events.js';
 import {
-  ROUTED,
+  GATE_WATCHES,
   awaitGenerationRollout,
   podsBefore,
-  routedFromWritten,
+  fromWritten,
   withWorkloadStreams,
   type WorkloadStreams,
 } from '../toolkit/workload-streams.js';
@@ -191,14 +191,14 @@ export function reconfigure$(
                         context,
                         owned,
                         (live) => plannedContainers(context, live, parsed),
-                        routedFromWritten(context, streams, written),
+                        fromWritten(streams, 'services', written),
                         {
                           rollbackOnFailure: options.rollbackOnFailure === true,
                           scaleUp: false,
                           awaitWhenUnchanged: false,
                         },
                       ),
-                    ROUTED,
+                    GATE_WATCHES,
                   ).pipe(
                     map((event) =>
                       event.type === 'reconfigured' && serviceFields ? { ...event, fields: [...event.fields, ...serviceFields] } : event,
@@ -481,12 +481,12 @@ export function reconfigureAdopted(
       context,
       owned.containerId,
       (streams) =>
-        rewriteTemplate(context, owned, plan, routedFromWritten(context, streams, service), {
+        rewriteTemplate(context, owned, plan, fromWritten(streams, 'services', service), {
           rollbackOnFailure: false,
           scaleUp: true,
           awaitWhenUnchanged: true,
         }),
-      ROUTED,
+      GATE_WATCHES,
     );
   });
 }

@@ -9,7 +9,7 @@ import { concat, defer, map, of, switchMap, type Observable } from 'rxjs';
 import type { KubernetesClient } from '../../kube/client.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
 import type { LifecycleEvent, RestartedEvent } from '../toolkit/lifecycle-events.js';
-import { ROUTED, awaitGenerationRollout, podsBefore, withWorkloadStreams } from '../toolkit/workload-streams.js';
+import { GATE_WATCHES, awaitGenerationRollout, podsBefore, withWorkloadStreams } from '../toolkit/workload-streams.js';
 import {
   outcomeOf,
   resultBase,
@@ -73,7 +73,7 @@ export function restart$(client: KubernetesClient, providerId: string, options: 
                 );
               }),
             ),
-          ROUTED,
+          GATE_WATCHES,
         );
       }),
     ),

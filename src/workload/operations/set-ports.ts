@@ -27,15 +27,13 @@ import {
   type WorkloadPort,
 } from '../../input/ports.js';
 import type { KubernetesClient } from '../../kube/client.js';
-import { awaitRouted } from '../../rollout/await-routed.js';
+import { awaitReady } from '../toolkit/await-ready.js';
 import { serviceStatus, type ServiceStatusValue } from '../../rollout/service-status.js';
+import type { ProgressEvent } from '../../rollout/events.js';
 import { withGiven } from '../../input/given.js';
-import { fromWrittenVersion, writtenVersionOf } from '../../rollout/written-version.js';
-import { loadBalancerGraceEndsBy } from '../../rollout/failure-policy.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
 import { isReconfigurable, WorkloadDriftError } from '../../members/drift.js';
 import type { LifecycleEvent, PortsSetEvent } from '../toolkit/lifecycle-events.js';
-import { recordNodeAddress } from '../toolkit/node-address.js';
 import {
   outcomeOf,
   resultBase,
@@ -48,7 +46,7 @@ import { ownedContainerId, readOwned, type OwnedWorkload } from '../toolkit/owne
 import { serviceRefusal } from './service-refusal.js';
 import { serviceDrift } from '../../members/service/drift.js';
 import { buildService } from '../../members/service/manifest.js';
-import { endpointSliceSnapshots, serviceSnapshots } from '../../members/service/member.js';
+import { serviceSnapshots } from '../../members/service/member.js';
 import { withWorkloadStreams } from '../toolkit/workload-streams.js';
 
 export interface SetPortsOptions extends WorkloadOperationOptions {
@@ -301,33 +299,7 @@ export function applyPorts(context: OperationContext, owned: OwnedWorkload, chan
           write.action === 'deleted'
             ? awaitServiceGone(context)
             : write.service && owned.replicas > 0
-              ? withWorkloadStreams(context, owned.containerId, (streams) =>
-                  awaitRouted(
-                    { namespace: context.namespace, name: context.name, uid: owned.uid, providerId: context.providerId },
-                    {
-                      deployments$: streams.deployments$,
-                      pods$: streams.pods$,
-                      // Judged from the version written on: a running informer may still hold the one before.
-                      services$: serviceSnapshots(
-                        context.informers,
-                        context.client,
-                        context.namespace,
-                        context.name,
-                        context.instance,
-                      ).pipe(fromWrittenVersion(writtenVersionOf(write.service))),
-                      slices$: endpointSliceSnapshots(context.informers, context.client, context.namespace, context.name, context.instance),
-                    },
-                    {
-                      scheduler: context.scheduler,
-                      failurePolicy: context.failurePolicy,
-                      serviceUid: write.service?.metadata?.uid ?? '',
-                      loadBalancerEndsBy: loadBalancerGraceEndsBy(context.deadline),
-                    },
-                  ).pipe(
-                    recordNodeAddress(context.client, context.namespace, context.name),
-                    tap((event) => (last = event.service)),
-                  ),
-                )
+              ? awaitWritten(context, owned, write.service).pipe(tap((event) => (last = event.service ?? last)))
               : of();
         return concat(
           written,
@@ -346,6 +318,25 @@ export function applyPorts(context: OperationContext, owned: OwnedWorkload, chan
       }),
     );
   });
+}
+
+/** The one wait, with the Service as written as its gate (the Deployment keeps its Pod). */
+function awaitWritten(context: OperationContext, owned: OwnedWorkload, service: V1Service): Observable<ProgressEvent> {
+  return withWorkloadStreams(context, owned.containerId, (streams) =>
+    awaitReady({
+      client: context.client,
+      informers: context.informers,
+      instance: context.instance,
+      scheduler: context.scheduler,
+      failurePolicy: context.failurePolicy,
+      target: { namespace: context.namespace, name: context.name, uid: owned.uid, providerId: context.providerId },
+      deadline: context.deadline,
+      deployments$: streams.deployments$,
+      pods$: streams.pods$,
+      table: context.members,
+      members: [{ kind: 'services', object: service }],
+    }),
+  );
 }
 
 /** Until the informer no longer holds the workload's Service. */

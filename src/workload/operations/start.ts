@@ -14,7 +14,7 @@ import { rolloutStatus } from '../../rollout/rollout-status.js';
 import { fromAbortable } from '../../rx/from-abortable.js';
 import type { LifecycleEvent, StartedEvent } from '../toolkit/lifecycle-events.js';
 import { RESTARTED_AT_ANNOTATION } from './restart.js';
-import { ROUTED, awaitGenerationRollout, podsBefore, withWorkloadStreams } from '../toolkit/workload-streams.js';
+import { GATE_WATCHES, awaitGenerationRollout, podsBefore, withWorkloadStreams } from '../toolkit/workload-streams.js';
 import {
   outcomeOf,
   resultBase,
@@ -74,7 +74,7 @@ export function start$(client: KubernetesClient, providerId: string, options: St
               }),
             );
           },
-          ROUTED,
+          GATE_WATCHES,
         );
       }),
     ),

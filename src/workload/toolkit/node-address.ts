@@ -6,26 +6,27 @@
 import { concatMap, map, of, type Observable } from 'rxjs';
 import { fromAbortable } from '../../rx/from-abortable.js';
 import type { KubernetesClient } from '../../kube/client.js';
-import type { RoutedProgressEvent } from '../../rollout/await-routed.js';
+import type { ProgressEvent } from '../../rollout/events.js';
 import { NODE_ADDRESS_ANNOTATION } from '../../input/labels.js';
 
 /**
- * Passes a routed wait's events through; the routed one of a NodePort Service without a
+ * Passes a wait's events through; the routed one of a NodePort Service without a
  * recorded node address first records the address of the node its Pod runs on.
  */
 export function recordNodeAddress(
   client: KubernetesClient,
   namespace: string,
   name: string,
-): (events$: Observable<RoutedProgressEvent>) => Observable<RoutedProgressEvent> {
+): (events$: Observable<ProgressEvent>) => Observable<ProgressEvent> {
   return (events$) =>
     events$.pipe(
       concatMap((event) => {
         const hostIp = event.routedTo?.hostIp;
-        if (!event.service.routed || event.service.type !== 'NodePort' || event.service.address !== null || !hostIp) return of(event);
+        const service = event.service;
+        if (!service?.routed || service.type !== 'NodePort' || service.address !== null || !hostIp) return of(event);
         const patch = { metadata: { annotations: { [NODE_ADDRESS_ANNOTATION]: hostIp } } };
         return fromAbortable((signal) => client.patch('services', namespace, name, patch, { signal })).pipe(
-          map(() => ({ ...event, service: { ...event.service, address: hostIp }, message: `${hostIp} routes to the Pod` })),
+          map(() => ({ ...event, service: { ...service, address: hostIp }, message: `${hostIp} routes to the Pod` })),
         );
       }),
     );

@@ -86,6 +86,7 @@ describe('trackRollout with the claim gate', () => {
     const at = trackRollout(policy, first.state, { ...input, now: 6000 });
     expect(at.failure).toEqual({
       source: 'gate',
+      kind: 'PersistentVolumeClaim',
       reason: 'ProvisioningFailed',
       detail: 'PersistentVolumeClaim web: ProvisioningFailed: rpc error: out of capacity',
     });

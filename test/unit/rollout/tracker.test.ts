@@ -51,6 +51,6 @@ describe('trackRollout', () => {
     const waiting = trackRollout(DEFAULT_FAILURE_POLICY, INITIAL_TRACKER_STATE, { ...input, gates: [gate('InProgress')] });
     expect(waiting).toMatchObject({ complete: false, failure: undefined, waitingFor: { kind: 'Service', name: 'web' } });
     const failed = trackRollout(DEFAULT_FAILURE_POLICY, INITIAL_TRACKER_STATE, { ...input, gates: [gate('Failed')] });
-    expect(failed.failure).toEqual({ source: 'gate', reason: 'NoEndpoints', detail: 'Service web: no ready endpoint' });
+    expect(failed.failure).toEqual({ source: 'gate', kind: 'Service', reason: 'NoEndpoints', detail: 'Service web: no ready endpoint' });
   });
 });

@@ -17,6 +17,7 @@ import { operationContext } from '../../../../src/workload/toolkit/operation.js'
 import type { OwnedWorkload } from '../../../../src/workload/toolkit/ownership.js';
 import type { WaitingEvent } from '../../../../src/workload/toolkit/lifecycle-events.js';
 import { FakeKubernetes } from '../../../support/fake-kube.js';
+import { MEMBERS, MemberTable } from '../../../../src/members/set.js';
 import {
   OLD_HASH,
   conditions,
@@ -203,8 +204,11 @@ describe('awaitGenerationRollout (marble): start, restart and reconfigure waits'
     const progress = event as ProgressEvent;
     return `${progress.status.state}:${progress.pod?.reason ?? progress.status.reason}`;
   };
+  // The Deployment alone: these waits are about its rollout; the members' gates have their
+  // own marble specs, over marbles instead of the shared informers (which run on real time).
+  const members = new MemberTable([MEMBERS.rulesOf('deployments')]);
   const context = (scheduler: TestScheduler, operation: 'start' | 'reconfigure' = 'start') =>
-    operationContext(operation, new FakeKubernetes(), { namespace: 'default', name: 'web' }, { scheduler });
+    operationContext(operation, new FakeKubernetes(), { namespace: 'default', name: 'web' }, { scheduler, members });
 
   it('a cached "complete" of the previous generation never completes a start waiting for its own', () => {
     const scheduler = newScheduler();
