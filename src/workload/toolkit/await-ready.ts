@@ -53,10 +53,12 @@ export function awaitReady(wait: ReadyWait): Observable<ProgressEvent> {
     const gatesOf = wait.table.rulesOf<MemberKind>(member.kind).rolloutGates;
     return gatesOf ? [gatesOf(member.object, sources)] : [];
   });
-  return awaitRollout(target, deployments$, pods$, {
+  const rollout$ = awaitRollout(target, deployments$, pods$, {
     scheduler,
     failurePolicy,
     ...crashLogOption(client, target.namespace, scheduler, wait.written),
     ...(gates.length > 0 ? { gates$: gates.length === 1 ? gates[0]! : combineLatest(gates).pipe(map((each) => each.flat())) } : {}),
-  }).pipe(recordNodeAddress(client, target.namespace, target.name));
+  });
+  // Only a gate's progress carries a route: without gates, no operator per event.
+  return gates.length > 0 ? rollout$.pipe(recordNodeAddress(client, target.namespace, target.name)) : rollout$;
 }
