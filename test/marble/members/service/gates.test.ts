@@ -5,7 +5,7 @@
 // EndpointSlice controller writes them); no cluster is involved.
 import type { V1Deployment, V1EndpointSlice, V1Pod, V1Service } from '../../../../src/kube/objects.js';
 import { filter, map, type Observable } from 'rxjs';
-import { TestScheduler } from 'rxjs/testing';
+import { TestScheduler, type RunHelpers } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
 import { RolloutFailedError } from '../../../../src/errors/rollout.js';
 import { serviceGates } from '../../../../src/members/service/gates.js';
@@ -74,6 +74,15 @@ function waitWithService(
   );
   const gates$ = serviceGates(service, { services$, slices$ }, { deployment$, pods$, failurePolicy, graceEndsBy: undefined });
   return awaitRollout(target, deployments$, pods$, { failurePolicy, gates$ });
+}
+
+/** A LoadBalancer Service's wait, with a grace of 10 ms, over a rollout done and its Pod routed. */
+function loadBalancerWait(hot: RunHelpers['hot'], services$: Observable<readonly V1Service[]>): Observable<ProgressEvent> {
+  return waitWithService(
+    target,
+    { deployments$: hot('a', { a: [complete] }), pods$: hot('a', { a: [pod] }), services$, slices$: hot('a', { a: [slice(true)] }) },
+    { failurePolicy: resolveFailurePolicy({ loadBalancer: { graceMs: 10 } }) },
+  );
 }
 
 /** The Service's part of the wait's events: those that carry it. */
@@ -148,17 +157,7 @@ describe("the Service's gates in the one wait (marble)", () => {
 
   it('LoadBalancer: fails with LoadBalancerPending after the grace window, never by the timeout', () => {
     newScheduler().run(({ hot, expectObservable }) => {
-      const failurePolicy = resolveFailurePolicy({ loadBalancer: { graceMs: 10 } });
-      const result = waitWithService(
-        target,
-        {
-          deployments$: hot('a', { a: [complete] }),
-          pods$: hot('a', { a: [pod] }),
-          services$: hot('a', { a: [service('LoadBalancer')] }),
-          slices$: hot('a', { a: [slice(true)] }),
-        },
-        { failurePolicy },
-      );
+      const result = loadBalancerWait(hot, hot('a', { a: [service('LoadBalancer')] }));
       expectObservable(summary(result)).toBe(
         'a 9ms #',
         { a: 'LoadBalancerPending' },
@@ -175,17 +174,7 @@ describe("the Service's gates in the one wait (marble)", () => {
 
   it('LoadBalancer: an address within the grace window ends the timer, and routes', () => {
     newScheduler().run(({ hot, expectObservable }) => {
-      const failurePolicy = resolveFailurePolicy({ loadBalancer: { graceMs: 10 } });
-      const result = waitWithService(
-        target,
-        {
-          deployments$: hot('a', { a: [complete] }),
-          pods$: hot('a', { a: [pod] }),
-          services$: hot('a 4ms b', { a: [service('LoadBalancer')], b: [service('LoadBalancer', '203.0.113.7')] }),
-          slices$: hot('a', { a: [slice(true)] }),
-        },
-        { failurePolicy },
-      );
+      const result = loadBalancerWait(hot, hot('a 4ms b', { a: [service('LoadBalancer')], b: [service('LoadBalancer', '203.0.113.7')] }));
       expectObservable(
         result.pipe(
           filter((event) => event.service !== undefined),
@@ -197,6 +186,7 @@ describe("the Service's gates in the one wait (marble)", () => {
       });
     });
   });
+
   it('the last event carries the route: the Service, routed, and the Pod with its node (a NodePort address is recorded from it)', () => {
     newScheduler().run(({ hot, expectObservable }) => {
       const result = waitWithService(target, {
