@@ -136,10 +136,11 @@ export function podsBefore(streams: WorkloadStreams): Observable<ReadonlySet<str
 /**
  * The rollout of `generation` with its members' gates (awaitReady, as provision$ waits:
  * progress events, fail-fast Pod diagnosis, the Service routing to the new Pod); ended at
- * once with WorkloadSupersededError when a newer generation or a deletion takes over. Pods that existed before the write (`olderPods`) are left out:
- * until the controller names the new ReplicaSet in its Progressing condition, the
- * condition still names the previous one, whose failing Pod (the crash loop a
- * reconfiguration is meant to fix) must not fail the new revision.
+ * once with WorkloadSupersededError when a newer generation or a deletion takes over.
+ * Pods that existed before the write (`olderPods`) are left out: until the controller
+ * names the new ReplicaSet in its Progressing condition, the condition still names the
+ * previous one, whose failing Pod (the crash loop a reconfiguration is meant to fix) must
+ * not fail the new revision.
  */
 export function awaitGenerationRollout(
   context: OperationContext,
